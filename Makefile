@@ -1,0 +1,159 @@
+# gpuquote — build, run and test.
+#
+#   make            build build/gpuquote
+#   make run        install missing packages, build, migrate data/gpuquote.db, serve on :8080
+#   make test       install missing packages, build and run every test
+#   make asan       the whole test suite built with -fsanitize=address,undefined
+#   make valgrind   the integration tests against the server under valgrind
+#   make bench      benchmarks against nginx (bench/RESULTS.md)
+#   make fuzz       libFuzzer harnesses, FUZZ_SECONDS each
+#   make lint       openapi.yaml through redocly, cppcheck over src/
+#   make deps       install missing packages only
+#   make clean
+#
+# The layers link in one direction: core <- util <- store <- http <- main.
+# The core's unit tests link the core objects alone, with neither
+# libmicrohttpd nor sqlite3, which keeps src/core/ pure.
+
+BUILD ?= build
+SANITIZE ?=
+OPT ?= -O2 -g
+
+VERSION := 0.1.0
+
+WARNINGS = -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototypes \
+           -Wvla -Wformat=2 -Wconversion -Wno-sign-conversion -Wpointer-arith -Wundef
+CPPFLAGS = -Isrc -D_GNU_SOURCE -DGQ_VERSION='"$(VERSION)"'
+CFLAGS_ALL = -std=c11 $(OPT) $(WARNINGS) -fno-strict-aliasing -pthread $(CFLAGS)
+ifeq ($(SANITIZE),1)
+CFLAGS_ALL += -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
+LDFLAGS_SAN = -fsanitize=address,undefined
+endif
+
+# Library flags are looked up when a recipe runs (=, not :=), after deps.sh
+# has had the chance to install them.
+pkg = $(shell pkg-config $(1) $(2))
+LIBS_CORE  = -lm
+LIBS_UTIL  = $(call pkg,--libs,jansson nettle) -pthread
+LIBS_STORE = $(call pkg,--libs,sqlite3 nettle)
+LIBS_HTTP  = $(call pkg,--libs,libmicrohttpd jansson)
+LIBS_CHECK = $(call pkg,--libs,check)
+LIBS_CURL  = $(call pkg,--libs,libcurl)
+PKG_CFLAGS = $(call pkg,--cflags,libmicrohttpd jansson sqlite3 nettle check libcurl)
+
+CORE_SRC  := $(wildcard src/core/*.c)
+UTIL_SRC  := $(wildcard src/util/*.c)
+STORE_SRC := $(wildcard src/store/*.c)
+HTTP_SRC  := $(wildcard src/http/*.c)
+HTTP_ASM  := $(wildcard src/http/*.S)
+
+obj = $(patsubst %.c,$(BUILD)/obj/%.o,$(patsubst %.S,$(BUILD)/obj/%.o,$(1)))
+CORE_OBJ  := $(call obj,$(CORE_SRC))
+UTIL_OBJ  := $(call obj,$(UTIL_SRC))
+STORE_OBJ := $(call obj,$(STORE_SRC))
+HTTP_OBJ  := $(call obj,$(HTTP_SRC) $(HTTP_ASM))
+MAIN_OBJ  := $(call obj,src/main.c)
+
+BIN := $(BUILD)/gpuquote
+
+# Test binaries, one per tests/<layer>/check_*.c.
+TEST_CORE  := $(patsubst tests/%.c,$(BUILD)/%,$(wildcard tests/core/check_*.c))
+TEST_UTIL  := $(patsubst tests/%.c,$(BUILD)/%,$(wildcard tests/util/check_*.c))
+TEST_STORE := $(patsubst tests/%.c,$(BUILD)/%,$(wildcard tests/store/check_*.c))
+TEST_HTTP  := $(patsubst tests/%.c,$(BUILD)/%,$(wildcard tests/http/check_*.c))
+TEST_SUPPORT_OBJ := $(call obj,$(wildcard tests/support/*.c))
+TESTS := $(TEST_CORE) $(TEST_UTIL) $(TEST_STORE) $(TEST_HTTP)
+
+# Keep objects of test programs between runs.
+.SECONDARY:
+
+.PHONY: all run test check asan valgrind bench fuzz lint deps clean format migrate
+
+all: $(BIN)
+
+deps:
+	@scripts/deps.sh test
+
+$(BIN): $(MAIN_OBJ) $(HTTP_OBJ) $(STORE_OBJ) $(UTIL_OBJ) $(CORE_OBJ)
+	$(CC) $(CFLAGS_ALL) $(LDFLAGS_SAN) -o $@ $^ $(LIBS_HTTP) $(LIBS_STORE) $(LIBS_UTIL) $(LIBS_CORE) $(LDFLAGS)
+
+$(BUILD)/obj/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(CFLAGS_ALL) $(PKG_CFLAGS) -Itests -MMD -MP -c -o $@ $<
+
+# The OpenAPI document is embedded in the binary (.incbin), so the server
+# serves exactly the contract it was built with.
+$(BUILD)/obj/%.o: %.S openapi.yaml
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS_ALL) -c -o $@ $<
+
+$(BUILD)/core/%: $(BUILD)/obj/tests/core/%.o $(CORE_OBJ)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS_ALL) $(LDFLAGS_SAN) -o $@ $^ $(LIBS_CHECK) $(LIBS_CORE)
+
+$(BUILD)/util/%: $(BUILD)/obj/tests/util/%.o $(UTIL_OBJ) $(CORE_OBJ)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS_ALL) $(LDFLAGS_SAN) -o $@ $^ $(LIBS_CHECK) $(LIBS_UTIL) $(LIBS_CORE)
+
+$(BUILD)/store/%: $(BUILD)/obj/tests/store/%.o $(STORE_OBJ) $(UTIL_OBJ) $(CORE_OBJ)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS_ALL) $(LDFLAGS_SAN) -o $@ $^ $(LIBS_CHECK) $(LIBS_STORE) $(LIBS_UTIL) $(LIBS_CORE)
+
+$(BUILD)/http/%: $(BUILD)/obj/tests/http/%.o $(TEST_SUPPORT_OBJ) $(STORE_OBJ) $(UTIL_OBJ) $(CORE_OBJ) $(BIN)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS_ALL) $(LDFLAGS_SAN) -o $@ $(filter-out $(BIN),$^) $(LIBS_CHECK) $(LIBS_CURL) \
+		$(LIBS_STORE) $(LIBS_UTIL) $(LIBS_CORE)
+
+# Unit tests run in any order; integration tests start $(BIN) themselves.
+check: $(BIN) $(TESTS)
+	@GPUQUOTE_BIN=$(abspath $(BIN)) GPUQUOTE_SOURCE_DIR=$(CURDIR) scripts/run-tests.sh $(TESTS)
+
+test:
+	@scripts/deps.sh test
+	@$(MAKE) --no-print-directory check
+
+asan:
+	@scripts/deps.sh test
+	@$(MAKE) --no-print-directory BUILD=build/asan SANITIZE=1 OPT="-O1 -g" check
+
+valgrind:
+	@scripts/deps.sh tools
+	@$(MAKE) --no-print-directory BUILD=build/valgrind OPT="-O1 -g" $(BUILD:build=build/valgrind)/gpuquote \
+		$(patsubst $(BUILD)/%,build/valgrind/%,$(TEST_HTTP))
+	@GPUQUOTE_BIN=$(abspath build/valgrind/gpuquote) GPUQUOTE_SOURCE_DIR=$(CURDIR) \
+		GPUQUOTE_WRAPPER="valgrind --quiet --leak-check=full --show-leak-kinds=definite,indirect --errors-for-leak-kinds=definite,indirect --error-exitcode=99" \
+		GPUQUOTE_SLOW=1 scripts/run-tests.sh $(patsubst $(BUILD)/%,build/valgrind/%,$(TEST_HTTP))
+
+migrate: $(BIN)
+	@mkdir -p data
+	$(BIN) migrate
+
+run:
+	@scripts/deps.sh build
+	@$(MAKE) --no-print-directory $(BIN)
+	@mkdir -p data
+	$(BIN) migrate
+	$(BIN)
+
+bench:
+	@scripts/deps.sh tools
+	@$(MAKE) --no-print-directory BUILD=build/bench OPT="-O2 -DNDEBUG" build/bench/gpuquote
+	bench/run.sh build/bench/gpuquote
+
+FUZZ_SECONDS ?= 30
+fuzz:
+	@scripts/deps.sh tools
+	@FUZZ_SECONDS=$(FUZZ_SECONDS) tests/fuzz/run.sh
+
+lint:
+	npx --yes @redocly/cli@1.34.5 lint --format=stylish openapi.yaml
+	cppcheck --quiet --error-exitcode=1 --enable=warning,portability --std=c11 \
+		--suppress=missingIncludeSystem -Isrc src
+
+format:
+	clang-format -i src/*.c src/*/*.c src/*/*.h tests/*/*.c tests/*/*.h
+
+clean:
+	rm -rf build
+
+-include $(shell find $(BUILD)/obj -name '*.d' 2>/dev/null)

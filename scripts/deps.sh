@@ -1,0 +1,54 @@
+#!/bin/sh
+# Makes sure the libraries gpuquote builds against are installed.
+#
+#   scripts/deps.sh build   libraries for the server
+#   scripts/deps.sh test    the same plus the test libraries (Check, libcurl)
+#   scripts/deps.sh tools   the same plus what make bench/fuzz/valgrind use
+#
+# On Debian or Ubuntu as root it installs what is missing with apt-get;
+# otherwise it prints the one command to run and exits 1.
+set -eu
+
+set_wanted() {
+    # pkg-config module -> Debian package
+    wanted="libmicrohttpd:libmicrohttpd-dev jansson:libjansson-dev sqlite3:libsqlite3-dev nettle:nettle-dev"
+    case "$1" in
+    build) ;;
+    test | tools) wanted="$wanted check:check libcurl:libcurl4-gnutls-dev" ;;
+    *) echo "usage: $0 build|test|tools" >&2; exit 2 ;;
+    esac
+}
+
+set_wanted "${1:-build}"
+missing=""
+command -v cc >/dev/null 2>&1 || missing="$missing gcc"
+command -v make >/dev/null 2>&1 || missing="$missing make"
+command -v pkg-config >/dev/null 2>&1 || missing="$missing pkg-config"
+for pair in $wanted; do
+    module=${pair%%:*}
+    package=${pair#*:}
+    if ! command -v pkg-config >/dev/null 2>&1 || ! pkg-config --exists "$module"; then
+        missing="$missing $package"
+    fi
+done
+if [ "${1:-build}" = tools ]; then
+    for pair in wrk:wrk nginx:nginx-light valgrind:valgrind clang:clang; do
+        command -v "${pair%%:*}" >/dev/null 2>&1 || missing="$missing ${pair#*:}"
+    done
+    [ -e /usr/lib/llvm-14/lib/clang/14.0.6/lib/linux/libclang_rt.fuzzer-x86_64.a ] ||
+        ls /usr/lib/llvm-*/lib/clang/*/lib/linux/libclang_rt.fuzzer-x86_64.a >/dev/null 2>&1 ||
+        missing="$missing libclang-rt-dev"
+fi
+[ -z "$missing" ] && exit 0
+
+if [ "$(id -u)" -eq 0 ] && command -v apt-get >/dev/null 2>&1; then
+    echo "gpuquote: installing$missing" >&2
+    export DEBIAN_FRONTEND=noninteractive
+    apt-get update -q >/dev/null
+    # shellcheck disable=SC2086 # one word per package
+    apt-get install -y -q --no-install-recommends $missing >/dev/null
+    exit 0
+fi
+echo "gpuquote: missing$missing" >&2
+echo "run: sudo apt-get install -y$missing" >&2
+exit 1

@@ -1,0 +1,253 @@
+/*
+ * Names of the catalog's enumerations, lookups, invariants and freeing.
+ */
+#include "core/catalog.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static const char *const billing_mode_ids[BILLING_MODE_COUNT] = {
+    [BILLING_ON_DEMAND] = "on_demand",
+    [BILLING_MONTHLY] = "monthly",
+    [BILLING_QUARTERLY] = "quarterly",
+    [BILLING_STUDENT] = "student",
+};
+
+static const char *const billing_mode_units[BILLING_MODE_COUNT] = {
+    [BILLING_ON_DEMAND] = "hour",
+    [BILLING_MONTHLY] = "month",
+    [BILLING_QUARTERLY] = "quarter",
+    [BILLING_STUDENT] = "hour",
+};
+
+static const char *const segment_ids[SEGMENT_COUNT] = {
+    [SEGMENT_INDIVIDUAL] = "individual",
+    [SEGMENT_STUDENT] = "student",
+    [SEGMENT_STARTUP] = "startup",
+    [SEGMENT_ENTERPRISE] = "enterprise",
+};
+
+static const char *const interconnect_ids[] = {
+    [INTERCONNECT_NONE] = "none",
+    [INTERCONNECT_PCIE] = "pcie",
+    [INTERCONNECT_NVLINK] = "nvlink",
+};
+
+#define COUNT_OF(array) (sizeof(array) / sizeof((array)[0]))
+
+/* Index of `text` in a table of names, or -1. */
+static int find_name(const char *const *names, size_t count, const char *text)
+{
+    if (text == NULL)
+        return -1;
+    for (size_t i = 0; i < count; i++)
+        if (strcmp(names[i], text) == 0)
+            return (int)i;
+    return -1;
+}
+
+const char *billing_mode_id(enum billing_mode mode)
+{
+    return (unsigned)mode < BILLING_MODE_COUNT ? billing_mode_ids[mode] : "unknown";
+}
+
+const char *billing_mode_unit(enum billing_mode mode)
+{
+    return (unsigned)mode < BILLING_MODE_COUNT ? billing_mode_units[mode] : "unknown";
+}
+
+bool billing_mode_is_hourly(enum billing_mode mode)
+{
+    return mode == BILLING_ON_DEMAND || mode == BILLING_STUDENT;
+}
+
+bool billing_mode_parse(const char *text, enum billing_mode *out)
+{
+    int index = find_name(billing_mode_ids, BILLING_MODE_COUNT, text);
+    if (index < 0)
+        return false;
+    *out = (enum billing_mode)index;
+    return true;
+}
+
+const char *segment_id(enum customer_segment segment)
+{
+    return (unsigned)segment < SEGMENT_COUNT ? segment_ids[segment] : "unknown";
+}
+
+bool segment_parse(const char *text, enum customer_segment *out)
+{
+    int index = find_name(segment_ids, SEGMENT_COUNT, text);
+    if (index < 0)
+        return false;
+    *out = (enum customer_segment)index;
+    return true;
+}
+
+const char *interconnect_id(enum interconnect interconnect)
+{
+    return (unsigned)interconnect < COUNT_OF(interconnect_ids) ? interconnect_ids[interconnect]
+                                                               : "unknown";
+}
+
+bool interconnect_parse(const char *text, enum interconnect *out)
+{
+    int index = find_name(interconnect_ids, COUNT_OF(interconnect_ids), text);
+    if (index < 0)
+        return false;
+    *out = (enum interconnect)index;
+    return true;
+}
+
+int32_t sku_total_memory_gb(const struct sku *sku)
+{
+    return sku->gpu->memory_gb * sku->gpu_count;
+}
+
+double sku_total_fp16_tflops(const struct sku *sku)
+{
+    return sku->gpu->fp16_tflops * sku->gpu_count;
+}
+
+const struct sku *catalog_find_sku(const struct catalog *catalog, const char *id)
+{
+    size_t low = 0, high = catalog->n_skus;
+    while (low < high) {
+        size_t middle = low + (high - low) / 2;
+        int order = strcmp(id, catalog->skus[middle].id);
+        if (order == 0)
+            return &catalog->skus[middle];
+        if (order < 0)
+            high = middle;
+        else
+            low = middle + 1;
+    }
+    return NULL;
+}
+
+const struct bundle *catalog_find_bundle(const struct catalog *catalog, const char *id)
+{
+    for (size_t i = 0; i < catalog->n_bundles; i++)
+        if (strcmp(catalog->bundles[i].id, id) == 0)
+            return &catalog->bundles[i];
+    return NULL;
+}
+
+bool validity_contains(int64_t valid_from, int64_t valid_until, int64_t now)
+{
+    if (valid_from != 0 && now < valid_from)
+        return false;
+    if (valid_until != 0 && now >= valid_until)
+        return false;
+    return true;
+}
+
+static bool price_is_sane(gq_money price)
+{
+    return price > 0 && price <= MONEY_MAX;
+}
+
+static enum gq_code validate_sku(const struct sku *sku, struct gq_error *err)
+{
+    if (sku->gpu == NULL || sku->gpu_count < 1)
+        return gq_fail(err, GQ_ERR_INVALID_VALUE, NULL, "SKU '%s' has no GPU", sku->id);
+    if (!sku->priced[BILLING_ON_DEMAND])
+        return gq_fail(err, GQ_ERR_INVALID_VALUE, NULL, "SKU '%s' has no on-demand price",
+                       sku->id);
+    for (int mode = 0; mode < BILLING_MODE_COUNT; mode++)
+        if (sku->priced[mode] && !price_is_sane(sku->price[mode]))
+            return gq_fail(err, GQ_ERR_INVALID_VALUE, NULL, "SKU '%s' has a %s price out of range",
+                           sku->id, billing_mode_id((enum billing_mode)mode));
+    return GQ_OK;
+}
+
+static enum gq_code validate_rule(const struct discount_rule *rule, struct gq_error *err)
+{
+    bool percent_ok = rule->kind == DISCOUNT_PERCENT && rule->basis_points >= 1 &&
+                      rule->basis_points <= 10000;
+    bool fixed_ok = rule->kind == DISCOUNT_FIXED && price_is_sane(rule->fixed_amount);
+    if (!percent_ok && !fixed_ok)
+        return gq_fail(err, GQ_ERR_INVALID_VALUE, NULL, "discount rule '%s' has no valid amount",
+                       rule->id);
+    return GQ_OK;
+}
+
+/* Plans assume a month of 30 days (720 h) and a quarter of 90 days
+ * (2160 h), the seed's definition; a catalog saying otherwise is refused
+ * rather than priced inconsistently. */
+static enum gq_code validate_modes(const struct catalog *catalog, struct gq_error *err)
+{
+    static const int32_t expected_days[BILLING_MODE_COUNT] = {
+        [BILLING_ON_DEMAND] = 0, [BILLING_MONTHLY] = 30, [BILLING_QUARTERLY] = 90,
+        [BILLING_STUDENT] = 0};
+    for (int mode = 0; mode < BILLING_MODE_COUNT; mode++) {
+        const struct billing_mode_info *info = &catalog->modes[mode];
+        if (info->block_days != expected_days[mode] || info->block_hours != 24 * info->block_days)
+            return gq_fail(err, GQ_ERR_INVALID_VALUE, NULL,
+                           "billing mode '%s' must cover %d days", billing_mode_id((enum billing_mode)mode),
+                           (int)expected_days[mode]);
+    }
+    return GQ_OK;
+}
+
+enum gq_code catalog_validate(const struct catalog *catalog, struct gq_error *err)
+{
+    enum gq_code modes_code = validate_modes(catalog, err);
+    if (modes_code != GQ_OK)
+        return modes_code;
+    for (size_t i = 0; i < catalog->n_skus; i++) {
+        if (i > 0 && strcmp(catalog->skus[i - 1].id, catalog->skus[i].id) >= 0)
+            return gq_fail(err, GQ_ERR_INVALID_VALUE, NULL,
+                           "SKUs are not sorted by id or repeat at '%s'", catalog->skus[i].id);
+        enum gq_code code = validate_sku(&catalog->skus[i], err);
+        if (code != GQ_OK)
+            return code;
+    }
+    for (size_t i = 0; i < catalog->n_rules; i++) {
+        enum gq_code code = validate_rule(&catalog->rules[i], err);
+        if (code != GQ_OK)
+            return code;
+    }
+    for (size_t i = 0; i < catalog->n_bundles; i++)
+        if (!price_is_sane(catalog->bundles[i].price) ||
+            !price_is_sane(catalog->bundles[i].list_price))
+            return gq_fail(err, GQ_ERR_INVALID_VALUE, NULL, "bundle '%s' has a price out of range",
+                           catalog->bundles[i].id);
+    return GQ_OK;
+}
+
+void catalog_free(struct catalog *catalog)
+{
+    if (catalog == NULL)
+        return;
+    for (size_t i = 0; i < catalog->n_models; i++) {
+        free(catalog->models[i].id);
+        free(catalog->models[i].name);
+        free(catalog->models[i].memory_type);
+    }
+    free(catalog->models);
+    for (size_t i = 0; i < catalog->n_skus; i++) {
+        free(catalog->skus[i].id);
+        free(catalog->skus[i].name);
+    }
+    free(catalog->skus);
+    for (int mode = 0; mode < BILLING_MODE_COUNT; mode++) {
+        free(catalog->modes[mode].name);
+        free(catalog->modes[mode].description);
+    }
+    for (size_t i = 0; i < catalog->n_rules; i++) {
+        free(catalog->rules[i].id);
+        free(catalog->rules[i].name);
+        free(catalog->rules[i].sku_id);
+    }
+    free(catalog->rules);
+    for (size_t i = 0; i < catalog->n_bundles; i++) {
+        free(catalog->bundles[i].id);
+        free(catalog->bundles[i].name);
+        free(catalog->bundles[i].description);
+        free(catalog->bundles[i].items);
+    }
+    free(catalog->bundles);
+    free(catalog->currency);
+    free(catalog);
+}

@@ -1,0 +1,241 @@
+/*
+ * Parsing catalog query parameters strictly, and selecting and sorting SKUs.
+ */
+#include "core/catalog_query.h"
+
+#include <ctype.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Bounds on integer filters: far above any real machine, low enough that
+ * nothing downstream can overflow. */
+#define QUERY_MAX_MEMORY_GB 1000000
+#define QUERY_MAX_GPU_COUNT 1024
+
+enum query_param {
+    PARAM_GPU,
+    PARAM_MIN_MEMORY_GB,
+    PARAM_MIN_TOTAL_MEMORY_GB,
+    PARAM_GPU_COUNT,
+    PARAM_MAX_HOURLY,
+    PARAM_SORT,
+    PARAM_COUNT
+};
+
+static const char *const param_names[PARAM_COUNT] = {
+    [PARAM_GPU] = "gpu",
+    [PARAM_MIN_MEMORY_GB] = "min_memory_gb",
+    [PARAM_MIN_TOTAL_MEMORY_GB] = "min_total_memory_gb",
+    [PARAM_GPU_COUNT] = "gpu_count",
+    [PARAM_MAX_HOURLY] = "max_hourly",
+    [PARAM_SORT] = "sort",
+};
+
+static const char *const sort_names[] = {
+    [CATALOG_SORT_ID] = "id",
+    [CATALOG_SORT_PRICE] = "price",
+    [CATALOG_SORT_MEMORY] = "memory",
+    [CATALOG_SORT_TFLOPS] = "tflops",
+};
+
+void catalog_query_init(struct catalog_query *query)
+{
+    memset(query, 0, sizeof *query);
+    query->max_hourly = -1;
+    query->sort = CATALOG_SORT_ID;
+}
+
+bool catalog_query_is_empty(const struct catalog_query *query)
+{
+    return query->seen == 0;
+}
+
+/* Digits only, no sign or spaces, within [min, max]. */
+static bool parse_bounded_int(const char *text, int32_t min, int32_t max, int32_t *out)
+{
+    if (*text == '\0' || strlen(text) > 9)
+        return false;
+    for (const char *p = text; *p; p++)
+        if (!isdigit((unsigned char)*p))
+            return false;
+    long value = strtol(text, NULL, 10);
+    if (value < min || value > max)
+        return false;
+    *out = (int32_t)value;
+    return true;
+}
+
+static bool parse_gpu(const char *text, char out[CATALOG_QUERY_GPU_SIZE])
+{
+    size_t length = strlen(text);
+    if (length == 0 || length >= CATALOG_QUERY_GPU_SIZE)
+        return false;
+    for (size_t i = 0; i < length; i++) {
+        unsigned char c = (unsigned char)text[i];
+        if (!isalnum(c) && c != '-' && c != '_')
+            return false;
+        out[i] = (char)tolower(c);
+    }
+    out[length] = '\0';
+    return true;
+}
+
+static bool parse_sort(const char *text, enum catalog_sort *sort, bool *descending)
+{
+    *descending = text[0] == '-';
+    const char *key = *descending ? text + 1 : text;
+    for (size_t i = 0; i < sizeof sort_names / sizeof sort_names[0]; i++) {
+        if (strcmp(key, sort_names[i]) == 0) {
+            *sort = (enum catalog_sort)i;
+            return true;
+        }
+    }
+    return false;
+}
+
+static int find_param(const char *name)
+{
+    for (int i = 0; i < PARAM_COUNT; i++)
+        if (strcmp(name, param_names[i]) == 0)
+            return i;
+    return -1;
+}
+
+static bool parse_value(struct catalog_query *query, enum query_param param, const char *value)
+{
+    switch (param) {
+    case PARAM_GPU:
+        return parse_gpu(value, query->gpu);
+    case PARAM_MIN_MEMORY_GB:
+        return parse_bounded_int(value, 0, QUERY_MAX_MEMORY_GB, &query->min_memory_gb);
+    case PARAM_MIN_TOTAL_MEMORY_GB:
+        return parse_bounded_int(value, 0, QUERY_MAX_MEMORY_GB, &query->min_total_memory_gb);
+    case PARAM_GPU_COUNT:
+        return parse_bounded_int(value, 1, QUERY_MAX_GPU_COUNT, &query->gpu_count);
+    case PARAM_MAX_HOURLY:
+        return money_parse(value, &query->max_hourly);
+    case PARAM_SORT:
+        return parse_sort(value, &query->sort, &query->descending);
+    case PARAM_COUNT:
+        break;
+    }
+    return false;
+}
+
+static const char *expected_form(enum query_param param)
+{
+    switch (param) {
+    case PARAM_GPU:
+        return "a GPU model such as V100 or T4";
+    case PARAM_MIN_MEMORY_GB:
+    case PARAM_MIN_TOTAL_MEMORY_GB:
+        return "a whole number of GB, 0..1000000";
+    case PARAM_GPU_COUNT:
+        return "a whole number of cards, 1..1024";
+    case PARAM_MAX_HOURLY:
+        return "an amount such as 5 or 9.90";
+    case PARAM_SORT:
+        return "one of price, memory, tflops, id, optionally prefixed with - for descending";
+    case PARAM_COUNT:
+        break;
+    }
+    return "";
+}
+
+enum gq_code catalog_query_set(struct catalog_query *query, const char *name, const char *value,
+                               struct gq_error *err)
+{
+    int param = find_param(name);
+    if (param < 0)
+        return gq_fail(err, GQ_ERR_INVALID_PARAMETER, name,
+                       "unknown parameter '%.40s'; known: gpu, min_memory_gb, "
+                       "min_total_memory_gb, gpu_count, max_hourly, sort",
+                       name);
+    if (query->seen & (1u << param))
+        return gq_fail(err, GQ_ERR_INVALID_PARAMETER, name, "parameter '%s' is given twice", name);
+    if (value == NULL || !parse_value(query, (enum query_param)param, value))
+        return gq_fail(err, GQ_ERR_INVALID_PARAMETER, name, "%s must be %s", name,
+                       expected_form((enum query_param)param));
+    query->seen |= 1u << param;
+    return GQ_OK;
+}
+
+static bool gpu_matches(const char *wanted, const struct gpu_model *gpu)
+{
+    return wanted[0] == '\0' || strcasecmp(wanted, gpu->name) == 0;
+}
+
+static bool sku_matches(const struct sku *sku, const struct catalog_query *query)
+{
+    return gpu_matches(query->gpu, sku->gpu) && sku->gpu->memory_gb >= query->min_memory_gb &&
+           sku_total_memory_gb(sku) >= query->min_total_memory_gb &&
+           (query->gpu_count == 0 || sku->gpu_count == query->gpu_count) &&
+           (query->max_hourly < 0 || sku->price[BILLING_ON_DEMAND] <= query->max_hourly);
+}
+
+/* qsort has no context argument in C11: the comparison reads these. They
+ * are per-thread so concurrent requests cannot see each other's. */
+static _Thread_local const struct catalog *sort_catalog;
+static _Thread_local const struct catalog_query *sort_query;
+
+static int compare_keys(const struct sku *a, const struct sku *b, enum catalog_sort sort)
+{
+    switch (sort) {
+    case CATALOG_SORT_PRICE:
+        return (a->price[BILLING_ON_DEMAND] > b->price[BILLING_ON_DEMAND]) -
+               (a->price[BILLING_ON_DEMAND] < b->price[BILLING_ON_DEMAND]);
+    case CATALOG_SORT_MEMORY:
+        return (sku_total_memory_gb(a) > sku_total_memory_gb(b)) -
+               (sku_total_memory_gb(a) < sku_total_memory_gb(b));
+    case CATALOG_SORT_TFLOPS:
+        return (sku_total_fp16_tflops(a) > sku_total_fp16_tflops(b)) -
+               (sku_total_fp16_tflops(a) < sku_total_fp16_tflops(b));
+    case CATALOG_SORT_ID:
+        break;
+    }
+    return 0;
+}
+
+/* The sort key, then the id, so equal keys keep a stable, documented order
+ * (ids ascending) in either direction. */
+static int compare_indices(const void *left, const void *right)
+{
+    const struct sku *a = &sort_catalog->skus[*(const size_t *)left];
+    const struct sku *b = &sort_catalog->skus[*(const size_t *)right];
+    int order = compare_keys(a, b, sort_query->sort);
+    if (sort_query->descending)
+        order = -order;
+    if (order == 0)
+        order = strcmp(a->id, b->id);
+    if (sort_query->sort == CATALOG_SORT_ID && sort_query->descending)
+        order = -order;
+    return order;
+}
+
+size_t catalog_query_run(const struct catalog *catalog, const struct catalog_query *query,
+                         size_t *indices)
+{
+    size_t count = 0;
+    for (size_t i = 0; i < catalog->n_skus; i++)
+        if (sku_matches(&catalog->skus[i], query))
+            indices[count++] = i;
+    bool already_ordered = query->sort == CATALOG_SORT_ID && !query->descending;
+    if (!already_ordered && count > 1) {
+        sort_catalog = catalog;
+        sort_query = query;
+        qsort(indices, count, sizeof *indices, compare_indices);
+    }
+    return count;
+}
+
+void catalog_query_canonical(const struct catalog_query *query,
+                             char buf[CATALOG_QUERY_CANONICAL_SIZE])
+{
+    char money[MONEY_FORMAT_SIZE];
+    snprintf(buf, CATALOG_QUERY_CANONICAL_SIZE,
+             "gpu=%s&min_memory_gb=%d&min_total_memory_gb=%d&gpu_count=%d&max_hourly=%s&sort=%s%s",
+             query->gpu, (int)query->min_memory_gb, (int)query->min_total_memory_gb,
+             (int)query->gpu_count, query->max_hourly < 0 ? "" : money_format(query->max_hourly, money),
+             query->descending ? "-" : "", sort_names[query->sort]);
+}

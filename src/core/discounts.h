@@ -1,0 +1,48 @@
+/*
+ * Discount rules applied to one priced line.
+ *
+ * A rule applies when the customer's segment, the line's billing, SKU and
+ * quantity match and `now` is inside its validity window. Among applicable
+ * rules, exclusive ones compete (the single largest wins) and stackable ones
+ * apply in priority order, each to what the previous left; the line gets
+ * whichever of the two gives the larger discount. Percentages round half-up
+ * once per rule (money_scale); a fixed amount never takes a line below zero.
+ */
+#ifndef GQ_CORE_DISCOUNTS_H
+#define GQ_CORE_DISCOUNTS_H
+
+#include <stdint.h>
+
+#include "core/catalog.h"
+#include "core/money.h"
+
+#define DISCOUNT_MAX_APPLIED 8
+
+struct applied_discount {
+    const struct discount_rule *rule;
+    gq_money amount;
+};
+
+struct discount_result {
+    struct applied_discount applied[DISCOUNT_MAX_APPLIED];
+    int n_applied;
+    gq_money total; /* sum of applied amounts, never above the line */
+};
+
+/* What a discount is computed for. `billing_bit` is (1 << mode) for a
+ * single-mode line or DISCOUNT_BILLING_MIXED for a mixed plan. */
+struct discount_line {
+    enum customer_segment segment;
+    uint32_t billing_bit;
+    const struct sku *sku;
+    int32_t quantity;
+    gq_money amount; /* the line before discounts, >= 0 */
+    int64_t now;     /* unix seconds */
+};
+
+/* Fills `out` with the discounts the catalog's rules give `line`. Never
+ * fails: with no applicable rule, out->n_applied is 0 and out->total 0. */
+void discounts_apply(const struct catalog *catalog, const struct discount_line *line,
+                     struct discount_result *out);
+
+#endif

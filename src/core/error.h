@@ -1,0 +1,70 @@
+/*
+ * The error vocabulary of gpuquote.
+ *
+ * Every fallible function in the project returns an `enum gq_code`; GQ_OK is
+ * success. Where a caller needs more than the code (which field, a sentence
+ * for a human), the function also fills a `struct gq_error`. The HTTP layer
+ * alone turns a code into a status and the JSON error envelope, from one table
+ * (src/http/reply.c); nothing below it knows about HTTP.
+ *
+ * The names in gq_code_name() are the stable machine codes clients see in
+ * `error.code`: never rename one, only add.
+ */
+#ifndef GQ_CORE_ERROR_H
+#define GQ_CORE_ERROR_H
+
+#include <stddef.h>
+
+enum gq_code {
+    GQ_OK = 0,
+    /* Request shape (400). */
+    GQ_ERR_MALFORMED_JSON,    /* body is not JSON */
+    GQ_ERR_INVALID_PARAMETER, /* a query parameter is malformed */
+    /* Routing and HTTP framing. */
+    GQ_ERR_NOT_FOUND,              /* 404: unknown path or id */
+    GQ_ERR_METHOD_NOT_ALLOWED,     /* 405 */
+    GQ_ERR_REQUEST_TIMEOUT,        /* 408: body too slow */
+    GQ_ERR_BODY_TOO_LARGE,         /* 413 */
+    GQ_ERR_UNSUPPORTED_MEDIA_TYPE, /* 415 */
+    /* Conflicts (409). */
+    GQ_ERR_IDEMPOTENCY_CONFLICT,
+    GQ_ERR_QUOTE_EXPIRED,
+    /* Valid JSON that breaks a rule (422). */
+    GQ_ERR_MISSING_FIELD,
+    GQ_ERR_UNKNOWN_FIELD,
+    GQ_ERR_INVALID_TYPE,
+    GQ_ERR_OUT_OF_RANGE,
+    GQ_ERR_INVALID_VALUE,
+    GQ_ERR_UNKNOWN_SKU,
+    GQ_ERR_UNKNOWN_BUNDLE,
+    GQ_ERR_NOT_ELIGIBLE,
+    GQ_ERR_AMOUNT_TOO_LARGE, /* an amount does not fit the money type */
+    /* Service state. */
+    GQ_ERR_NOT_READY,   /* 503: catalog not loaded */
+    GQ_ERR_RETRY_LATER, /* 503: database busy */
+    GQ_ERR_INTERNAL,    /* 500 */
+    GQ_ERR_NO_MEMORY,   /* 500 */
+    GQ_CODE_COUNT
+};
+
+/* A failure with its context. `field` is a JSON path ("items[0].sku") or a
+ * query parameter name, empty when no single field is to blame. */
+struct gq_error {
+    enum gq_code code;
+    char field[96];
+    char message[256];
+};
+
+/* The stable machine name of a code ("unknown_sku"). Never NULL. */
+const char *gq_code_name(enum gq_code code);
+
+/* Fills `err` (when not NULL) and returns `code`, so a failing path can say
+ * `return gq_fail(err, GQ_ERR_OUT_OF_RANGE, "days", "days must be ...", ...);`.
+ * `field` may be NULL. The message is printf-formatted and truncated to fit. */
+enum gq_code gq_fail(struct gq_error *err, enum gq_code code, const char *field,
+                     const char *format, ...) __attribute__((format(printf, 4, 5)));
+
+/* Clears `err` to GQ_OK with empty field and message. */
+void gq_error_clear(struct gq_error *err);
+
+#endif

@@ -1,0 +1,100 @@
+/*
+ * Checked integer arithmetic on fen, the one rounding function, and the
+ * decimal-string form money takes in JSON.
+ */
+#include "core/money.h"
+
+#include <assert.h>
+#include <stdio.h>
+
+bool money_add(gq_money a, gq_money b, gq_money *out)
+{
+    gq_money sum;
+    if (__builtin_add_overflow(a, b, &sum))
+        return false;
+    *out = sum;
+    return true;
+}
+
+bool money_sub(gq_money a, gq_money b, gq_money *out)
+{
+    gq_money difference;
+    if (__builtin_sub_overflow(a, b, &difference))
+        return false;
+    *out = difference;
+    return true;
+}
+
+bool money_mul(gq_money a, int64_t factor, gq_money *out)
+{
+    gq_money product;
+    if (__builtin_mul_overflow(a, factor, &product))
+        return false;
+    *out = product;
+    return true;
+}
+
+bool money_scale(gq_money a, int64_t num, int64_t den, gq_money *out)
+{
+    assert(den > 0);
+    /* The product of two int64 values always fits in 128 bits, so the only
+     * overflow left to check is the final narrowing. */
+    __extension__ __int128 product = (__int128)a * num;
+    __extension__ __int128 quotient = product / den;
+    __extension__ __int128 remainder = product % den;
+    /* Half-up: a remainder of at least half the divisor moves the result one
+     * fen away from zero. Comparing 2*|r| with den avoids a fractional half. */
+    __extension__ __int128 twice_remainder = remainder < 0 ? -2 * remainder : 2 * remainder;
+    if (twice_remainder >= den)
+        quotient += product < 0 ? -1 : 1;
+    if (quotient > INT64_MAX || quotient < INT64_MIN)
+        return false;
+    *out = (gq_money)quotient;
+    return true;
+}
+
+char *money_format(gq_money fen, char buf[MONEY_FORMAT_SIZE])
+{
+    /* Work on the magnitude as unsigned so INT64_MIN formats correctly. */
+    uint64_t magnitude = fen < 0 ? (uint64_t)0 - (uint64_t)fen : (uint64_t)fen;
+    snprintf(buf, MONEY_FORMAT_SIZE, "%s%llu.%02llu", fen < 0 ? "-" : "",
+             (unsigned long long)(magnitude / 100), (unsigned long long)(magnitude % 100));
+    return buf;
+}
+
+static bool is_digit(char c)
+{
+    return c >= '0' && c <= '9';
+}
+
+bool money_parse(const char *text, gq_money *out)
+{
+    if (text == NULL || !is_digit(*text))
+        return false;
+    gq_money yuan = 0;
+    const char *p = text;
+    for (; is_digit(*p); p++) {
+        yuan = yuan * 10 + (*p - '0');
+        if (yuan > MONEY_MAX / 100)
+            return false;
+    }
+    gq_money fen = 0;
+    if (*p == '.') {
+        p++;
+        if (!is_digit(p[0]))
+            return false;
+        fen = (p[0] - '0') * 10;
+        p++;
+        if (is_digit(p[0])) {
+            fen += p[0] - '0';
+            p++;
+        }
+    }
+    if (*p != '\0')
+        return false;
+    gq_money total = yuan * 100 + fen;
+    if (total > MONEY_MAX)
+        return false;
+    *out = total;
+    return true;
+}

@@ -1,0 +1,210 @@
+/*
+ * Plans: the cost of a usage under each billing mode and the cheapest cover
+ * of its days by quarters, months and hours.
+ *
+ * The cheapest cover is exact. A cover is determined by how many quarters
+ * (q) and months (m) it buys: blocks take whole days, so the days they leave
+ * over, max(0, days - 90q - 30m), are paid by the hour. For a fixed q the
+ * cost m·M + c·max(0, R - 30m) is convex in m (slope M - 30c while months
+ * replace hourly days, then +M), so its minimum is at m = 0 or at one of the
+ * two month counts around R/30. Trying every q with those three m is
+ * therefore the exhaustive optimum, in O(days/90) steps and no memory.
+ *
+ * Costs are compared in fen × milli-hours (exact integers, 128-bit to rule
+ * out overflow) and rounded to the fen once, on the hourly part, at the end.
+ */
+#include "core/plans.h"
+
+#include <assert.h>
+
+/* One month is 30 days (720 h) and one quarter 90 days (2160 h): the
+ * seed's definition (DIGEST §2). catalog_validate() holds the store to it. */
+#define MONTH_DAYS 30
+#define QUARTER_DAYS 90
+
+__extension__ typedef __int128 exact_cost; /* fen × milli-hours */
+
+int64_t usage_millihours(const struct usage *usage)
+{
+    return (int64_t)usage->millihours_per_day * usage->days;
+}
+
+bool usage_is_valid(const struct usage *usage)
+{
+    return usage->millihours_per_day >= 1 &&
+           usage->millihours_per_day <= USAGE_MAX_MILLIHOURS_PER_DAY && usage->days >= 1 &&
+           usage->days <= USAGE_MAX_DAYS;
+}
+
+bool plan_is_mixed(const struct plan *plan)
+{
+    return plan->n_parts > 1;
+}
+
+static int32_t block_days(enum billing_mode mode)
+{
+    assert(!billing_mode_is_hourly(mode));
+    return mode == BILLING_QUARTERLY ? QUARTER_DAYS : MONTH_DAYS;
+}
+
+static int32_t blocks_to_cover(int32_t days, int32_t days_per_block)
+{
+    return (days + days_per_block - 1) / days_per_block;
+}
+
+/* Appends a part; the amount is checked against MONEY_MAX by the caller's
+ * final sum. */
+static enum gq_code add_part(struct plan *plan, enum billing_mode mode, int32_t blocks,
+                             int32_t days, int32_t millihours_per_day, gq_money amount)
+{
+    assert(plan->n_parts < PLAN_MAX_PARTS);
+    struct plan_part *part = &plan->parts[plan->n_parts++];
+    part->mode = mode;
+    part->blocks = blocks;
+    part->days = days;
+    part->millihours = (int64_t)days * millihours_per_day;
+    part->amount = amount;
+    if (!money_add(plan->amount, amount, &plan->amount) || plan->amount > MONEY_MAX)
+        return GQ_ERR_AMOUNT_TOO_LARGE;
+    return GQ_OK;
+}
+
+static enum gq_code add_hourly_part(const struct sku *sku, enum billing_mode mode, int32_t days,
+                                    const struct usage *usage, struct plan *plan)
+{
+    gq_money amount;
+    int64_t millihours = (int64_t)days * usage->millihours_per_day;
+    if (!money_scale(sku->price[mode], millihours, USAGE_MILLIHOURS_PER_HOUR, &amount))
+        return GQ_ERR_AMOUNT_TOO_LARGE;
+    return add_part(plan, mode, 0, days, usage->millihours_per_day, amount);
+}
+
+static enum gq_code add_block_part(const struct sku *sku, enum billing_mode mode, int32_t blocks,
+                                   int32_t days, const struct usage *usage, struct plan *plan)
+{
+    gq_money amount;
+    if (!money_mul(sku->price[mode], blocks, &amount))
+        return GQ_ERR_AMOUNT_TOO_LARGE;
+    return add_part(plan, mode, blocks, days, usage->millihours_per_day, amount);
+}
+
+enum gq_code plan_single_mode(const struct sku *sku, enum billing_mode mode,
+                              const struct usage *usage, struct plan *out)
+{
+    assert(usage_is_valid(usage));
+    *out = (struct plan){0};
+    if ((unsigned)mode >= BILLING_MODE_COUNT || !sku->priced[mode])
+        return GQ_ERR_NOT_ELIGIBLE;
+    if (billing_mode_is_hourly(mode))
+        return add_hourly_part(sku, mode, usage->days, usage, out);
+    int32_t blocks = blocks_to_cover(usage->days, block_days(mode));
+    return add_block_part(sku, mode, blocks, usage->days, usage, out);
+}
+
+/* A candidate cover: q quarters, m months, the rest by the hour. */
+struct cover {
+    int32_t quarters;
+    int32_t months;
+    exact_cost cost;
+};
+
+struct cover_prices {
+    exact_cost quarter; /* price × 1000, or -1 when not offered */
+    exact_cost month;
+    exact_cost hourly_day; /* rate × milli-hours per day */
+};
+
+static exact_cost cover_cost(const struct cover_prices *prices, int32_t days, int32_t quarters,
+                             int32_t months)
+{
+    int32_t hourly_days = days - quarters * QUARTER_DAYS - months * MONTH_DAYS;
+    if (hourly_days < 0)
+        hourly_days = 0;
+    return quarters * prices->quarter + months * prices->month + hourly_days * prices->hourly_day;
+}
+
+/* Keeps `candidate` when it is cheaper, or as cheap with fewer blocks. */
+static void consider(struct cover *best, const struct cover_prices *prices, int32_t days,
+                     int32_t quarters, int32_t months)
+{
+    if (months < 0)
+        return;
+    exact_cost cost = cover_cost(prices, days, quarters, months);
+    bool cheaper = cost < best->cost;
+    bool fewer_blocks = cost == best->cost && quarters + months < best->quarters + best->months;
+    if (cheaper || fewer_blocks)
+        *best = (struct cover){quarters, months, cost};
+}
+
+static struct cover cheapest_cover(const struct cover_prices *prices, int32_t days)
+{
+    struct cover best = {0, 0, cover_cost(prices, days, 0, 0)};
+    int32_t max_quarters = prices->quarter < 0 ? 0 : blocks_to_cover(days, QUARTER_DAYS);
+    for (int32_t quarters = 0; quarters <= max_quarters; quarters++) {
+        int32_t rest = days - quarters * QUARTER_DAYS;
+        if (rest < 0)
+            rest = 0;
+        consider(&best, prices, days, quarters, 0);
+        if (prices->month < 0)
+            continue;
+        consider(&best, prices, days, quarters, rest / MONTH_DAYS);
+        consider(&best, prices, days, quarters, blocks_to_cover(rest, MONTH_DAYS));
+    }
+    return best;
+}
+
+static exact_cost scaled_block_price(const struct sku *sku, enum billing_mode mode)
+{
+    if (!sku->priced[mode])
+        return -1;
+    return (exact_cost)sku->price[mode] * USAGE_MILLIHOURS_PER_HOUR;
+}
+
+enum gq_code plan_cheapest(const struct sku *sku, enum billing_mode hourly_mode,
+                           const struct usage *usage, struct plan *out)
+{
+    assert(usage_is_valid(usage));
+    assert(billing_mode_is_hourly(hourly_mode));
+    *out = (struct plan){0};
+    if (!sku->priced[hourly_mode])
+        return GQ_ERR_NOT_ELIGIBLE;
+    struct cover_prices prices = {
+        .quarter = scaled_block_price(sku, BILLING_QUARTERLY),
+        .month = scaled_block_price(sku, BILLING_MONTHLY),
+        .hourly_day = (exact_cost)sku->price[hourly_mode] * usage->millihours_per_day,
+    };
+    struct cover best = cheapest_cover(&prices, usage->days);
+
+    int32_t days_left = usage->days;
+    int32_t quarter_days = best.quarters * QUARTER_DAYS < days_left ? best.quarters * QUARTER_DAYS
+                                                                    : days_left;
+    days_left -= quarter_days;
+    int32_t month_days = best.months * MONTH_DAYS < days_left ? best.months * MONTH_DAYS : days_left;
+    days_left -= month_days;
+
+    enum gq_code code = GQ_OK;
+    if (best.quarters > 0)
+        code = add_block_part(sku, BILLING_QUARTERLY, best.quarters, quarter_days, usage, out);
+    if (code == GQ_OK && best.months > 0)
+        code = add_block_part(sku, BILLING_MONTHLY, best.months, month_days, usage, out);
+    if (code == GQ_OK && days_left > 0)
+        code = add_hourly_part(sku, hourly_mode, days_left, usage, out);
+    return code;
+}
+
+/* numerator ÷ denominator in tenths, half-up. Both positive. */
+static int32_t tenths_half_up(exact_cost numerator, exact_cost denominator)
+{
+    exact_cost tenths = (numerator * 10 * 2 + denominator) / (denominator * 2);
+    return tenths > INT32_MAX ? INT32_MAX : (int32_t)tenths;
+}
+
+int32_t plan_break_even_tenths(const struct sku *sku, enum billing_mode hourly_mode,
+                               enum billing_mode block_mode)
+{
+    assert(billing_mode_is_hourly(hourly_mode) && !billing_mode_is_hourly(block_mode));
+    if (!sku->priced[hourly_mode] || !sku->priced[block_mode])
+        return -1;
+    exact_cost hourly_cost_of_block_days = (exact_cost)sku->price[hourly_mode] * block_days(block_mode);
+    return tenths_half_up(sku->price[block_mode], hourly_cost_of_block_days);
+}

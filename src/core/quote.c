@@ -1,0 +1,260 @@
+/*
+ * Pricing a quote: validate each item's ranges and eligibility, price it in
+ * every mode the customer may use and at its cheapest plan, apply
+ * discounts, price the bundles, and add everything up with checked
+ * arithmetic.
+ */
+#include "core/quote.h"
+
+#include <stdio.h>
+#include <string.h>
+
+enum billing_mode quote_hourly_mode(enum customer_segment segment)
+{
+    return segment == SEGMENT_STUDENT ? BILLING_STUDENT : BILLING_ON_DEMAND;
+}
+
+bool quote_mode_allowed(const struct catalog *catalog, const struct sku *sku,
+                        enum customer_segment segment, enum billing_mode mode)
+{
+    return sku->priced[mode] && (catalog->modes[mode].segment_mask & SEGMENT_BIT(segment)) != 0;
+}
+
+/* The hourly mode this customer pays for this SKU: the student rate when
+ * they may use it and the SKU has one, else on-demand. */
+static enum billing_mode hourly_mode_for(const struct catalog *catalog, const struct sku *sku,
+                                         enum customer_segment segment)
+{
+    enum billing_mode preferred = quote_hourly_mode(segment);
+    if (quote_mode_allowed(catalog, sku, segment, preferred))
+        return preferred;
+    return BILLING_ON_DEMAND;
+}
+
+const char *quote_status(bool accepted, int64_t expires_at, int64_t now)
+{
+    if (accepted)
+        return "accepted";
+    return now >= expires_at ? "expired" : "open";
+}
+
+static enum gq_code check_item(const struct catalog *catalog, const struct quote_item_request *item,
+                               enum customer_segment segment, size_t index, struct gq_error *err)
+{
+    char field[64];
+    if (item->quantity < 1 || item->quantity > QUOTE_MAX_QUANTITY) {
+        snprintf(field, sizeof field, "items[%zu].quantity", index);
+        return gq_fail(err, GQ_ERR_OUT_OF_RANGE, field, "quantity must be 1..%d, got %d",
+                       QUOTE_MAX_QUANTITY, (int)item->quantity);
+    }
+    if (item->usage.millihours_per_day < 1 ||
+        item->usage.millihours_per_day > USAGE_MAX_MILLIHOURS_PER_DAY) {
+        snprintf(field, sizeof field, "items[%zu].hours_per_day", index);
+        return gq_fail(err, GQ_ERR_OUT_OF_RANGE, field,
+                       "hours_per_day must be more than 0 and at most 24");
+    }
+    if (item->usage.days < 1 || item->usage.days > USAGE_MAX_DAYS) {
+        snprintf(field, sizeof field, "items[%zu].days", index);
+        return gq_fail(err, GQ_ERR_OUT_OF_RANGE, field, "days must be 1..%d, got %d",
+                       USAGE_MAX_DAYS, (int)item->usage.days);
+    }
+    if (!item->cheapest && !quote_mode_allowed(catalog, item->sku, segment, item->billing)) {
+        snprintf(field, sizeof field, "items[%zu].billing", index);
+        if (!item->sku->priced[item->billing])
+            return gq_fail(err, GQ_ERR_NOT_ELIGIBLE, field, "SKU '%s' has no %s price",
+                           item->sku->id, billing_mode_id(item->billing));
+        return gq_fail(err, GQ_ERR_NOT_ELIGIBLE, field,
+                       "%s billing is not available to customers of segment %s",
+                       billing_mode_id(item->billing), segment_id(segment));
+    }
+    return GQ_OK;
+}
+
+/* Scales a per-instance plan to the quantity and applies the discounts a
+ * line billed as `billing_bit` earns. */
+static enum gq_code price_option(const struct catalog *catalog, const struct quote_request *request,
+                                 const struct quote_item_request *item, uint32_t billing_bit,
+                                 struct priced_option *option)
+{
+    if (!money_mul(option->plan.amount, item->quantity, &option->amount) ||
+        option->amount > MONEY_MAX)
+        return GQ_ERR_AMOUNT_TOO_LARGE;
+    struct discount_line line = {
+        .segment = request->segment,
+        .billing_bit = billing_bit,
+        .sku = item->sku,
+        .quantity = item->quantity,
+        .amount = option->amount,
+        .now = request->now,
+    };
+    discounts_apply(catalog, &line, &option->discounts);
+    option->total = option->amount - option->discounts.total;
+    return GQ_OK;
+}
+
+static uint32_t plan_billing_bit(const struct plan *plan)
+{
+    return plan_is_mixed(plan) ? DISCOUNT_BILLING_MIXED : 1u << plan->parts[0].mode;
+}
+
+static enum gq_code price_every_mode(const struct catalog *catalog,
+                                     const struct quote_request *request,
+                                     const struct quote_item_request *item,
+                                     struct quote_item_result *result)
+{
+    result->n_options = 0;
+    for (int m = 0; m < BILLING_MODE_COUNT; m++) {
+        enum billing_mode mode = (enum billing_mode)m;
+        if (!quote_mode_allowed(catalog, item->sku, request->segment, mode))
+            continue;
+        struct priced_option *option = &result->options[result->n_options];
+        enum gq_code code = plan_single_mode(item->sku, mode, &item->usage, &option->plan);
+        if (code == GQ_OK)
+            code = price_option(catalog, request, item, 1u << mode, option);
+        if (code != GQ_OK)
+            return code;
+        result->option_modes[result->n_options++] = mode;
+    }
+    return GQ_OK;
+}
+
+/* The cheapest plan after discounts: the exact cheapest cover, unless a
+ * discount on one mode makes that mode's single-mode option cheaper. */
+static enum gq_code price_cheapest(const struct catalog *catalog,
+                                   const struct quote_request *request,
+                                   const struct quote_item_request *item,
+                                   struct quote_item_result *result)
+{
+    enum billing_mode hourly = hourly_mode_for(catalog, item->sku, request->segment);
+    struct priced_option *cheapest = &result->cheapest;
+    enum gq_code code = plan_cheapest(item->sku, hourly, &item->usage, &cheapest->plan);
+    if (code == GQ_OK)
+        code = price_option(catalog, request, item, plan_billing_bit(&cheapest->plan), cheapest);
+    if (code != GQ_OK)
+        return code;
+    for (int i = 0; i < result->n_options; i++)
+        if (result->options[i].total < cheapest->total)
+            *cheapest = result->options[i];
+    return GQ_OK;
+}
+
+static const struct priced_option *option_for_mode(const struct quote_item_result *result,
+                                                   enum billing_mode mode)
+{
+    for (int i = 0; i < result->n_options; i++)
+        if (result->option_modes[i] == mode)
+            return &result->options[i];
+    return NULL;
+}
+
+static void fill_break_even(const struct catalog *catalog, const struct quote_item_request *item,
+                            enum customer_segment segment, struct quote_item_result *result)
+{
+    enum billing_mode hourly = hourly_mode_for(catalog, item->sku, segment);
+    for (int m = 0; m < BILLING_MODE_COUNT; m++) {
+        enum billing_mode mode = (enum billing_mode)m;
+        bool is_block = !billing_mode_is_hourly(mode);
+        result->break_even_tenths[m] =
+            is_block && quote_mode_allowed(catalog, item->sku, segment, mode)
+                ? plan_break_even_tenths(item->sku, hourly, mode)
+                : -1;
+    }
+}
+
+static enum gq_code price_item(const struct catalog *catalog, const struct quote_request *request,
+                               const struct quote_item_request *item,
+                               struct quote_item_result *result)
+{
+    result->billable_millihours = usage_millihours(&item->usage);
+    enum gq_code code = price_every_mode(catalog, request, item, result);
+    if (code == GQ_OK)
+        code = price_cheapest(catalog, request, item, result);
+    if (code != GQ_OK)
+        return code;
+
+    if (item->cheapest) {
+        result->billed = &result->cheapest;
+        enum billing_mode hourly = hourly_mode_for(catalog, item->sku, request->segment);
+        const struct priced_option *by_the_hour = option_for_mode(result, hourly);
+        result->saving = by_the_hour ? by_the_hour->total - result->cheapest.total : 0;
+    } else {
+        result->billed = option_for_mode(result, item->billing);
+        result->saving = result->billed->total - result->cheapest.total;
+    }
+    fill_break_even(catalog, item, request->segment, result);
+    return GQ_OK;
+}
+
+static enum gq_code check_bundle(const struct bundle *bundle, const struct quote_request *request,
+                                 size_t index, struct gq_error *err)
+{
+    char field[32];
+    snprintf(field, sizeof field, "bundles[%zu]", index);
+    if ((bundle->segment_mask & SEGMENT_BIT(request->segment)) == 0)
+        return gq_fail(err, GQ_ERR_NOT_ELIGIBLE, field,
+                       "bundle '%s' is not available to customers of segment %s", bundle->id,
+                       segment_id(request->segment));
+    if (!validity_contains(bundle->valid_from, bundle->valid_until, request->now))
+        return gq_fail(err, GQ_ERR_NOT_ELIGIBLE, field, "bundle '%s' is not on offer now",
+                       bundle->id);
+    return GQ_OK;
+}
+
+static enum gq_code too_large(struct gq_error *err, const char *field)
+{
+    return gq_fail(err, GQ_ERR_AMOUNT_TOO_LARGE, field,
+                   "the amount is larger than this service can price");
+}
+
+static enum gq_code add_totals(struct quote_result *out, struct gq_error *err)
+{
+    out->subtotal = 0;
+    out->discount_total = 0;
+    for (size_t i = 0; i < out->n_items; i++) {
+        const struct priced_option *billed = out->items[i].billed;
+        if (!money_add(out->subtotal, billed->amount, &out->subtotal) ||
+            !money_add(out->discount_total, billed->discounts.total, &out->discount_total))
+            return too_large(err, "items");
+    }
+    for (size_t i = 0; i < out->n_bundles; i++)
+        if (!money_add(out->subtotal, out->bundles[i].bundle->price, &out->subtotal))
+            return too_large(err, "bundles");
+    if (out->subtotal > MONEY_MAX)
+        return too_large(err, "items");
+    out->total = out->subtotal - out->discount_total;
+    return GQ_OK;
+}
+
+enum gq_code quote_compute(const struct catalog *catalog, const struct quote_request *request,
+                           struct quote_result *out, struct gq_error *err)
+{
+    if (request->n_items > QUOTE_MAX_ITEMS)
+        return gq_fail(err, GQ_ERR_OUT_OF_RANGE, "items", "at most %d items per quote",
+                       QUOTE_MAX_ITEMS);
+    if (request->n_bundles > QUOTE_MAX_BUNDLES)
+        return gq_fail(err, GQ_ERR_OUT_OF_RANGE, "bundles", "at most %d bundles per quote",
+                       QUOTE_MAX_BUNDLES);
+    if (request->n_items + request->n_bundles == 0)
+        return gq_fail(err, GQ_ERR_OUT_OF_RANGE, "items", "a quote needs at least one item");
+    out->n_items = request->n_items;
+    out->n_bundles = request->n_bundles;
+    for (size_t i = 0; i < request->n_items; i++) {
+        const struct quote_item_request *item = &request->items[i];
+        enum gq_code code = check_item(catalog, item, request->segment, i, err);
+        if (code != GQ_OK)
+            return code;
+        if (price_item(catalog, request, item, &out->items[i]) != GQ_OK) {
+            char field[32];
+            snprintf(field, sizeof field, "items[%zu]", i);
+            return too_large(err, field);
+        }
+    }
+    for (size_t i = 0; i < request->n_bundles; i++) {
+        enum gq_code code = check_bundle(request->bundles[i], request, i, err);
+        if (code != GQ_OK)
+            return code;
+        out->bundles[i].bundle = request->bundles[i];
+        out->bundles[i].saving = request->bundles[i]->list_price - request->bundles[i]->price;
+    }
+    return add_totals(out, err);
+}

@@ -1,0 +1,104 @@
+/*
+ * A quote: every item priced in the billing asked for and in every other
+ * mode the customer may use, the cheapest plan with its saving, the
+ * break-even usage, discounts, bundles and the totals.
+ *
+ * This is the one computation behind POST /quote and behind the prices that
+ * POST /recommend reports, so the two always agree to the fen. It takes
+ * plain structs (already validated for type by the caller; ranges and
+ * eligibility are checked here) and the time `now`, and touches nothing else.
+ */
+#ifndef GQ_CORE_QUOTE_H
+#define GQ_CORE_QUOTE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "core/catalog.h"
+#include "core/discounts.h"
+#include "core/error.h"
+#include "core/plans.h"
+
+#define QUOTE_MAX_ITEMS 100
+#define QUOTE_MAX_BUNDLES 20
+#define QUOTE_MAX_QUANTITY 1000
+
+struct quote_item_request {
+    const struct sku *sku;
+    int32_t quantity;         /* instances, 1 .. QUOTE_MAX_QUANTITY */
+    bool cheapest;            /* bill at the cheapest plan ... */
+    enum billing_mode billing; /* ... or in this mode */
+    struct usage usage;
+};
+
+struct quote_request {
+    enum customer_segment segment;
+    const struct quote_item_request *items;
+    size_t n_items; /* 1 .. QUOTE_MAX_ITEMS */
+    const struct bundle *const *bundles;
+    size_t n_bundles; /* 0 .. QUOTE_MAX_BUNDLES */
+    int64_t now;      /* unix seconds: discount and bundle validity */
+};
+
+/* One way of paying for an item: a plan for one instance, scaled to the
+ * quantity, with the discounts it earns. */
+struct priced_option {
+    struct plan plan;
+    gq_money amount; /* plan.amount × quantity, before discounts */
+    struct discount_result discounts;
+    gq_money total; /* amount - discounts.total */
+};
+
+struct quote_item_result {
+    int64_t billable_millihours; /* per instance: hours per day × days */
+    /* Every mode the customer may use for this SKU, in enum order. */
+    struct priced_option options[BILLING_MODE_COUNT];
+    enum billing_mode option_modes[BILLING_MODE_COUNT];
+    int n_options;
+    struct priced_option cheapest; /* the cheapest plan, possibly mixed */
+    /* What the item is billed at: the option asked for, or the cheapest. */
+    const struct priced_option *billed;
+    /* What the cheapest plan saves against the billing asked for, or, when
+     * the cheapest was asked for, against paying by the hour. >= 0. */
+    gq_money saving;
+    /* plan_break_even_tenths() against the customer's hourly mode, for
+     * BILLING_MONTHLY and BILLING_QUARTERLY; -1 elsewhere. */
+    int32_t break_even_tenths[BILLING_MODE_COUNT];
+};
+
+struct quote_bundle_result {
+    const struct bundle *bundle;
+    gq_money saving; /* list_price - price */
+};
+
+struct quote_result {
+    struct quote_item_result items[QUOTE_MAX_ITEMS];
+    size_t n_items;
+    struct quote_bundle_result bundles[QUOTE_MAX_BUNDLES];
+    size_t n_bundles;
+    gq_money subtotal;       /* items before discounts + bundles */
+    gq_money discount_total; /* all item discounts */
+    gq_money total;          /* subtotal - discount_total */
+};
+
+/* The hourly mode a segment pays when it pays by the hour. */
+enum billing_mode quote_hourly_mode(enum customer_segment segment);
+
+/* True when `segment` may use `mode` for `sku` (priced and allowed). */
+bool quote_mode_allowed(const struct catalog *catalog, const struct sku *sku,
+                        enum customer_segment segment, enum billing_mode mode);
+
+/* The status of a stored quote at `now`: "accepted", "expired" (open and
+ * past expires_at) or "open". */
+const char *quote_status(bool accepted, int64_t expires_at, int64_t now);
+
+/* Prices `request` into `out` (caller-owned; large, so allocate it rather
+ * than putting it on a thread's stack). On failure returns the code and
+ * fills `err` with the field path ("items[2].days"); `out` is then
+ * unspecified. Codes: GQ_ERR_OUT_OF_RANGE, GQ_ERR_NOT_ELIGIBLE,
+ * GQ_ERR_AMOUNT_TOO_LARGE. */
+enum gq_code quote_compute(const struct catalog *catalog, const struct quote_request *request,
+                           struct quote_result *out, struct gq_error *err);
+
+#endif

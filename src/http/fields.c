@@ -1,0 +1,259 @@
+/*
+ * Reading fields of a request's JSON object with strict types and ranges,
+ * reporting the exact JSON path ("items[2].days") of the first problem.
+ *
+ * Unknown keys are refused (fields_only): a misspelt "hours_per_dya" must
+ * not silently price the default.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "core/plans.h"
+#include "http/http.h"
+
+void fields_path(char *buf, size_t size, const char *parent, const char *key)
+{
+    if (parent == NULL || parent[0] == '\0')
+        snprintf(buf, size, "%s", key);
+    else
+        snprintf(buf, size, "%s.%s", parent, key);
+}
+
+void fields_index_path(char *buf, size_t size, const char *parent, size_t index)
+{
+    snprintf(buf, size, "%s[%zu]", parent, index);
+}
+
+static const char *type_name(const json_t *value)
+{
+    switch (json_typeof(value)) {
+    case JSON_OBJECT:
+        return "an object";
+    case JSON_ARRAY:
+        return "an array";
+    case JSON_STRING:
+        return "a string";
+    case JSON_INTEGER:
+    case JSON_REAL:
+        return "a number";
+    case JSON_TRUE:
+    case JSON_FALSE:
+        return "a boolean";
+    case JSON_NULL:
+        return "null";
+    }
+    return "unknown";
+}
+
+/* Looks up `key`; NULL with GQ_OK when absent and optional. A JSON null
+ * counts as absent: clients often send null for "not set". */
+static enum gq_code lookup(json_t *object, const char *key, const char *field, bool required,
+                           json_t **out, struct gq_error *err)
+{
+    json_t *value = json_object_get(object, key);
+    if (value != NULL && json_is_null(value))
+        value = NULL;
+    *out = value;
+    if (value == NULL && required)
+        return gq_fail(err, GQ_ERR_MISSING_FIELD, field, "%s is required", field);
+    return GQ_OK;
+}
+
+static enum gq_code wrong_type(const char *field, const char *expected, const json_t *value,
+                               struct gq_error *err)
+{
+    return gq_fail(err, GQ_ERR_INVALID_TYPE, field, "%s must be %s, not %s", field, expected,
+                   type_name(value));
+}
+
+enum gq_code fields_only(json_t *object, const char *const *allowed, const char *path,
+                         struct gq_error *err)
+{
+    const char *key;
+    json_t *value;
+    json_object_foreach(object, key, value)
+    {
+        bool known = false;
+        for (const char *const *name = allowed; *name != NULL && !known; name++)
+            known = strcmp(*name, key) == 0;
+        if (!known) {
+            char field[96];
+            fields_path(field, sizeof field, path, key);
+            return gq_fail(err, GQ_ERR_UNKNOWN_FIELD, field, "unknown field '%.60s'", key);
+        }
+    }
+    return GQ_OK;
+}
+
+enum gq_code fields_string(json_t *object, const char *key, const char *path, bool required,
+                           const char **out, struct gq_error *err)
+{
+    char field[96];
+    fields_path(field, sizeof field, path, key);
+    json_t *value;
+    *out = NULL;
+    enum gq_code code = lookup(object, key, field, required, &value, err);
+    if (code != GQ_OK || value == NULL)
+        return code;
+    if (!json_is_string(value))
+        return wrong_type(field, "a string", value, err);
+    *out = json_string_value(value);
+    return GQ_OK;
+}
+
+/* A JSON number as an exact integer, if it is one. */
+static bool integral_value(const json_t *value, int64_t *out)
+{
+    if (json_is_integer(value)) {
+        *out = (int64_t)json_integer_value(value);
+        return true;
+    }
+    double real = json_real_value(value);
+    if (!json_is_real(value) || real != floor(real) || fabs(real) > 9e15)
+        return false;
+    *out = (int64_t)real;
+    return true;
+}
+
+enum gq_code fields_integer(json_t *object, const char *key, const char *path, bool required,
+                            int64_t min, int64_t max, int64_t *out, struct gq_error *err)
+{
+    char field[96];
+    fields_path(field, sizeof field, path, key);
+    json_t *value;
+    enum gq_code code = lookup(object, key, field, required, &value, err);
+    if (code != GQ_OK || value == NULL)
+        return code;
+    if (!json_is_number(value))
+        return wrong_type(field, "a whole number", value, err);
+    int64_t number;
+    if (!integral_value(value, &number))
+        return gq_fail(err, GQ_ERR_INVALID_VALUE, field, "%s must be a whole number", field);
+    if (number < min || number > max)
+        return gq_fail(err, GQ_ERR_OUT_OF_RANGE, field, "%s must be %lld..%lld", field,
+                       (long long)min, (long long)max);
+    *out = number;
+    return GQ_OK;
+}
+
+enum gq_code fields_real(json_t *object, const char *key, const char *path, bool required,
+                         double min, double max, double *out, struct gq_error *err)
+{
+    char field[96];
+    fields_path(field, sizeof field, path, key);
+    json_t *value;
+    enum gq_code code = lookup(object, key, field, required, &value, err);
+    if (code != GQ_OK || value == NULL)
+        return code;
+    if (!json_is_number(value))
+        return wrong_type(field, "a number", value, err);
+    double number = json_number_value(value);
+    if (!(number >= min && number <= max))
+        return gq_fail(err, GQ_ERR_OUT_OF_RANGE, field, "%s must be between %g and %g", field,
+                       min, max);
+    *out = number;
+    return GQ_OK;
+}
+
+enum gq_code fields_hours_per_day(json_t *object, const char *key, const char *path,
+                                  bool required, int32_t *out_millihours, struct gq_error *err)
+{
+    char field[96];
+    fields_path(field, sizeof field, path, key);
+    json_t *value;
+    enum gq_code code = lookup(object, key, field, required, &value, err);
+    if (code != GQ_OK || value == NULL)
+        return code;
+    if (!json_is_number(value))
+        return wrong_type(field, "a number of hours", value, err);
+    double hours = json_number_value(value);
+    if (!(hours > 0 && hours <= 24))
+        return gq_fail(err, GQ_ERR_OUT_OF_RANGE, field,
+                       "%s must be more than 0 and at most 24", field);
+    /* Hours are billed in thousandths; more precision than that would be
+     * silently rounded, so it is refused instead. */
+    double millihours = hours * USAGE_MILLIHOURS_PER_HOUR;
+    double whole = round(millihours);
+    if (fabs(millihours - whole) > 1e-6 || whole < 1)
+        return gq_fail(err, GQ_ERR_INVALID_VALUE, field,
+                       "%s may have at most three decimals", field);
+    *out_millihours = (int32_t)whole;
+    return GQ_OK;
+}
+
+enum gq_code fields_boolean(json_t *object, const char *key, const char *path, bool required,
+                            bool *out, struct gq_error *err)
+{
+    char field[96];
+    fields_path(field, sizeof field, path, key);
+    json_t *value;
+    enum gq_code code = lookup(object, key, field, required, &value, err);
+    if (code != GQ_OK || value == NULL)
+        return code;
+    if (!json_is_boolean(value))
+        return wrong_type(field, "true or false", value, err);
+    *out = json_is_true(value);
+    return GQ_OK;
+}
+
+enum gq_code fields_money(json_t *object, const char *key, const char *path, bool required,
+                          gq_money *out, struct gq_error *err)
+{
+    char field[96];
+    fields_path(field, sizeof field, path, key);
+    json_t *value;
+    enum gq_code code = lookup(object, key, field, required, &value, err);
+    if (code != GQ_OK || value == NULL)
+        return code;
+    if (json_is_integer(value)) {
+        json_int_t yuan = json_integer_value(value);
+        if (yuan < 0 || yuan > MONEY_MAX / 100)
+            return gq_fail(err, GQ_ERR_OUT_OF_RANGE, field, "%s is out of range", field);
+        *out = (gq_money)yuan * 100;
+        return GQ_OK;
+    }
+    if (!json_is_string(value))
+        return wrong_type(field, "a decimal string such as \"3000.00\"", value, err);
+    if (!money_parse(json_string_value(value), out))
+        return gq_fail(err, GQ_ERR_INVALID_VALUE, field,
+                       "%s must be a non-negative amount with at most two decimals, such as "
+                       "\"3000.00\"",
+                       field);
+    return GQ_OK;
+}
+
+enum gq_code fields_array(json_t *object, const char *key, const char *path, bool required,
+                          size_t max, json_t **out, struct gq_error *err)
+{
+    char field[96];
+    fields_path(field, sizeof field, path, key);
+    json_t *value;
+    enum gq_code code = lookup(object, key, field, required, &value, err);
+    *out = NULL;
+    if (code != GQ_OK || value == NULL)
+        return code;
+    if (!json_is_array(value))
+        return wrong_type(field, "an array", value, err);
+    if (json_array_size(value) > max)
+        return gq_fail(err, GQ_ERR_OUT_OF_RANGE, field, "%s may hold at most %zu elements",
+                       field, max);
+    *out = value;
+    return GQ_OK;
+}
+
+enum gq_code fields_object(json_t *object, const char *key, const char *path, bool required,
+                           json_t **out, struct gq_error *err)
+{
+    char field[96];
+    fields_path(field, sizeof field, path, key);
+    json_t *value;
+    enum gq_code code = lookup(object, key, field, required, &value, err);
+    *out = NULL;
+    if (code != GQ_OK || value == NULL)
+        return code;
+    if (!json_is_object(value))
+        return wrong_type(field, "an object", value, err);
+    *out = value;
+    return GQ_OK;
+}

@@ -1,0 +1,50 @@
+/*
+ * Operations: GET /healthz (the process answers), GET /readyz (the database
+ * answers and a catalog is loaded) and GET /openapi.yaml (the contract).
+ */
+#include <string.h>
+
+#include "http/http.h"
+
+/* Bounds of the embedded OpenAPI document (openapi_blob.S). */
+extern const char gq_openapi_yaml[];
+extern const char gq_openapi_yaml_end[];
+
+enum MHD_Result health_handle_live(struct http_request *request)
+{
+    return reply_json(request, MHD_HTTP_OK,
+                      json_pack("{s:s, s:s}", "status", "ok", "version", GQ_VERSION));
+}
+
+enum MHD_Result health_handle_ready(struct http_request *request)
+{
+    const struct snapshot *snapshot = request->snapshot;
+    if (snapshot == NULL)
+        return reply_fail(request, GQ_ERR_NOT_READY, NULL, "the catalog is not loaded yet");
+    if (store_ping(request->app->store) != GQ_OK)
+        return reply_fail(request, GQ_ERR_NOT_READY, NULL, "the database does not answer");
+    return reply_json(request, MHD_HTTP_OK,
+                      json_pack("{s:s, s:I, s:I}", "status", "ready", "price_list_version",
+                                (json_int_t)snapshot->catalog->price_list_version, "skus",
+                                (json_int_t)snapshot->catalog->n_skus));
+}
+
+static char openapi_etag[48];
+static pthread_once_t openapi_etag_once = PTHREAD_ONCE_INIT;
+
+static size_t openapi_length(void)
+{
+    return (size_t)(gq_openapi_yaml_end - gq_openapi_yaml);
+}
+
+static void compute_openapi_etag(void)
+{
+    snapshot_etag(gq_openapi_yaml, openapi_length(), "", 0, openapi_etag);
+}
+
+enum MHD_Result health_handle_openapi(struct http_request *request)
+{
+    pthread_once(&openapi_etag_once, compute_openapi_etag);
+    return reply_cached(request, "application/yaml", gq_openapi_yaml, openapi_length(),
+                        openapi_etag);
+}

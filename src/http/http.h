@@ -1,0 +1,283 @@
+/*
+ * The HTTP layer's shared types: the application context, one request, the
+ * route table entry, the catalog snapshot and the reply helpers.
+ *
+ * libmicrohttpd appears in src/http/ and nowhere else. A request goes:
+ * server.c (first call: set up, route, refuse an oversized Content-Length;
+ * upload calls: buffer the body up to the cap; last call: parse JSON once,
+ * centrally) -> the route's handler (parse -> act through the core and the
+ * store -> reply) -> reply.c (one table from error code to status, common
+ * headers, queue) -> server.c's completion callback (access log, free).
+ */
+#ifndef GQ_HTTP_HTTP_H
+#define GQ_HTTP_HTTP_H
+
+#include <jansson.h>
+#include <microhttpd.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "core/catalog.h"
+#include "core/error.h"
+#include "store/store.h"
+#include "util/config.h"
+
+/* ---- application ------------------------------------------------------ */
+
+struct snapshot;
+
+struct app {
+    const struct gq_config *config;
+    struct store *store;
+    pthread_mutex_t snapshot_lock; /* guards `snapshot` (the pointer only) */
+    struct snapshot *snapshot;     /* current catalog; NULL until loaded */
+    atomic_int active_requests;    /* between first call and completion */
+};
+
+/* ---- the catalog snapshot (snapshot.c) -------------------------------- */
+
+/* A body rendered once per snapshot, with its entity tag. */
+struct rendered {
+    char *body;
+    size_t length;
+    char etag[48]; /* quoted, as sent: "\"3f9c...\"" */
+};
+
+/* An immutable catalog and everything rendered from it. Shared between
+ * threads by reference count: a request holds one reference from its first
+ * call to its completion, so a reload never frees what is being sent. */
+struct snapshot {
+    atomic_uint references;
+    struct catalog *catalog;
+    struct rendered catalog_body;  /* GET /catalog, no filters */
+    struct rendered billing_modes; /* GET /catalog/billing-modes */
+    struct rendered bundles;       /* GET /catalog/bundles */
+    struct rendered *skus;         /* GET /catalog/{id}, one per SKU */
+    char *catalog_prefix;          /* {"currency":..,"price_list_version":..,"skus":[ */
+    size_t catalog_prefix_length;
+};
+
+/* Builds a snapshot that takes ownership of `catalog`. NULL (and the
+ * catalog freed) when memory runs out. */
+struct snapshot *snapshot_build(struct catalog *catalog);
+
+/* The current snapshot with a reference taken, or NULL when none is loaded. */
+struct snapshot *snapshot_acquire(struct app *app);
+
+/* Drops a reference; frees the snapshot with the last one. NULL is fine. */
+void snapshot_release(struct snapshot *snapshot);
+
+/* A catalog listing of `count` SKUs (their indices, or the first `count`
+ * when `indices` is NULL) from the pre-rendered bodies. The caller frees
+ * the result; NULL when memory runs out. */
+char *snapshot_render_listing(const struct snapshot *snapshot, const size_t *indices,
+                              size_t count, size_t *length);
+
+/* A quoted entity tag from the SHA-256 of `first` then `second`. */
+void snapshot_etag(const char *first, size_t first_length, const char *second,
+                   size_t second_length, char etag[48]);
+
+/* Makes `next` current (taking over the caller's reference) and releases
+ * the previous one. */
+void snapshot_publish(struct app *app, struct snapshot *next);
+
+/* ---- requests --------------------------------------------------------- */
+
+enum http_method {
+    HTTP_GET = 1 << 0,
+    HTTP_HEAD = 1 << 1,
+    HTTP_POST = 1 << 2,
+    HTTP_OPTIONS = 1 << 3,
+    HTTP_OTHER = 1 << 4
+};
+
+struct route;
+
+struct http_request {
+    struct app *app;
+    struct MHD_Connection *connection;
+    const char *method_name; /* as sent, owned by libmicrohttpd */
+    enum http_method method;
+    const char *path; /* owned by libmicrohttpd, valid until completion */
+    const struct route *route;
+    char path_id[96];          /* the {id} segment of the path, if any */
+    unsigned allowed_methods;  /* for 405 and OPTIONS */
+    struct snapshot *snapshot; /* referenced for the whole request */
+    char *body;
+    size_t body_length;
+    size_t body_capacity;
+    bool body_overflow; /* more arrived than the cap: answered 413 */
+    json_t *json;       /* the parsed body, for routes that take JSON */
+    int64_t started_us;
+    int64_t deadline_us;
+    unsigned status; /* what was queued, for the access log */
+    uint64_t response_bytes;
+    bool replied;
+};
+
+typedef enum MHD_Result (*http_handler)(struct http_request *request);
+
+struct route {
+    const char *pattern; /* "/quote/{id}/accept": {id} matches one segment */
+    enum http_method method;
+    http_handler handler;
+    bool takes_json; /* a JSON object body is required and parsed centrally */
+};
+
+/* Finds the route for `path` and `method`. On a path match with another
+ * method returns NULL and sets *allowed to the methods the path has; on no
+ * match at all returns NULL with *allowed = 0. Copies the {id} segment into
+ * `id` (truncated at id_size; an over-long id cannot match anything). */
+const struct route *router_match(const char *path, enum http_method method, char *id,
+                                 size_t id_size, unsigned *allowed);
+
+/* "GET, HEAD, OPTIONS" for a set of methods. */
+void router_allow_header(unsigned methods, char *buf, size_t size);
+
+/* ---- replies (reply.c) ------------------------------------------------ */
+
+/* The HTTP status for an error code. */
+unsigned reply_status_for(enum gq_code code);
+
+/* A response holding `body` serialised (compact, reals to 12 digits), its
+ * length recorded in the request for the access log; steals `body`. NULL
+ * when memory runs out. */
+struct MHD_Response *reply_make_json(struct http_request *request, json_t *body);
+
+/* Adds the headers every response carries (CORS for allowed origins,
+ * Content-Type when given), records status and size for the access log,
+ * queues it and drops the caller's reference. `response` may be NULL
+ * (memory ran out): a bare 500 is queued instead. */
+enum MHD_Result reply_queue(struct http_request *request, unsigned status,
+                            struct MHD_Response *response);
+
+/* A JSON response holding `text` (stolen; freed by libmicrohttpd). */
+struct MHD_Response *reply_make_text(struct http_request *request, char *text);
+
+/* reply_make_json + reply_queue. */
+enum MHD_Result reply_json(struct http_request *request, unsigned status, json_t *body);
+
+/* The error envelope {"error":{"code","message","field"}} for `err`, with
+ * the status of its code; 405 adds Allow, 503 adds Retry-After. */
+enum MHD_Result reply_error(struct http_request *request, const struct gq_error *err);
+
+/* reply_error for a code and a formatted message; `field` may be NULL. */
+enum MHD_Result reply_fail(struct http_request *request, enum gq_code code, const char *field,
+                           const char *format, ...) __attribute__((format(printf, 4, 5)));
+
+/* Sends a body that outlives the request (snapshot or static data) with
+ * its ETag and Cache-Control, or 304 when If-None-Match matches `etag`. */
+enum MHD_Result reply_cached(struct http_request *request, const char *content_type,
+                             const char *body, size_t length, const char *etag);
+
+/* True when the request's If-None-Match names `etag` (or is "*"). */
+bool reply_etag_matches(struct http_request *request, const char *etag);
+
+/* ---- JSON bodies (fields.c) ------------------------------------------- */
+
+/* Readers of a request object's fields that report the exact JSON path of
+ * what is wrong. Each returns GQ_OK, or fills `err` (422 codes:
+ * missing_field, invalid_type, out_of_range, invalid_value, unknown_field). */
+
+/* Every key of `object` must be in `allowed` (NULL-terminated). */
+enum gq_code fields_only(json_t *object, const char *const *allowed, const char *path,
+                         struct gq_error *err);
+
+/* A string field. Absent: *out = NULL, or missing_field when `required`. */
+enum gq_code fields_string(json_t *object, const char *key, const char *path, bool required,
+                           const char **out, struct gq_error *err);
+
+/* A whole number in [min, max] (an integral real such as 90.0 is accepted).
+ * Absent: *out untouched, or missing_field when `required`. */
+enum gq_code fields_integer(json_t *object, const char *key, const char *path, bool required,
+                            int64_t min, int64_t max, int64_t *out, struct gq_error *err);
+
+/* A number in (0, 24] with at most three decimals, as milli-hours. */
+enum gq_code fields_hours_per_day(json_t *object, const char *key, const char *path,
+                                  bool required, int32_t *out_millihours, struct gq_error *err);
+
+/* A non-negative real in [min, max]. */
+enum gq_code fields_real(json_t *object, const char *key, const char *path, bool required,
+                         double min, double max, double *out, struct gq_error *err);
+
+/* true/false. */
+enum gq_code fields_boolean(json_t *object, const char *key, const char *path, bool required,
+                            bool *out, struct gq_error *err);
+
+/* Money as a decimal string ("3000.00") or a whole number of yuan (3000). */
+enum gq_code fields_money(json_t *object, const char *key, const char *path, bool required,
+                          gq_money *out, struct gq_error *err);
+
+/* An array of at most `max` elements. Absent: *out = NULL, or missing. */
+enum gq_code fields_array(json_t *object, const char *key, const char *path, bool required,
+                          size_t max, json_t **out, struct gq_error *err);
+
+/* An object. Absent: *out = NULL, or missing. */
+enum gq_code fields_object(json_t *object, const char *key, const char *path, bool required,
+                           json_t **out, struct gq_error *err);
+
+/* Writes "parent.key" (or "key" at the root) into buf. */
+void fields_path(char *buf, size_t size, const char *parent, const char *key);
+
+/* Writes "parent[index]" into buf. */
+void fields_index_path(char *buf, size_t size, const char *parent, size_t index);
+
+/* ---- JSON rendering shared by handlers (render.c) --------------------- */
+
+/* Serialises `value` (stolen) the way every response is serialised:
+ * compact, reals to 12 significant digits. NULL when memory runs out. */
+char *render_dump(json_t *value);
+
+/* A decimal money string ("1641.60"). NULL on memory exhaustion. */
+json_t *render_money(gq_money amount);
+
+/* milli-hours as a JSON real in hours (7500 -> 7.5). */
+json_t *render_hours(int64_t millihours);
+
+/* A plan for one instance of `sku`:
+ * {"summary", "amount_per_instance", "parts": [{"billing", "units", "unit",
+ *  "unit_price", "days", "hours", "amount"}]}. */
+struct plan;
+json_t *render_plan(const struct sku *sku, const struct plan *plan);
+
+/* "on_demand" ... for a single-mode plan, "mixed" for a mix. */
+const char *render_plan_billing(const struct plan *plan);
+
+/* ---- handlers, one file per resource ---------------------------------- */
+
+enum MHD_Result catalog_handle_list(struct http_request *request);
+enum MHD_Result catalog_handle_sku(struct http_request *request);
+enum MHD_Result catalog_handle_billing_modes(struct http_request *request);
+enum MHD_Result catalog_handle_bundles(struct http_request *request);
+enum MHD_Result quote_handle_create(struct http_request *request);
+enum MHD_Result quote_handle_get(struct http_request *request);
+enum MHD_Result quote_handle_accept(struct http_request *request);
+enum MHD_Result recommend_handle(struct http_request *request);
+enum MHD_Result health_handle_live(struct http_request *request);
+enum MHD_Result health_handle_ready(struct http_request *request);
+enum MHD_Result health_handle_openapi(struct http_request *request);
+
+/* Renderers the snapshot uses (catalog.c). Each returns a new reference. */
+json_t *catalog_render_sku(const struct catalog *catalog, const struct sku *sku);
+json_t *catalog_render_billing_modes(const struct catalog *catalog);
+json_t *catalog_render_bundles(const struct catalog *catalog);
+
+/* ---- the server (server.c) -------------------------------------------- */
+
+struct http_server;
+
+/* Starts libmicrohttpd's thread pool on config->listen:config->port.
+ * Returns NULL with a message in `err` when it cannot bind. */
+struct http_server *http_server_start(struct app *app, struct gq_error *err);
+
+/* The port actually bound (the configured one, or the ephemeral one). */
+uint16_t http_server_port(const struct http_server *server);
+
+/* Stops accepting connections, waits up to `grace_ms` for requests in
+ * flight to complete, then stops the daemon and frees the server. */
+void http_server_stop(struct http_server *server, int grace_ms);
+
+#endif

@@ -1,0 +1,207 @@
+/*
+ * Replies: the one table from error code to HTTP status, the error
+ * envelope, the headers every response carries (CORS), conditional GETs,
+ * and queueing a response with libmicrohttpd.
+ */
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+#include <stdlib.h>
+#include <strings.h>
+
+#include "http/http.h"
+
+static const unsigned code_status[GQ_CODE_COUNT] = {
+    [GQ_OK] = MHD_HTTP_OK,
+    [GQ_ERR_MALFORMED_JSON] = MHD_HTTP_BAD_REQUEST,
+    [GQ_ERR_INVALID_PARAMETER] = MHD_HTTP_BAD_REQUEST,
+    [GQ_ERR_NOT_FOUND] = MHD_HTTP_NOT_FOUND,
+    [GQ_ERR_METHOD_NOT_ALLOWED] = MHD_HTTP_METHOD_NOT_ALLOWED,
+    [GQ_ERR_REQUEST_TIMEOUT] = MHD_HTTP_REQUEST_TIMEOUT,
+    [GQ_ERR_BODY_TOO_LARGE] = MHD_HTTP_CONTENT_TOO_LARGE,
+    [GQ_ERR_UNSUPPORTED_MEDIA_TYPE] = MHD_HTTP_UNSUPPORTED_MEDIA_TYPE,
+    [GQ_ERR_IDEMPOTENCY_CONFLICT] = MHD_HTTP_CONFLICT,
+    [GQ_ERR_QUOTE_EXPIRED] = MHD_HTTP_CONFLICT,
+    [GQ_ERR_MISSING_FIELD] = MHD_HTTP_UNPROCESSABLE_CONTENT,
+    [GQ_ERR_UNKNOWN_FIELD] = MHD_HTTP_UNPROCESSABLE_CONTENT,
+    [GQ_ERR_INVALID_TYPE] = MHD_HTTP_UNPROCESSABLE_CONTENT,
+    [GQ_ERR_OUT_OF_RANGE] = MHD_HTTP_UNPROCESSABLE_CONTENT,
+    [GQ_ERR_INVALID_VALUE] = MHD_HTTP_UNPROCESSABLE_CONTENT,
+    [GQ_ERR_UNKNOWN_SKU] = MHD_HTTP_UNPROCESSABLE_CONTENT,
+    [GQ_ERR_UNKNOWN_BUNDLE] = MHD_HTTP_UNPROCESSABLE_CONTENT,
+    [GQ_ERR_NOT_ELIGIBLE] = MHD_HTTP_UNPROCESSABLE_CONTENT,
+    [GQ_ERR_AMOUNT_TOO_LARGE] = MHD_HTTP_UNPROCESSABLE_CONTENT,
+    [GQ_ERR_NOT_READY] = MHD_HTTP_SERVICE_UNAVAILABLE,
+    [GQ_ERR_RETRY_LATER] = MHD_HTTP_SERVICE_UNAVAILABLE,
+    [GQ_ERR_INTERNAL] = MHD_HTTP_INTERNAL_SERVER_ERROR,
+    [GQ_ERR_NO_MEMORY] = MHD_HTTP_INTERNAL_SERVER_ERROR,
+};
+
+/* Catalog responses may be cached briefly and revalidated with the ETag;
+ * a price change reaches every client within a minute. */
+#define CATALOG_CACHE_CONTROL "public, max-age=60"
+#define JSON_CONTENT_TYPE "application/json"
+#define CORS_ALLOW_HEADERS "Content-Type, Idempotency-Key, If-None-Match"
+#define CORS_EXPOSE_HEADERS "ETag, Location, Idempotent-Replayed, Retry-After"
+
+unsigned reply_status_for(enum gq_code code)
+{
+    if ((unsigned)code >= GQ_CODE_COUNT || code_status[code] == 0)
+        return MHD_HTTP_INTERNAL_SERVER_ERROR;
+    return code_status[code];
+}
+
+struct MHD_Response *reply_make_text(struct http_request *request, char *text)
+{
+    if (text == NULL)
+        return NULL;
+    size_t length = strlen(text);
+    struct MHD_Response *response =
+        MHD_create_response_from_buffer(length, text, MHD_RESPMEM_MUST_FREE);
+    if (response == NULL) {
+        free(text);
+        return NULL;
+    }
+    MHD_add_response_header(response, MHD_HTTP_HEADER_CONTENT_TYPE, JSON_CONTENT_TYPE);
+    request->response_bytes = length;
+    return response;
+}
+
+struct MHD_Response *reply_make_json(struct http_request *request, json_t *body)
+{
+    return reply_make_text(request, render_dump(body));
+}
+
+/* The origin to echo in Access-Control-Allow-Origin, or NULL when the
+ * request has none or it is not configured. */
+static const char *allowed_origin(struct http_request *request)
+{
+    const struct gq_config *config = request->app->config;
+    if (config->n_cors_origins == 0)
+        return NULL;
+    const char *origin =
+        MHD_lookup_connection_value(request->connection, MHD_HEADER_KIND, "Origin");
+    if (origin == NULL)
+        return NULL;
+    for (size_t i = 0; i < config->n_cors_origins; i++)
+        if (strcmp(config->cors_origins[i], "*") == 0 ||
+            strcmp(config->cors_origins[i], origin) == 0)
+            return origin;
+    return NULL;
+}
+
+static void add_cors_headers(struct http_request *request, struct MHD_Response *response)
+{
+    const char *origin = allowed_origin(request);
+    if (origin == NULL)
+        return;
+    MHD_add_response_header(response, "Access-Control-Allow-Origin", origin);
+    MHD_add_response_header(response, "Vary", "Origin");
+    MHD_add_response_header(response, "Access-Control-Expose-Headers", CORS_EXPOSE_HEADERS);
+    if (request->method == HTTP_OPTIONS) {
+        char allow[64];
+        router_allow_header(request->allowed_methods, allow, sizeof allow);
+        MHD_add_response_header(response, "Access-Control-Allow-Methods", allow);
+        MHD_add_response_header(response, "Access-Control-Allow-Headers", CORS_ALLOW_HEADERS);
+        MHD_add_response_header(response, "Access-Control-Max-Age", "600");
+    }
+}
+
+enum MHD_Result reply_queue(struct http_request *request, unsigned status,
+                            struct MHD_Response *response)
+{
+    if (response == NULL) {
+        status = MHD_HTTP_INTERNAL_SERVER_ERROR;
+        response = MHD_create_response_from_buffer(0, NULL, MHD_RESPMEM_PERSISTENT);
+        if (response == NULL)
+            return MHD_NO;
+    }
+    add_cors_headers(request, response);
+    request->status = status;
+    request->replied = true;
+    enum MHD_Result result = MHD_queue_response(request->connection, status, response);
+    MHD_destroy_response(response);
+    return result;
+}
+
+enum MHD_Result reply_json(struct http_request *request, unsigned status, json_t *body)
+{
+    return reply_queue(request, status, reply_make_json(request, body));
+}
+
+enum MHD_Result reply_error(struct http_request *request, const struct gq_error *err)
+{
+    json_t *detail = json_pack("{s:s, s:s}", "code", gq_code_name(err->code), "message",
+                               err->message[0] ? err->message : gq_code_name(err->code));
+    if (detail != NULL && err->field[0] != '\0')
+        json_object_set_new(detail, "field", json_string(err->field));
+    struct MHD_Response *response =
+        reply_make_json(request, detail ? json_pack("{s:o}", "error", detail) : NULL);
+    unsigned status = reply_status_for(err->code);
+    if (response != NULL && status == MHD_HTTP_METHOD_NOT_ALLOWED) {
+        char allow[64];
+        router_allow_header(request->allowed_methods, allow, sizeof allow);
+        MHD_add_response_header(response, MHD_HTTP_HEADER_ALLOW, allow);
+    }
+    if (response != NULL && status == MHD_HTTP_SERVICE_UNAVAILABLE)
+        MHD_add_response_header(response, MHD_HTTP_HEADER_RETRY_AFTER, "1");
+    return reply_queue(request, status, response);
+}
+
+enum MHD_Result reply_fail(struct http_request *request, enum gq_code code, const char *field,
+                           const char *format, ...)
+{
+    struct gq_error err = {.code = code};
+    snprintf(err.field, sizeof err.field, "%s", field ? field : "");
+    va_list args;
+    va_start(args, format);
+    vsnprintf(err.message, sizeof err.message, format, args);
+    va_end(args);
+    return reply_error(request, &err);
+}
+
+/* Compares one entity tag of an If-None-Match list with ours, weakly (a
+ * W/ prefix is ignored, as RFC 9110 prescribes for If-None-Match). */
+static bool tag_equals(const char *tag, size_t length, const char *etag)
+{
+    if (length >= 2 && strncmp(tag, "W/", 2) == 0) {
+        tag += 2;
+        length -= 2;
+    }
+    return length == strlen(etag) && strncmp(tag, etag, length) == 0;
+}
+
+bool reply_etag_matches(struct http_request *request, const char *etag)
+{
+    const char *header =
+        MHD_lookup_connection_value(request->connection, MHD_HEADER_KIND, "If-None-Match");
+    if (header == NULL)
+        return false;
+    const char *p = header;
+    while (*p != '\0') {
+        p += strspn(p, " \t,");
+        size_t length = strcspn(p, ",");
+        while (length > 0 && (p[length - 1] == ' ' || p[length - 1] == '\t'))
+            length--;
+        if ((length == 1 && *p == '*') || (length > 0 && tag_equals(p, length, etag)))
+            return true;
+        p += strcspn(p, ",");
+    }
+    return false;
+}
+
+enum MHD_Result reply_cached(struct http_request *request, const char *content_type,
+                             const char *body, size_t length, const char *etag)
+{
+    bool not_modified = reply_etag_matches(request, etag);
+    struct MHD_Response *response = MHD_create_response_from_buffer(
+        not_modified ? 0 : length, not_modified ? NULL : (void *)body, MHD_RESPMEM_PERSISTENT);
+    if (response == NULL)
+        return reply_queue(request, MHD_HTTP_INTERNAL_SERVER_ERROR, NULL);
+    MHD_add_response_header(response, MHD_HTTP_HEADER_ETAG, etag);
+    MHD_add_response_header(response, MHD_HTTP_HEADER_CACHE_CONTROL, CATALOG_CACHE_CONTROL);
+    if (!not_modified)
+        MHD_add_response_header(response, MHD_HTTP_HEADER_CONTENT_TYPE, content_type);
+    request->response_bytes = not_modified ? 0 : length;
+    return reply_queue(request, not_modified ? MHD_HTTP_NOT_MODIFIED : MHD_HTTP_OK, response);
+}

@@ -1,0 +1,345 @@
+/*
+ * The libmicrohttpd daemon: options, the access handler that turns MHD's
+ * calls into one request's life, body buffering under a cap, the central
+ * JSON parse, and a graceful stop.
+ *
+ * libmicrohttpd 0.9.75 calls the access handler (1) once with the headers,
+ * (2) once per piece of body, (3) once more when the request is complete.
+ * Responses are queued on the last call only: queueing on the first makes
+ * this version answer "Connection: close" and lose keep-alive. The one
+ * exception is a Content-Length over the cap, refused at once with 413 so
+ * the body is never read (closing that connection is then what we want).
+ * A body without Content-Length (chunked) is buffered up to the cap and the
+ * rest drained unread; it gets its 413 at the end, within the request
+ * deadline.
+ */
+#include <arpa/inet.h>
+#include <netdb.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/socket.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "http/http.h"
+#include "util/clock.h"
+#include "util/log.h"
+
+/* The first body allocation; it doubles up to the configured cap. */
+#define BODY_INITIAL_CAPACITY 1024
+/* Pending connections the kernel may hold while every thread is busy. */
+#define LISTEN_BACKLOG 1024
+
+struct http_server {
+    struct MHD_Daemon *daemon;
+    struct app *app;
+    uint16_t port;
+};
+
+static enum http_method parse_method(const char *name)
+{
+    static const struct {
+        const char *name;
+        enum http_method method;
+    } methods[] = {{"GET", HTTP_GET}, {"HEAD", HTTP_HEAD}, {"POST", HTTP_POST},
+                   {"OPTIONS", HTTP_OPTIONS}};
+    for (size_t i = 0; i < sizeof methods / sizeof methods[0]; i++)
+        if (strcmp(name, methods[i].name) == 0)
+            return methods[i].method;
+    return HTTP_OTHER;
+}
+
+static struct http_request *begin_request(struct app *app, struct MHD_Connection *connection,
+                                          const char *path, const char *method)
+{
+    struct http_request *request = calloc(1, sizeof *request);
+    if (request == NULL)
+        return NULL;
+    request->app = app;
+    request->connection = connection;
+    request->method_name = method;
+    request->method = parse_method(method);
+    request->path = path;
+    request->started_us = clock_monotonic_us();
+    request->deadline_us =
+        request->started_us + (int64_t)app->config->request_timeout_seconds * 1000000;
+    request->route = router_match(path, request->method, request->path_id,
+                                  sizeof request->path_id, &request->allowed_methods);
+    request->snapshot = snapshot_acquire(app);
+    atomic_fetch_add_explicit(&app->active_requests, 1, memory_order_relaxed);
+    return request;
+}
+
+/* True when the declared body is over the cap. A malformed Content-Length
+ * is left to libmicrohttpd, which refuses it itself. */
+static bool declared_body_too_large(const struct http_request *request)
+{
+    const char *declared = MHD_lookup_connection_value(request->connection, MHD_HEADER_KIND,
+                                                       MHD_HTTP_HEADER_CONTENT_LENGTH);
+    if (declared == NULL)
+        return false;
+    char *end;
+    unsigned long long length = strtoull(declared, &end, 10);
+    return *end == '\0' && length > request->app->config->body_limit_bytes;
+}
+
+static bool append_body(struct http_request *request, const char *data, size_t size)
+{
+    size_t needed = request->body_length + size;
+    if (needed > request->body_capacity) {
+        size_t capacity = request->body_capacity ? request->body_capacity : BODY_INITIAL_CAPACITY;
+        while (capacity < needed)
+            capacity *= 2;
+        char *grown = realloc(request->body, capacity + 1);
+        if (grown == NULL)
+            return false;
+        request->body = grown;
+        request->body_capacity = capacity;
+    }
+    memcpy(request->body + request->body_length, data, size);
+    request->body_length = needed;
+    request->body[needed] = '\0';
+    return true;
+}
+
+/* Takes one piece of body. Past the deadline the connection is closed: a
+ * client trickling a body cannot hold a thread's connection slot forever. */
+static enum MHD_Result receive_body(struct http_request *request, const char *data, size_t size)
+{
+    if (clock_monotonic_us() > request->deadline_us)
+        return MHD_NO;
+    bool wanted = request->route != NULL && request->route->takes_json;
+    if (!wanted || request->body_overflow)
+        return MHD_YES;
+    if (request->body_length + size > request->app->config->body_limit_bytes) {
+        request->body_overflow = true;
+        return MHD_YES;
+    }
+    return append_body(request, data, size) ? MHD_YES : MHD_NO;
+}
+
+/* "application/json", optionally with parameters ("; charset=utf-8"). */
+static bool is_json_content_type(const char *value)
+{
+    static const char json_type[] = "application/json";
+    if (value == NULL)
+        return false;
+    value += strspn(value, " \t");
+    size_t length = sizeof json_type - 1;
+    if (strncasecmp(value, json_type, length) != 0)
+        return false;
+    char next = value[length];
+    return next == '\0' || next == ';' || next == ' ' || next == '\t';
+}
+
+/* Parses the body once for routes that take JSON; replies itself and
+ * returns false when the body is not a JSON object. */
+static bool parse_json_body(struct http_request *request, enum MHD_Result *result)
+{
+    const char *type = MHD_lookup_connection_value(request->connection, MHD_HEADER_KIND,
+                                                   MHD_HTTP_HEADER_CONTENT_TYPE);
+    if (request->body_length == 0) {
+        *result = reply_fail(request, GQ_ERR_MALFORMED_JSON, NULL,
+                             "the body is empty; expected a JSON object");
+        return false;
+    }
+    if (!is_json_content_type(type)) {
+        *result = reply_fail(request, GQ_ERR_UNSUPPORTED_MEDIA_TYPE, NULL,
+                             "Content-Type must be application/json");
+        return false;
+    }
+    json_error_t error;
+    request->json = json_loadb(request->body, request->body_length, JSON_REJECT_DUPLICATES, &error);
+    if (request->json == NULL) {
+        *result = reply_fail(request, GQ_ERR_MALFORMED_JSON, NULL,
+                             "malformed JSON at line %d, column %d: %s", error.line,
+                             error.column, error.text);
+        return false;
+    }
+    if (!json_is_object(request->json)) {
+        *result = reply_fail(request, GQ_ERR_INVALID_TYPE, NULL, "the body must be a JSON object");
+        return false;
+    }
+    return true;
+}
+
+static enum MHD_Result reply_options(struct http_request *request)
+{
+    struct MHD_Response *response = MHD_create_response_from_buffer(0, NULL, MHD_RESPMEM_PERSISTENT);
+    if (response != NULL) {
+        char allow[64];
+        router_allow_header(request->allowed_methods, allow, sizeof allow);
+        MHD_add_response_header(response, MHD_HTTP_HEADER_ALLOW, allow);
+    }
+    return reply_queue(request, MHD_HTTP_NO_CONTENT, response);
+}
+
+/* Routes that answer without a catalog: the process is alive either way. */
+static bool needs_catalog(const struct route *route)
+{
+    return route->handler != health_handle_live && route->handler != health_handle_openapi &&
+           route->handler != health_handle_ready;
+}
+
+/* The last call: everything has arrived; decide and answer. */
+static enum MHD_Result respond(struct http_request *request)
+{
+    if (request->replied)
+        return MHD_YES;
+    if (clock_monotonic_us() > request->deadline_us)
+        return reply_fail(request, GQ_ERR_REQUEST_TIMEOUT, NULL,
+                          "the request took longer than %u s to arrive",
+                          request->app->config->request_timeout_seconds);
+    if (request->allowed_methods == 0)
+        return reply_fail(request, GQ_ERR_NOT_FOUND, NULL, "no resource at %.100s",
+                          request->path);
+    if (request->method == HTTP_OPTIONS)
+        return reply_options(request);
+    if (request->route == NULL)
+        return reply_fail(request, GQ_ERR_METHOD_NOT_ALLOWED, NULL, "%.16s is not allowed here",
+                          request->method_name);
+    if (request->body_overflow)
+        return reply_fail(request, GQ_ERR_BODY_TOO_LARGE, NULL, "the body is over %zu bytes",
+                          request->app->config->body_limit_bytes);
+    if (request->snapshot == NULL && needs_catalog(request->route))
+        return reply_fail(request, GQ_ERR_NOT_READY, NULL, "the catalog is not loaded yet");
+    enum MHD_Result result;
+    if (request->route->takes_json && !parse_json_body(request, &result))
+        return result;
+    return request->route->handler(request);
+}
+
+static enum MHD_Result handle_access(void *context, struct MHD_Connection *connection,
+                                     const char *path, const char *method, const char *version,
+                                     const char *upload_data, size_t *upload_data_size,
+                                     void **request_context)
+{
+    (void)version;
+    struct http_request *request = *request_context;
+    if (request == NULL) {
+        request = begin_request(context, connection, path, method);
+        if (request == NULL)
+            return MHD_NO;
+        *request_context = request;
+        if (declared_body_too_large(request))
+            return reply_fail(request, GQ_ERR_BODY_TOO_LARGE, NULL, "the body is over %zu bytes",
+                              request->app->config->body_limit_bytes);
+        return MHD_YES;
+    }
+    if (*upload_data_size > 0) {
+        enum MHD_Result result = receive_body(request, upload_data, *upload_data_size);
+        *upload_data_size = 0;
+        return result;
+    }
+    return respond(request);
+}
+
+static void complete_request(void *context, struct MHD_Connection *connection,
+                             void **request_context, enum MHD_RequestTerminationCode termination)
+{
+    (void)context;
+    (void)connection;
+    (void)termination;
+    struct http_request *request = *request_context;
+    if (request == NULL)
+        return;
+    *request_context = NULL;
+    log_access(request->method_name, request->path, request->replied ? request->status : 0,
+               request->response_bytes, clock_monotonic_us() - request->started_us);
+    atomic_fetch_sub_explicit(&request->app->active_requests, 1, memory_order_relaxed);
+    json_decref(request->json);
+    free(request->body);
+    snapshot_release(request->snapshot);
+    free(request);
+}
+
+static void log_from_mhd(void *context, const char *format, va_list args)
+{
+    (void)context;
+    char message[256];
+    vsnprintf(message, sizeof message, format, args);
+    message[strcspn(message, "\n")] = '\0';
+    log_error("http: %s", message);
+}
+
+/* Resolves the numeric listen address (IPv4 or IPv6) with the port. */
+static bool resolve_listen_address(const struct gq_config *config, struct sockaddr_storage *address,
+                                   struct gq_error *err)
+{
+    struct addrinfo hints = {.ai_flags = AI_NUMERICHOST | AI_PASSIVE,
+                             .ai_socktype = SOCK_STREAM};
+    struct addrinfo *found = NULL;
+    char port[8];
+    snprintf(port, sizeof port, "%u", (unsigned)config->port);
+    if (getaddrinfo(config->listen, port, &hints, &found) != 0 || found == NULL) {
+        gq_fail(err, GQ_ERR_INVALID_VALUE, "listen",
+                "listen: '%s' is not a numeric IPv4 or IPv6 address", config->listen);
+        return false;
+    }
+    memset(address, 0, sizeof *address);
+    memcpy(address, found->ai_addr, found->ai_addrlen);
+    freeaddrinfo(found);
+    return true;
+}
+
+struct http_server *http_server_start(struct app *app, struct gq_error *err)
+{
+    const struct gq_config *config = app->config;
+    struct sockaddr_storage address;
+    if (!resolve_listen_address(config, &address, err))
+        return NULL;
+    struct http_server *server = calloc(1, sizeof *server);
+    if (server == NULL) {
+        gq_fail(err, GQ_ERR_NO_MEMORY, NULL, "out of memory");
+        return NULL;
+    }
+    server->app = app;
+    /* Poll, not epoll: 0.9.75's epoll mode can stall with exactly 128
+     * ready sockets (notes/libmicrohttpd.md). ITC lets quiesce wake the
+     * threads. */
+    unsigned flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_POLL | MHD_USE_ITC |
+                     MHD_USE_ERROR_LOG;
+    if (address.ss_family == AF_INET6)
+        flags |= MHD_USE_IPv6;
+    server->daemon = MHD_start_daemon(
+        flags, config->port, NULL, NULL, handle_access, app, MHD_OPTION_EXTERNAL_LOGGER,
+        log_from_mhd, NULL, MHD_OPTION_SOCK_ADDR, &address,
+        MHD_OPTION_THREAD_POOL_SIZE, config->threads > 1 ? config->threads : 0,
+        MHD_OPTION_CONNECTION_LIMIT, config->connection_limit,
+        MHD_OPTION_PER_IP_CONNECTION_LIMIT, config->per_ip_connection_limit,
+        MHD_OPTION_CONNECTION_TIMEOUT, config->connection_timeout_seconds,
+        MHD_OPTION_LISTEN_BACKLOG_SIZE, LISTEN_BACKLOG, MHD_OPTION_LISTENING_ADDRESS_REUSE, 1,
+        MHD_OPTION_NOTIFY_COMPLETED, complete_request, NULL, MHD_OPTION_END);
+    if (server->daemon == NULL) {
+        gq_fail(err, GQ_ERR_NOT_READY, "listen", "cannot listen on %s port %u (in use?)",
+                config->listen, (unsigned)config->port);
+        free(server);
+        return NULL;
+    }
+    const union MHD_DaemonInfo *info = MHD_get_daemon_info(server->daemon, MHD_DAEMON_INFO_BIND_PORT);
+    server->port = info ? info->port : config->port;
+    return server;
+}
+
+uint16_t http_server_port(const struct http_server *server)
+{
+    return server->port;
+}
+
+void http_server_stop(struct http_server *server, int grace_ms)
+{
+    if (server == NULL)
+        return;
+    MHD_socket listener = MHD_quiesce_daemon(server->daemon);
+    if (listener != MHD_INVALID_SOCKET)
+        close(listener);
+    struct timespec pause = {0, 10 * 1000 * 1000};
+    for (int waited = 0; waited < grace_ms; waited += 10) {
+        if (atomic_load_explicit(&server->app->active_requests, memory_order_relaxed) == 0)
+            break;
+        nanosleep(&pause, NULL);
+    }
+    MHD_stop_daemon(server->daemon);
+    free(server);
+}

@@ -1,0 +1,172 @@
+/*
+ * gpuquote: configuration, start-up, signals and shutdown — nothing else.
+ *
+ * Start-up: load the configuration; open (and, when asked, create and
+ * migrate) the database; check it takes writes; load the catalog into the
+ * first snapshot; start the HTTP server. Then the main thread waits for
+ * signals: SIGHUP reloads the catalog (the old snapshot stays in use until
+ * the new one is ready, and if loading fails it stays for good), SIGTERM
+ * and SIGINT stop accepting connections, let requests in flight finish
+ * and exit 0.
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#include "http/http.h"
+#include "store/store.h"
+#include "util/config.h"
+#include "util/log.h"
+
+extern char **environ;
+
+/* How long SIGTERM waits for requests in flight. */
+#define SHUTDOWN_GRACE_MS 10000
+
+static int fail(const struct gq_error *err)
+{
+    log_error("%s", err->message);
+    return EXIT_FAILURE;
+}
+
+static int open_store(const struct gq_config *config, bool migrate, struct store **store)
+{
+    struct store_options options = {
+        .path = config->database,
+        .busy_timeout_ms = config->db_busy_timeout_ms,
+        .pool_size = config->threads + 1,
+        .create = migrate,
+    };
+    struct gq_error err;
+    if (store_open(&options, store, &err) != GQ_OK)
+        return fail(&err);
+    int applied = 0;
+    if (migrate && store_migrate(*store, config->migrations_dir, &applied, &err) != GQ_OK)
+        return fail(&err);
+    if (migrate)
+        log_info("database %s: %d migration%s applied", config->database, applied,
+                 applied == 1 ? "" : "s");
+    return EXIT_SUCCESS;
+}
+
+/* Loads the catalog into a new snapshot and makes it current. */
+static bool load_catalog(struct app *app)
+{
+    struct catalog *catalog;
+    struct gq_error err;
+    if (store_load_catalog(app->store, &catalog, &err) != GQ_OK) {
+        log_error("catalog not loaded: %s", err.message);
+        return false;
+    }
+    int64_t version = catalog->price_list_version;
+    size_t skus = catalog->n_skus;
+    struct snapshot *snapshot = snapshot_build(catalog);
+    if (snapshot == NULL) {
+        log_error("catalog not loaded: out of memory");
+        return false;
+    }
+    snapshot_publish(app, snapshot);
+    log_info("catalog loaded: price list version %lld, %zu SKUs", (long long)version, skus);
+    return true;
+}
+
+static bool write_port_file(const char *path, uint16_t port)
+{
+    FILE *file = fopen(path, "w");
+    if (file == NULL)
+        return false;
+    bool written = fprintf(file, "%u\n", (unsigned)port) > 0;
+    return fclose(file) == 0 && written;
+}
+
+/* Blocks until SIGTERM or SIGINT, reloading the catalog on SIGHUP. */
+static void wait_for_shutdown(struct app *app, const sigset_t *signals)
+{
+    for (;;) {
+        int signal_number;
+        if (sigwait(signals, &signal_number) != 0)
+            continue;
+        if (signal_number == SIGHUP) {
+            load_catalog(app);
+            continue;
+        }
+        log_info("signal %d: finishing requests in flight", signal_number);
+        return;
+    }
+}
+
+static int serve(struct app *app, const sigset_t *signals)
+{
+    const struct gq_config *config = app->config;
+    struct gq_error err;
+    if (store_check_writable(app->store, &err) != GQ_OK)
+        return fail(&err);
+    if (!load_catalog(app))
+        return EXIT_FAILURE;
+    if (log_start(STDOUT_FILENO, config->access_log) != 0) {
+        log_error("cannot start the access log");
+        return EXIT_FAILURE;
+    }
+    struct http_server *server = http_server_start(app, &err);
+    if (server == NULL) {
+        log_stop();
+        return fail(&err);
+    }
+    uint16_t port = http_server_port(server);
+    if (config->port_file != NULL && !write_port_file(config->port_file, port))
+        log_error("cannot write the port to %s", config->port_file);
+    log_info("listening on %s port %u", config->listen, (unsigned)port);
+    wait_for_shutdown(app, signals);
+    http_server_stop(server, SHUTDOWN_GRACE_MS);
+    log_stop();
+    log_info("stopped");
+    return EXIT_SUCCESS;
+}
+
+/* Signals are handled by the main thread alone, synchronously: block them
+ * before any thread starts so every thread inherits the mask. */
+static void block_signals(sigset_t *signals)
+{
+    sigemptyset(signals);
+    sigaddset(signals, SIGTERM);
+    sigaddset(signals, SIGINT);
+    sigaddset(signals, SIGHUP);
+    pthread_sigmask(SIG_BLOCK, signals, NULL);
+    signal(SIGPIPE, SIG_IGN);
+}
+
+int main(int argc, char **argv)
+{
+    struct gq_config config;
+    enum config_command command;
+    struct gq_error err;
+    if (config_load(&config, &command, argc, argv, environ, &err) != GQ_OK) {
+        fprintf(stderr, "gpuquote: %s\n", err.message);
+        config_free(&config);
+        return 2;
+    }
+    if (command == CONFIG_COMMAND_HELP || command == CONFIG_COMMAND_VERSION) {
+        if (command == CONFIG_COMMAND_HELP)
+            config_print_usage(stdout);
+        else
+            printf("gpuquote %s\n", GQ_VERSION);
+        config_free(&config);
+        return EXIT_SUCCESS;
+    }
+    sigset_t signals;
+    block_signals(&signals);
+    struct app app = {.config = &config};
+    pthread_mutex_init(&app.snapshot_lock, NULL);
+    bool migrate = command == CONFIG_COMMAND_MIGRATE || config.auto_migrate;
+    int status = open_store(&config, migrate, &app.store);
+    if (status == EXIT_SUCCESS && command == CONFIG_COMMAND_SERVE)
+        status = serve(&app, &signals);
+    snapshot_publish(&app, NULL);
+    store_close(app.store);
+    pthread_mutex_destroy(&app.snapshot_lock);
+    config_free(&config);
+    return status;
+}

@@ -1,0 +1,96 @@
+/*
+ * The store: the only code that talks SQL.
+ *
+ * It owns a small pool of SQLite connections (WAL, busy_timeout, foreign
+ * keys on), applies migrations, reads the catalog into a `struct catalog`,
+ * and keeps quotes. Every write is one transaction; SQLITE_BUSY after the
+ * busy timeout becomes GQ_ERR_RETRY_LATER, any other SQLite failure
+ * GQ_ERR_INTERNAL with SQLite's message in err->message. All functions are
+ * safe to call from several threads at once.
+ */
+#ifndef GQ_STORE_STORE_H
+#define GQ_STORE_STORE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "core/catalog.h"
+#include "core/error.h"
+
+struct store;
+
+struct store_options {
+    const char *path;       /* database file */
+    int busy_timeout_ms;    /* how long a write waits for a lock */
+    unsigned pool_size;     /* connections kept open, >= 1 */
+    bool create;            /* create the file when it is missing */
+};
+
+/* Opens the database. Fails with GQ_ERR_NOT_READY and a message naming the
+ * path when the file is missing (and !create), its directory does not exist,
+ * or it cannot be opened. The caller owns *out and frees it with
+ * store_close(). */
+enum gq_code store_open(const struct store_options *options, struct store **out,
+                        struct gq_error *err);
+
+void store_close(struct store *store);
+
+/* Applies, in order and each in its own transaction, every
+ * `NNNN_name.sql` file of `directory` that is not yet recorded in
+ * schema_migrations (version, name, checksum, applied_at). A recorded
+ * migration whose file's checksum changed stops everything with
+ * GQ_ERR_INVALID_VALUE naming the file. *applied (may be NULL) receives the
+ * number applied now. */
+enum gq_code store_migrate(struct store *store, const char *directory, int *applied,
+                           struct gq_error *err);
+
+/* GQ_OK when the database can take a write (starts and rolls back an
+ * immediate transaction); GQ_ERR_NOT_READY with a message otherwise. */
+enum gq_code store_check_writable(struct store *store, struct gq_error *err);
+
+/* GQ_OK when a trivial query succeeds. */
+enum gq_code store_ping(struct store *store);
+
+/* Reads the whole catalog. On success *out is a new catalog that passed
+ * catalog_validate(); the caller frees it with catalog_free(). */
+enum gq_code store_load_catalog(struct store *store, struct catalog **out, struct gq_error *err);
+
+#define STORE_QUOTE_ID_SIZE 40
+
+/* A quote as stored. Strings are owned by the struct: stored_quote_clear()
+ * frees them. */
+struct stored_quote {
+    char id[STORE_QUOTE_ID_SIZE];
+    bool accepted;
+    char *request_json;    /* the canonical request it was priced from */
+    char *response_json;   /* the quote as first rendered, status "open" */
+    char *idempotency_key; /* NULL when none was given */
+    int64_t price_list_version;
+    int64_t created_at; /* unix seconds */
+    int64_t expires_at;
+    int64_t accepted_at; /* 0 until accepted */
+};
+
+void stored_quote_clear(struct stored_quote *quote);
+
+/* Stores `quote` in one transaction. When quote->idempotency_key is set and
+ * a quote with that key already exists, nothing is written, *replayed is set
+ * and the existing quote is copied into *existing (which the caller clears).
+ * Otherwise *replayed is false and *existing is untouched. */
+enum gq_code store_quote_insert(struct store *store, const struct stored_quote *quote,
+                                bool *replayed, struct stored_quote *existing,
+                                struct gq_error *err);
+
+/* Reads a quote by id into *out. GQ_ERR_NOT_FOUND when there is none. */
+enum gq_code store_quote_get(struct store *store, const char *id, struct stored_quote *out,
+                             struct gq_error *err);
+
+/* Accepts an open quote at `now`, in one transaction, and reads it back into
+ * *out. An accepted quote is returned unchanged (accepting twice is not an
+ * error). GQ_ERR_NOT_FOUND for an unknown id, GQ_ERR_QUOTE_EXPIRED for an
+ * open quote whose expires_at <= now (left as it is). */
+enum gq_code store_quote_accept(struct store *store, const char *id, int64_t now,
+                                struct stored_quote *out, struct gq_error *err);
+
+#endif

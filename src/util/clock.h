@@ -1,0 +1,23 @@
+/*
+ * Time: wall-clock seconds for what is stored and shown (RFC 3339, UTC),
+ * monotonic microseconds for measuring durations and deadlines.
+ */
+#ifndef GQ_UTIL_CLOCK_H
+#define GQ_UTIL_CLOCK_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define CLOCK_RFC3339_SIZE 32
+
+/* Unix seconds now. */
+int64_t clock_now_seconds(void);
+
+/* Microseconds on the monotonic clock (durations only). */
+int64_t clock_monotonic_us(void);
+
+/* Writes "2026-11-30T17:51:19Z" into `buf` (CLOCK_RFC3339_SIZE bytes).
+ * Returns `buf`. */
+char *clock_format_rfc3339(int64_t unix_seconds, char buf[CLOCK_RFC3339_SIZE]);
+
+#endif

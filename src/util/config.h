@@ -1,0 +1,63 @@
+/*
+ * Configuration: built-in defaults, overridden by config/gpuquote.json (or
+ * the file named by --config / GPUQUOTE_CONFIG), overridden by GPUQUOTE_*
+ * environment variables, overridden by command-line flags.
+ *
+ * Every key of the JSON file has one environment variable, GPUQUOTE_ and the
+ * key in upper case (GPUQUOTE_PORT, GPUQUOTE_CORS_ORIGINS as a comma list).
+ * A bad value anywhere is reported as one line naming the key and the
+ * problem; main() prints it and exits 2.
+ */
+#ifndef GQ_UTIL_CONFIG_H
+#define GQ_UTIL_CONFIG_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "core/error.h"
+
+#define CONFIG_DEFAULT_PATH "config/gpuquote.json"
+#define CONFIG_MAX_CORS_ORIGINS 16
+
+enum config_command {
+    CONFIG_COMMAND_SERVE,   /* default: migrate (when auto_migrate) and serve */
+    CONFIG_COMMAND_MIGRATE, /* `gpuquote migrate`: apply migrations, exit */
+    CONFIG_COMMAND_HELP,    /* --help */
+    CONFIG_COMMAND_VERSION  /* --version */
+};
+
+struct gq_config {
+    char *listen;         /* address to bind, "127.0.0.1" */
+    uint16_t port;        /* 0 = an ephemeral port (tests) */
+    char *database;       /* "data/gpuquote.db" */
+    char *migrations_dir; /* "migrations" */
+    bool auto_migrate;    /* serve applies pending migrations first */
+    unsigned threads;     /* libmicrohttpd thread pool size, 1..64 */
+    unsigned connection_limit;
+    unsigned per_ip_connection_limit; /* 0 = no per-IP limit */
+    unsigned connection_timeout_seconds; /* idle keep-alive timeout */
+    unsigned request_timeout_seconds;    /* whole-body deadline */
+    size_t body_limit_bytes;
+    int64_t quote_expiry_seconds;
+    int db_busy_timeout_ms;
+    bool access_log;
+    char *cors_origins[CONFIG_MAX_CORS_ORIGINS]; /* "*" allows any */
+    size_t n_cors_origins;
+    char *port_file; /* when set, the bound port is written here (tests) */
+};
+
+/* Fills *out from defaults, file, environment (`envp`, NULL-terminated) and
+ * `argv`. On a bad value returns GQ_ERR_INVALID_VALUE with err->field set to
+ * the key ("port") and err->message to one line ("port: 70000 is out of
+ * range 0..65535"). The caller frees *out with config_free() in every case. */
+enum gq_code config_load(struct gq_config *out, enum config_command *command, int argc,
+                         char **argv, char **envp, struct gq_error *err);
+
+void config_free(struct gq_config *config);
+
+/* Writes the --help text. */
+void config_print_usage(FILE *stream);
+
+#endif

@@ -1,0 +1,35 @@
+/*
+ * Logging: one JSON line per request (the access log) and plain lines for
+ * start-up, shutdown and errors.
+ *
+ * The access log must not cost a request a system call: log_access() copies
+ * its line into a shared buffer under a mutex and returns; a writer thread
+ * flushes the buffer to standard output when it is a quarter full or every
+ * 200 ms. When the buffer is full the line is dropped and counted (never
+ * blocking a request); the count is reported on the next flush.
+ */
+#ifndef GQ_UTIL_LOG_H
+#define GQ_UTIL_LOG_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* Starts the writer thread. `access_enabled` false makes log_access() a
+ * no-op. Returns 0, or -1 when the thread cannot start. */
+int log_start(int access_fd, int access_enabled);
+
+/* Flushes what is buffered and stops the writer thread. Safe to call when
+ * log_start() was never called. */
+void log_stop(void);
+
+/* Appends {"ts":"...","method":...,"path":...,"status":...,"bytes":...,
+ * "us":...} with strings JSON-escaped and `path` cut at 256 bytes. */
+void log_access(const char *method, const char *path, unsigned status, uint64_t bytes,
+                int64_t microseconds);
+
+/* A human line on standard error, "gpuquote: <level>: <message>". Not for
+ * the request path. */
+void log_info(const char *format, ...) __attribute__((format(printf, 1, 2)));
+void log_error(const char *format, ...) __attribute__((format(printf, 1, 2)));
+
+#endif
