@@ -1,0 +1,748 @@
+/*
+ * Configuration loading: one table of keys drives the built-in defaults, the
+ * JSON file, the GPUQUOTE_* environment variables, the command-line flags and
+ * the --help text, so a key cannot exist in one place and be missing in
+ * another.
+ *
+ * The sources are applied in order of precedence (defaults, file,
+ * environment, flags), each overwriting what the previous one set. Defaults
+ * are written as text and go through the same strict parser as environment
+ * variables, so the help text shows exactly the value the program starts
+ * with. Every failure becomes GQ_ERR_INVALID_VALUE with one line that starts
+ * with where the bad value came from ("GPUQUOTE_PORT: ...", "--threads: ...",
+ * "config/gpuquote.json: port: ..."); everything allocated so far stays in
+ * the struct gq_config, which config_free() releases in every case.
+ */
+#include "util/config.h"
+
+#include <assert.h>
+#include <errno.h>
+#include <jansson.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+enum key_id {
+    KEY_LISTEN,
+    KEY_PORT,
+    KEY_DATABASE,
+    KEY_MIGRATIONS_DIR,
+    KEY_AUTO_MIGRATE,
+    KEY_THREADS,
+    KEY_CONNECTION_LIMIT,
+    KEY_PER_IP_CONNECTION_LIMIT,
+    KEY_CONNECTION_TIMEOUT_SECONDS,
+    KEY_REQUEST_TIMEOUT_SECONDS,
+    KEY_BODY_LIMIT_BYTES,
+    KEY_QUOTE_EXPIRY_SECONDS,
+    KEY_DB_BUSY_TIMEOUT_MS,
+    KEY_ACCESS_LOG,
+    KEY_CORS_ORIGINS,
+    KEY_PORT_FILE,
+    KEY_COUNT,
+    KEY_CONFIG = KEY_COUNT /* --config: names the file, is not a setting */
+};
+
+enum key_kind {
+    KIND_STRING,          /* non-empty string */
+    KIND_OPTIONAL_STRING, /* string; "" (or null in the file) unsets it */
+    KIND_BOOL,
+    KIND_INTEGER, /* range-checked, stored as `store` says */
+    KIND_LIST     /* array of non-empty strings; comma list in text */
+};
+
+enum integer_store { STORE_NONE, STORE_U16, STORE_UNSIGNED, STORE_SIZE, STORE_I64, STORE_INT };
+
+struct key_spec {
+    const char *name; /* JSON key and err->field */
+    const char *env;  /* environment variable */
+    enum key_kind kind;
+    enum integer_store store;
+    size_t offset; /* of the field in struct gq_config */
+    long long min, max;
+    const char *default_text; /* parsed like an environment value */
+    const char *help;
+};
+
+#define FIELD(member) offsetof(struct gq_config, member)
+
+static const struct key_spec keys[KEY_COUNT] = {
+    [KEY_LISTEN] = {"listen", "GPUQUOTE_LISTEN", KIND_STRING, STORE_NONE, FIELD(listen), 0, 0,
+                    "127.0.0.1", "address to bind"},
+    [KEY_PORT] = {"port", "GPUQUOTE_PORT", KIND_INTEGER, STORE_U16, FIELD(port), 0, 65535, "8080",
+                  "TCP port, 0..65535 (0 = any free port)"},
+    [KEY_DATABASE] = {"database", "GPUQUOTE_DATABASE", KIND_STRING, STORE_NONE, FIELD(database), 0,
+                      0, "data/gpuquote.db", "SQLite database file"},
+    [KEY_MIGRATIONS_DIR] = {"migrations_dir", "GPUQUOTE_MIGRATIONS_DIR", KIND_STRING, STORE_NONE,
+                            FIELD(migrations_dir), 0, 0, "migrations",
+                            "directory of NNNN_name.sql migrations"},
+    [KEY_AUTO_MIGRATE] = {"auto_migrate", "GPUQUOTE_AUTO_MIGRATE", KIND_BOOL, STORE_NONE,
+                          FIELD(auto_migrate), 0, 0, "true",
+                          "serve applies pending migrations first (true/false/1/0)"},
+    [KEY_THREADS] = {"threads", "GPUQUOTE_THREADS", KIND_INTEGER, STORE_UNSIGNED, FIELD(threads), 1,
+                     64, "2", "HTTP worker threads, 1..64"},
+    [KEY_CONNECTION_LIMIT] = {"connection_limit", "GPUQUOTE_CONNECTION_LIMIT", KIND_INTEGER,
+                              STORE_UNSIGNED, FIELD(connection_limit), 1, 100000, "1024",
+                              "open connections at once, 1..100000"},
+    [KEY_PER_IP_CONNECTION_LIMIT] = {"per_ip_connection_limit", "GPUQUOTE_PER_IP_CONNECTION_LIMIT",
+                                     KIND_INTEGER, STORE_UNSIGNED, FIELD(per_ip_connection_limit),
+                                     0, 100000, "512",
+                                     "connections from one address, 0..connection_limit "
+                                     "(0 = no limit)"},
+    [KEY_CONNECTION_TIMEOUT_SECONDS] = {"connection_timeout_seconds",
+                                        "GPUQUOTE_CONNECTION_TIMEOUT_SECONDS", KIND_INTEGER,
+                                        STORE_UNSIGNED, FIELD(connection_timeout_seconds), 1, 3600,
+                                        "30", "idle connection timeout, 1..3600"},
+    [KEY_REQUEST_TIMEOUT_SECONDS] = {"request_timeout_seconds", "GPUQUOTE_REQUEST_TIMEOUT_SECONDS",
+                                     KIND_INTEGER, STORE_UNSIGNED, FIELD(request_timeout_seconds),
+                                     1, 3600, "10", "deadline for a whole request body, 1..3600"},
+    [KEY_BODY_LIMIT_BYTES] = {"body_limit_bytes", "GPUQUOTE_BODY_LIMIT_BYTES", KIND_INTEGER,
+                              STORE_SIZE, FIELD(body_limit_bytes), 1024, 16777216, "65536",
+                              "largest request body, 1024..16777216"},
+    [KEY_QUOTE_EXPIRY_SECONDS] =
+        {"quote_expiry_seconds", "GPUQUOTE_QUOTE_EXPIRY_SECONDS", KIND_INTEGER, STORE_I64,
+         FIELD(quote_expiry_seconds), 60, 31536000, "604800",
+         "seconds a stored quote stays open, 60..31536000 (default: 7 days)"},
+    [KEY_DB_BUSY_TIMEOUT_MS] = {"db_busy_timeout_ms", "GPUQUOTE_DB_BUSY_TIMEOUT_MS", KIND_INTEGER,
+                                STORE_INT, FIELD(db_busy_timeout_ms), 0, 60000, "2000",
+                                "SQLite busy timeout, 0..60000"},
+    [KEY_ACCESS_LOG] = {"access_log", "GPUQUOTE_ACCESS_LOG", KIND_BOOL, STORE_NONE,
+                        FIELD(access_log), 0, 0, "true",
+                        "one JSON line per request on standard output"},
+    [KEY_CORS_ORIGINS] = {"cors_origins", "GPUQUOTE_CORS_ORIGINS", KIND_LIST, STORE_NONE,
+                          FIELD(cors_origins), 0, CONFIG_MAX_CORS_ORIGINS, "",
+                          "allowed CORS origins, at most 16, \"*\" for any (comma list in "
+                          "the environment)"},
+    [KEY_PORT_FILE] = {"port_file", "GPUQUOTE_PORT_FILE", KIND_OPTIONAL_STRING, STORE_NONE,
+                       FIELD(port_file), 0, 0, "",
+                       "write the bound port to this file (null or empty = don't)"},
+};
+
+#undef FIELD
+
+struct flag_spec {
+    const char *name;
+    enum key_id key;
+    const char *metavar;
+};
+
+static const struct flag_spec flags[] = {
+    {"--config", KEY_CONFIG, "PATH"},
+    {"--listen", KEY_LISTEN, "ADDR"},
+    {"--port", KEY_PORT, "N"},
+    {"--db", KEY_DATABASE, "PATH"},
+    {"--threads", KEY_THREADS, "N"},
+    {"--migrations", KEY_MIGRATIONS_DIR, "DIR"},
+    {"--port-file", KEY_PORT_FILE, "PATH"},
+};
+
+#define FLAG_COUNT (sizeof flags / sizeof flags[0])
+
+/* Where a value came from. A file names the key after itself
+ * ("gq.json: port: ..."); a variable or a flag stands for its key. */
+struct source {
+    const char *label;
+    bool is_file;
+};
+
+struct loader {
+    struct gq_config *config;
+    struct gq_error *err;
+    struct source origin[KEY_COUNT]; /* label NULL = still the default */
+    const char *config_path;         /* from --config, NULL when absent */
+    enum config_command command;
+};
+
+/* ---- errors ------------------------------------------------------------ */
+
+/* Keeps the message one line whatever the bad value contained. */
+static void flatten_message(struct gq_error *err)
+{
+    if (err == NULL)
+        return;
+    for (char *c = err->message; *c != '\0'; c++) {
+        if ((unsigned char)*c < 0x20 || *c == 0x7f)
+            *c = '?';
+    }
+}
+
+static enum gq_code fail_line(struct gq_error *err, const char *field, const char *format, ...)
+    __attribute__((format(printf, 3, 4)));
+
+static enum gq_code fail_line(struct gq_error *err, const char *field, const char *format, ...)
+{
+    char line[sizeof err->message];
+    va_list args;
+    va_start(args, format);
+    vsnprintf(line, sizeof line, format, args);
+    va_end(args);
+    gq_fail(err, GQ_ERR_INVALID_VALUE, field, "%s", line);
+    flatten_message(err);
+    return GQ_ERR_INVALID_VALUE;
+}
+
+/* "SOURCE: problem" or, for a file, "FILE: key: problem". */
+static enum gq_code fail_value(struct loader *ld, const struct key_spec *key, struct source src,
+                               const char *format, ...) __attribute__((format(printf, 4, 5)));
+
+static enum gq_code fail_value(struct loader *ld, const struct key_spec *key, struct source src,
+                               const char *format, ...)
+{
+    char problem[sizeof ld->err->message];
+    va_list args;
+    va_start(args, format);
+    vsnprintf(problem, sizeof problem, format, args);
+    va_end(args);
+    if (src.is_file)
+        return fail_line(ld->err, key->name, "%s: %s: %s", src.label, key->name, problem);
+    return fail_line(ld->err, key->name, "%s: %s", src.label, problem);
+}
+
+static enum gq_code fail_no_memory(struct loader *ld)
+{
+    return gq_fail(ld->err, GQ_ERR_NO_MEMORY, NULL, "out of memory");
+}
+
+/* ---- storing values ---------------------------------------------------- */
+
+static void *field_of(struct gq_config *config, const struct key_spec *key)
+{
+    return (char *)config + key->offset;
+}
+
+static enum gq_code store_string(struct loader *ld, const struct key_spec *key, const char *text)
+{
+    char **slot = field_of(ld->config, key);
+    char *copy = NULL;
+    if (text != NULL && (copy = strdup(text)) == NULL)
+        return fail_no_memory(ld);
+    free(*slot);
+    *slot = copy;
+    return GQ_OK;
+}
+
+static void store_integer(struct gq_config *config, const struct key_spec *key, long long value)
+{
+    void *slot = field_of(config, key);
+    switch (key->store) {
+    case STORE_U16:
+        *(uint16_t *)slot = (uint16_t)value;
+        break;
+    case STORE_UNSIGNED:
+        *(unsigned *)slot = (unsigned)value;
+        break;
+    case STORE_SIZE:
+        *(size_t *)slot = (size_t)value;
+        break;
+    case STORE_I64:
+        *(int64_t *)slot = (int64_t)value;
+        break;
+    case STORE_INT:
+        *(int *)slot = (int)value;
+        break;
+    case STORE_NONE:
+        assert(key->store != STORE_NONE); /* every integer key has a store */
+        break;
+    }
+}
+
+static enum gq_code check_and_store_integer(struct loader *ld, const struct key_spec *key,
+                                            struct source src, long long value)
+{
+    if (value < key->min || value > key->max)
+        return fail_value(ld, key, src, "%lld is out of range %lld..%lld", value, key->min,
+                          key->max);
+    store_integer(ld->config, key, value);
+    return GQ_OK;
+}
+
+static void clear_list(struct gq_config *config)
+{
+    for (size_t i = 0; i < config->n_cors_origins; i++) {
+        free(config->cors_origins[i]);
+        config->cors_origins[i] = NULL;
+    }
+    config->n_cors_origins = 0;
+}
+
+/* Appends `length` bytes of `text` to the CORS list. */
+static enum gq_code append_list(struct loader *ld, const struct key_spec *key, struct source src,
+                                const char *text, size_t length)
+{
+    struct gq_config *config = ld->config;
+    if (length == 0)
+        return fail_value(ld, key, src, "an origin is empty");
+    if (config->n_cors_origins == CONFIG_MAX_CORS_ORIGINS)
+        return fail_value(ld, key, src, "more than %d origins", CONFIG_MAX_CORS_ORIGINS);
+    char *copy = strndup(text, length);
+    if (copy == NULL)
+        return fail_no_memory(ld);
+    config->cors_origins[config->n_cors_origins++] = copy;
+    return GQ_OK;
+}
+
+/* ---- text values: defaults, environment, flags -------------------------- */
+
+static enum gq_code parse_text_integer(struct loader *ld, const struct key_spec *key,
+                                       struct source src, const char *text)
+{
+    /* strtoll alone accepts " 8" and "+8"; a setting is digits only. */
+    bool starts_well = text[0] == '-' || (text[0] >= '0' && text[0] <= '9');
+    char *end = NULL;
+    errno = 0;
+    long long value = starts_well ? strtoll(text, &end, 10) : 0;
+    if (!starts_well || end == text || *end != '\0')
+        return fail_value(ld, key, src, "\"%s\" is not an integer", text);
+    if (errno == ERANGE)
+        return fail_value(ld, key, src, "%s is out of range %lld..%lld", text, key->min, key->max);
+    return check_and_store_integer(ld, key, src, value);
+}
+
+static enum gq_code parse_text_bool(struct loader *ld, const struct key_spec *key,
+                                    struct source src, const char *text)
+{
+    bool *slot = field_of(ld->config, key);
+    if (strcmp(text, "true") == 0 || strcmp(text, "1") == 0)
+        *slot = true;
+    else if (strcmp(text, "false") == 0 || strcmp(text, "0") == 0)
+        *slot = false;
+    else
+        return fail_value(ld, key, src, "\"%s\" is not a boolean (true, false, 1 or 0)", text);
+    return GQ_OK;
+}
+
+/* "a, b,c" -> three origins; "" -> none. Spaces around an origin are
+ * dropped. */
+static enum gq_code parse_text_list(struct loader *ld, const struct key_spec *key,
+                                    struct source src, const char *text)
+{
+    clear_list(ld->config);
+    if (text[0] == '\0')
+        return GQ_OK;
+    for (const char *item = text;; item++) {
+        size_t length = strcspn(item, ",");
+        const char *next = item + length;
+        while (length > 0 && *item == ' ')
+            item++, length--;
+        while (length > 0 && item[length - 1] == ' ')
+            length--;
+        enum gq_code code = append_list(ld, key, src, item, length);
+        if (code != GQ_OK || *next == '\0')
+            return code;
+        item = next;
+    }
+}
+
+static enum gq_code parse_text(struct loader *ld, enum key_id id, struct source src,
+                               const char *text)
+{
+    const struct key_spec *key = &keys[id];
+    ld->origin[id] = src;
+    switch (key->kind) {
+    case KIND_STRING:
+        if (text[0] == '\0')
+            return fail_value(ld, key, src, "must not be empty");
+        return store_string(ld, key, text);
+    case KIND_OPTIONAL_STRING:
+        return store_string(ld, key, text[0] == '\0' ? NULL : text);
+    case KIND_BOOL:
+        return parse_text_bool(ld, key, src, text);
+    case KIND_INTEGER:
+        return parse_text_integer(ld, key, src, text);
+    case KIND_LIST:
+        return parse_text_list(ld, key, src, text);
+    }
+    return GQ_OK;
+}
+
+/* ---- JSON values: the file ---------------------------------------------- */
+
+static const char *json_type_phrase(const json_t *value)
+{
+    switch (json_typeof(value)) {
+    case JSON_OBJECT:
+        return "an object";
+    case JSON_ARRAY:
+        return "an array";
+    case JSON_STRING:
+        return "a string";
+    case JSON_INTEGER:
+        return "an integer";
+    case JSON_REAL:
+        return "a real number";
+    case JSON_TRUE:
+    case JSON_FALSE:
+        return "a boolean";
+    case JSON_NULL:
+        return "null";
+    }
+    return "something else";
+}
+
+static enum gq_code fail_type(struct loader *ld, const struct key_spec *key, struct source src,
+                              const char *expected, const json_t *value)
+{
+    return fail_value(ld, key, src, "expected %s, got %s", expected, json_type_phrase(value));
+}
+
+static enum gq_code parse_json_list(struct loader *ld, const struct key_spec *key,
+                                    struct source src, const json_t *value)
+{
+    const char *expected = "an array of strings";
+    if (!json_is_array(value))
+        return fail_type(ld, key, src, expected, value);
+    clear_list(ld->config);
+    size_t index;
+    const json_t *item;
+    json_array_foreach(value, index, item)
+    {
+        if (!json_is_string(item))
+            return fail_type(ld, key, src, expected, item);
+        enum gq_code code =
+            append_list(ld, key, src, json_string_value(item), json_string_length(item));
+        if (code != GQ_OK)
+            return code;
+    }
+    return GQ_OK;
+}
+
+static enum gq_code parse_json_string(struct loader *ld, const struct key_spec *key,
+                                      struct source src, const json_t *value)
+{
+    if (key->kind == KIND_OPTIONAL_STRING && json_is_null(value))
+        return store_string(ld, key, NULL);
+    if (!json_is_string(value))
+        return fail_type(ld, key, src,
+                         key->kind == KIND_OPTIONAL_STRING ? "a string or null" : "a string",
+                         value);
+    const char *text = json_string_value(value);
+    if (text[0] == '\0' && key->kind == KIND_STRING)
+        return fail_value(ld, key, src, "must not be empty");
+    return store_string(ld, key, text[0] == '\0' ? NULL : text);
+}
+
+static enum gq_code parse_json(struct loader *ld, enum key_id id, struct source src,
+                               const json_t *value)
+{
+    const struct key_spec *key = &keys[id];
+    ld->origin[id] = src;
+    switch (key->kind) {
+    case KIND_STRING:
+    case KIND_OPTIONAL_STRING:
+        return parse_json_string(ld, key, src, value);
+    case KIND_BOOL:
+        if (!json_is_boolean(value))
+            return fail_type(ld, key, src, "true or false", value);
+        *(bool *)field_of(ld->config, key) = json_is_true(value);
+        return GQ_OK;
+    case KIND_INTEGER:
+        if (!json_is_integer(value))
+            return fail_type(ld, key, src, "an integer", value);
+        return check_and_store_integer(ld, key, src, json_integer_value(value));
+    case KIND_LIST:
+        return parse_json_list(ld, key, src, value);
+    }
+    return GQ_OK;
+}
+
+static int find_key(const char *name)
+{
+    for (int id = 0; id < KEY_COUNT; id++) {
+        if (strcmp(keys[id].name, name) == 0)
+            return id;
+    }
+    return -1;
+}
+
+static enum gq_code apply_object(struct loader *ld, const char *path, json_t *root)
+{
+    struct source src = {path, true};
+    if (!json_is_object(root))
+        return fail_line(ld->err, "config", "%s: expected a JSON object, got %s", path,
+                         json_type_phrase(root));
+    const char *name;
+    json_t *value;
+    json_object_foreach(root, name, value)
+    {
+        int id = find_key(name);
+        if (id < 0)
+            return fail_line(ld->err, name, "%s: unknown key \"%s\"", path, name);
+        enum gq_code code = parse_json(ld, (enum key_id)id, src, value);
+        if (code != GQ_OK)
+            return code;
+    }
+    return GQ_OK;
+}
+
+/* `named_by` is the flag or variable that named the file, NULL for the
+ * default file (whose absence is not an error). */
+static enum gq_code apply_file(struct loader *ld, const char *path, const char *named_by)
+{
+    if (named_by == NULL && access(path, F_OK) != 0)
+        return GQ_OK;
+    FILE *file = fopen(path, "r");
+    if (file == NULL)
+        return fail_line(ld->err, "config", "%s: %s: %s", named_by ? named_by : path, path,
+                         strerror(errno));
+    json_error_t jerr;
+    json_t *root = json_loadf(file, JSON_REJECT_DUPLICATES, &jerr);
+    fclose(file);
+    if (root == NULL)
+        return fail_line(ld->err, "config", "%s:%d:%d: %s", path, jerr.line, jerr.column,
+                         jerr.text);
+    enum gq_code code = apply_object(ld, path, root);
+    json_decref(root);
+    return code;
+}
+
+/* ---- environment -------------------------------------------------------- */
+
+/* Like getenv(), on an explicit environment; NULL when absent. */
+static const char *lookup_env(char **envp, const char *name)
+{
+    size_t length = strlen(name);
+    for (char **entry = envp; entry != NULL && *entry != NULL; entry++) {
+        if (strncmp(*entry, name, length) == 0 && (*entry)[length] == '=')
+            return *entry + length + 1;
+    }
+    return NULL;
+}
+
+static enum gq_code apply_env(struct loader *ld, char **envp)
+{
+    for (int id = 0; id < KEY_COUNT; id++) {
+        const char *text = lookup_env(envp, keys[id].env);
+        if (text == NULL)
+            continue;
+        struct source src = {keys[id].env, false};
+        enum gq_code code = parse_text(ld, (enum key_id)id, src, text);
+        if (code != GQ_OK)
+            return code;
+    }
+    return GQ_OK;
+}
+
+/* ---- command line ------------------------------------------------------- */
+
+static const struct flag_spec *find_flag(const char *arg, size_t name_length)
+{
+    for (size_t i = 0; i < FLAG_COUNT; i++) {
+        if (strlen(flags[i].name) == name_length && strncmp(flags[i].name, arg, name_length) == 0)
+            return &flags[i];
+    }
+    return NULL;
+}
+
+static bool is_switch(const char *arg, const char *short_name, const char *long_name)
+{
+    return strcmp(arg, short_name) == 0 || strcmp(arg, long_name) == 0;
+}
+
+/* "--port --db x" is a missing value, not a port called "--db"; a single
+ * dash may start a value ("--port -1" is then out of range). */
+static bool looks_like_option(const char *arg)
+{
+    return strncmp(arg, "--", 2) == 0 || strcmp(arg, "-h") == 0 || strcmp(arg, "-V") == 0;
+}
+
+static enum gq_code parse_command(struct loader *ld, const char *arg)
+{
+    if (strcmp(arg, "serve") == 0)
+        ld->command = CONFIG_COMMAND_SERVE;
+    else if (strcmp(arg, "migrate") == 0)
+        ld->command = CONFIG_COMMAND_MIGRATE;
+    else
+        return fail_line(ld->err, "", "unknown command \"%s\" (serve or migrate)", arg);
+    return GQ_OK;
+}
+
+/* One flag with its value, at argv[*index]; advances *index past what it
+ * used. With `apply` false only the syntax is checked and --config kept. */
+static enum gq_code scan_flag(struct loader *ld, int argc, char **argv, int *index, bool apply)
+{
+    const char *arg = argv[*index];
+    const char *equals = strchr(arg, '=');
+    size_t name_length = equals ? (size_t)(equals - arg) : strlen(arg);
+    const struct flag_spec *flag = find_flag(arg, name_length);
+    if (flag == NULL)
+        return fail_line(ld->err, "", "unknown option %.*s", (int)name_length, arg);
+    const char *value = equals ? equals + 1 : NULL;
+    if (value == NULL) {
+        if (*index + 1 >= argc || looks_like_option(argv[*index + 1]))
+            return fail_line(ld->err, flag->key == KEY_CONFIG ? "config" : keys[flag->key].name,
+                             "%s: missing value", flag->name);
+        value = argv[++*index];
+    }
+    if (flag->key == KEY_CONFIG) {
+        ld->config_path = value;
+        return GQ_OK;
+    }
+    struct source src = {flag->name, false};
+    return apply ? parse_text(ld, flag->key, src, value) : GQ_OK;
+}
+
+static enum gq_code scan_args(struct loader *ld, int argc, char **argv, bool apply)
+{
+    for (int i = 1; i < argc; i++) {
+        const char *arg = argv[i];
+        enum gq_code code = GQ_OK;
+        if (is_switch(arg, "-h", "--help"))
+            ld->command = CONFIG_COMMAND_HELP;
+        else if (is_switch(arg, "-V", "--version"))
+            ld->command = CONFIG_COMMAND_VERSION;
+        else if (arg[0] == '-')
+            code = scan_flag(ld, argc, argv, &i, apply);
+        else if (i == 1 && !apply)
+            code = parse_command(ld, arg);
+        else if (i != 1)
+            code = fail_line(ld->err, "", "unexpected argument \"%s\"", arg);
+        if (code != GQ_OK)
+            return code;
+    }
+    return GQ_OK;
+}
+
+/* ---- putting it together ------------------------------------------------ */
+
+static enum gq_code apply_defaults(struct loader *ld)
+{
+    struct source src = {"default", false};
+    for (int id = 0; id < KEY_COUNT; id++) {
+        enum gq_code code = parse_text(ld, (enum key_id)id, src, keys[id].default_text);
+        assert(code != GQ_ERR_INVALID_VALUE && "a default breaks its own key's rules");
+        if (code != GQ_OK)
+            return code;
+        ld->origin[id].label = NULL;
+    }
+    return GQ_OK;
+}
+
+/* The one rule between two keys: an unset per-IP limit follows a smaller
+ * connection limit down; a set one must fit under it. */
+static enum gq_code check_per_ip_limit(struct loader *ld)
+{
+    struct gq_config *config = ld->config;
+    if (config->per_ip_connection_limit <= config->connection_limit)
+        return GQ_OK;
+    struct source src = ld->origin[KEY_PER_IP_CONNECTION_LIMIT];
+    if (src.label == NULL) {
+        config->per_ip_connection_limit = config->connection_limit;
+        return GQ_OK;
+    }
+    return fail_value(ld, &keys[KEY_PER_IP_CONNECTION_LIMIT], src,
+                      "%u is out of range 0..%u (connection_limit)",
+                      config->per_ip_connection_limit, config->connection_limit);
+}
+
+static enum gq_code load_sources(struct loader *ld, int argc, char **argv, char **envp)
+{
+    enum gq_code code = apply_defaults(ld);
+    if (code == GQ_OK)
+        code = scan_args(ld, argc, argv, false);
+    if (code != GQ_OK || ld->command == CONFIG_COMMAND_HELP ||
+        ld->command == CONFIG_COMMAND_VERSION)
+        return code;
+    const char *env_path = lookup_env(envp, "GPUQUOTE_CONFIG");
+    if (ld->config_path != NULL)
+        code = apply_file(ld, ld->config_path, "--config");
+    else if (env_path != NULL)
+        code = apply_file(ld, env_path, "GPUQUOTE_CONFIG");
+    else
+        code = apply_file(ld, CONFIG_DEFAULT_PATH, NULL);
+    if (code == GQ_OK)
+        code = apply_env(ld, envp);
+    if (code == GQ_OK)
+        code = scan_args(ld, argc, argv, true);
+    if (code == GQ_OK)
+        code = check_per_ip_limit(ld);
+    return code;
+}
+
+/* Fills *out from defaults, the file, `envp` and `argv` (see config.h).
+ * `command` and `err` may be NULL. On failure returns GQ_ERR_INVALID_VALUE
+ * (or GQ_ERR_NO_MEMORY) with err filled; *out holds whatever was loaded so
+ * far and must be released with config_free() in every case. On --help and
+ * --version neither the file nor the environment is read. */
+enum gq_code config_load(struct gq_config *out, enum config_command *command, int argc, char **argv,
+                         char **envp, struct gq_error *err)
+{
+    assert(out != NULL);
+    assert(argc == 0 || argv != NULL);
+    memset(out, 0, sizeof *out);
+    gq_error_clear(err);
+    struct loader ld = {.config = out, .err = err, .command = CONFIG_COMMAND_SERVE};
+    enum gq_code code = load_sources(&ld, argc, argv, envp);
+    if (command != NULL)
+        *command = ld.command;
+    return code;
+}
+
+/* Releases every string of `config` and leaves it empty; safe on a config
+ * that config_load() filled only in part, on a zeroed one, twice, and on
+ * NULL. */
+void config_free(struct gq_config *config)
+{
+    if (config == NULL)
+        return;
+    for (int id = 0; id < KEY_COUNT; id++) {
+        if (keys[id].kind == KIND_STRING || keys[id].kind == KIND_OPTIONAL_STRING) {
+            char **slot = field_of(config, &keys[id]);
+            free(*slot);
+            *slot = NULL;
+        }
+    }
+    clear_list(config);
+}
+
+static void print_flags(FILE *stream)
+{
+    for (size_t i = 0; i < FLAG_COUNT; i++) {
+        char usage[40];
+        snprintf(usage, sizeof usage, "%s %s", flags[i].name, flags[i].metavar);
+        if (flags[i].key == KEY_CONFIG)
+            fprintf(stream, "  %-22s %s\n  %-22s %s\n", usage,
+                    "configuration file (also GPUQUOTE_CONFIG); default", "",
+                    CONFIG_DEFAULT_PATH " when it exists");
+        else
+            fprintf(stream, "  %-22s sets %s\n", usage, keys[flags[i].key].name);
+    }
+    fprintf(stream, "  %-22s %s\n", "-h, --help", "print this help and exit");
+    fprintf(stream, "  %-22s %s\n", "-V, --version", "print the version and exit");
+}
+
+static void print_keys(FILE *stream)
+{
+    for (int id = 0; id < KEY_COUNT; id++) {
+        const struct key_spec *key = &keys[id];
+        const char *shown = key->default_text[0] != '\0' ? key->default_text
+                            : key->kind == KIND_LIST     ? "(none)"
+                                                         : "(unset)";
+        fprintf(stream, "  %-27s %-37s %s\n      %s\n", key->name, key->env, shown, key->help);
+    }
+}
+
+/* Writes the --help text to `stream`: the commands, every flag, and every
+ * setting with its environment variable and default. */
+void config_print_usage(FILE *stream)
+{
+    fputs("Usage: gpuquote [serve | migrate] [options]\n"
+          "\n"
+          "Commands:\n"
+          "  serve                  apply pending migrations (when auto_migrate) and serve;\n"
+          "                         the default\n"
+          "  migrate                apply pending migrations and exit\n"
+          "\n"
+          "Options (--flag VALUE or --flag=VALUE):\n",
+          stream);
+    print_flags(stream);
+    fputs("\n"
+          "Settings: the key in the configuration file, its environment variable and its\n"
+          "default. Flags override the environment, which overrides the file, which\n"
+          "overrides the defaults.\n"
+          "\n"
+          "  key                         environment variable                  default\n",
+          stream);
+    print_keys(stream);
+}

@@ -1,0 +1,436 @@
+/*
+ * The access log and the human log.
+ *
+ * A request thread formats its access line on its own stack (the clock is
+ * read through the vDSO and the calendar part of the timestamp is cached per
+ * thread per second), then holds a mutex only long enough to copy the line
+ * into the front of two 256 KiB buffers. A writer thread swaps the buffers
+ * under the mutex and writes the full one with write(2) outside it, so a
+ * request never waits for a write and never makes a system call here. The
+ * writer wakes every 200 ms, or early when a line carries the front buffer
+ * across its quarter mark (one wake per quarter, not one per request). A
+ * line that does not fit is dropped and counted, and the next flush starts
+ * with {"dropped_log_lines":N}, so lines written plus lines reported dropped
+ * always equals lines logged.
+ *
+ * log_info() and log_error() are for start-up, shutdown and failures: one
+ * formatted line straight to standard error.
+ */
+#include "util/log.h"
+
+#include <errno.h>
+#include <poll.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#define LOG_BUFFER_BYTES (256u * 1024u)
+#define LOG_FLUSH_MARK (LOG_BUFFER_BYTES / 4)
+#define LOG_FLUSH_INTERVAL_NS 200000000L
+#define LOG_PATH_MAX 256  /* bytes of the path that are logged */
+#define LOG_METHOD_MAX 32 /* bytes of the method that are logged */
+#define LOG_ESCAPED_MAX 6 /* one input byte becomes at most "\u00XX" */
+#define LOG_LINE_MAX 2048 /* fits both at their worst plus the rest */
+#define LOG_HUMAN_LINE_MAX 1024
+
+_Static_assert((LOG_PATH_MAX + LOG_METHOD_MAX) * LOG_ESCAPED_MAX + 200 < LOG_LINE_MAX,
+               "an access line always fits its buffer");
+
+static char buffers[2][LOG_BUFFER_BYTES];
+
+/* Everything below `lock` is guarded by it. */
+static struct {
+    pthread_mutex_t lock;
+    pthread_cond_t wake;
+    bool running;  /* log_access() appends only while set */
+    bool stopping; /* the writer flushes once more and exits */
+    char *front;   /* the buffer requests append to */
+    size_t used;
+    uint64_t dropped; /* lines lost since the last flush */
+} shared = {.lock = PTHREAD_MUTEX_INITIALIZER};
+
+/* Owned by the thread that calls log_start() and log_stop(). */
+static pthread_t writer;
+static bool writer_started;
+static int output_fd = -1;
+
+/* A lock-free early exit for a disabled log. */
+static atomic_bool access_enabled;
+
+/* ---- formatting ------------------------------------------------------- */
+
+/* The length of the valid UTF-8 sequence at `s` (2..4), or 0 when the bytes
+ * there are not one (overlong, surrogate, beyond U+10FFFF, cut short). */
+static size_t utf8_sequence_length(const unsigned char *s)
+{
+    unsigned char low = 0x80, high = 0xBF;
+    size_t length;
+    if (s[0] >= 0xC2 && s[0] <= 0xDF) {
+        length = 2;
+    } else if (s[0] >= 0xE0 && s[0] <= 0xEF) {
+        length = 3;
+        low = s[0] == 0xE0 ? 0xA0 : 0x80;
+        high = s[0] == 0xED ? 0x9F : 0xBF;
+    } else if (s[0] >= 0xF0 && s[0] <= 0xF4) {
+        length = 4;
+        low = s[0] == 0xF0 ? 0x90 : 0x80;
+        high = s[0] == 0xF4 ? 0x8F : 0xBF;
+    } else {
+        return 0;
+    }
+    if (s[1] < low || s[1] > high)
+        return 0;
+    /* Each byte is read only after the one before it proved not to be the
+     * terminating NUL. */
+    for (size_t i = 2; i < length; i++) {
+        if (s[i] < 0x80 || s[i] > 0xBF)
+            return 0;
+    }
+    return length;
+}
+
+static char *escape_ascii(char *out, unsigned char c)
+{
+    static const char hex[] = "0123456789abcdef";
+    const char *named = NULL;
+    switch (c) {
+    case '"':
+        named = "\\\"";
+        break;
+    case '\\':
+        named = "\\\\";
+        break;
+    case '\n':
+        named = "\\n";
+        break;
+    case '\r':
+        named = "\\r";
+        break;
+    case '\t':
+        named = "\\t";
+        break;
+    default:
+        break;
+    }
+    if (named != NULL) {
+        memcpy(out, named, 2);
+        return out + 2;
+    }
+    if (c >= 0x20 && c != 0x7f) {
+        *out = (char)c;
+        return out + 1;
+    }
+    memcpy(out, "\\u00", 4);
+    out[4] = hex[c >> 4];
+    out[5] = hex[c & 0xf];
+    return out + 6;
+}
+
+/* Writes at most `limit` bytes of `text` JSON-escaped at `out` (which has
+ * room for LOG_ESCAPED_MAX * limit bytes) and returns the new end. Valid
+ * UTF-8 is kept; each byte of anything else becomes \ufffd. The cut never
+ * splits a valid character. */
+static char *escape_json(char *out, const char *text, size_t limit)
+{
+    const unsigned char *s = (const unsigned char *)text;
+    size_t i = 0;
+    while (i < limit && s[i] != '\0') {
+        if (s[i] < 0x80) {
+            out = escape_ascii(out, s[i++]);
+            continue;
+        }
+        size_t length = utf8_sequence_length(s + i);
+        if (length == 0) {
+            memcpy(out, "\\ufffd", 6);
+            out += 6;
+            i++;
+        } else if (i + length > limit) {
+            break;
+        } else {
+            memcpy(out, s + i, length);
+            out += length;
+            i += length;
+        }
+    }
+    return out;
+}
+
+/* "2026-11-30T17:51:19.123Z" at `out` (32 bytes); returns its length. The
+ * part up to the seconds is recomputed once a second per thread, since
+ * gmtime_r() takes a process-wide lock. */
+static size_t format_timestamp(char out[32])
+{
+    static _Thread_local time_t cached_second = (time_t)-1;
+    static _Thread_local char cached_text[32];
+    struct timespec now;
+    clock_gettime(CLOCK_REALTIME, &now);
+    if (now.tv_sec != cached_second) {
+        struct tm tm;
+        if (gmtime_r(&now.tv_sec, &tm) == NULL ||
+            strftime(cached_text, sizeof cached_text, "%Y-%m-%dT%H:%M:%S", &tm) == 0)
+            cached_text[0] = '\0'; /* not for any real clock */
+        cached_second = now.tv_sec;
+    }
+    int length = snprintf(out, 32, "%.23s.%03dZ", cached_text, (int)(now.tv_nsec / 1000000));
+    return length > 0 ? (size_t)length : 0;
+}
+
+static char *append_literal(char *out, const char *text)
+{
+    size_t length = strlen(text);
+    memcpy(out, text, length);
+    return out + length;
+}
+
+/* The whole access line, newline included, at `line`; returns its length. */
+static size_t format_access_line(char line[LOG_LINE_MAX], const char *method, const char *path,
+                                 unsigned status, uint64_t bytes, int64_t microseconds)
+{
+    char *out = append_literal(line, "{\"ts\":\"");
+    out += format_timestamp(out);
+    out = append_literal(out, "\",\"method\":\"");
+    out = escape_json(out, method != NULL ? method : "", LOG_METHOD_MAX);
+    out = append_literal(out, "\",\"path\":\"");
+    out = escape_json(out, path != NULL ? path : "", LOG_PATH_MAX);
+    size_t room = LOG_LINE_MAX - (size_t)(out - line);
+    int tail = snprintf(out, room, "\",\"status\":%u,\"bytes\":%llu,\"us\":%lld}\n", status,
+                        (unsigned long long)bytes, (long long)microseconds);
+    return (size_t)(out - line) + (tail > 0 ? (size_t)tail : 0);
+}
+
+/* ---- the shared buffer ---------------------------------------------- */
+
+static void append_line(const char *line, size_t length)
+{
+    pthread_mutex_lock(&shared.lock);
+    if (!shared.running) {
+        /* log_stop() has begun: the line would never be written. */
+    } else if (length > LOG_BUFFER_BYTES - shared.used) {
+        shared.dropped++;
+    } else {
+        bool below_mark = shared.used < LOG_FLUSH_MARK;
+        memcpy(shared.front + shared.used, line, length);
+        shared.used += length;
+        if (below_mark && shared.used >= LOG_FLUSH_MARK)
+            pthread_cond_signal(&shared.wake);
+    }
+    pthread_mutex_unlock(&shared.lock);
+}
+
+/* Appends {"ts":...,"method":...,"path":...,"status":...,"bytes":...,
+ * "us":...} to the buffer without a system call; drops and counts it when
+ * the buffer is full. A NULL method or path is logged as "". A no-op when the
+ * log is disabled or stopped. */
+void log_access(const char *method, const char *path, unsigned status, uint64_t bytes,
+                int64_t microseconds)
+{
+    if (!atomic_load_explicit(&access_enabled, memory_order_relaxed))
+        return;
+    char line[LOG_LINE_MAX];
+    size_t length = format_access_line(line, method, path, status, bytes, microseconds);
+    append_line(line, length);
+}
+
+/* ---- the writer thread ---------------------------------------------- */
+
+static void wait_writable(int fd)
+{
+    struct pollfd pfd = {.fd = fd, .events = POLLOUT};
+    (void)poll(&pfd, 1, 1000);
+}
+
+/* Writes all of `data` unless the descriptor fails; returns the number of
+ * bytes that could not be written. */
+static size_t write_all(int fd, const char *data, size_t length)
+{
+    size_t done = 0;
+    while (done < length) {
+        ssize_t written = write(fd, data + done, length - done);
+        if (written > 0)
+            done += (size_t)written;
+        else if (written < 0 && errno == EINTR)
+            continue;
+        else if (written < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
+            wait_writable(fd);
+        else
+            break;
+    }
+    return length - done;
+}
+
+static uint64_t count_lines(const char *data, size_t length)
+{
+    uint64_t lines = 0;
+    const char *end = data + length;
+    for (const char *p = data; (p = memchr(p, '\n', (size_t)(end - p))) != NULL; p++)
+        lines++;
+    return lines;
+}
+
+/* Writes the drop report, then the lines; returns how many lines were lost
+ * to a failing descriptor. */
+static uint64_t flush_lines(const char *data, size_t length, uint64_t dropped)
+{
+    if (dropped > 0) {
+        char note[64];
+        int note_length = snprintf(note, sizeof note, "{\"dropped_log_lines\":%llu}\n",
+                                   (unsigned long long)dropped);
+        (void)write_all(output_fd, note, (size_t)note_length);
+    }
+    size_t unwritten = write_all(output_fd, data, length);
+    return count_lines(data + (length - unwritten), unwritten);
+}
+
+/* Sleeps until a line crosses the quarter mark, log_stop(), or 200 ms. */
+static void wait_for_lines(void)
+{
+    struct timespec deadline;
+    clock_gettime(CLOCK_MONOTONIC, &deadline);
+    deadline.tv_nsec += LOG_FLUSH_INTERVAL_NS;
+    if (deadline.tv_nsec >= 1000000000L) {
+        deadline.tv_sec++;
+        deadline.tv_nsec -= 1000000000L;
+    }
+    pthread_cond_timedwait(&shared.wake, &shared.lock, &deadline);
+}
+
+static void *writer_main(void *unused)
+{
+    (void)unused;
+    uint64_t lost = 0;
+    pthread_mutex_lock(&shared.lock);
+    for (;;) {
+        shared.dropped += lost;
+        if (!shared.stopping && shared.used < LOG_FLUSH_MARK)
+            wait_for_lines();
+        char *data = shared.front;
+        size_t length = shared.used;
+        uint64_t dropped = shared.dropped;
+        shared.front = data == buffers[0] ? buffers[1] : buffers[0];
+        shared.used = 0;
+        shared.dropped = 0;
+        bool last = shared.stopping;
+        pthread_mutex_unlock(&shared.lock);
+        lost = length > 0 || dropped > 0 ? flush_lines(data, length, dropped) : 0;
+        if (last)
+            return NULL;
+        pthread_mutex_lock(&shared.lock);
+    }
+}
+
+static int init_wake(void)
+{
+    pthread_condattr_t attr;
+    if (pthread_condattr_init(&attr) != 0)
+        return -1;
+    int rc = pthread_condattr_setclock(&attr, CLOCK_MONOTONIC);
+    if (rc == 0)
+        rc = pthread_cond_init(&shared.wake, &attr);
+    pthread_condattr_destroy(&attr);
+    return rc == 0 ? 0 : -1;
+}
+
+/* The writer blocks every signal, so SIGTERM and friends reach the threads
+ * that expect them. */
+static int spawn_writer(void)
+{
+    sigset_t all, old;
+    sigfillset(&all);
+    pthread_sigmask(SIG_SETMASK, &all, &old);
+    int rc = pthread_create(&writer, NULL, writer_main, NULL);
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
+    return rc == 0 ? 0 : -1;
+}
+
+/* Starts the writer thread, which writes access lines to `access_fd` (still
+ * owned by the caller, who closes it after log_stop()). With
+ * `access_enabled` 0 no thread starts and log_access() does nothing.
+ * Returns 0, or -1 when the thread cannot start or the log is already
+ * started. */
+int log_start(int access_fd, int enable_access)
+{
+    if (writer_started)
+        return -1;
+    if (!enable_access)
+        return 0;
+    if (init_wake() != 0)
+        return -1;
+    pthread_mutex_lock(&shared.lock);
+    shared.front = buffers[0];
+    shared.used = 0;
+    shared.dropped = 0;
+    shared.stopping = false;
+    shared.running = true;
+    pthread_mutex_unlock(&shared.lock);
+    output_fd = access_fd;
+    if (spawn_writer() != 0) {
+        pthread_mutex_lock(&shared.lock);
+        shared.running = false;
+        pthread_mutex_unlock(&shared.lock);
+        pthread_cond_destroy(&shared.wake);
+        return -1;
+    }
+    writer_started = true;
+    atomic_store(&access_enabled, true);
+    return 0;
+}
+
+/* Stops taking lines, writes what is buffered (and the drop count), and
+ * joins the writer. A no-op when the writer is not running. */
+void log_stop(void)
+{
+    if (!writer_started)
+        return;
+    atomic_store(&access_enabled, false);
+    pthread_mutex_lock(&shared.lock);
+    shared.running = false;
+    shared.stopping = true;
+    pthread_cond_signal(&shared.wake);
+    pthread_mutex_unlock(&shared.lock);
+    pthread_join(writer, NULL);
+    pthread_cond_destroy(&shared.wake);
+    writer_started = false;
+    output_fd = -1;
+}
+
+/* ---- human lines ---------------------------------------------------- */
+
+/* One write of "gpuquote: <level>: <message>\n", so concurrent lines do not
+ * interleave; a message longer than the line is cut. */
+static void __attribute__((format(printf, 2, 0)))
+log_human(const char *level, const char *format, va_list args)
+{
+    char line[LOG_HUMAN_LINE_MAX];
+    int prefix = snprintf(line, sizeof line, "gpuquote: %s: ", level);
+    size_t used = prefix > 0 ? (size_t)prefix : 0;
+    size_t room = sizeof line - used; /* the newline takes the NUL's place */
+    int body = vsnprintf(line + used, room, format, args);
+    if (body > 0)
+        used += (size_t)body < room ? (size_t)body : room - 1;
+    line[used++] = '\n';
+    fwrite(line, 1, used, stderr);
+}
+
+/* "gpuquote: info: <message>" on standard error. */
+void log_info(const char *format, ...)
+{
+    va_list args;
+    va_start(args, format);
+    log_human("info", format, args);
+    va_end(args);
+}
+
+/* "gpuquote: error: <message>" on standard error. */
+void log_error(const char *format, ...)
+{
+    va_list args;
+    va_start(args, format);
+    log_human("error", format, args);
+    va_end(args);
+}
