@@ -1,0 +1,79 @@
+/*
+ * The store's private plumbing, shared by its files and by nothing else: the
+ * connection pool, per-connection cached statements, transactions, and the
+ * mapping of SQLite result codes to gq codes.
+ *
+ * A caller checks a connection out (store_db_checkout), uses it alone, and
+ * checks it back in (store_db_checkin), which resets every cached statement
+ * and rolls back a transaction left open, so a connection always returns to
+ * the pool clean. Cached statements belong to their connection and are never
+ * finalized by callers; statements from store_db_prepare are theirs to
+ * finalize.
+ */
+#ifndef GQ_STORE_DB_H
+#define GQ_STORE_DB_H
+
+#include <sqlite3.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "core/error.h"
+#include "store/store.h"
+
+/* Most statements one connection caches; an assert guards it. */
+#define STORE_DB_CACHE_SIZE 32
+
+struct store_db_cached {
+    const char *sql; /* the key: the address of a static string */
+    sqlite3_stmt *stmt;
+};
+
+struct store_conn {
+    sqlite3 *db;
+    struct store_db_cached cache[STORE_DB_CACHE_SIZE];
+    unsigned n_cached;
+};
+
+/* Waits for a free connection of the pool and returns it; never NULL. */
+struct store_conn *store_db_checkout(struct store *store);
+
+/* Returns `conn` to the pool clean (statements reset, no transaction). */
+void store_db_checkin(struct store *store, struct store_conn *conn);
+
+/* The statement for `sql` on `conn`, prepared once (persistent) and reused;
+ * `sql` must be a string with static storage, since its address is the key.
+ * Returns NULL with err filled when it does not prepare. The statement is
+ * reset and its bindings cleared at check-in, or by store_db_done(). */
+sqlite3_stmt *store_db_cached(struct store_conn *conn, const char *sql, struct gq_error *err);
+
+/* A one-off statement the caller finalizes. NULL with err filled on error. */
+sqlite3_stmt *store_db_prepare(struct store_conn *conn, const char *sql, struct gq_error *err);
+
+/* Resets `stmt` and clears its bindings, ready for the next use. */
+void store_db_done(sqlite3_stmt *stmt);
+
+/* BEGIN IMMEDIATE (a write transaction, taking the write lock now, waiting
+ * up to the busy timeout), BEGIN (a read transaction), COMMIT and ROLLBACK.
+ * Each returns GQ_OK, GQ_ERR_RETRY_LATER when the database stays busy, or
+ * GQ_ERR_INTERNAL with SQLite's message. Rollback never fails visibly: it is
+ * a no-op outside a transaction. */
+enum gq_code store_db_begin_write(struct store_conn *conn, struct gq_error *err);
+enum gq_code store_db_begin_read(struct store_conn *conn, struct gq_error *err);
+enum gq_code store_db_commit(struct store_conn *conn, struct gq_error *err);
+void store_db_rollback(struct store_conn *conn);
+
+/* Turns SQLite result `rc` on `conn` into a gq code and fills err:
+ * SQLITE_BUSY/SQLITE_LOCKED become GQ_ERR_RETRY_LATER ("database is busy,
+ * retry"), SQLITE_NOMEM GQ_ERR_NO_MEMORY, anything else GQ_ERR_INTERNAL with
+ * "<what>: <SQLite's message>". */
+enum gq_code store_db_fail(struct store_conn *conn, int rc, const char *what, struct gq_error *err);
+
+/* True when `rc` (possibly an extended code) means another connection holds
+ * the lock. */
+bool store_db_is_busy(int rc);
+
+/* A copy of column `column` of the current row as a NUL-terminated string
+ * (NULL stays NULL: *out = NULL). Returns false when out of memory. */
+bool store_db_column_strdup(sqlite3_stmt *stmt, int column, char **out);
+
+#endif

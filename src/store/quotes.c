@@ -1,0 +1,268 @@
+/*
+ * Stored quotes: insert (with idempotency), fetch by id, accept.
+ *
+ * Every write is one BEGIN IMMEDIATE transaction: the idempotency-key lookup
+ * and the insert happen under the write lock, so two requests with the same
+ * key store one quote and the second sees the first. Accepting reads and
+ * updates the row under the same lock, so an open quote is accepted once.
+ * The statements are cached per connection (this is the hot path of
+ * POST /quote) and every text is bound, never spliced into SQL.
+ */
+#include <assert.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "store/db.h"
+#include "store/store.h"
+
+#define QUOTE_COLUMNS                                                                              \
+    "id, status, request_json, response_json, idempotency_key, price_list_version,"                \
+    " created_at, expires_at, accepted_at"
+
+static const char SQL_QUOTE_BY_ID[] = "SELECT " QUOTE_COLUMNS " FROM quotes WHERE id = ?1";
+static const char SQL_QUOTE_BY_KEY[] =
+    "SELECT " QUOTE_COLUMNS " FROM quotes WHERE idempotency_key = ?1";
+static const char SQL_QUOTE_INSERT[] =
+    "INSERT INTO quotes (id, status, request_json, response_json, idempotency_key,"
+    " price_list_version, created_at, expires_at, accepted_at)"
+    " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)";
+static const char SQL_QUOTE_ACCEPT[] =
+    "UPDATE quotes SET status = 'accepted', accepted_at = ?2 WHERE id = ?1 AND status = 'open'";
+
+/* Frees the quote's strings and zeroes it. */
+void stored_quote_clear(struct stored_quote *quote)
+{
+    if (quote == NULL)
+        return;
+    free(quote->request_json);
+    free(quote->response_json);
+    free(quote->idempotency_key);
+    memset(quote, 0, sizeof *quote);
+}
+
+/* ---- Rows. ---- */
+
+/* Fills *out from the current row of a QUOTE_COLUMNS query. */
+static enum gq_code read_quote(sqlite3_stmt *stmt, struct stored_quote *out, struct gq_error *err)
+{
+    struct stored_quote quote;
+    memset(&quote, 0, sizeof quote);
+    const unsigned char *id = sqlite3_column_text(stmt, 0);
+    snprintf(quote.id, sizeof quote.id, "%s", id != NULL ? (const char *)id : "");
+    const unsigned char *status = sqlite3_column_text(stmt, 1);
+    quote.accepted = status != NULL && strcmp((const char *)status, "accepted") == 0;
+    bool copied = store_db_column_strdup(stmt, 2, &quote.request_json) &&
+                  store_db_column_strdup(stmt, 3, &quote.response_json) &&
+                  store_db_column_strdup(stmt, 4, &quote.idempotency_key);
+    if (!copied) {
+        stored_quote_clear(&quote);
+        return gq_fail(err, GQ_ERR_NO_MEMORY, NULL, "out of memory reading a quote");
+    }
+    quote.price_list_version = sqlite3_column_int64(stmt, 5);
+    quote.created_at = sqlite3_column_int64(stmt, 6);
+    quote.expires_at = sqlite3_column_int64(stmt, 7);
+    quote.accepted_at = sqlite3_column_int64(stmt, 8); /* NULL reads as 0 */
+    *out = quote;
+    return GQ_OK;
+}
+
+/* Runs a one-parameter QUOTE_COLUMNS query. *found tells whether a row came
+ * back; *out is written only then. */
+static enum gq_code select_quote(struct store_conn *conn, const char *sql, const char *key,
+                                 struct stored_quote *out, bool *found, struct gq_error *err)
+{
+    *found = false;
+    sqlite3_stmt *stmt = store_db_cached(conn, sql, err);
+    if (stmt == NULL)
+        return err != NULL ? err->code : GQ_ERR_INTERNAL;
+    sqlite3_bind_text(stmt, 1, key, -1, SQLITE_STATIC);
+    int rc = sqlite3_step(stmt);
+    enum gq_code code = GQ_OK;
+    if (rc == SQLITE_ROW) {
+        code = read_quote(stmt, out, err);
+        *found = code == GQ_OK;
+    } else if (rc != SQLITE_DONE) {
+        code = store_db_fail(conn, rc, "reading a quote", err);
+    }
+    store_db_done(stmt);
+    return code;
+}
+
+static void bind_optional_int64(sqlite3_stmt *stmt, int index, bool present, int64_t value)
+{
+    if (present)
+        sqlite3_bind_int64(stmt, index, (sqlite3_int64)value);
+    else
+        sqlite3_bind_null(stmt, index);
+}
+
+static enum gq_code insert_row(struct store_conn *conn, const struct stored_quote *quote,
+                               struct gq_error *err)
+{
+    sqlite3_stmt *stmt = store_db_cached(conn, SQL_QUOTE_INSERT, err);
+    if (stmt == NULL)
+        return err != NULL ? err->code : GQ_ERR_INTERNAL;
+    sqlite3_bind_text(stmt, 1, quote->id, -1, SQLITE_STATIC);
+    sqlite3_bind_text(stmt, 2, quote->accepted ? "accepted" : "open", -1, SQLITE_STATIC);
+    sqlite3_bind_text(stmt, 3, quote->request_json, -1, SQLITE_STATIC);
+    sqlite3_bind_text(stmt, 4, quote->response_json, -1, SQLITE_STATIC);
+    sqlite3_bind_text(stmt, 5, quote->idempotency_key, -1, SQLITE_STATIC); /* NULL binds NULL */
+    sqlite3_bind_int64(stmt, 6, (sqlite3_int64)quote->price_list_version);
+    sqlite3_bind_int64(stmt, 7, (sqlite3_int64)quote->created_at);
+    sqlite3_bind_int64(stmt, 8, (sqlite3_int64)quote->expires_at);
+    bind_optional_int64(stmt, 9, quote->accepted, quote->accepted_at);
+    int rc = sqlite3_step(stmt);
+    store_db_done(stmt);
+    if (rc != SQLITE_DONE)
+        return store_db_fail(conn, rc, "storing a quote", err);
+    return GQ_OK;
+}
+
+static enum gq_code check_quote(const struct stored_quote *quote, struct gq_error *err)
+{
+    size_t id_length = strnlen(quote->id, sizeof quote->id);
+    if (id_length == 0 || id_length >= sizeof quote->id)
+        return gq_fail(err, GQ_ERR_INVALID_VALUE, NULL, "a quote id has 1 to %d characters",
+                       STORE_QUOTE_ID_SIZE - 1);
+    if (quote->request_json == NULL || quote->response_json == NULL)
+        return gq_fail(err, GQ_ERR_INVALID_VALUE, NULL, "a quote needs its request and response");
+    if (quote->idempotency_key != NULL && quote->idempotency_key[0] == '\0')
+        return gq_fail(err, GQ_ERR_INVALID_VALUE, NULL, "an idempotency key cannot be empty");
+    return GQ_OK;
+}
+
+/* ---- Insert. ---- */
+
+/* Inside the write transaction: replay the quote stored under the key, or
+ * insert this one. */
+static enum gq_code insert_or_replay(struct store_conn *conn, const struct stored_quote *quote,
+                                     bool *replayed, struct stored_quote *existing,
+                                     struct gq_error *err)
+{
+    if (quote->idempotency_key != NULL) {
+        enum gq_code code =
+            select_quote(conn, SQL_QUOTE_BY_KEY, quote->idempotency_key, existing, replayed, err);
+        if (code != GQ_OK || *replayed)
+            return code;
+    }
+    return insert_row(conn, quote, err);
+}
+
+/* See store.h. GQ_ERR_INVALID_VALUE for an empty or overlong id or missing
+ * JSON, GQ_ERR_RETRY_LATER when the database stays locked, GQ_ERR_INTERNAL
+ * otherwise (a duplicate id included); nothing is written on failure. */
+enum gq_code store_quote_insert(struct store *store, const struct stored_quote *quote,
+                                bool *replayed, struct stored_quote *existing, struct gq_error *err)
+{
+    assert(store != NULL && quote != NULL && replayed != NULL && existing != NULL);
+    *replayed = false;
+    enum gq_code code = check_quote(quote, err);
+    if (code != GQ_OK)
+        return code;
+    struct store_conn *conn = store_db_checkout(store);
+    code = store_db_begin_write(conn, err);
+    if (code == GQ_OK)
+        code = insert_or_replay(conn, quote, replayed, existing, err);
+    if (code == GQ_OK && !*replayed)
+        code = store_db_commit(conn, err);
+    store_db_rollback(conn); /* a replay wrote nothing; a failure undoes */
+    store_db_checkin(store, conn);
+    if (code != GQ_OK && *replayed) {
+        stored_quote_clear(existing);
+        *replayed = false;
+    }
+    return code;
+}
+
+/* ---- Get. ---- */
+
+static enum gq_code report_unknown(const char *id, struct gq_error *err)
+{
+    return gq_fail(err, GQ_ERR_NOT_FOUND, NULL, "no quote '%.64s'", id);
+}
+
+/* See store.h. *out is written only on success. */
+enum gq_code store_quote_get(struct store *store, const char *id, struct stored_quote *out,
+                             struct gq_error *err)
+{
+    assert(store != NULL && id != NULL && out != NULL);
+    struct store_conn *conn = store_db_checkout(store);
+    bool found;
+    enum gq_code code = select_quote(conn, SQL_QUOTE_BY_ID, id, out, &found, err);
+    store_db_checkin(store, conn);
+    if (code == GQ_OK && !found)
+        return report_unknown(id, err);
+    return code;
+}
+
+/* ---- Accept. ---- */
+
+static enum gq_code mark_accepted(struct store_conn *conn, const char *id, int64_t now,
+                                  struct gq_error *err)
+{
+    sqlite3_stmt *stmt = store_db_cached(conn, SQL_QUOTE_ACCEPT, err);
+    if (stmt == NULL)
+        return err != NULL ? err->code : GQ_ERR_INTERNAL;
+    sqlite3_bind_text(stmt, 1, id, -1, SQLITE_STATIC);
+    sqlite3_bind_int64(stmt, 2, (sqlite3_int64)now);
+    int rc = sqlite3_step(stmt);
+    store_db_done(stmt);
+    if (rc != SQLITE_DONE)
+        return store_db_fail(conn, rc, "accepting a quote", err);
+    if (sqlite3_changes(conn->db) != 1)
+        return gq_fail(err, GQ_ERR_INTERNAL, NULL, "quote '%.64s' changed while accepted", id);
+    return GQ_OK;
+}
+
+/* Inside the write transaction: reads the quote into *quote and accepts it
+ * when it is open and unexpired. */
+static enum gq_code accept_locked(struct store_conn *conn, const char *id, int64_t now,
+                                  struct stored_quote *quote, struct gq_error *err)
+{
+    bool found;
+    enum gq_code code = select_quote(conn, SQL_QUOTE_BY_ID, id, quote, &found, err);
+    if (code != GQ_OK)
+        return code;
+    if (!found)
+        return report_unknown(id, err);
+    if (quote->accepted)
+        return GQ_OK;
+    if (quote->expires_at <= now) {
+        code = gq_fail(err, GQ_ERR_QUOTE_EXPIRED, NULL, "quote '%s' expired at %lld", quote->id,
+                       (long long)quote->expires_at);
+        stored_quote_clear(quote);
+        return code;
+    }
+    code = mark_accepted(conn, id, now, err);
+    if (code != GQ_OK) {
+        stored_quote_clear(quote);
+        return code;
+    }
+    quote->accepted = true;
+    quote->accepted_at = now;
+    return GQ_OK;
+}
+
+/* See store.h. *out is written only on success. */
+enum gq_code store_quote_accept(struct store *store, const char *id, int64_t now,
+                                struct stored_quote *out, struct gq_error *err)
+{
+    assert(store != NULL && id != NULL && out != NULL);
+    struct stored_quote quote;
+    memset(&quote, 0, sizeof quote);
+    struct store_conn *conn = store_db_checkout(store);
+    enum gq_code code = store_db_begin_write(conn, err);
+    if (code == GQ_OK)
+        code = accept_locked(conn, id, now, &quote, err);
+    if (code == GQ_OK)
+        code = store_db_commit(conn, err);
+    store_db_rollback(conn);
+    store_db_checkin(store, conn);
+    if (code != GQ_OK) {
+        stored_quote_clear(&quote);
+        return code;
+    }
+    *out = quote;
+    return GQ_OK;
+}

@@ -1,0 +1,496 @@
+/*
+ * Tests of the migrations runner and of what the migrations build: a fresh
+ * database gets every table, the seed catalog with its exact prices and
+ * price-list version 1; a re-run applies nothing; a changed file stops the
+ * run before anything is applied; a new file is applied on the next run;
+ * names that do not match NNNN_name.sql are ignored; a failing file is
+ * rolled back whole and named in the error.
+ *
+ * Each test works in its own temporary directory (mkdtemp), removed after.
+ * The repository's migrations are found under $GPUQUOTE_SOURCE_DIR (default
+ * ".") + "/migrations".
+ */
+#include <check.h>
+#include <ftw.h>
+#include <nettle/base16.h>
+#include <nettle/sha2.h>
+#include <sqlite3.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "store/store.h"
+
+static char temp_dir[512];
+static char db_path[600];
+static char migrations_copy[600];
+
+/* ---- Fixture and helpers. ---- */
+
+static const char *source_migrations(void)
+{
+    static char path[512];
+    const char *root = getenv("GPUQUOTE_SOURCE_DIR");
+    snprintf(path, sizeof path, "%s/migrations", root != NULL && root[0] != '\0' ? root : ".");
+    return path;
+}
+
+static int remove_entry(const char *path, const struct stat *info, int flag, struct FTW *ftw)
+{
+    (void)info;
+    (void)flag;
+    (void)ftw;
+    return remove(path);
+}
+
+static void setup(void)
+{
+    const char *tmp = getenv("TMPDIR");
+    snprintf(temp_dir, sizeof temp_dir, "%s/gq-migrate-XXXXXX", tmp != NULL ? tmp : "/tmp");
+    ck_assert_ptr_nonnull(mkdtemp(temp_dir));
+    snprintf(db_path, sizeof db_path, "%s/test.db", temp_dir);
+    snprintf(migrations_copy, sizeof migrations_copy, "%s/migrations", temp_dir);
+}
+
+static void teardown(void)
+{
+    nftw(temp_dir, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
+}
+
+static char *read_whole(const char *path, size_t *size)
+{
+    FILE *file = fopen(path, "rb");
+    ck_assert_msg(file != NULL, "cannot open %s", path);
+    fseek(file, 0, SEEK_END);
+    long length = ftell(file);
+    fseek(file, 0, SEEK_SET);
+    char *bytes = malloc((size_t)length + 1);
+    ck_assert_ptr_nonnull(bytes);
+    ck_assert_uint_eq(fread(bytes, 1, (size_t)length, file), (size_t)length);
+    bytes[length] = '\0';
+    fclose(file);
+    *size = (size_t)length;
+    return bytes;
+}
+
+static void write_file(const char *directory, const char *name, const char *text, const char *mode)
+{
+    char path[1024];
+    snprintf(path, sizeof path, "%s/%s", directory, name);
+    FILE *file = fopen(path, mode);
+    ck_assert_msg(file != NULL, "cannot write %s", path);
+    fputs(text, file);
+    fclose(file);
+}
+
+/* Copies the repository's migrations into migrations_copy. */
+static void copy_migrations(void)
+{
+    static const char *const names[] = {"0001_schema.sql", "0002_seed_catalog.sql"};
+    ck_assert_int_eq(mkdir(migrations_copy, 0700), 0);
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
+        char path[1024];
+        size_t size;
+        snprintf(path, sizeof path, "%s/%s", source_migrations(), names[i]);
+        char *bytes = read_whole(path, &size);
+        write_file(migrations_copy, names[i], bytes, "wb");
+        free(bytes);
+    }
+}
+
+static struct store *open_store(void)
+{
+    struct store_options options = {db_path, 1000, 2, true};
+    struct store *store = NULL;
+    struct gq_error err;
+    ck_assert_int_eq(store_open(&options, &store, &err), GQ_OK);
+    return store;
+}
+
+static enum gq_code migrate(const char *directory, int *applied, struct gq_error *err)
+{
+    struct store *store = open_store();
+    enum gq_code code = store_migrate(store, directory, applied, err);
+    store_close(store);
+    return code;
+}
+
+/* The first column of the first row of `sql` as an integer (-1: no row). */
+static long long query_int(const char *sql)
+{
+    sqlite3 *db;
+    ck_assert_int_eq(sqlite3_open_v2(db_path, &db, SQLITE_OPEN_READONLY, NULL), SQLITE_OK);
+    sqlite3_stmt *stmt;
+    ck_assert_msg(sqlite3_prepare_v2(db, sql, -1, &stmt, NULL) == SQLITE_OK, "%s: %s", sql,
+                  sqlite3_errmsg(db));
+    long long value = sqlite3_step(stmt) == SQLITE_ROW ? sqlite3_column_int64(stmt, 0) : -1;
+    sqlite3_finalize(stmt);
+    sqlite3_close(db);
+    return value;
+}
+
+/* The first column of the first row of `sql` as text, into `out`. */
+static void query_text(const char *sql, char *out, size_t size)
+{
+    sqlite3 *db;
+    ck_assert_int_eq(sqlite3_open_v2(db_path, &db, SQLITE_OPEN_READONLY, NULL), SQLITE_OK);
+    sqlite3_stmt *stmt;
+    ck_assert_int_eq(sqlite3_prepare_v2(db, sql, -1, &stmt, NULL), SQLITE_OK);
+    out[0] = '\0';
+    if (sqlite3_step(stmt) == SQLITE_ROW && sqlite3_column_text(stmt, 0) != NULL)
+        snprintf(out, size, "%s", (const char *)sqlite3_column_text(stmt, 0));
+    sqlite3_finalize(stmt);
+    sqlite3_close(db);
+}
+
+static void migrate_fresh(void)
+{
+    int applied = -1;
+    struct gq_error err;
+    ck_assert_msg(migrate(source_migrations(), &applied, &err) == GQ_OK, "%s", err.message);
+    ck_assert_int_eq(applied, 2);
+}
+
+/* ---- A fresh database. ---- */
+
+static const char *const tables[] = {
+    "schema_migrations",     "price_list", "customer_segments", "gpu_models",     "billing_modes",
+    "billing_mode_segments", "skus",       "sku_prices",        "discount_rules", "bundles",
+    "bundle_items",          "quotes",
+};
+
+START_TEST(test_fresh_has_every_table)
+{
+    migrate_fresh();
+    char sql[256];
+    snprintf(sql, sizeof sql,
+             "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = '%s'", tables[_i]);
+    ck_assert_msg(query_int(sql) == 1, "table %s is missing", tables[_i]);
+}
+END_TEST
+
+START_TEST(test_fresh_has_price_list_version_1)
+{
+    migrate_fresh();
+    ck_assert_int_eq(query_int("SELECT version FROM price_list"), 1);
+    ck_assert_int_eq(query_int("SELECT count(*) FROM price_list"), 1);
+    char currency[8];
+    query_text("SELECT currency FROM price_list", currency, sizeof currency);
+    ck_assert_str_eq(currency, "CNY");
+    ck_assert_int_eq(query_int("SELECT count(*) FROM skus"), 5);
+    ck_assert_int_eq(query_int("SELECT count(*) FROM sku_prices"), 20);
+    ck_assert_int_eq(query_int("SELECT count(*) FROM discount_rules"), 0);
+    ck_assert_int_eq(query_int("SELECT count(*) FROM quotes"), 0);
+}
+END_TEST
+
+START_TEST(test_fresh_records_both_migrations)
+{
+    migrate_fresh();
+    ck_assert_int_eq(query_int("SELECT count(*) FROM schema_migrations"), 2);
+    char name[64];
+    query_text("SELECT name FROM schema_migrations WHERE version = 2", name, sizeof name);
+    ck_assert_str_eq(name, "0002_seed_catalog.sql");
+
+    /* The recorded checksum is the SHA-256 of the file's bytes. */
+    char path[1024];
+    size_t size;
+    snprintf(path, sizeof path, "%s/0002_seed_catalog.sql", source_migrations());
+    char *bytes = read_whole(path, &size);
+    struct sha256_ctx context;
+    uint8_t digest[SHA256_DIGEST_SIZE];
+    char expected[2 * SHA256_DIGEST_SIZE + 1];
+    sha256_init(&context);
+    sha256_update(&context, size, (const uint8_t *)bytes);
+    sha256_digest(&context, sizeof digest, digest);
+    base16_encode_update(expected, sizeof digest, digest);
+    expected[2 * SHA256_DIGEST_SIZE] = '\0';
+    free(bytes);
+    char recorded[80];
+    query_text("SELECT checksum FROM schema_migrations WHERE version = 2", recorded,
+               sizeof recorded);
+    ck_assert_str_eq(recorded, expected);
+    ck_assert_int_gt(query_int("SELECT applied_at FROM schema_migrations WHERE version = 1"),
+                     1600000000);
+}
+END_TEST
+
+/* DIGEST §2: every SKU's price under every mode, in fen. */
+static const struct {
+    const char *sku;
+    const char *mode;
+    long long fen;
+} seed_prices[] = {
+    {"v100-16g-x1", "on_demand", 228},     {"v100-16g-x1", "monthly", 123100},
+    {"v100-16g-x1", "quarterly", 330500},  {"v100-16g-x1", "student", 150},
+    {"v100-16g-x2", "on_demand", 428},     {"v100-16g-x2", "monthly", 231100},
+    {"v100-16g-x2", "quarterly", 619900},  {"v100-16g-x2", "student", 280},
+    {"v100-32g-x4", "on_demand", 968},     {"v100-32g-x4", "monthly", 522700},
+    {"v100-32g-x4", "quarterly", 1401800}, {"v100-32g-x4", "student", 638},
+    {"v100-32g-x8", "on_demand", 1928},    {"v100-32g-x8", "monthly", 1041100},
+    {"v100-32g-x8", "quarterly", 2790700}, {"v100-32g-x8", "student", 1268},
+    {"t4-16g-x1", "on_demand", 990},       {"t4-16g-x1", "monthly", 535000},
+    {"t4-16g-x1", "quarterly", 1432100},   {"t4-16g-x1", "student", 650},
+};
+
+START_TEST(test_fresh_has_seed_price)
+{
+    migrate_fresh();
+    char sql[256];
+    snprintf(sql, sizeof sql,
+             "SELECT amount_fen FROM sku_prices WHERE sku_id = '%s' AND mode_id = '%s'",
+             seed_prices[_i].sku, seed_prices[_i].mode);
+    ck_assert_int_eq(query_int(sql), seed_prices[_i].fen);
+}
+END_TEST
+
+static const struct {
+    const char *id;
+    const char *model;
+    int count;
+    const char *interconnect;
+    const char *name;
+} seed_skus[] = {
+    {"v100-16g-x1", "v100-16g", 1, "none", "V100 16GB × 1"},
+    {"v100-16g-x2", "v100-16g", 2, "nvlink", "V100 16GB × 2"},
+    {"v100-32g-x4", "v100-32g", 4, "nvlink", "V100 32GB × 4"},
+    {"v100-32g-x8", "v100-32g", 8, "nvlink", "V100 32GB × 8"},
+    {"t4-16g-x1", "t4-16g", 1, "none", "T4 16GB × 1"},
+};
+
+START_TEST(test_fresh_has_seed_sku)
+{
+    migrate_fresh();
+    char sql[256], text[64];
+    snprintf(sql, sizeof sql,
+             "SELECT count(*) FROM skus WHERE id = '%s' AND gpu_model_id = '%s'"
+             " AND gpu_count = %d AND interconnect = '%s' AND active = 1",
+             seed_skus[_i].id, seed_skus[_i].model, seed_skus[_i].count,
+             seed_skus[_i].interconnect);
+    ck_assert_int_eq(query_int(sql), 1);
+    snprintf(sql, sizeof sql, "SELECT name FROM skus WHERE id = '%s'", seed_skus[_i].id);
+    query_text(sql, text, sizeof text);
+    ck_assert_str_eq(text, seed_skus[_i].name);
+}
+END_TEST
+
+START_TEST(test_fresh_has_student_mode_for_students_only)
+{
+    migrate_fresh();
+    char segment[32];
+    query_text("SELECT group_concat(segment_id) FROM billing_mode_segments"
+               " WHERE mode_id = 'student'",
+               segment, sizeof segment);
+    ck_assert_str_eq(segment, "student");
+    ck_assert_int_eq(query_int("SELECT count(*) FROM billing_mode_segments"), 13);
+    ck_assert_int_eq(query_int("SELECT block_hours FROM billing_modes WHERE id = 'quarterly'"),
+                     2160);
+    ck_assert_int_eq(query_int("SELECT list_basis_points FROM billing_modes WHERE id = 'monthly'"),
+                     7500);
+}
+END_TEST
+
+START_TEST(test_fresh_has_bundles)
+{
+    migrate_fresh();
+    ck_assert_int_eq(query_int("SELECT list_price_fen FROM bundles"
+                               " WHERE id = 'training-starter-monthly'"),
+                     164200);
+    ck_assert_int_eq(query_int("SELECT price_fen FROM bundles"
+                               " WHERE id = 'enterprise-inference-quarterly'"),
+                     5729300);
+    ck_assert_int_eq(query_int("SELECT count(*) FROM bundle_items"
+                               " WHERE bundle_id = 'enterprise-inference-quarterly'"
+                               " AND sku_id = 't4-16g-x1' AND quantity = 4 AND hours = 2160"),
+                     1);
+    char segment[32];
+    query_text("SELECT segment FROM bundles WHERE id = 'enterprise-inference-quarterly'", segment,
+               sizeof segment);
+    ck_assert_str_eq(segment, "enterprise");
+}
+END_TEST
+
+/* CHECK constraints refuse money that is not a positive integer. */
+START_TEST(test_schema_refuses_real_money)
+{
+    migrate_fresh();
+    sqlite3 *db;
+    ck_assert_int_eq(sqlite3_open(db_path, &db), SQLITE_OK);
+    ck_assert_int_eq(sqlite3_exec(db,
+                                  "UPDATE sku_prices SET amount_fen = 2.5"
+                                  " WHERE sku_id = 't4-16g-x1' AND mode_id = 'on_demand'",
+                                  NULL, NULL, NULL),
+                     SQLITE_CONSTRAINT);
+    ck_assert_int_eq(sqlite3_exec(db,
+                                  "INSERT INTO discount_rules (id, name, basis_points,"
+                                  " fixed_amount_fen) VALUES ('both', 'both', 100, 100)",
+                                  NULL, NULL, NULL),
+                     SQLITE_CONSTRAINT);
+    sqlite3_close(db);
+    ck_assert_int_eq(query_int("SELECT version FROM price_list"), 1);
+}
+END_TEST
+
+/* ---- Re-runs. ---- */
+
+START_TEST(test_rerun_applies_nothing)
+{
+    migrate_fresh();
+    int applied = -1;
+    struct gq_error err;
+    ck_assert_int_eq(migrate(source_migrations(), &applied, &err), GQ_OK);
+    ck_assert_int_eq(applied, 0);
+    ck_assert_int_eq(query_int("SELECT count(*) FROM schema_migrations"), 2);
+    ck_assert_int_eq(query_int("SELECT version FROM price_list"), 1);
+}
+END_TEST
+
+START_TEST(test_changed_file_stops_everything)
+{
+    copy_migrations();
+    int applied = -1;
+    struct gq_error err;
+    ck_assert_int_eq(migrate(migrations_copy, &applied, &err), GQ_OK);
+    write_file(migrations_copy, "0002_seed_catalog.sql", "-- an edit\n", "ab");
+    write_file(migrations_copy, "0003_new_table.sql", "CREATE TABLE extra (x INTEGER);\n", "wb");
+
+    ck_assert_int_eq(migrate(migrations_copy, &applied, &err), GQ_ERR_INVALID_VALUE);
+    ck_assert_int_eq(err.code, GQ_ERR_INVALID_VALUE);
+    ck_assert_int_eq(applied, 0);
+    ck_assert_ptr_nonnull(
+        strstr(err.message, "migration 0002_seed_catalog.sql was changed after it was applied"));
+    ck_assert_int_eq(query_int("SELECT count(*) FROM schema_migrations"), 2);
+    ck_assert_int_eq(query_int("SELECT count(*) FROM sqlite_master WHERE name = 'extra'"), 0);
+}
+END_TEST
+
+START_TEST(test_new_file_is_applied_on_rerun)
+{
+    copy_migrations();
+    int applied = -1;
+    struct gq_error err;
+    ck_assert_int_eq(migrate(migrations_copy, &applied, &err), GQ_OK);
+    ck_assert_int_eq(applied, 2);
+    write_file(migrations_copy, "0003_raise_t4.sql",
+               "UPDATE sku_prices SET amount_fen = 1000\n"
+               " WHERE sku_id = 't4-16g-x1' AND mode_id = 'on_demand';\n",
+               "wb");
+
+    ck_assert_msg(migrate(migrations_copy, &applied, &err) == GQ_OK, "%s", err.message);
+    ck_assert_int_eq(applied, 1);
+    ck_assert_int_eq(query_int("SELECT amount_fen FROM sku_prices"
+                               " WHERE sku_id = 't4-16g-x1' AND mode_id = 'on_demand'"),
+                     1000);
+    ck_assert_int_eq(query_int("SELECT count(*) FROM schema_migrations"), 3);
+    /* The price change made a new price list. */
+    ck_assert_int_eq(query_int("SELECT version FROM price_list"), 2);
+}
+END_TEST
+
+/* Names that are not ^[0-9]{4}_[a-z0-9_]+\.sql$ are not migrations. */
+static const char *const ignored_names[] = {
+    "README.md",      "0003-dash.sql", "003_short.sql", "0003_Upper.sql",
+    "0003_x.sql.bak", "0003_.sql",     "00030_x.sql",   "x0003_x.sql",
+};
+
+START_TEST(test_other_names_are_ignored)
+{
+    copy_migrations();
+    write_file(migrations_copy, ignored_names[_i], "THIS IS NOT SQL;\n", "wb");
+    int applied = -1;
+    struct gq_error err;
+    ck_assert_msg(migrate(migrations_copy, &applied, &err) == GQ_OK, "%s: %s", ignored_names[_i],
+                  err.message);
+    ck_assert_int_eq(applied, 2);
+}
+END_TEST
+
+START_TEST(test_failing_file_is_rolled_back_and_named)
+{
+    copy_migrations();
+    write_file(migrations_copy, "0003_broken.sql",
+               "CREATE TABLE half_done (x INTEGER);\n"
+               "UPDATE sku_prices SET amount_fen = 1 WHERE sku_id = 't4-16g-x1';\n"
+               "INSERT INTO nowhere VALUES (1);\n",
+               "wb");
+    int applied = -1;
+    struct gq_error err;
+    ck_assert_int_eq(migrate(migrations_copy, &applied, &err), GQ_ERR_INTERNAL);
+    ck_assert_int_eq(applied, 2); /* 0001 and 0002 went in before it */
+    ck_assert_ptr_nonnull(strstr(err.message, "0003_broken.sql"));
+    ck_assert_ptr_nonnull(strstr(err.message, "no such table: nowhere"));
+    ck_assert_int_eq(query_int("SELECT count(*) FROM sqlite_master WHERE name = 'half_done'"), 0);
+    ck_assert_int_eq(query_int("SELECT amount_fen FROM sku_prices"
+                               " WHERE sku_id = 't4-16g-x1' AND mode_id = 'on_demand'"),
+                     990);
+    ck_assert_int_eq(query_int("SELECT count(*) FROM schema_migrations"), 2);
+    ck_assert_int_eq(query_int("SELECT version FROM price_list"), 1);
+}
+END_TEST
+
+START_TEST(test_duplicate_version_is_refused)
+{
+    copy_migrations();
+    write_file(migrations_copy, "0002_another.sql", "SELECT 1;\n", "wb");
+    int applied = -1;
+    struct gq_error err;
+    ck_assert_int_eq(migrate(migrations_copy, &applied, &err), GQ_ERR_INVALID_VALUE);
+    ck_assert_int_eq(applied, 0);
+    ck_assert_ptr_nonnull(strstr(err.message, "0002_another.sql"));
+    ck_assert_int_eq(query_int("SELECT count(*) FROM sqlite_master WHERE type = 'table'"), 0);
+}
+END_TEST
+
+START_TEST(test_missing_directory_is_not_ready)
+{
+    char missing[700];
+    snprintf(missing, sizeof missing, "%s/no-such-dir", temp_dir);
+    int applied = -1;
+    struct gq_error err;
+    ck_assert_int_eq(migrate(missing, &applied, &err), GQ_ERR_NOT_READY);
+    ck_assert_ptr_nonnull(strstr(err.message, "no-such-dir"));
+    ck_assert_int_eq(applied, 0);
+}
+END_TEST
+
+static Suite *migrate_suite(void)
+{
+    Suite *suite = suite_create("store_migrate");
+    TCase *fresh = tcase_create("fresh");
+    tcase_add_checked_fixture(fresh, setup, teardown);
+    tcase_add_loop_test(fresh, test_fresh_has_every_table, 0,
+                        (int)(sizeof tables / sizeof tables[0]));
+    tcase_add_test(fresh, test_fresh_has_price_list_version_1);
+    tcase_add_test(fresh, test_fresh_records_both_migrations);
+    tcase_add_loop_test(fresh, test_fresh_has_seed_price, 0,
+                        (int)(sizeof seed_prices / sizeof seed_prices[0]));
+    tcase_add_loop_test(fresh, test_fresh_has_seed_sku, 0,
+                        (int)(sizeof seed_skus / sizeof seed_skus[0]));
+    tcase_add_test(fresh, test_fresh_has_student_mode_for_students_only);
+    tcase_add_test(fresh, test_fresh_has_bundles);
+    tcase_add_test(fresh, test_schema_refuses_real_money);
+    suite_add_tcase(suite, fresh);
+
+    TCase *rerun = tcase_create("rerun");
+    tcase_add_checked_fixture(rerun, setup, teardown);
+    tcase_add_test(rerun, test_rerun_applies_nothing);
+    tcase_add_test(rerun, test_changed_file_stops_everything);
+    tcase_add_test(rerun, test_new_file_is_applied_on_rerun);
+    tcase_add_loop_test(rerun, test_other_names_are_ignored, 0,
+                        (int)(sizeof ignored_names / sizeof ignored_names[0]));
+    tcase_add_test(rerun, test_failing_file_is_rolled_back_and_named);
+    tcase_add_test(rerun, test_duplicate_version_is_refused);
+    tcase_add_test(rerun, test_missing_directory_is_not_ready);
+    suite_add_tcase(suite, rerun);
+    return suite;
+}
+
+int main(void)
+{
+    SRunner *runner = srunner_create(migrate_suite());
+    srunner_run_all(runner, CK_NORMAL);
+    int failed = srunner_ntests_failed(runner);
+    srunner_free(runner);
+    return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+}

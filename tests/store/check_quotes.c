@@ -1,0 +1,458 @@
+/*
+ * Tests of stored quotes: insert and get round-trip every field; an
+ * idempotency key replays the first quote and writes nothing; accepting
+ * moves an open quote to accepted at `now`, refuses an expired one (leaving
+ * it open), and is a no-op the second time; unknown ids are NOT_FOUND; a
+ * database locked by another connection gives GQ_ERR_RETRY_LATER and writes
+ * nothing; several threads share the pool without losing a quote.
+ *
+ * Each test migrates a fresh database in its own temporary directory.
+ */
+#include <check.h>
+#include <ftw.h>
+#include <pthread.h>
+#include <sqlite3.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "store/store.h"
+
+static char temp_dir[512];
+static char db_path[600];
+static struct store *store;
+
+#define BUSY_TIMEOUT_MS 50
+
+/* ---- Fixture and helpers. ---- */
+
+static const char *source_migrations(void)
+{
+    static char path[512];
+    const char *root = getenv("GPUQUOTE_SOURCE_DIR");
+    snprintf(path, sizeof path, "%s/migrations", root != NULL && root[0] != '\0' ? root : ".");
+    return path;
+}
+
+static int remove_entry(const char *path, const struct stat *info, int flag, struct FTW *ftw)
+{
+    (void)info;
+    (void)flag;
+    (void)ftw;
+    return remove(path);
+}
+
+static void setup(void)
+{
+    const char *tmp = getenv("TMPDIR");
+    snprintf(temp_dir, sizeof temp_dir, "%s/gq-quotes-XXXXXX", tmp != NULL ? tmp : "/tmp");
+    ck_assert_ptr_nonnull(mkdtemp(temp_dir));
+    snprintf(db_path, sizeof db_path, "%s/test.db", temp_dir);
+    struct store_options options = {db_path, BUSY_TIMEOUT_MS, 4, true};
+    struct gq_error err;
+    ck_assert_msg(store_open(&options, &store, &err) == GQ_OK, "%s", err.message);
+    ck_assert_msg(store_migrate(store, source_migrations(), NULL, &err) == GQ_OK, "%s",
+                  err.message);
+}
+
+static void teardown(void)
+{
+    store_close(store);
+    store = NULL;
+    nftw(temp_dir, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
+}
+
+static long long query_int(const char *sql)
+{
+    sqlite3 *db;
+    ck_assert_int_eq(sqlite3_open_v2(db_path, &db, SQLITE_OPEN_READONLY, NULL), SQLITE_OK);
+    sqlite3_stmt *stmt;
+    ck_assert_int_eq(sqlite3_prepare_v2(db, sql, -1, &stmt, NULL), SQLITE_OK);
+    long long value = sqlite3_step(stmt) == SQLITE_ROW ? sqlite3_column_int64(stmt, 0) : -1;
+    sqlite3_finalize(stmt);
+    sqlite3_close(db);
+    return value;
+}
+
+/* A quote as the HTTP layer would hand it over; strings are borrowed. */
+static struct stored_quote make_quote(const char *id, const char *key, int64_t created_at,
+                                      int64_t expires_at)
+{
+    struct stored_quote quote;
+    memset(&quote, 0, sizeof quote);
+    snprintf(quote.id, sizeof quote.id, "%s", id);
+    quote.request_json = (char *)"{\"items\":[{\"sku\":\"v100-16g-x1\"}]}";
+    quote.response_json = (char *)"{\"id\":\"q\",\"status\":\"open\",\"total\":\"1641.60\"}";
+    quote.idempotency_key = (char *)key;
+    quote.price_list_version = 1;
+    quote.created_at = created_at;
+    quote.expires_at = expires_at;
+    return quote;
+}
+
+static void insert_ok(const struct stored_quote *quote)
+{
+    bool replayed = true;
+    struct stored_quote existing;
+    memset(&existing, 0, sizeof existing);
+    struct gq_error err;
+    ck_assert_msg(store_quote_insert(store, quote, &replayed, &existing, &err) == GQ_OK, "%s",
+                  err.message);
+    ck_assert(!replayed);
+    ck_assert_ptr_null(existing.request_json); /* untouched */
+}
+
+/* Another connection that holds the write lock until released. */
+static sqlite3 *hold_write_lock(void)
+{
+    sqlite3 *db;
+    ck_assert_int_eq(sqlite3_open(db_path, &db), SQLITE_OK);
+    ck_assert_int_eq(sqlite3_exec(db, "BEGIN IMMEDIATE", NULL, NULL, NULL), SQLITE_OK);
+    return db;
+}
+
+static void release_write_lock(sqlite3 *db)
+{
+    ck_assert_int_eq(sqlite3_exec(db, "ROLLBACK", NULL, NULL, NULL), SQLITE_OK);
+    sqlite3_close(db);
+}
+
+/* ---- Insert and get. ---- */
+
+START_TEST(test_insert_get_round_trip)
+{
+    struct stored_quote quote = make_quote("q_0123456789abcdef", "key-1", 1700000000, 1700086400);
+    quote.price_list_version = 7;
+    insert_ok(&quote);
+
+    struct stored_quote got;
+    struct gq_error err;
+    ck_assert_int_eq(store_quote_get(store, "q_0123456789abcdef", &got, &err), GQ_OK);
+    ck_assert_str_eq(got.id, "q_0123456789abcdef");
+    ck_assert(!got.accepted);
+    ck_assert_str_eq(got.request_json, quote.request_json);
+    ck_assert_str_eq(got.response_json, quote.response_json);
+    ck_assert_str_eq(got.idempotency_key, "key-1");
+    ck_assert_int_eq(got.price_list_version, 7);
+    ck_assert_int_eq(got.created_at, 1700000000);
+    ck_assert_int_eq(got.expires_at, 1700086400);
+    ck_assert_int_eq(got.accepted_at, 0);
+    stored_quote_clear(&got);
+    ck_assert_ptr_null(got.request_json);
+}
+END_TEST
+
+START_TEST(test_insert_without_key_stores_null_key)
+{
+    struct stored_quote quote = make_quote("q_nokey", NULL, 100, 200);
+    insert_ok(&quote);
+    struct stored_quote second = make_quote("q_nokey2", NULL, 100, 200);
+    insert_ok(&second); /* NULL keys do not collide */
+    struct stored_quote got;
+    struct gq_error err;
+    ck_assert_int_eq(store_quote_get(store, "q_nokey", &got, &err), GQ_OK);
+    ck_assert_ptr_null(got.idempotency_key);
+    stored_quote_clear(&got);
+    ck_assert_int_eq(query_int("SELECT count(*) FROM quotes WHERE idempotency_key IS NULL"), 2);
+}
+END_TEST
+
+START_TEST(test_same_key_replays_first_quote)
+{
+    struct stored_quote first = make_quote("q_first", "retry-me", 100, 1000);
+    insert_ok(&first);
+
+    struct stored_quote again = make_quote("q_second", "retry-me", 150, 1050);
+    again.request_json = (char *)"{\"different\":true}";
+    bool replayed = false;
+    struct stored_quote existing;
+    memset(&existing, 0, sizeof existing);
+    struct gq_error err;
+    ck_assert_int_eq(store_quote_insert(store, &again, &replayed, &existing, &err), GQ_OK);
+    ck_assert(replayed);
+    ck_assert_str_eq(existing.id, "q_first");
+    ck_assert_str_eq(existing.request_json, first.request_json); /* caller compares for 409 */
+    ck_assert_int_eq(existing.created_at, 100);
+    stored_quote_clear(&existing);
+
+    ck_assert_int_eq(query_int("SELECT count(*) FROM quotes"), 1);
+    ck_assert_int_eq(query_int("SELECT count(*) FROM quotes WHERE id = 'q_second'"), 0);
+}
+END_TEST
+
+START_TEST(test_duplicate_id_is_refused)
+{
+    struct stored_quote quote = make_quote("q_dup", NULL, 100, 200);
+    insert_ok(&quote);
+    struct stored_quote other = make_quote("q_dup", NULL, 300, 400);
+    bool replayed = true;
+    struct stored_quote existing;
+    struct gq_error err;
+    ck_assert_int_eq(store_quote_insert(store, &other, &replayed, &existing, &err),
+                     GQ_ERR_INTERNAL);
+    ck_assert(!replayed);
+    ck_assert_int_eq(query_int("SELECT created_at FROM quotes WHERE id = 'q_dup'"), 100);
+}
+END_TEST
+
+static const char *const bad_ids[] = {"", "0123456789012345678901234567890123456789"};
+
+START_TEST(test_bad_quote_is_refused)
+{
+    struct stored_quote quote = make_quote("q_ok", NULL, 100, 200);
+    if (bad_ids[_i][0] == '\0')
+        quote.id[0] = '\0';
+    else
+        memset(quote.id, 'x', sizeof quote.id); /* no terminator */
+    bool replayed;
+    struct stored_quote existing;
+    struct gq_error err;
+    ck_assert_int_eq(store_quote_insert(store, &quote, &replayed, &existing, &err),
+                     GQ_ERR_INVALID_VALUE);
+    ck_assert_int_eq(query_int("SELECT count(*) FROM quotes"), 0);
+}
+END_TEST
+
+START_TEST(test_unknown_id_is_not_found)
+{
+    struct stored_quote got;
+    struct gq_error err;
+    ck_assert_int_eq(store_quote_get(store, "q_missing", &got, &err), GQ_ERR_NOT_FOUND);
+    ck_assert_int_eq(err.code, GQ_ERR_NOT_FOUND);
+    ck_assert_ptr_nonnull(strstr(err.message, "q_missing"));
+    ck_assert_int_eq(store_quote_accept(store, "q_missing", 100, &got, &err), GQ_ERR_NOT_FOUND);
+}
+END_TEST
+
+/* A stored quote keeps the price-list version it was priced under. */
+START_TEST(test_quote_keeps_its_price_list_version)
+{
+    struct stored_quote quote = make_quote("q_v1", NULL, 100, 200);
+    insert_ok(&quote);
+    sqlite3 *db;
+    ck_assert_int_eq(sqlite3_open(db_path, &db), SQLITE_OK);
+    ck_assert_int_eq(sqlite3_exec(db,
+                                  "UPDATE sku_prices SET amount_fen = 300"
+                                  " WHERE sku_id = 'v100-16g-x1' AND mode_id = 'on_demand'",
+                                  NULL, NULL, NULL),
+                     SQLITE_OK);
+    sqlite3_close(db);
+    ck_assert_int_eq(query_int("SELECT version FROM price_list"), 2);
+    struct stored_quote got;
+    struct gq_error err;
+    ck_assert_int_eq(store_quote_get(store, "q_v1", &got, &err), GQ_OK);
+    ck_assert_int_eq(got.price_list_version, 1);
+    stored_quote_clear(&got);
+}
+END_TEST
+
+/* ---- Accept. ---- */
+
+START_TEST(test_accept_open_quote)
+{
+    struct stored_quote quote = make_quote("q_acc", NULL, 1000, 2000);
+    insert_ok(&quote);
+    struct stored_quote accepted;
+    struct gq_error err;
+    ck_assert_int_eq(store_quote_accept(store, "q_acc", 1500, &accepted, &err), GQ_OK);
+    ck_assert(accepted.accepted);
+    ck_assert_int_eq(accepted.accepted_at, 1500);
+    ck_assert_str_eq(accepted.id, "q_acc");
+    ck_assert_str_eq(accepted.response_json, quote.response_json);
+    stored_quote_clear(&accepted);
+
+    struct stored_quote got;
+    ck_assert_int_eq(store_quote_get(store, "q_acc", &got, &err), GQ_OK);
+    ck_assert(got.accepted);
+    ck_assert_int_eq(got.accepted_at, 1500);
+    stored_quote_clear(&got);
+    ck_assert_int_eq(query_int("SELECT count(*) FROM quotes WHERE status = 'accepted'"), 1);
+}
+END_TEST
+
+/* expires_at is exclusive: at expires_at the quote is already expired. */
+static const int64_t expired_at[] = {2000, 2001, 999999};
+
+START_TEST(test_accept_expired_quote_is_refused)
+{
+    struct stored_quote quote = make_quote("q_old", NULL, 1000, 2000);
+    insert_ok(&quote);
+    struct stored_quote out;
+    memset(&out, 0, sizeof out);
+    struct gq_error err;
+    ck_assert_int_eq(store_quote_accept(store, "q_old", expired_at[_i], &out, &err),
+                     GQ_ERR_QUOTE_EXPIRED);
+    ck_assert_ptr_null(out.request_json); /* untouched */
+    ck_assert_ptr_nonnull(strstr(err.message, "q_old"));
+    ck_assert_int_eq(query_int("SELECT count(*) FROM quotes WHERE id = 'q_old'"
+                               " AND status = 'open' AND accepted_at IS NULL"),
+                     1);
+}
+END_TEST
+
+START_TEST(test_accept_twice_is_ok_and_unchanged)
+{
+    struct stored_quote quote = make_quote("q_twice", NULL, 1000, 2000);
+    insert_ok(&quote);
+    struct stored_quote out;
+    struct gq_error err;
+    ck_assert_int_eq(store_quote_accept(store, "q_twice", 1200, &out, &err), GQ_OK);
+    stored_quote_clear(&out);
+    /* Later, even after expiry: still accepted at 1200. */
+    ck_assert_int_eq(store_quote_accept(store, "q_twice", 5000, &out, &err), GQ_OK);
+    ck_assert(out.accepted);
+    ck_assert_int_eq(out.accepted_at, 1200);
+    stored_quote_clear(&out);
+}
+END_TEST
+
+/* ---- Busy database. ---- */
+
+START_TEST(test_busy_insert_retries_later_and_writes_nothing)
+{
+    sqlite3 *holder = hold_write_lock();
+    struct stored_quote quote = make_quote("q_busy", "busy-key", 100, 200);
+    bool replayed = true;
+    struct stored_quote existing;
+    memset(&existing, 0, sizeof existing);
+    struct gq_error err;
+    ck_assert_int_eq(store_quote_insert(store, &quote, &replayed, &existing, &err),
+                     GQ_ERR_RETRY_LATER);
+    ck_assert_str_eq(err.message, "database is busy, retry");
+    ck_assert(!replayed);
+    release_write_lock(holder);
+    ck_assert_int_eq(query_int("SELECT count(*) FROM quotes"), 0);
+
+    /* The pool recovered: the same insert now goes through. */
+    insert_ok(&quote);
+    ck_assert_int_eq(query_int("SELECT count(*) FROM quotes WHERE id = 'q_busy'"), 1);
+}
+END_TEST
+
+START_TEST(test_busy_accept_retries_later_and_leaves_quote_open)
+{
+    struct stored_quote quote = make_quote("q_busy_acc", NULL, 100, 200);
+    insert_ok(&quote);
+    sqlite3 *holder = hold_write_lock();
+    struct stored_quote out;
+    struct gq_error err;
+    ck_assert_int_eq(store_quote_accept(store, "q_busy_acc", 150, &out, &err), GQ_ERR_RETRY_LATER);
+    /* Reads still work under WAL while another connection writes. */
+    ck_assert_int_eq(store_quote_get(store, "q_busy_acc", &out, &err), GQ_OK);
+    ck_assert(!out.accepted);
+    stored_quote_clear(&out);
+    release_write_lock(holder);
+    ck_assert_int_eq(query_int("SELECT count(*) FROM quotes WHERE status = 'open'"), 1);
+}
+END_TEST
+
+/* ---- Threads. ---- */
+
+#define THREADS 8
+#define QUOTES_PER_THREAD 200
+
+struct worker {
+    int number;
+    int failures;
+    int replays;
+};
+
+/* Inserts QUOTES_PER_THREAD quotes; every tenth one reuses a key shared by
+ * all threads for that slot, so exactly one thread stores it. */
+static void *insert_many(void *argument)
+{
+    struct worker *worker = argument;
+    for (int i = 0; i < QUOTES_PER_THREAD; i++) {
+        char id[STORE_QUOTE_ID_SIZE], key[32];
+        snprintf(id, sizeof id, "q_t%d_%d", worker->number, i);
+        snprintf(key, sizeof key, "shared-%d", i);
+        struct stored_quote quote = make_quote(id, i % 10 == 0 ? key : NULL, 100, 200);
+        bool replayed = false;
+        struct stored_quote existing;
+        memset(&existing, 0, sizeof existing);
+        struct gq_error err;
+        if (store_quote_insert(store, &quote, &replayed, &existing, &err) != GQ_OK)
+            worker->failures++;
+        if (replayed)
+            worker->replays++;
+        stored_quote_clear(&existing);
+    }
+    return NULL;
+}
+
+START_TEST(test_threads_share_the_pool)
+{
+    /* A generous timeout: here the lock is only ever held for one insert. */
+    store_close(store);
+    struct store_options options = {db_path, 5000, 3, false};
+    struct gq_error err;
+    ck_assert_int_eq(store_open(&options, &store, &err), GQ_OK);
+
+    pthread_t threads[THREADS];
+    struct worker workers[THREADS];
+    for (int i = 0; i < THREADS; i++) {
+        workers[i] = (struct worker){i, 0, 0};
+        ck_assert_int_eq(pthread_create(&threads[i], NULL, insert_many, &workers[i]), 0);
+    }
+    int failures = 0, replays = 0;
+    for (int i = 0; i < THREADS; i++) {
+        pthread_join(threads[i], NULL);
+        failures += workers[i].failures;
+        replays += workers[i].replays;
+    }
+    ck_assert_int_eq(failures, 0);
+    int keyed = QUOTES_PER_THREAD / 10;
+    ck_assert_int_eq(replays, keyed * (THREADS - 1));
+    ck_assert_int_eq(query_int("SELECT count(*) FROM quotes"),
+                     THREADS * QUOTES_PER_THREAD - keyed * (THREADS - 1));
+    ck_assert_int_eq(query_int("SELECT count(*) FROM quotes WHERE idempotency_key IS NOT NULL"),
+                     keyed);
+}
+END_TEST
+
+static Suite *quotes_suite(void)
+{
+    Suite *suite = suite_create("store_quotes");
+    TCase *basic = tcase_create("insert_get");
+    tcase_add_checked_fixture(basic, setup, teardown);
+    tcase_add_test(basic, test_insert_get_round_trip);
+    tcase_add_test(basic, test_insert_without_key_stores_null_key);
+    tcase_add_test(basic, test_same_key_replays_first_quote);
+    tcase_add_test(basic, test_duplicate_id_is_refused);
+    tcase_add_loop_test(basic, test_bad_quote_is_refused, 0,
+                        (int)(sizeof bad_ids / sizeof bad_ids[0]));
+    tcase_add_test(basic, test_unknown_id_is_not_found);
+    tcase_add_test(basic, test_quote_keeps_its_price_list_version);
+    suite_add_tcase(suite, basic);
+
+    TCase *accept = tcase_create("accept");
+    tcase_add_checked_fixture(accept, setup, teardown);
+    tcase_add_test(accept, test_accept_open_quote);
+    tcase_add_loop_test(accept, test_accept_expired_quote_is_refused, 0,
+                        (int)(sizeof expired_at / sizeof expired_at[0]));
+    tcase_add_test(accept, test_accept_twice_is_ok_and_unchanged);
+    suite_add_tcase(suite, accept);
+
+    TCase *busy = tcase_create("busy");
+    tcase_add_checked_fixture(busy, setup, teardown);
+    tcase_add_test(busy, test_busy_insert_retries_later_and_writes_nothing);
+    tcase_add_test(busy, test_busy_accept_retries_later_and_leaves_quote_open);
+    suite_add_tcase(suite, busy);
+
+    TCase *threads = tcase_create("threads");
+    tcase_add_checked_fixture(threads, setup, teardown);
+    tcase_set_timeout(threads, 60);
+    tcase_add_test(threads, test_threads_share_the_pool);
+    suite_add_tcase(suite, threads);
+    return suite;
+}
+
+int main(void)
+{
+    SRunner *runner = srunner_create(quotes_suite());
+    srunner_run_all(runner, CK_NORMAL);
+    int failed = srunner_ntests_failed(runner);
+    srunner_free(runner);
+    return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+}
