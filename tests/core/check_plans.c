@@ -1,0 +1,260 @@
+/*
+ * Plans: single-mode prices, the cheapest cover and break-even usage, on
+ * the seed catalog. The digest's figures are asserted to the fen; the
+ * cheapest cover is checked against an independent day-by-day dynamic
+ * programme over thousands of random usages.
+ */
+#include <check.h>
+#include <stdlib.h>
+
+#include "core/plans.h"
+#include "fixture_catalog.h"
+
+static struct catalog *catalog;
+
+static void setup(void)
+{
+    catalog = fixture_catalog_new();
+}
+
+static void teardown(void)
+{
+    catalog_free(catalog);
+}
+
+static const struct sku *sku(const char *id)
+{
+    const struct sku *found = catalog_find_sku(catalog, id);
+    ck_assert_ptr_nonnull(found);
+    return found;
+}
+
+static struct usage hours_days(int32_t hours, int32_t days)
+{
+    return (struct usage){hours * USAGE_MILLIHOURS_PER_HOUR, days};
+}
+
+/* Every figure of DIGEST §4.2 and the issue, per instance. */
+static const struct {
+    const char *sku;
+    enum billing_mode mode;
+    int32_t millihours_per_day;
+    int32_t days;
+    gq_money amount;
+    int32_t blocks;
+} single_cases[] = {
+    {"v100-16g-x1", BILLING_ON_DEMAND, 8000, 90, 164160, 0},    /* 2.28 × 8 × 90 */
+    {"v100-16g-x1", BILLING_MONTHLY, 8000, 90, 369300, 3},      /* 3 × 1231 */
+    {"v100-16g-x1", BILLING_QUARTERLY, 8000, 90, 330500, 1},    /* 1 × 3305 */
+    {"v100-16g-x1", BILLING_STUDENT, 8000, 90, 108000, 0},      /* 1.50 × 720 */
+    {"v100-16g-x1", BILLING_MONTHLY, 24000, 100, 492400, 4},    /* ⌈100/30⌉ = 4 */
+    {"v100-16g-x1", BILLING_QUARTERLY, 24000, 100, 661000, 2},  /* ⌈100/90⌉ = 2 */
+    {"v100-16g-x1", BILLING_ON_DEMAND, 7500, 1, 1710, 0},       /* 2.28 × 7.5 = 17.10 */
+    {"v100-16g-x1", BILLING_ON_DEMAND, 2, 1, 0, 0},             /* 0.456 fen -> 0.00 */
+    {"v100-16g-x1", BILLING_ON_DEMAND, 3, 1, 1, 0},             /* 0.684 fen -> 0.01 */
+    {"t4-16g-x1", BILLING_ON_DEMAND, 50, 1, 50, 0},             /* 49.5 fen: half-up -> 0.50 */
+    {"t4-16g-x1", BILLING_ON_DEMAND, 49, 1, 49, 0},             /* 48.51 fen -> 0.49 */
+    {"t4-16g-x1", BILLING_ON_DEMAND, 24000, 30, 712800, 0},     /* 9.90 × 720 */
+    {"v100-32g-x8", BILLING_QUARTERLY, 24000, 3650, 2790700 * 41, 41},
+    {"v100-32g-x4", BILLING_STUDENT, 12345, 7, 55133, 0},       /* 6.38 × 86.415 = 551.3277 */
+};
+
+START_TEST(prices_one_mode_exactly)
+{
+    struct plan plan;
+    struct usage usage = {single_cases[_i].millihours_per_day, single_cases[_i].days};
+    ck_assert_int_eq(plan_single_mode(sku(single_cases[_i].sku), single_cases[_i].mode, &usage,
+                                      &plan),
+                     GQ_OK);
+    ck_assert_int_eq(plan.amount, single_cases[_i].amount);
+    ck_assert_int_eq(plan.n_parts, 1);
+    ck_assert_int_eq(plan.parts[0].mode, single_cases[_i].mode);
+    ck_assert_int_eq(plan.parts[0].blocks, single_cases[_i].blocks);
+    ck_assert_int_eq(plan.parts[0].days, single_cases[_i].days);
+}
+END_TEST
+
+START_TEST(unpriced_mode_is_not_eligible)
+{
+    struct sku copy = *sku("v100-16g-x1");
+    copy.priced[BILLING_MONTHLY] = false;
+    struct plan plan;
+    struct usage usage = hours_days(8, 90);
+    ck_assert_int_eq(plan_single_mode(&copy, BILLING_MONTHLY, &usage, &plan), GQ_ERR_NOT_ELIGIBLE);
+}
+END_TEST
+
+/* The cheapest covers the issue names, as parts. */
+static const struct {
+    int32_t hours, days;
+    enum billing_mode hourly;
+    gq_money amount;
+    int n_parts;
+    enum billing_mode modes[3];
+    int32_t blocks[3];
+    int32_t part_days[3];
+} cheapest_cases[] = {
+    {8, 90, BILLING_ON_DEMAND, 164160, 1, {BILLING_ON_DEMAND}, {0}, {90}},
+    {8, 90, BILLING_STUDENT, 108000, 1, {BILLING_STUDENT}, {0}, {90}},
+    {24, 90, BILLING_ON_DEMAND, 330500, 1, {BILLING_QUARTERLY}, {1}, {90}},
+    {24, 100, BILLING_ON_DEMAND, 385220, 2, {BILLING_QUARTERLY, BILLING_ON_DEMAND}, {1, 0}, {90, 10}},
+    /* 24 h × 120 days: a quarter + a month (4536) beats a quarter + 30
+     * on-demand days (4946.60) and two quarters (6610). */
+    {24, 120, BILLING_ON_DEMAND, 453600, 2, {BILLING_QUARTERLY, BILLING_MONTHLY}, {1, 1}, {90, 30}},
+    /* 24 h × 30 days: one month (1231) beats 30 days on demand (1641.60). */
+    {24, 30, BILLING_ON_DEMAND, 123100, 1, {BILLING_MONTHLY}, {1}, {30}},
+    /* 24 h × 85 days: one quarter (3305) beats 2 months + 25 days (3830). */
+    {24, 85, BILLING_ON_DEMAND, 330500, 1, {BILLING_QUARTERLY}, {1}, {85}},
+    /* Students: the student rate beats a month at any usage (27.4 h). */
+    {24, 30, BILLING_STUDENT, 108000, 1, {BILLING_STUDENT}, {0}, {30}},
+};
+
+START_TEST(finds_the_cheapest_cover)
+{
+    struct usage usage = hours_days(cheapest_cases[_i].hours, cheapest_cases[_i].days);
+    struct plan plan;
+    ck_assert_int_eq(plan_cheapest(sku("v100-16g-x1"), cheapest_cases[_i].hourly, &usage, &plan),
+                     GQ_OK);
+    ck_assert_int_eq(plan.amount, cheapest_cases[_i].amount);
+    ck_assert_int_eq(plan.n_parts, cheapest_cases[_i].n_parts);
+    for (int p = 0; p < plan.n_parts; p++) {
+        ck_assert_int_eq(plan.parts[p].mode, cheapest_cases[_i].modes[p]);
+        ck_assert_int_eq(plan.parts[p].blocks, cheapest_cases[_i].blocks[p]);
+        ck_assert_int_eq(plan.parts[p].days, cheapest_cases[_i].part_days[p]);
+    }
+}
+END_TEST
+
+START_TEST(mixed_plan_parts_add_up)
+{
+    struct usage usage = hours_days(24, 100);
+    struct plan plan;
+    ck_assert_int_eq(plan_cheapest(sku("v100-16g-x1"), BILLING_ON_DEMAND, &usage, &plan), GQ_OK);
+    ck_assert(plan_is_mixed(&plan));
+    ck_assert_int_eq(plan.parts[0].amount, 330500);
+    ck_assert_int_eq(plan.parts[1].amount, 54720); /* 2.28 × 240 h */
+    ck_assert_int_eq(plan.parts[1].millihours, 240000);
+}
+END_TEST
+
+/* Break-even usage in tenths of an hour per day. */
+static const struct {
+    const char *sku;
+    enum billing_mode hourly, block;
+    int32_t tenths;
+} break_even_cases[] = {
+    {"v100-16g-x1", BILLING_ON_DEMAND, BILLING_MONTHLY, 180},   /* 1231 / (2.28 × 30) = 17.997 */
+    {"v100-16g-x1", BILLING_ON_DEMAND, BILLING_QUARTERLY, 161}, /* 3305 / (2.28 × 90) = 16.106 */
+    {"v100-16g-x1", BILLING_STUDENT, BILLING_MONTHLY, 274},     /* 1231 / (1.50 × 30) = 27.36 */
+    {"t4-16g-x1", BILLING_ON_DEMAND, BILLING_MONTHLY, 180},     /* 5350 / (9.90 × 30) = 18.01 */
+    {"v100-32g-x8", BILLING_ON_DEMAND, BILLING_QUARTERLY, 161}, /* 27907 / (19.28 × 90) = 16.08 */
+};
+
+START_TEST(computes_break_even)
+{
+    ck_assert_int_eq(plan_break_even_tenths(sku(break_even_cases[_i].sku),
+                                            break_even_cases[_i].hourly,
+                                            break_even_cases[_i].block),
+                     break_even_cases[_i].tenths);
+}
+END_TEST
+
+/* Independent reference: cost[d] = min(cost[d-1] + one hourly day,
+ * cost[d-30] + a month, cost[d-90] + a quarter), in fen × milli-hours. */
+static int64_t reference_cheapest(const struct sku *s, enum billing_mode hourly,
+                                  const struct usage *usage)
+{
+    int64_t *cost = malloc(((size_t)usage->days + 1) * sizeof *cost);
+    ck_assert_ptr_nonnull(cost);
+    cost[0] = 0;
+    int64_t day = s->price[hourly] * usage->millihours_per_day;
+    for (int32_t d = 1; d <= usage->days; d++) {
+        int64_t best = cost[d - 1] + day;
+        int64_t month = cost[d >= 30 ? d - 30 : 0] + s->price[BILLING_MONTHLY] * 1000;
+        int64_t quarter = cost[d >= 90 ? d - 90 : 0] + s->price[BILLING_QUARTERLY] * 1000;
+        best = month < best ? month : best;
+        cost[d] = quarter < best ? quarter : best;
+    }
+    int64_t result = cost[usage->days];
+    free(cost);
+    return result;
+}
+
+static int64_t exact_plan_cost(const struct sku *s, const struct plan *plan)
+{
+    int64_t total = 0;
+    for (int p = 0; p < plan->n_parts; p++) {
+        const struct plan_part *part = &plan->parts[p];
+        total += billing_mode_is_hourly(part->mode) ? s->price[part->mode] * part->millihours
+                                                    : s->price[part->mode] * part->blocks * 1000;
+    }
+    return total;
+}
+
+START_TEST(cheapest_matches_reference_and_beats_every_mode)
+{
+    srand(20261130);
+    for (int trial = 0; trial < 4000; trial++) {
+        const struct sku *s = &catalog->skus[rand() % (int)catalog->n_skus];
+        enum billing_mode hourly = rand() % 4 == 0 ? BILLING_STUDENT : BILLING_ON_DEMAND;
+        struct usage usage = {1 + rand() % USAGE_MAX_MILLIHOURS_PER_DAY, 1 + rand() % 400};
+        if (trial % 10 == 0)
+            usage.days = 1 + rand() % USAGE_MAX_DAYS;
+        struct plan cheapest;
+        ck_assert_int_eq(plan_cheapest(s, hourly, &usage, &cheapest), GQ_OK);
+        ck_assert_int_eq(exact_plan_cost(s, &cheapest), reference_cheapest(s, hourly, &usage));
+        ck_assert_int_ge(cheapest.amount, 0);
+        int32_t covered = 0;
+        for (int p = 0; p < cheapest.n_parts; p++)
+            covered += cheapest.parts[p].days;
+        ck_assert_int_eq(covered, usage.days);
+        enum billing_mode modes[] = {hourly, BILLING_MONTHLY, BILLING_QUARTERLY};
+        for (size_t m = 0; m < 3; m++) {
+            struct plan single;
+            ck_assert_int_eq(plan_single_mode(s, modes[m], &usage, &single), GQ_OK);
+            ck_assert_int_le(cheapest.amount, single.amount);
+        }
+    }
+}
+END_TEST
+
+START_TEST(usage_ranges)
+{
+    ck_assert(usage_is_valid(&(struct usage){1, 1}));
+    ck_assert(usage_is_valid(&(struct usage){24000, 3650}));
+    ck_assert(!usage_is_valid(&(struct usage){0, 1}));
+    ck_assert(!usage_is_valid(&(struct usage){24001, 1}));
+    ck_assert(!usage_is_valid(&(struct usage){8000, 0}));
+    ck_assert(!usage_is_valid(&(struct usage){8000, 3651}));
+    ck_assert_int_eq(usage_millihours(&(struct usage){7500, 90}), 675000);
+}
+END_TEST
+
+#define LOOP(tc, test, table) \
+    tcase_add_loop_test(tc, test, 0, (int)(sizeof(table) / sizeof((table)[0])))
+
+static Suite *plans_suite(void)
+{
+    Suite *suite = suite_create("plans");
+    TCase *tc = tcase_create("plans");
+    tcase_add_checked_fixture(tc, setup, teardown);
+    tcase_set_timeout(tc, 60);
+    LOOP(tc, prices_one_mode_exactly, single_cases);
+    tcase_add_test(tc, unpriced_mode_is_not_eligible);
+    LOOP(tc, finds_the_cheapest_cover, cheapest_cases);
+    tcase_add_test(tc, mixed_plan_parts_add_up);
+    LOOP(tc, computes_break_even, break_even_cases);
+    tcase_add_test(tc, cheapest_matches_reference_and_beats_every_mode);
+    tcase_add_test(tc, usage_ranges);
+    suite_add_tcase(suite, tc);
+    return suite;
+}
+
+int main(void)
+{
+    SRunner *runner = srunner_create(plans_suite());
+    srunner_run_all(runner, CK_NORMAL);
+    int failed = srunner_ntests_failed(runner);
+    srunner_free(runner);
+    return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+}

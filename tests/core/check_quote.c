@@ -1,0 +1,376 @@
+/*
+ * quote_compute: the figures the digest and the issue require, to the fen;
+ * eligibility and range errors with their field paths; discounts, bundles
+ * and totals; and properties over thousands of random quotes.
+ */
+#include <check.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/quote.h"
+#include "fixture_catalog.h"
+
+#define NOW 1780000000
+
+static struct catalog *catalog;
+static struct quote_result *result;
+
+static void setup(void)
+{
+    catalog = fixture_catalog_new();
+    result = malloc(sizeof *result);
+    ck_assert_ptr_nonnull(result);
+}
+
+static void teardown(void)
+{
+    free(result);
+    catalog_free(catalog);
+}
+
+static struct quote_item_request item(const char *sku, int32_t quantity, const char *billing,
+                                      int32_t hours, int32_t days)
+{
+    struct quote_item_request request = {
+        .sku = catalog_find_sku(catalog, sku),
+        .quantity = quantity,
+        .cheapest = strcmp(billing, "cheapest") == 0,
+        .usage = {hours * USAGE_MILLIHOURS_PER_HOUR, days},
+    };
+    ck_assert_ptr_nonnull(request.sku);
+    if (!request.cheapest)
+        ck_assert(billing_mode_parse(billing, &request.billing));
+    return request;
+}
+
+static enum gq_code price(enum customer_segment segment, const struct quote_item_request *items,
+                          size_t n_items, struct gq_error *err)
+{
+    struct quote_request request = {
+        .segment = segment, .items = items, .n_items = n_items, .now = NOW};
+    return quote_compute(catalog, &request, result, err);
+}
+
+static const struct priced_option *option(const struct quote_item_result *line,
+                                          enum billing_mode mode)
+{
+    for (int i = 0; i < line->n_options; i++)
+        if (line->option_modes[i] == mode)
+            return &line->options[i];
+    return NULL;
+}
+
+START_TEST(digest_example_on_demand_wins_at_8_hours)
+{
+    struct quote_item_request items[] = {item("v100-16g-x1", 1, "on_demand", 8, 90)};
+    ck_assert_int_eq(price(SEGMENT_INDIVIDUAL, items, 1, NULL), GQ_OK);
+    const struct quote_item_result *line = &result->items[0];
+    ck_assert_int_eq(line->billed->amount, 164160);
+    ck_assert_int_eq(line->n_options, 3); /* no student rate for an individual */
+    ck_assert_int_eq(option(line, BILLING_MONTHLY)->amount, 369300);
+    ck_assert_int_eq(option(line, BILLING_QUARTERLY)->amount, 330500);
+    ck_assert_ptr_null(option(line, BILLING_STUDENT));
+    ck_assert_int_eq(line->cheapest.total, 164160);
+    ck_assert_int_eq(line->cheapest.plan.parts[0].mode, BILLING_ON_DEMAND);
+    ck_assert_int_eq(line->saving, 0);
+    ck_assert_int_eq(line->break_even_tenths[BILLING_MONTHLY], 180);
+    ck_assert_int_eq(line->break_even_tenths[BILLING_QUARTERLY], 161);
+    ck_assert_int_eq(line->break_even_tenths[BILLING_ON_DEMAND], -1);
+    ck_assert_int_eq(line->billable_millihours, 720000);
+    ck_assert_int_eq(result->subtotal, 164160);
+    ck_assert_int_eq(result->total, 164160);
+}
+END_TEST
+
+START_TEST(monthly_asked_shows_the_saving)
+{
+    struct quote_item_request items[] = {item("v100-16g-x1", 1, "monthly", 8, 90)};
+    ck_assert_int_eq(price(SEGMENT_INDIVIDUAL, items, 1, NULL), GQ_OK);
+    ck_assert_int_eq(result->items[0].billed->amount, 369300);
+    ck_assert_int_eq(result->items[0].saving, 369300 - 164160);
+}
+END_TEST
+
+START_TEST(student_pays_the_student_rate)
+{
+    struct quote_item_request items[] = {item("v100-16g-x1", 1, "student", 8, 90)};
+    ck_assert_int_eq(price(SEGMENT_STUDENT, items, 1, NULL), GQ_OK);
+    const struct quote_item_result *line = &result->items[0];
+    ck_assert_int_eq(line->billed->amount, 108000);
+    ck_assert_int_eq(line->n_options, 4);
+    ck_assert_int_eq(line->cheapest.total, 108000);
+    ck_assert_int_eq(line->break_even_tenths[BILLING_MONTHLY], 274);
+}
+END_TEST
+
+START_TEST(cheapest_is_quarterly_at_24_hours_for_90_days)
+{
+    struct quote_item_request items[] = {item("v100-16g-x1", 1, "cheapest", 24, 90)};
+    ck_assert_int_eq(price(SEGMENT_INDIVIDUAL, items, 1, NULL), GQ_OK);
+    const struct quote_item_result *line = &result->items[0];
+    ck_assert_ptr_eq(line->billed, &line->cheapest);
+    ck_assert_int_eq(line->billed->amount, 330500);
+    ck_assert_int_eq(line->billed->plan.parts[0].mode, BILLING_QUARTERLY);
+    /* Against paying by the hour: 2.28 × 24 × 90 = 4924.80. */
+    ck_assert_int_eq(line->saving, 492480 - 330500);
+}
+END_TEST
+
+START_TEST(cheapest_mixes_a_quarter_and_ten_days)
+{
+    struct quote_item_request items[] = {item("v100-16g-x1", 1, "cheapest", 24, 100)};
+    ck_assert_int_eq(price(SEGMENT_INDIVIDUAL, items, 1, NULL), GQ_OK);
+    const struct plan *plan = &result->items[0].billed->plan;
+    ck_assert_int_eq(result->items[0].billed->amount, 385220);
+    ck_assert_int_eq(plan->n_parts, 2);
+    ck_assert_int_eq(plan->parts[0].mode, BILLING_QUARTERLY);
+    ck_assert_int_eq(plan->parts[1].mode, BILLING_ON_DEMAND);
+    ck_assert_int_eq(plan->parts[1].days, 10);
+}
+END_TEST
+
+/* Quantity 3 triples every figure of the cases above. */
+static const struct {
+    const char *billing;
+    enum customer_segment segment;
+    int32_t hours, days;
+    gq_money one;
+} triple_cases[] = {
+    {"on_demand", SEGMENT_INDIVIDUAL, 8, 90, 164160},
+    {"monthly", SEGMENT_INDIVIDUAL, 8, 90, 369300},
+    {"student", SEGMENT_STUDENT, 8, 90, 108000},
+    {"cheapest", SEGMENT_INDIVIDUAL, 24, 90, 330500},
+    {"cheapest", SEGMENT_INDIVIDUAL, 24, 100, 385220},
+};
+
+START_TEST(quantity_three_triples)
+{
+    struct quote_item_request items[] = {item("v100-16g-x1", 3, triple_cases[_i].billing,
+                                              triple_cases[_i].hours, triple_cases[_i].days)};
+    ck_assert_int_eq(price(triple_cases[_i].segment, items, 1, NULL), GQ_OK);
+    ck_assert_int_eq(result->items[0].billed->amount, 3 * triple_cases[_i].one);
+    ck_assert_int_eq(result->total, 3 * triple_cases[_i].one);
+    ck_assert_int_eq(result->items[0].billed->plan.amount, triple_cases[_i].one);
+}
+END_TEST
+
+/* Errors name the field of the item at fault. */
+static const struct {
+    int32_t quantity, millihours, days;
+    const char *billing;
+    enum customer_segment segment;
+    enum gq_code code;
+    const char *field;
+} error_cases[] = {
+    {0, 8000, 90, "on_demand", SEGMENT_INDIVIDUAL, GQ_ERR_OUT_OF_RANGE, "items[1].quantity"},
+    {1001, 8000, 90, "on_demand", SEGMENT_INDIVIDUAL, GQ_ERR_OUT_OF_RANGE, "items[1].quantity"},
+    {1, 0, 90, "on_demand", SEGMENT_INDIVIDUAL, GQ_ERR_OUT_OF_RANGE, "items[1].hours_per_day"},
+    {1, 24001, 90, "on_demand", SEGMENT_INDIVIDUAL, GQ_ERR_OUT_OF_RANGE, "items[1].hours_per_day"},
+    {1, 8000, 0, "on_demand", SEGMENT_INDIVIDUAL, GQ_ERR_OUT_OF_RANGE, "items[1].days"},
+    {1, 8000, 3651, "on_demand", SEGMENT_INDIVIDUAL, GQ_ERR_OUT_OF_RANGE, "items[1].days"},
+    {1, 8000, 90, "student", SEGMENT_INDIVIDUAL, GQ_ERR_NOT_ELIGIBLE, "items[1].billing"},
+    {1, 8000, 90, "student", SEGMENT_ENTERPRISE, GQ_ERR_NOT_ELIGIBLE, "items[1].billing"},
+};
+
+START_TEST(rejects_with_field_path)
+{
+    struct quote_item_request items[2] = {item("t4-16g-x1", 1, "on_demand", 1, 1),
+                                          item("v100-16g-x1", 1, "on_demand", 1, 1)};
+    items[1].quantity = error_cases[_i].quantity;
+    items[1].usage.millihours_per_day = error_cases[_i].millihours;
+    items[1].usage.days = error_cases[_i].days;
+    ck_assert(billing_mode_parse(error_cases[_i].billing, &items[1].billing));
+    struct gq_error err;
+    ck_assert_int_eq(price(error_cases[_i].segment, items, 2, &err), error_cases[_i].code);
+    ck_assert_str_eq(err.field, error_cases[_i].field);
+    ck_assert_int_eq(err.code, error_cases[_i].code);
+}
+END_TEST
+
+START_TEST(rejects_an_empty_quote_and_too_many_items)
+{
+    struct gq_error err;
+    ck_assert_int_eq(price(SEGMENT_INDIVIDUAL, NULL, 0, &err), GQ_ERR_OUT_OF_RANGE);
+    ck_assert_str_eq(err.field, "items");
+    struct quote_item_request *many = calloc(QUOTE_MAX_ITEMS + 1, sizeof *many);
+    for (int i = 0; i <= QUOTE_MAX_ITEMS; i++)
+        many[i] = item("t4-16g-x1", 1, "on_demand", 1, 1);
+    ck_assert_int_eq(price(SEGMENT_INDIVIDUAL, many, QUOTE_MAX_ITEMS + 1, &err),
+                     GQ_ERR_OUT_OF_RANGE);
+    ck_assert_int_eq(price(SEGMENT_INDIVIDUAL, many, QUOTE_MAX_ITEMS, &err), GQ_OK);
+    ck_assert_int_eq(result->total, QUOTE_MAX_ITEMS * 990);
+    free(many);
+}
+END_TEST
+
+static struct discount_rule *add_rule(const char *id, int32_t basis_points, uint32_t billing_mask)
+{
+    catalog->rules = realloc(catalog->rules, (catalog->n_rules + 1) * sizeof *catalog->rules);
+    struct discount_rule *rule = &catalog->rules[catalog->n_rules++];
+    memset(rule, 0, sizeof *rule);
+    rule->id = fixture_strdup(id);
+    rule->name = fixture_strdup(id);
+    rule->segment_mask = SEGMENT_BIT(SEGMENT_ENTERPRISE);
+    rule->billing_mask = billing_mask;
+    rule->min_quantity = 1;
+    rule->kind = DISCOUNT_PERCENT;
+    rule->basis_points = basis_points;
+    return rule;
+}
+
+START_TEST(discounts_reach_item_and_totals)
+{
+    add_rule("enterprise-5", 500, DISCOUNT_BILLING_ALL);
+    struct quote_item_request items[] = {item("v100-16g-x1", 1, "on_demand", 8, 90),
+                                         item("v100-16g-x1", 1, "monthly", 8, 90)};
+    ck_assert_int_eq(price(SEGMENT_ENTERPRISE, items, 2, NULL), GQ_OK);
+    ck_assert_int_eq(result->items[0].billed->discounts.total, 8208);
+    ck_assert_int_eq(result->items[0].billed->total, 155952);
+    ck_assert_int_eq(result->items[1].billed->discounts.total, 18465);
+    ck_assert_int_eq(result->subtotal, 164160 + 369300);
+    ck_assert_int_eq(result->discount_total, 8208 + 18465);
+    ck_assert_int_eq(result->total, 164160 + 369300 - 8208 - 18465);
+    /* An individual gets none of it. */
+    ck_assert_int_eq(price(SEGMENT_INDIVIDUAL, items, 2, NULL), GQ_OK);
+    ck_assert_int_eq(result->discount_total, 0);
+}
+END_TEST
+
+START_TEST(a_mode_discount_can_change_the_cheapest)
+{
+    /* 60 % off quarterly makes one quarter (1322.00) beat 90 days on
+     * demand at 8 h (1641.60). */
+    add_rule("quarterly-60", 6000, 1u << BILLING_QUARTERLY);
+    struct quote_item_request items[] = {item("v100-16g-x1", 1, "cheapest", 8, 90)};
+    ck_assert_int_eq(price(SEGMENT_ENTERPRISE, items, 1, NULL), GQ_OK);
+    const struct priced_option *cheapest = &result->items[0].cheapest;
+    ck_assert_int_eq(cheapest->plan.parts[0].mode, BILLING_QUARTERLY);
+    ck_assert_int_eq(cheapest->total, 132200);
+    ck_assert_int_eq(result->total, 132200);
+}
+END_TEST
+
+static struct bundle *add_bundle(const char *id, gq_money list_price, gq_money bundle_price,
+                                 uint32_t segments)
+{
+    catalog->bundles =
+        realloc(catalog->bundles, (catalog->n_bundles + 1) * sizeof *catalog->bundles);
+    struct bundle *bundle = &catalog->bundles[catalog->n_bundles++];
+    memset(bundle, 0, sizeof *bundle);
+    bundle->id = fixture_strdup(id);
+    bundle->name = fixture_strdup(id);
+    bundle->description = fixture_strdup(id);
+    bundle->list_price = list_price;
+    bundle->price = bundle_price;
+    bundle->segment_mask = segments;
+    return bundle;
+}
+
+START_TEST(bundles_add_their_own_price)
+{
+    add_bundle("training-starter-monthly", 164200, 123100, SEGMENT_MASK_ALL);
+    add_bundle("enterprise-inference-quarterly", 8484500, 5729300, SEGMENT_BIT(SEGMENT_ENTERPRISE));
+    const struct bundle *bundles[] = {&catalog->bundles[0], &catalog->bundles[1]};
+    struct quote_item_request items[] = {item("v100-16g-x1", 1, "on_demand", 8, 90)};
+    struct quote_request request = {.segment = SEGMENT_ENTERPRISE, .items = items, .n_items = 1,
+                                    .bundles = bundles, .n_bundles = 2, .now = NOW};
+    ck_assert_int_eq(quote_compute(catalog, &request, result, NULL), GQ_OK);
+    ck_assert_int_eq(result->bundles[0].saving, 41100);
+    ck_assert_int_eq(result->bundles[1].saving, 2755200);
+    ck_assert_int_eq(result->subtotal, 164160 + 123100 + 5729300);
+    ck_assert_int_eq(result->total, result->subtotal);
+
+    struct gq_error err;
+    request.segment = SEGMENT_STARTUP;
+    ck_assert_int_eq(quote_compute(catalog, &request, result, &err), GQ_ERR_NOT_ELIGIBLE);
+    ck_assert_str_eq(err.field, "bundles[1]");
+    /* A bundle alone is a valid quote. */
+    request.n_items = 0;
+    request.n_bundles = 1;
+    ck_assert_int_eq(quote_compute(catalog, &request, result, NULL), GQ_OK);
+    ck_assert_int_eq(result->total, 123100);
+}
+END_TEST
+
+START_TEST(quote_status_over_time)
+{
+    ck_assert_str_eq(quote_status(false, NOW + 1, NOW), "open");
+    ck_assert_str_eq(quote_status(false, NOW, NOW), "expired");
+    ck_assert_str_eq(quote_status(true, NOW - 100, NOW), "accepted");
+}
+END_TEST
+
+START_TEST(random_quotes_hold_their_invariants)
+{
+    static const char *const billings[] = {"on_demand", "monthly", "quarterly", "student",
+                                           "cheapest"};
+    add_rule("enterprise-7", 700, DISCOUNT_BILLING_ALL)->stackable = true;
+    struct quote_item_request items[QUOTE_MAX_ITEMS];
+    srand(42);
+    for (int trial = 0; trial < 3000; trial++) {
+        enum customer_segment segment = (enum customer_segment)(rand() % SEGMENT_COUNT);
+        size_t n = 1 + (size_t)(rand() % 8);
+        for (size_t i = 0; i < n; i++) {
+            const char *billing = billings[rand() % 5];
+            if (strcmp(billing, "student") == 0 && segment != SEGMENT_STUDENT)
+                billing = "cheapest";
+            items[i] = item(catalog->skus[rand() % (int)catalog->n_skus].id, 1 + rand() % 20,
+                            billing, 1, 1);
+            items[i].usage = (struct usage){1 + rand() % 24000, 1 + rand() % 400};
+        }
+        ck_assert_int_eq(price(segment, items, n, NULL), GQ_OK);
+        gq_money sum = 0, discounts = 0;
+        for (size_t i = 0; i < n; i++) {
+            const struct quote_item_result *line = &result->items[i];
+            for (int o = 0; o < line->n_options; o++) {
+                ck_assert_int_le(line->cheapest.total, line->options[o].total);
+                ck_assert_int_ge(line->options[o].total, 0);
+                ck_assert_int_eq(line->options[o].amount,
+                                 line->options[o].plan.amount * items[i].quantity);
+            }
+            ck_assert_int_ge(line->saving, 0);
+            ck_assert_int_ge(line->billed->total, 0);
+            sum += line->billed->amount;
+            discounts += line->billed->discounts.total;
+        }
+        ck_assert_int_eq(result->subtotal, sum);
+        ck_assert_int_eq(result->discount_total, discounts);
+        ck_assert_int_eq(result->total, sum - discounts);
+    }
+}
+END_TEST
+
+#define LOOP(tc, test, table) \
+    tcase_add_loop_test(tc, test, 0, (int)(sizeof(table) / sizeof((table)[0])))
+
+static Suite *quote_suite(void)
+{
+    Suite *suite = suite_create("quote");
+    TCase *tc = tcase_create("quote");
+    tcase_add_checked_fixture(tc, setup, teardown);
+    tcase_set_timeout(tc, 60);
+    tcase_add_test(tc, digest_example_on_demand_wins_at_8_hours);
+    tcase_add_test(tc, monthly_asked_shows_the_saving);
+    tcase_add_test(tc, student_pays_the_student_rate);
+    tcase_add_test(tc, cheapest_is_quarterly_at_24_hours_for_90_days);
+    tcase_add_test(tc, cheapest_mixes_a_quarter_and_ten_days);
+    LOOP(tc, quantity_three_triples, triple_cases);
+    LOOP(tc, rejects_with_field_path, error_cases);
+    tcase_add_test(tc, rejects_an_empty_quote_and_too_many_items);
+    tcase_add_test(tc, discounts_reach_item_and_totals);
+    tcase_add_test(tc, a_mode_discount_can_change_the_cheapest);
+    tcase_add_test(tc, bundles_add_their_own_price);
+    tcase_add_test(tc, quote_status_over_time);
+    tcase_add_test(tc, random_quotes_hold_their_invariants);
+    suite_add_tcase(suite, tc);
+    return suite;
+}
+
+int main(void)
+{
+    SRunner *runner = srunner_create(quote_suite());
+    srunner_run_all(runner, CK_NORMAL);
+    int failed = srunner_ntests_failed(runner);
+    srunner_free(runner);
+    return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+}
