@@ -1,0 +1,39 @@
+# gpuquote in a container: build on Debian bookworm, run on bookworm-slim.
+#
+#   docker build -t gpuquote . && docker run -p 8080:8080 gpuquote
+#
+# The database lives on the /data volume; pending migrations are applied at
+# start. Configuration: config/gpuquote.json baked in, overridden by
+# GPUQUOTE_* environment variables (docker run -e GPUQUOTE_THREADS=4 ...).
+
+FROM debian:bookworm AS build
+RUN apt-get update \
+ && apt-get install -y --no-install-recommends gcc libc6-dev make pkg-config \
+      libmicrohttpd-dev libjansson-dev libsqlite3-dev nettle-dev \
+ && rm -rf /var/lib/apt/lists/*
+WORKDIR /src
+COPY Makefile openapi.yaml ./
+COPY scripts/ scripts/
+COPY src/ src/
+# The same build `make` does on a workstation.
+RUN make build/gpuquote
+
+FROM debian:bookworm-slim
+RUN apt-get update \
+ && apt-get install -y --no-install-recommends libmicrohttpd12 libjansson4 libsqlite3-0 \
+      libnettle8 curl ca-certificates \
+ && rm -rf /var/lib/apt/lists/* \
+ && useradd --system --uid 10001 --home-dir /data --shell /usr/sbin/nologin gpuquote \
+ && mkdir -p /data && chown gpuquote:gpuquote /data
+COPY --from=build /src/build/gpuquote /usr/local/bin/gpuquote
+WORKDIR /usr/share/gpuquote
+COPY migrations/ migrations/
+COPY config/ config/
+ENV GPUQUOTE_LISTEN=0.0.0.0 \
+    GPUQUOTE_DATABASE=/data/gpuquote.db
+VOLUME ["/data"]
+USER gpuquote
+EXPOSE 8080
+HEALTHCHECK --interval=10s --timeout=3s --start-period=5s --retries=3 \
+  CMD curl -fsS http://127.0.0.1:8080/healthz || exit 1
+ENTRYPOINT ["/usr/local/bin/gpuquote"]
