@@ -17,6 +17,15 @@
 
 BUILD ?= build
 SANITIZE ?=
+# `make V=1` shows full command lines.
+V ?= 0
+ifeq ($(V),0)
+Q = @
+say = @printf '  %-6s %s\n' $(1) $(2);
+else
+Q =
+say =
+endif
 OPT ?= -O2 -g
 
 VERSION := 0.1.0
@@ -75,33 +84,40 @@ deps:
 	@scripts/deps.sh test
 
 $(BIN): $(MAIN_OBJ) $(HTTP_OBJ) $(STORE_OBJ) $(UTIL_OBJ) $(CORE_OBJ)
-	$(CC) $(CFLAGS_ALL) $(LDFLAGS_SAN) -o $@ $^ $(LIBS_HTTP) $(LIBS_STORE) $(LIBS_UTIL) $(LIBS_CORE) $(LDFLAGS)
+	$(call say,LINK,$@)
+	$(Q)$(CC) $(CFLAGS_ALL) $(LDFLAGS_SAN) -o $@ $^ $(LIBS_HTTP) $(LIBS_STORE) $(LIBS_UTIL) $(LIBS_CORE) $(LDFLAGS)
 
 $(BUILD)/obj/%.o: %.c
 	@mkdir -p $(dir $@)
-	$(CC) $(CPPFLAGS) $(CFLAGS_ALL) $(PKG_CFLAGS) -Itests -MMD -MP -c -o $@ $<
+	$(call say,CC,$<)
+	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS_ALL) $(PKG_CFLAGS) -Itests -MMD -MP -c -o $@ $<
 
 # The OpenAPI document is embedded in the binary (.incbin), so the server
 # serves exactly the contract it was built with.
 $(BUILD)/obj/%.o: %.S openapi.yaml
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS_ALL) -c -o $@ $<
+	$(call say,AS,$<)
+	$(Q)$(CC) $(CFLAGS_ALL) -c -o $@ $<
 
 $(BUILD)/core/%: $(BUILD)/obj/tests/core/%.o $(CORE_OBJ)
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS_ALL) $(LDFLAGS_SAN) -o $@ $^ $(LIBS_CHECK) $(LIBS_CORE)
+	$(call say,LINK,$@)
+	$(Q)$(CC) $(CFLAGS_ALL) $(LDFLAGS_SAN) -o $@ $^ $(LIBS_CHECK) $(LIBS_CORE)
 
 $(BUILD)/util/%: $(BUILD)/obj/tests/util/%.o $(UTIL_OBJ) $(CORE_OBJ)
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS_ALL) $(LDFLAGS_SAN) -o $@ $^ $(LIBS_CHECK) $(LIBS_UTIL) $(LIBS_CORE)
+	$(call say,LINK,$@)
+	$(Q)$(CC) $(CFLAGS_ALL) $(LDFLAGS_SAN) -o $@ $^ $(LIBS_CHECK) $(LIBS_UTIL) $(LIBS_CORE)
 
 $(BUILD)/store/%: $(BUILD)/obj/tests/store/%.o $(STORE_OBJ) $(UTIL_OBJ) $(CORE_OBJ)
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS_ALL) $(LDFLAGS_SAN) -o $@ $^ $(LIBS_CHECK) $(LIBS_STORE) $(LIBS_UTIL) $(LIBS_CORE)
+	$(call say,LINK,$@)
+	$(Q)$(CC) $(CFLAGS_ALL) $(LDFLAGS_SAN) -o $@ $^ $(LIBS_CHECK) $(LIBS_STORE) $(LIBS_UTIL) $(LIBS_CORE)
 
 $(BUILD)/http/%: $(BUILD)/obj/tests/http/%.o $(TEST_SUPPORT_OBJ) $(STORE_OBJ) $(UTIL_OBJ) $(CORE_OBJ) $(BIN)
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS_ALL) $(LDFLAGS_SAN) -o $@ $(filter-out $(BIN),$^) $(LIBS_CHECK) $(LIBS_CURL) \
+	$(call say,LINK,$@)
+	$(Q)$(CC) $(CFLAGS_ALL) $(LDFLAGS_SAN) -o $@ $(filter-out $(BIN),$^) $(LIBS_CHECK) $(LIBS_CURL) \
 		$(LIBS_STORE) $(LIBS_UTIL) $(LIBS_CORE)
 
 # Unit tests run in any order; integration tests start $(BIN) themselves.
@@ -116,13 +132,17 @@ asan:
 	@scripts/deps.sh test
 	@$(MAKE) --no-print-directory BUILD=build/asan SANITIZE=1 OPT="-O1 -g" check
 
+# The integration tests with the server under valgrind; the test programs
+# themselves are plain builds.
+VALGRIND = valgrind --quiet --leak-check=full --show-leak-kinds=definite,indirect \
+	--errors-for-leak-kinds=definite,indirect --error-exitcode=99
 valgrind:
 	@scripts/deps.sh tools
-	@$(MAKE) --no-print-directory BUILD=build/valgrind OPT="-O1 -g" $(BUILD:build=build/valgrind)/gpuquote \
+	@$(MAKE) --no-print-directory BUILD=build/valgrind OPT="-O1 -g" build/valgrind/gpuquote \
 		$(patsubst $(BUILD)/%,build/valgrind/%,$(TEST_HTTP))
 	@GPUQUOTE_BIN=$(abspath build/valgrind/gpuquote) GPUQUOTE_SOURCE_DIR=$(CURDIR) \
-		GPUQUOTE_WRAPPER="valgrind --quiet --leak-check=full --show-leak-kinds=definite,indirect --errors-for-leak-kinds=definite,indirect --error-exitcode=99" \
-		GPUQUOTE_SLOW=1 scripts/run-tests.sh $(patsubst $(BUILD)/%,build/valgrind/%,$(TEST_HTTP))
+		GPUQUOTE_WRAPPER="$(VALGRIND)" GPUQUOTE_SLOW=1 \
+		scripts/run-tests.sh $(patsubst $(BUILD)/%,build/valgrind/%,$(TEST_HTTP))
 
 migrate: $(BIN)
 	@mkdir -p data

@@ -128,9 +128,10 @@ enum gq_code fields_integer(json_t *object, const char *key, const char *path, b
     if (!json_is_number(value))
         return wrong_type(field, "a whole number", value, err);
     int64_t number;
-    if (!integral_value(value, &number))
+    bool whole = integral_value(value, &number);
+    if (!whole && json_number_value(value) != floor(json_number_value(value)))
         return gq_fail(err, GQ_ERR_INVALID_VALUE, field, "%s must be a whole number", field);
-    if (number < min || number > max)
+    if (!whole || number < min || number > max) /* not whole here: beyond ±9e15 */
         return gq_fail(err, GQ_ERR_OUT_OF_RANGE, field, "%s must be %lld..%lld", field,
                        (long long)min, (long long)max);
     *out = number;

@@ -76,7 +76,7 @@ static enum gq_code parse_workload(json_t *body, struct sizing_workload *workloa
         (code = parse_enum_field(object, "task", "workload", true, parse_task,
                                  "learning, inference, lora, finetune, pretrain", &task, err)) !=
             GQ_OK ||
-        (code = fields_real(object, "model_params_b", "workload", false, 0, SIZING_MAX_PARAMS_B,
+        (code = fields_real(object, "model_params_b", "workload", false, 0.001, SIZING_MAX_PARAMS_B,
                             &workload->model_params_b, err)) != GQ_OK ||
         (code = parse_enum_field(object, "precision", "workload", false, parse_precision,
                                  "fp32, bf16, fp16, int8, int4", &precision, err)) != GQ_OK ||

@@ -255,6 +255,9 @@ static void complete_request(void *context, struct MHD_Connection *connection,
 }
 
 static void log_from_mhd(void *context, const char *format, va_list args)
+    __attribute__((format(printf, 2, 0)));
+
+static void log_from_mhd(void *context, const char *format, va_list args)
 {
     (void)context;
     char message[256];
@@ -297,7 +300,9 @@ struct http_server *http_server_start(struct app *app, struct gq_error *err)
     server->app = app;
     /* Poll, not epoll: 0.9.75's epoll mode can stall with exactly 128
      * ready sockets (notes/libmicrohttpd.md). ITC lets quiesce wake the
-     * threads. */
+     * threads. No MHD_OPTION_LISTENING_ADDRESS_REUSE: it means SO_REUSEPORT,
+     * which lets a second instance bind the same port and take half the
+     * connections; MHD's default SO_REUSEADDR already allows a restart. */
     unsigned flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_POLL | MHD_USE_ITC |
                      MHD_USE_ERROR_LOG;
     if (address.ss_family == AF_INET6)
@@ -309,8 +314,8 @@ struct http_server *http_server_start(struct app *app, struct gq_error *err)
         MHD_OPTION_CONNECTION_LIMIT, config->connection_limit,
         MHD_OPTION_PER_IP_CONNECTION_LIMIT, config->per_ip_connection_limit,
         MHD_OPTION_CONNECTION_TIMEOUT, config->connection_timeout_seconds,
-        MHD_OPTION_LISTEN_BACKLOG_SIZE, LISTEN_BACKLOG, MHD_OPTION_LISTENING_ADDRESS_REUSE, 1,
-        MHD_OPTION_NOTIFY_COMPLETED, complete_request, NULL, MHD_OPTION_END);
+        MHD_OPTION_LISTEN_BACKLOG_SIZE, LISTEN_BACKLOG, MHD_OPTION_NOTIFY_COMPLETED,
+        complete_request, NULL, MHD_OPTION_END);
     if (server->daemon == NULL) {
         gq_fail(err, GQ_ERR_NOT_READY, "listen", "cannot listen on %s port %u (in use?)",
                 config->listen, (unsigned)config->port);

@@ -1,0 +1,837 @@
+/*
+ * Running gpuquote: /healthz, /readyz and /openapi.yaml; the error envelope
+ * for unknown paths (also with bytes that are not UTF-8) and 405 with Allow;
+ * keep-alive over a hundred requests, error responses included; the access
+ * log line; raw protocol errors; SIGTERM finishing a request in flight and
+ * exiting 0; SIGHUP reloading prices, and keeping the old ones when the new
+ * are broken; --version and --help; one-line refusals of bad configuration
+ * (exit 2); a missing database directory, a port in use and a bad listen
+ * address (exit 1); a restart on the port just released; and a body
+ * trickled past request_timeout_seconds being cut off while others are
+ * served.
+ *
+ * The endpoint cases share one server per test case; everything about the
+ * process's life starts a server of its own.
+ */
+#include <check.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "support/expect.h"
+#include "support/http.h"
+#include "support/raw.h"
+#include "support/server.h"
+#include "support/suite.h"
+
+#define INT8_BODY                                                                                  \
+    "{\"workload\":{\"task\":\"inference\",\"model_params_b\":7,\"precision\":\"int8\"}}"
+
+static struct server shared;
+static struct http_client *client;
+
+static void start_shared(void)
+{
+    server_start(&shared, NULL);
+}
+
+static void stop_shared(void)
+{
+    server_finish_shared(&shared);
+}
+
+static void open_client(void)
+{
+    client = http_client_new(shared.port);
+}
+
+static void close_client(void)
+{
+    http_client_free(client);
+    client = NULL;
+}
+
+/* The whole of a file, or NULL. */
+static char *read_file(const char *path)
+{
+    FILE *file = fopen(path, "rb");
+    if (file == NULL)
+        return NULL;
+    fseek(file, 0, SEEK_END);
+    long size = ftell(file);
+    fseek(file, 0, SEEK_SET);
+    char *text = malloc((size_t)size + 1);
+    ck_assert_ptr_nonnull(text);
+    size_t got = fread(text, 1, (size_t)size, file);
+    text[got] = '\0';
+    fclose(file);
+    return text;
+}
+
+/* The access-log line (parsed) whose path is `path`, waiting for the
+ * writer's flush; NULL when none came in time. */
+static json_t *find_access_line(struct server *server, const char *path)
+{
+    char needle[512];
+    snprintf(needle, sizeof needle, "\"path\":\"%s\"", path);
+    if (!server_wait_for_text(server, "stdout.log", needle, suite_wait_ms(3)))
+        return NULL;
+    char *log = server_read(server, "stdout.log");
+    json_t *found = NULL;
+    for (char *line = strtok(log, "\n"); line != NULL && found == NULL; line = strtok(NULL, "\n"))
+        if (strstr(line, needle) != NULL)
+            found = json_loads(line, 0, NULL);
+    free(log);
+    return found;
+}
+
+/* ---- the operational endpoints ----------------------------------------------- */
+
+START_TEST(test_operations_healthz)
+{
+    struct http_response *response = http_get(client, "/healthz");
+    expect_status(response, 200);
+    ck_assert_str_eq(http_header(response, "content-type"), "application/json");
+    ck_assert_str_eq(response->body, "{\"status\":\"ok\",\"version\":\"" GQ_VERSION "\"}");
+    http_response_free(response);
+}
+END_TEST
+
+START_TEST(test_operations_readyz)
+{
+    struct http_response *response = http_get(client, "/readyz");
+    expect_status(response, 200);
+    ck_assert_str_eq(http_header(response, "content-type"), "application/json");
+    ck_assert_str_eq(response->body, "{\"status\":\"ready\",\"price_list_version\":1,\"skus\":5}");
+    http_response_free(response);
+}
+END_TEST
+
+START_TEST(test_operations_openapi)
+{
+    struct http_response *response = http_get(client, "/openapi.yaml");
+    expect_status(response, 200);
+    ck_assert_str_eq(http_header(response, "content-type"), "application/yaml");
+    ck_assert_int_eq(strncmp(response->body, "openapi:", 8), 0);
+    ck_assert_ptr_nonnull(http_header(response, "etag"));
+    /* Exactly the contract the binary was built from. */
+    char path[1024];
+    snprintf(path, sizeof path, "%s/openapi.yaml", getenv("GPUQUOTE_SOURCE_DIR"));
+    char *source = read_file(path);
+    ck_assert_ptr_nonnull(source);
+    ck_assert_uint_eq(response->body_length, strlen(source));
+    ck_assert_msg(memcmp(response->body, source, response->body_length) == 0,
+                  "GET /openapi.yaml differs from %s (rebuild?)", path);
+    free(source);
+
+    char header[256];
+    snprintf(header, sizeof header, "If-None-Match: %s", http_header(response, "etag"));
+    const char *const headers[] = {header, NULL};
+    struct http_response *again = http_request(client, "GET", "/openapi.yaml", headers, NULL);
+    expect_status(again, 304);
+    ck_assert_uint_eq(again->body_length, 0);
+    http_response_free(again);
+    http_response_free(response);
+}
+END_TEST
+
+struct not_found_case {
+    const char *method;
+    const char *path;
+    const char *message;
+};
+
+static const struct not_found_case not_found[] = {
+    {"GET", "/", "no resource at /"},
+    {"GET", "/nope", "no resource at /nope"},
+    {"POST", "/nope", "no resource at /nope"},
+    {"DELETE", "/nope", "no resource at /nope"},
+    {"GET", "/catalog/v100-16g-x1/prices", "no resource at /catalog/v100-16g-x1/prices"},
+    {"GET", "/quotes", "no resource at /quotes"},
+    {"GET", "/healthz/", "no resource at /healthz/"},
+    {"OPTIONS", "/nope", "no resource at /nope"},
+    /* bytes that are not UTF-8 are replaced, not refused with a bare 500 */
+    {"GET", "/nope%FF", "no resource at /nope?"},
+    {"GET", "/catalog/%FF%FE",
+     "no SKU '?"
+     "?'"},
+    {"GET", "/catalog/%C3%A9t%C3%A9", "no SKU '\xc3\xa9t\xc3\xa9'"},
+    {"GET", "/quote/%E2%82",
+     "no quote '?"
+     "?'"},
+    /* a 63-byte id and a two-byte character: cut at 64 bytes, inside it */
+    {"GET", "/catalog/aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa%C3%A9",
+     "no SKU 'aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa?'"},
+};
+
+START_TEST(test_operations_not_found)
+{
+    const struct not_found_case *c = &not_found[_i];
+    struct http_response *response = http_request(client, c->method, c->path, NULL, NULL);
+    ck_assert_msg(response->status == 404, "%s %s: %s", c->method, c->path,
+                  http_describe(response));
+    expect_error(response, 404, "not_found", NULL);
+    expect_str(response->json, "error.message", c->message);
+    ck_assert_str_eq(http_header(response, "content-type"), "application/json");
+    http_response_free(response);
+}
+END_TEST
+
+START_TEST(test_operations_parameter_not_utf8)
+{
+    struct http_response *response = http_get(client, "/catalog?%FF=1");
+    expect_error(response, 400, "invalid_parameter", "?");
+    http_response_free(response);
+}
+END_TEST
+
+struct method_case {
+    const char *method;
+    const char *path;
+    const char *allow;
+};
+
+static const struct method_case wrong_methods[] = {
+    {"DELETE", "/catalog", "GET, HEAD, OPTIONS"},
+    {"POST", "/catalog", "GET, HEAD, OPTIONS"},
+    {"PUT", "/catalog/v100-16g-x1", "GET, HEAD, OPTIONS"},
+    {"POST", "/catalog/bundles", "GET, HEAD, OPTIONS"},
+    {"GET", "/quote", "POST, OPTIONS"},
+    {"HEAD", "/quote", "POST, OPTIONS"},
+    {"DELETE", "/quote/q_0123456789abcdef0123456789abcdef", "GET, HEAD, OPTIONS"},
+    {"GET", "/quote/q_0123456789abcdef0123456789abcdef/accept", "POST, OPTIONS"},
+    {"PATCH", "/recommend", "POST, OPTIONS"},
+    {"POST", "/healthz", "GET, HEAD, OPTIONS"},
+    {"POST", "/readyz", "GET, HEAD, OPTIONS"},
+    {"PUT", "/openapi.yaml", "GET, HEAD, OPTIONS"},
+};
+
+START_TEST(test_operations_method_not_allowed)
+{
+    const struct method_case *c = &wrong_methods[_i];
+    struct http_response *response = http_request(client, c->method, c->path, NULL, NULL);
+    ck_assert_msg(response->status == 405, "%s %s: %s", c->method, c->path,
+                  http_describe(response));
+    ck_assert_str_eq(http_header(response, "allow"), c->allow);
+    if (strcmp(c->method, "HEAD") != 0) {
+        expect_error(response, 405, "method_not_allowed", NULL);
+        char message[64];
+        snprintf(message, sizeof message, "%s is not allowed here", c->method);
+        expect_str(response->json, "error.message", message);
+    }
+    http_response_free(response);
+
+    /* OPTIONS lists the same methods. */
+    response = http_request(client, "OPTIONS", c->path, NULL, NULL);
+    expect_status(response, 204);
+    ck_assert_str_eq(http_header(response, "allow"), c->allow);
+    ck_assert_uint_eq(response->body_length, 0);
+    http_response_free(response);
+}
+END_TEST
+
+/* A hundred requests of every kind on one connection: none closes it. */
+START_TEST(test_operations_keep_alive)
+{
+    struct http_client *one = http_client_new(shared.port);
+    long port = 0;
+    for (int i = 0; i < 100; i++) {
+        struct http_response *response;
+        int want;
+        switch (i % 6) {
+        case 0:
+            response = http_get(one, "/catalog");
+            want = 200;
+            break;
+        case 1:
+            response = http_post_json(one, "/quote",
+                                      "{\"items\":[{\"sku\":\"v100-16g-x1\","
+                                      "\"hours_per_day\":8,\"days\":90}],"
+                                      "\"save\":false}");
+            want = 200;
+            break;
+        case 2:
+            response = http_get(one, "/nope");
+            want = 404;
+            break;
+        case 3:
+            response = http_request(one, "DELETE", "/catalog", NULL, NULL);
+            want = 405;
+            break;
+        case 4:
+            response = http_post_json(one, "/quote", "{\"items\":[]}");
+            want = 422;
+            break;
+        default:
+            response = http_post_json(one, "/recommend", "{\"workload\":");
+            want = 400;
+            break;
+        }
+        ck_assert_msg(response->status == want, "request %d: %s", i, http_describe(response));
+        ck_assert_msg(!http_closes(response), "request %d (status %ld) closed the connection", i,
+                      response->status);
+        if (i == 0)
+            port = response->local_port;
+        else
+            ck_assert_msg(response->reused_connection && response->local_port == port,
+                          "request %d opened a new connection", i);
+        http_response_free(response);
+    }
+    http_client_free(one);
+}
+END_TEST
+
+START_TEST(test_operations_access_log)
+{
+    char path[96];
+    snprintf(path, sizeof path, "/access-log-probe-%ld", (long)getpid());
+    struct http_response *response = http_get(client, path);
+    expect_status(response, 404);
+    json_t *line = find_access_line(&shared, path);
+    ck_assert_msg(line != NULL, "no access-log line for %s", path);
+    ck_assert_str_eq(json_keys(line, ""), "ts,method,path,status,bytes,us");
+    expect_str(line, "method", "GET");
+    expect_str(line, "path", path);
+    expect_text(line, "status", "404");
+    char bytes[32];
+    snprintf(bytes, sizeof bytes, "%zu", response->body_length);
+    expect_text(line, "bytes", bytes);
+    ck_assert(json_is_integer(json_object_get(line, "us")));
+    ck_assert_int_ge(json_integer_value(json_object_get(line, "us")), 0);
+    const char *ts = json_str(line, "ts"); /* 2026-11-30T17:51:19.123Z */
+    ck_assert_uint_eq(strlen(ts), 24);
+    ck_assert_int_eq(ts[19], '.');
+    ck_assert_int_eq(ts[23], 'Z');
+    json_decref(line);
+    http_response_free(response);
+
+    /* A POST that answers 201 logs its method, status and size. */
+    response = http_post_json(
+        client, "/quote", "{\"items\":[{\"sku\":\"t4-16g-x1\",\"hours_per_day\":1,\"days\":1}]}");
+    expect_status(response, 201);
+    const char *location = http_header(response, "location");
+    ck_assert_ptr_nonnull(location);
+    struct http_response *read = http_get(client, location);
+    expect_status(read, 200);
+    line = find_access_line(&shared, location);
+    ck_assert_msg(line != NULL, "no access-log line for %s", location);
+    expect_str(line, "method", "GET");
+    expect_text(line, "status", "200");
+    snprintf(bytes, sizeof bytes, "%zu", read->body_length);
+    expect_text(line, "bytes", bytes);
+    json_decref(line);
+    http_response_free(read);
+    http_response_free(response);
+}
+END_TEST
+
+START_TEST(test_operations_raw_protocol_errors)
+{
+    /* A header line without a colon: libmicrohttpd's own 400, and close. */
+    char *response =
+        raw_exchange(shared.port, "GET /catalog HTTP/1.1\r\nHost: test\r\nNoColonHere\r\n\r\n",
+                     suite_wait_ms(5));
+    ck_assert_ptr_nonnull(response);
+    ck_assert_int_eq(raw_status(response), 400);
+    free(response);
+
+    /* An HTTP version nobody speaks. */
+    response =
+        raw_exchange(shared.port, "GET /catalog HTTP/9.9\r\nHost: test\r\n\r\n", suite_wait_ms(5));
+    ck_assert_ptr_nonnull(response);
+    ck_assert_int_eq(raw_status(response), 505);
+    free(response);
+
+    /* A path with a raw byte that is not UTF-8: our 404 envelope. */
+    response = raw_exchange(shared.port, "GET /ca\xfftalog HTTP/1.1\r\nHost: test\r\n\r\n",
+                            suite_wait_ms(5));
+    ck_assert_ptr_nonnull(response);
+    ck_assert_int_eq(raw_status(response), 404);
+    ck_assert_str_eq(
+        raw_body(response),
+        "{\"error\":{\"code\":\"not_found\",\"message\":\"no resource at /ca?talog\"}}");
+    free(response);
+
+    /* A request line that is not one: the connection is dropped. */
+    response = raw_exchange(shared.port, "GARBAGE\r\n\r\n", suite_wait_ms(5));
+    ck_assert_ptr_null(response);
+
+    /* HTTP/1.0 is answered and closed. */
+    response = raw_exchange(shared.port, "GET /healthz HTTP/1.0\r\n\r\n", suite_wait_ms(5));
+    ck_assert_ptr_nonnull(response);
+    ck_assert_int_eq(raw_status(response), 200);
+    ck_assert_str_eq(raw_body(response), "{\"status\":\"ok\",\"version\":\"" GQ_VERSION "\"}");
+    free(response);
+
+    /* And the server goes on. */
+    struct http_response *health = http_get(client, "/healthz");
+    expect_status(health, 200);
+    http_response_free(health);
+}
+END_TEST
+
+/* ---- the process: signals ---------------------------------------------------------- */
+
+/* Whether connecting to `port` is refused within `timeout_ms`. */
+static bool connections_refused(uint16_t port, long timeout_ms)
+{
+    long long deadline = suite_now_ms() + timeout_ms;
+    for (;;) {
+        int fd = raw_connect(port);
+        if (fd < 0)
+            return true;
+        close(fd);
+        if (suite_now_ms() > deadline)
+            return false;
+        suite_sleep_ms(10);
+    }
+}
+
+/* SIGTERM while a POST is half-way in: the server stops listening, finishes
+ * that request, answers it in full and exits 0. "100 Continue" proves the
+ * server has begun the request before the signal is sent; the log line
+ * proves the signal was taken before the rest of the body is sent. */
+START_TEST(test_operations_sigterm_finishes_request_in_flight)
+{
+    struct server server = {0};
+    server_start(&server, NULL);
+    int fd = raw_connect(server.port);
+    ck_assert_int_ge(fd, 0);
+    const char *body = INT8_BODY;
+    char headers[256];
+    snprintf(headers, sizeof headers,
+             "POST /recommend HTTP/1.1\r\nHost: test\r\nContent-Type: application/json\r\n"
+             "Expect: 100-continue\r\nContent-Length: %zu\r\n\r\n",
+             strlen(body));
+    ck_assert(raw_send(fd, headers, strlen(headers)));
+    char *interim = raw_read_response(fd, suite_wait_ms(5), false, NULL);
+    ck_assert_ptr_nonnull(interim);
+    ck_assert_int_eq(raw_status(interim), 100);
+    free(interim);
+    ck_assert(raw_send(fd, body, 10));
+
+    server_signal(&server, SIGTERM);
+    ck_assert(server_wait_for_text(&server, "stderr.log", "signal 15: finishing requests in flight",
+                                   suite_wait_ms(5)));
+    /* No new connections once stopping (the listener closes just after
+     * the line is logged). */
+    ck_assert_msg(connections_refused(server.port, suite_wait_ms(2)),
+                  "connections are still accepted after SIGTERM");
+
+    /* The rest of the body over about a second. */
+    size_t rest = strlen(body) - 10;
+    ck_assert_uint_eq(raw_trickle(fd, body + 10, rest, (rest + 9) / 10, 100), rest);
+    char *response = raw_read_response(fd, suite_wait_ms(10), true, NULL);
+    ck_assert_ptr_nonnull(response);
+    ck_assert_int_eq(raw_status(response), 200);
+    json_t *json = json_loads(raw_body(response), 0, NULL);
+    ck_assert_ptr_nonnull(json);
+    expect_text(json, "estimate.memory_gb", "8.4");
+    expect_str(json, "recommendations[0].sku", "v100-16g-x1");
+    expect_str(json, "recommendations[0].total", "1231.00");
+    json_decref(json);
+    free(response);
+    close(fd);
+
+    ck_assert_int_eq(server_wait(&server, suite_wait_ms(15)), 0);
+    char *log = server_read(&server, "stderr.log");
+    ck_assert_ptr_nonnull(strstr(log, "gpuquote: info: stopped"));
+    free(log);
+    log = server_read(&server, "stdout.log");
+    ck_assert_ptr_nonnull(
+        strstr(log, "\"method\":\"POST\",\"path\":\"/recommend\",\"status\":200"));
+    free(log);
+    server_cleanup(&server);
+}
+END_TEST
+
+/* SIGTERM with idle keep-alive connections open: they do not hold it up. */
+START_TEST(test_operations_sigterm_with_idle_connections)
+{
+    struct server server = {0};
+    server_start(&server, NULL);
+    struct http_client *idle[3];
+    for (int i = 0; i < 3; i++) {
+        idle[i] = http_client_new(server.port);
+        struct http_response *response = http_get(idle[i], "/catalog");
+        expect_status(response, 200);
+        http_response_free(response);
+    }
+    long long started = suite_now_ms();
+    ck_assert_int_eq(server_stop(&server), 0);
+    ck_assert_int_lt(suite_now_ms() - started, suite_wait_ms(5));
+    for (int i = 0; i < 3; i++)
+        http_client_free(idle[i]);
+    server_cleanup(&server);
+}
+END_TEST
+
+START_TEST(test_operations_sighup_reload)
+{
+    struct server server = {0};
+    server_start(&server, NULL);
+    struct http_client *to = http_client_new(server.port);
+
+    ck_assert_int_eq(server_db_exec(&server, "UPDATE bundles SET price_fen = 120000 WHERE id = ?1",
+                                    "training-starter-monthly"),
+                     1);
+    server_signal(&server, SIGHUP);
+    ck_assert(server_wait_for_text(
+        &server, "stderr.log", "catalog loaded: price list version 2, 5 SKUs", suite_wait_ms(5)));
+    struct http_response *ready = http_get(to, "/readyz");
+    ck_assert_str_eq(ready->body, "{\"status\":\"ready\",\"price_list_version\":2,\"skus\":5}");
+    http_response_free(ready);
+    struct http_response *bundles = http_get(to, "/catalog/bundles");
+    expect_text(bundles->json, "price_list_version", "2");
+    expect_str(bundles->json, "bundles[1].price", "1200.00");
+    expect_str(bundles->json, "bundles[1].saving", "442.00");
+    http_response_free(bundles);
+
+    /* A broken price list is refused and the last good one kept. */
+    ck_assert_int_eq(server_db_exec(&server,
+                                    "DELETE FROM sku_prices WHERE sku_id = ?1 AND "
+                                    "mode_id = 'on_demand'",
+                                    "t4-16g-x1"),
+                     1);
+    server_signal(&server, SIGHUP);
+    ck_assert(server_wait_for_text(&server, "stderr.log",
+                                   "catalog not loaded: SKU 't4-16g-x1' has no on-demand price",
+                                   suite_wait_ms(5)));
+    ready = http_get(to, "/readyz");
+    ck_assert_str_eq(ready->body, "{\"status\":\"ready\",\"price_list_version\":2,\"skus\":5}");
+    http_response_free(ready);
+    struct http_response *sku = http_get(to, "/catalog/t4-16g-x1");
+    expect_status(sku, 200);
+    expect_str(sku->json, "prices.on_demand.amount", "9.90");
+    http_response_free(sku);
+
+    http_client_free(to);
+    server_finish(&server);
+}
+END_TEST
+
+/* ---- the process: command line and configuration ------------------------------------ */
+
+START_TEST(test_operations_version_and_help)
+{
+    struct server server = {0};
+    const char *const version[] = {"--version", NULL};
+    struct server_options options = {version, NULL, true};
+    ck_assert_int_eq(server_run(&server, &options), 0);
+    char *out = server_read(&server, "stdout.log");
+    ck_assert_str_eq(out, "gpuquote " GQ_VERSION "\n");
+    free(out);
+    server_cleanup(&server);
+
+    const char *const help[] = {"--help", NULL};
+    options.args = help;
+    ck_assert_int_eq(server_run(&server, &options), 0);
+    out = server_read(&server, "stdout.log");
+    ck_assert_int_eq(strncmp(out, "Usage: gpuquote [serve | migrate] [options]\n", 44), 0);
+    const char *const mentioned[] = {"--db PATH",
+                                     "--port N",
+                                     "--port-file PATH",
+                                     "--config PATH",
+                                     "--listen ADDR",
+                                     "--threads N",
+                                     "--migrations DIR",
+                                     "GPUQUOTE_PORT",
+                                     "GPUQUOTE_CORS_ORIGINS",
+                                     "GPUQUOTE_REQUEST_TIMEOUT_SECONDS",
+                                     "--version"};
+    for (size_t i = 0; i < sizeof mentioned / sizeof mentioned[0]; i++)
+        ck_assert_msg(strstr(out, mentioned[i]) != NULL, "--help does not mention %s",
+                      mentioned[i]);
+    free(out);
+    char *err = server_read(&server, "stderr.log");
+    ck_assert_str_eq(err, "");
+    free(err);
+    server_cleanup(&server);
+}
+END_TEST
+
+struct bad_config {
+    const char *arg;     /* one extra argument, or NULL */
+    const char *value;   /* its value, or NULL */
+    const char *env;     /* one extra variable, or NULL */
+    const char *file;    /* a configuration file's text, or NULL */
+    const char *message; /* standard error; {file} stands for the file's path */
+};
+
+static const struct bad_config bad_configs[] = {
+    {"--threads", "0", NULL, NULL, "gpuquote: --threads: 0 is out of range 1..64\n"},
+    {"--port", "70000", NULL, NULL, "gpuquote: --port: 70000 is out of range 0..65535\n"},
+    {"--port", NULL, NULL, NULL, "gpuquote: --port: missing value\n"},
+    {"--bogus", NULL, NULL, NULL, "gpuquote: unknown option --bogus\n"},
+    {NULL, NULL, "GPUQUOTE_PORT=abc", NULL, "gpuquote: GPUQUOTE_PORT: \"abc\" is not an integer\n"},
+    {NULL, NULL, "GPUQUOTE_REQUEST_TIMEOUT_SECONDS=0", NULL,
+     "gpuquote: GPUQUOTE_REQUEST_TIMEOUT_SECONDS: 0 is out of range 1..3600\n"},
+    {NULL, NULL, "GPUQUOTE_ACCESS_LOG=maybe", NULL,
+     "gpuquote: GPUQUOTE_ACCESS_LOG: \"maybe\" is not a boolean (true, false, 1 or 0)\n"},
+    {NULL, NULL, "GPUQUOTE_QUOTE_EXPIRY_SECONDS=59", NULL,
+     "gpuquote: GPUQUOTE_QUOTE_EXPIRY_SECONDS: 59 is out of range 60..31536000\n"},
+    {NULL, NULL, NULL, "{\"body_limit_bytes\": 10}",
+     "gpuquote: {file}: body_limit_bytes: 10 is out of range 1024..16777216\n"},
+    {NULL, NULL, NULL, "{\"port\": \"8080\"}",
+     "gpuquote: {file}: port: expected an integer, got a string\n"},
+    {NULL, NULL, NULL, "{\"colour\": 1}", "gpuquote: {file}: unknown key \"colour\"\n"},
+};
+
+/* `message` with {file} replaced by `path`. */
+static void expand_message(const char *message, const char *path, char *out, size_t size)
+{
+    const char *mark = strstr(message, "{file}");
+    if (mark == NULL)
+        snprintf(out, size, "%s", message);
+    else
+        snprintf(out, size, "%.*s%s%s", (int)(mark - message), message, path, mark + 6);
+}
+
+START_TEST(test_operations_bad_configuration)
+{
+    const struct bad_config *c = &bad_configs[_i];
+    struct server server = {0};
+    server_prepare(&server);
+    const char *args[5] = {NULL};
+    const char *env[2] = {c->env, NULL};
+    int n = 0;
+    char config_path[SERVER_PATH_SIZE] = "";
+    if (c->file != NULL) {
+        snprintf(config_path, sizeof config_path, "%s", server_path(&server, "bad.json"));
+        FILE *file = fopen(config_path, "w");
+        ck_assert_ptr_nonnull(file);
+        fputs(c->file, file);
+        ck_assert_int_eq(fclose(file), 0);
+        args[n++] = "--config";
+        args[n++] = config_path;
+    }
+    if (c->arg != NULL)
+        args[n++] = c->arg;
+    if (c->value != NULL)
+        args[n++] = c->value;
+    struct server_options options = {args, env, false};
+    ck_assert_int_eq(server_run(&server, &options), 2);
+    char expected[1024];
+    expand_message(c->message, config_path, expected, sizeof expected);
+    char *err = server_read(&server, "stderr.log");
+    ck_assert_str_eq(err, expected);
+    free(err);
+    char *out = server_read(&server, "stdout.log");
+    ck_assert_str_eq(out, "");
+    free(out);
+    ck_assert_msg(access(server.db_path, F_OK) != 0, "a database was created");
+    server_cleanup(&server);
+}
+END_TEST
+
+START_TEST(test_operations_database_directory_missing)
+{
+    struct server server = {0};
+    server_prepare(&server);
+    char db[SERVER_PATH_SIZE];
+    snprintf(db, sizeof db, "%s", server_path(&server, "missing/sub/gpuquote.db"));
+    const char *const args[] = {"--db", db, NULL};
+    struct server_options options = {args, NULL, false};
+    ck_assert_int_eq(server_run(&server, &options), 1);
+    char expected[2048];
+    snprintf(expected, sizeof expected,
+             "gpuquote: error: directory %s/missing/sub of database %s does not exist (create "
+             "it first)\n",
+             server.dir, db);
+    char *err = server_read(&server, "stderr.log");
+    ck_assert_str_eq(err, expected);
+    free(err);
+    ck_assert_int_ne(access(server.port_file, F_OK), 0);
+    server_cleanup(&server);
+}
+END_TEST
+
+START_TEST(test_operations_migrations_missing)
+{
+    struct server server = {0};
+    server_prepare(&server);
+    char dir[SERVER_PATH_SIZE];
+    snprintf(dir, sizeof dir, "%s", server_path(&server, "no-migrations"));
+    const char *const args[] = {"--migrations", dir, NULL};
+    struct server_options options = {args, NULL, false};
+    ck_assert_int_eq(server_run(&server, &options), 1);
+    char expected[1024];
+    snprintf(expected, sizeof expected,
+             "gpuquote: error: cannot open migrations directory %s: No such file or directory\n",
+             dir);
+    char *err = server_read(&server, "stderr.log");
+    ck_assert_str_eq(err, expected);
+    free(err);
+    server_cleanup(&server);
+}
+END_TEST
+
+/* A second server on a port in use must fail, not share the port. */
+START_TEST(test_operations_port_in_use)
+{
+    struct server first = {0}, second = {0};
+    server_start(&first, NULL);
+    char port[16];
+    snprintf(port, sizeof port, "%u", (unsigned)first.port);
+    const char *const args[] = {"--port", port, NULL};
+    struct server_options options = {args, NULL, false};
+    ck_assert_int_eq(server_run(&second, &options), 1);
+    char expected[128];
+    snprintf(expected, sizeof expected,
+             "gpuquote: error: cannot listen on 127.0.0.1 port %s (in use?)\n", port);
+    char *err = server_read(&second, "stderr.log");
+    ck_assert_msg(strstr(err, expected) != NULL, "stderr: %s", err);
+    free(err);
+    server_cleanup(&second);
+
+    /* Every connection still reaches the first one. */
+    for (int i = 0; i < 20; i++) {
+        struct http_response *response = http_once(first.port, "GET", "/readyz", NULL, NULL);
+        expect_status(response, 200);
+        http_response_free(response);
+    }
+    server_finish(&first);
+}
+END_TEST
+
+START_TEST(test_operations_bad_listen_address)
+{
+    struct server server = {0};
+    const char *const args[] = {"--listen", "999.1.1.1", NULL};
+    struct server_options options = {args, NULL, false};
+    ck_assert_int_eq(server_run(&server, &options), 1);
+    char *err = server_read(&server, "stderr.log");
+    ck_assert_msg(strstr(err, "gpuquote: error: listen: '999.1.1.1' is not a numeric IPv4 or "
+                              "IPv6 address\n") != NULL,
+                  "stderr: %s", err);
+    free(err);
+    server_cleanup(&server);
+}
+END_TEST
+
+/* Stop, then start again on the very port just released (connections to it
+ * may still be in TIME_WAIT). */
+START_TEST(test_operations_restart_on_same_port)
+{
+    struct server first = {0}, second = {0};
+    server_start(&first, NULL);
+    struct http_client *to = http_client_new(first.port);
+    struct http_response *response = http_get(to, "/catalog");
+    expect_status(response, 200);
+    http_response_free(response);
+    char port[16];
+    snprintf(port, sizeof port, "%u", (unsigned)first.port);
+    server_finish(&first);
+    http_client_free(to);
+
+    const char *const args[] = {"--port", port, NULL};
+    struct server_options options = {args, NULL, false};
+    server_start(&second, &options);
+    ck_assert_uint_eq(second.port, first.port);
+    response = http_once(second.port, "GET", "/readyz", NULL, NULL);
+    expect_status(response, 200);
+    http_response_free(response);
+    server_finish(&second);
+}
+END_TEST
+
+/* ---- the process: a body that never finishes ------------------------------------ */
+
+START_TEST(test_operations_request_timeout)
+{
+    struct server server = {0};
+    const char *const env[] = {"GPUQUOTE_REQUEST_TIMEOUT_SECONDS=1", NULL};
+    struct server_options options = {NULL, env, false};
+    server_start(&server, &options);
+    struct http_client *other = http_client_new(server.port);
+
+    int fd = raw_connect(server.port);
+    ck_assert_int_ge(fd, 0);
+    const char *body = INT8_BODY;
+    char headers[256];
+    snprintf(headers, sizeof headers,
+             "POST /recommend HTTP/1.1\r\nHost: test\r\nContent-Type: application/json\r\n"
+             "Content-Length: %zu\r\n\r\n",
+             strlen(body));
+    long long started = suite_now_ms();
+    ck_assert(raw_send(fd, headers, strlen(headers)));
+    /* A byte every 100 ms: half a second in, others are served. */
+    ck_assert_uint_eq(raw_trickle(fd, body, 5, 1, 100), 5);
+    struct http_response *response = http_get(other, "/healthz");
+    expect_status(response, 200);
+    http_response_free(response);
+
+    size_t sent = 5 + raw_trickle(fd, body + 5, strlen(body) - 5, 1, 100);
+    long long cut = suite_now_ms() - started;
+    ck_assert_msg(sent < strlen(body), "the whole body (%zu bytes over %lld ms) was taken", sent,
+                  cut);
+    ck_assert_msg(cut >= 1000 && cut <= 1000 + suite_wait_ms(1.5), "cut off after %lld ms", cut);
+    bool closed = false;
+    char *nothing = raw_read_response(fd, suite_wait_ms(2), true, &closed);
+    ck_assert_msg(nothing == NULL, "answered: %s", nothing);
+    ck_assert(closed);
+    close(fd);
+
+    response = http_get(other, "/healthz");
+    expect_status(response, 200);
+    http_response_free(response);
+    json_t *line = find_access_line(&server, "/recommend");
+    ck_assert_ptr_nonnull(line);
+    expect_text(line, "status", "0"); /* no response was sent */
+    expect_text(line, "bytes", "0");
+    json_decref(line);
+
+    http_client_free(other);
+    server_finish(&server);
+}
+END_TEST
+
+static Suite *make_suite(void)
+{
+    Suite *suite = suite_create("http_operations");
+
+    TCase *endpoints = tcase_create("endpoints");
+    tcase_add_unchecked_fixture(endpoints, start_shared, stop_shared);
+    tcase_add_checked_fixture(endpoints, open_client, close_client);
+    suite_set_timeout(endpoints, 10);
+    tcase_add_test(endpoints, test_operations_healthz);
+    tcase_add_test(endpoints, test_operations_readyz);
+    tcase_add_test(endpoints, test_operations_openapi);
+    tcase_add_loop_test(endpoints, test_operations_not_found, 0,
+                        (int)(sizeof not_found / sizeof not_found[0]));
+    tcase_add_test(endpoints, test_operations_parameter_not_utf8);
+    tcase_add_loop_test(endpoints, test_operations_method_not_allowed, 0,
+                        (int)(sizeof wrong_methods / sizeof wrong_methods[0]));
+    tcase_add_test(endpoints, test_operations_keep_alive);
+    tcase_add_test(endpoints, test_operations_access_log);
+    tcase_add_test(endpoints, test_operations_raw_protocol_errors);
+    suite_add_tcase(suite, endpoints);
+
+    TCase *signals = tcase_create("signals");
+    suite_set_timeout(signals, 30);
+    tcase_add_test(signals, test_operations_sigterm_finishes_request_in_flight);
+    tcase_add_test(signals, test_operations_sigterm_with_idle_connections);
+    tcase_add_test(signals, test_operations_sighup_reload);
+    tcase_add_test(signals, test_operations_request_timeout);
+    suite_add_tcase(suite, signals);
+
+    TCase *process = tcase_create("process");
+    suite_set_timeout(process, 20);
+    tcase_add_test(process, test_operations_version_and_help);
+    tcase_add_loop_test(process, test_operations_bad_configuration, 0,
+                        (int)(sizeof bad_configs / sizeof bad_configs[0]));
+    tcase_add_test(process, test_operations_database_directory_missing);
+    tcase_add_test(process, test_operations_migrations_missing);
+    tcase_add_test(process, test_operations_port_in_use);
+    tcase_add_test(process, test_operations_bad_listen_address);
+    tcase_add_test(process, test_operations_restart_on_same_port);
+    suite_add_tcase(suite, process);
+    return suite;
+}
+
+int main(void)
+{
+    return suite_main(make_suite());
+}

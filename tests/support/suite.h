@@ -1,0 +1,50 @@
+/*
+ * What every integration-test program shares around Check: time limits
+ * that stretch when the server runs under valgrind (GPUQUOTE_SLOW), failures
+ * found outside a test (a shared server that did not exit 0), and main().
+ *
+ * Each tests/http/check_*.c defines one Suite and ends with
+ * `int main(void) { return suite_main(make_suite()); }`.
+ */
+#ifndef GQ_TESTS_SUPPORT_SUITE_H
+#define GQ_TESTS_SUPPORT_SUITE_H
+
+#include <check.h>
+#include <stdbool.h>
+
+/* 10 when GPUQUOTE_SLOW is set (valgrind), else 1. */
+int suite_slowness(void);
+
+/* `seconds` × suite_slowness(), in milliseconds: for waits inside tests. */
+long suite_wait_ms(double seconds);
+
+/* Sets the test case's timeout to `seconds` × suite_slowness(), or to
+ * CK_DEFAULT_TIMEOUT when that asks for more. (Check multiplies the result
+ * by CK_TIMEOUT_MULTIPLIER itself.) */
+void suite_set_timeout(TCase *tcase, double seconds);
+
+/* Records a failure that no test can report (an unchecked teardown runs
+ * outside every test): it is printed now and makes suite_main() fail. */
+void suite_record_failure(const char *format, ...) __attribute__((format(printf, 1, 2)));
+
+/* Runs `suite` (taking it over) with libcurl initialised; returns the exit
+ * status for main(): EXIT_FAILURE when a test or a recorded check failed. */
+int suite_main(Suite *suite);
+
+/* The directory that holds every server directory of this run, created by
+ * suite_main() and removed with everything in it when the run ends, also
+ * what a failed forked test left behind (Check ends it with _exit, so its
+ * teardown never runs). GPUQUOTE_KEEP_TEST_DIRS=1 keeps it. */
+const char *suite_temp_root(void);
+
+/* Removes `path` and everything under it, unless GPUQUOTE_KEEP_TEST_DIRS is
+ * set. */
+void suite_remove_tree(const char *path);
+
+/* Sleeps `milliseconds`, resuming after signals. */
+void suite_sleep_ms(long milliseconds);
+
+/* Monotonic milliseconds, for measuring how long something took. */
+long long suite_now_ms(void);
+
+#endif
