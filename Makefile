@@ -120,9 +120,20 @@ $(BUILD)/http/%: $(BUILD)/obj/tests/http/%.o $(TEST_SUPPORT_OBJ) $(STORE_OBJ) $(
 	$(Q)$(CC) $(CFLAGS_ALL) $(LDFLAGS_SAN) -o $@ $(filter-out $(BIN),$^) $(LIBS_CHECK) $(LIBS_CURL) \
 		$(LIBS_STORE) $(LIBS_UTIL) $(LIBS_CORE)
 
-# Unit tests run in any order; integration tests start $(BIN) themselves.
-check: $(BIN) $(TESTS)
-	@GPUQUOTE_BIN=$(abspath $(BIN)) GPUQUOTE_SOURCE_DIR=$(CURDIR) scripts/run-tests.sh $(TESTS)
+# Unit tests run in any order; integration tests start $(BIN) themselves and
+# log every response they receive, which is then validated against
+# openapi.yaml, so the contract cannot drift from the code.
+CONTRACT_LOG = $(BUILD)/contract.jsonl
+check: $(BIN) $(TESTS) tests/contract/node_modules
+	@rm -f $(CONTRACT_LOG)
+	@GPUQUOTE_BIN=$(abspath $(BIN)) GPUQUOTE_SOURCE_DIR=$(CURDIR) \
+		GPUQUOTE_CONTRACT_LOG=$(abspath $(CONTRACT_LOG)) scripts/run-tests.sh $(TESTS)
+	@node tests/contract/validate.mjs --self-test >/dev/null
+	@node tests/contract/validate.mjs --require-headers $(CONTRACT_LOG)
+
+tests/contract/node_modules: tests/contract/package.json tests/contract/package-lock.json
+	@npm ci --prefix tests/contract --silent --no-audit --no-fund
+	@touch $@
 
 test:
 	@scripts/deps.sh test

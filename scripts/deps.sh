@@ -31,6 +31,11 @@ for pair in $wanted; do
         missing="$missing $package"
     fi
 done
+if [ "${1:-build}" != build ]; then
+    # The contract check of the test suite runs on Node.js.
+    command -v node >/dev/null 2>&1 || missing="$missing nodejs"
+    command -v npm >/dev/null 2>&1 || missing="$missing npm"
+fi
 if [ "${1:-build}" = tools ]; then
     for pair in wrk:wrk nginx:nginx-light valgrind:valgrind clang:clang; do
         command -v "${pair%%:*}" >/dev/null 2>&1 || missing="$missing ${pair#*:}"

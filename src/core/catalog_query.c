@@ -48,7 +48,9 @@ void catalog_query_init(struct catalog_query *query)
 
 bool catalog_query_is_empty(const struct catalog_query *query)
 {
-    return query->seen == 0;
+    return query->gpu[0] == '\0' && query->min_memory_gb == 0 && query->min_total_memory_gb == 0 &&
+           query->gpu_count == 0 && query->max_hourly < 0 && query->sort == CATALOG_SORT_ID &&
+           !query->descending;
 }
 
 /* Digits only, no sign or spaces, within [min, max]. */
@@ -66,6 +68,8 @@ static bool parse_bounded_int(const char *text, int32_t min, int32_t max, int32_
     return true;
 }
 
+/* Each parser writes its output only when the whole value is valid, so a
+ * refused parameter leaves the query as it was. */
 static bool parse_gpu(const char *text, char out[CATALOG_QUERY_GPU_SIZE])
 {
     size_t length = strlen(text);
@@ -75,19 +79,20 @@ static bool parse_gpu(const char *text, char out[CATALOG_QUERY_GPU_SIZE])
         unsigned char c = (unsigned char)text[i];
         if (!isalnum(c) && c != '-' && c != '_')
             return false;
-        out[i] = (char)tolower(c);
     }
-    out[length] = '\0';
+    for (size_t i = 0; i <= length; i++)
+        out[i] = (char)tolower((unsigned char)text[i]);
     return true;
 }
 
 static bool parse_sort(const char *text, enum catalog_sort *sort, bool *descending)
 {
-    *descending = text[0] == '-';
-    const char *key = *descending ? text + 1 : text;
+    bool minus = text[0] == '-';
+    const char *key = minus ? text + 1 : text;
     for (size_t i = 0; i < sizeof sort_names / sizeof sort_names[0]; i++) {
         if (strcmp(key, sort_names[i]) == 0) {
             *sort = (enum catalog_sort)i;
+            *descending = minus;
             return true;
         }
     }

@@ -48,7 +48,9 @@ void catalog_query_init(struct catalog_query *query);
 enum gq_code catalog_query_set(struct catalog_query *query, const char *name, const char *value,
                                struct gq_error *err);
 
-/* True when the query selects everything in the default order. */
+/* True when the query selects everything in the default order (no
+ * parameter, or only neutral ones such as sort=id), so it can be answered
+ * with the full, pre-rendered listing and its entity tag. */
 bool catalog_query_is_empty(const struct catalog_query *query);
 
 /* Writes the indices of the matching SKUs, in the query's order, into

@@ -235,7 +235,8 @@ enum gq_code quote_compute(const struct catalog *catalog, const struct quote_req
         return gq_fail(err, GQ_ERR_OUT_OF_RANGE, "bundles", "at most %d bundles per quote",
                        QUOTE_MAX_BUNDLES);
     if (request->n_items + request->n_bundles == 0)
-        return gq_fail(err, GQ_ERR_OUT_OF_RANGE, "items", "a quote needs at least one item");
+        return gq_fail(err, GQ_ERR_OUT_OF_RANGE, "items",
+                       "a quote needs at least one item or bundle");
     out->n_items = request->n_items;
     out->n_bundles = request->n_bundles;
     for (size_t i = 0; i < request->n_items; i++) {

@@ -128,6 +128,8 @@ static enum MHD_Result collect_parameter(void *context, enum MHD_ValueKind kind,
 {
     (void)kind;
     struct query_parse *parse = context;
+    if (name[0] == '\0' && value == NULL)
+        return MHD_YES; /* "a=1&&b=2": an empty pair, like a trailing '&' */
     return catalog_query_set(&parse->query, name, value, &parse->err) == GQ_OK ? MHD_YES : MHD_NO;
 }
 

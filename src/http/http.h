@@ -109,7 +109,8 @@ struct http_request {
     char *body;
     size_t body_length;
     size_t body_capacity;
-    bool body_overflow; /* more arrived than the cap: answered 413 */
+    uint64_t body_received; /* every body byte, kept or not */
+    bool body_overflow;     /* more arrived than the cap: answered 413 */
     json_t *json;       /* the parsed body, for routes that take JSON */
     int64_t started_us;
     int64_t deadline_us;

@@ -102,7 +102,9 @@ static enum gq_code parse_items(json_t *body, const struct catalog *catalog,
                                 struct parsed_quote *parsed, struct gq_error *err)
 {
     json_t *items;
-    enum gq_code code = fields_array(body, "items", "", true, QUOTE_MAX_ITEMS, &items, err);
+    bool has_bundles = json_array_size(json_object_get(body, "bundles")) > 0;
+    enum gq_code code =
+        fields_array(body, "items", "", !has_bundles, QUOTE_MAX_ITEMS, &items, err);
     if (code != GQ_OK)
         return code;
     for (size_t i = 0; i < json_array_size(items); i++) {
@@ -254,6 +256,13 @@ static json_t *render_quote(const struct snapshot *snapshot, const struct parsed
 
 /* ---- store and reply -------------------------------------------------- */
 
+static void add_location(struct MHD_Response *response, const char *id)
+{
+    char location[64];
+    snprintf(location, sizeof location, "/quote/%s", id);
+    MHD_add_response_header(response, MHD_HTTP_HEADER_LOCATION, location);
+}
+
 /* The stored text with its status (and acceptance time) as of `now`. */
 static enum MHD_Result reply_stored(struct http_request *request,
                                     const struct stored_quote *stored, unsigned status,
@@ -274,6 +283,8 @@ static enum MHD_Result reply_stored(struct http_request *request,
     struct MHD_Response *response = reply_make_json(request, quote);
     if (response != NULL && replayed)
         MHD_add_response_header(response, "Idempotent-Replayed", "true");
+    if (response != NULL && status == MHD_HTTP_CREATED)
+        add_location(response, stored->id);
     return reply_queue(request, status, response);
 }
 
@@ -317,11 +328,8 @@ static enum MHD_Result save_and_reply(struct http_request *request, struct store
         return reply_replay(request, quote->request_json, &existing);
     struct MHD_Response *response = reply_make_text(request, quote->response_json);
     quote->response_json = NULL; /* now owned by the response */
-    if (response != NULL) {
-        char location[64];
-        snprintf(location, sizeof location, "/quote/%s", quote->id);
-        MHD_add_response_header(response, MHD_HTTP_HEADER_LOCATION, location);
-    }
+    if (response != NULL)
+        add_location(response, quote->id);
     return reply_queue(request, MHD_HTTP_CREATED, response);
 }
 

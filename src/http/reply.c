@@ -107,12 +107,27 @@ static void add_cors_headers(struct http_request *request, struct MHD_Response *
     }
 }
 
+/* The envelope for when building a response failed: static, so sending
+ * it needs no allocation beyond the response object itself. */
+static const char out_of_memory_body[] =
+    "{\"error\":{\"code\":\"internal_error\",\"message\":\"the server ran out of memory\"}}";
+
+static struct MHD_Response *make_out_of_memory_response(struct http_request *request)
+{
+    struct MHD_Response *response = MHD_create_response_from_buffer(
+        sizeof out_of_memory_body - 1, (void *)out_of_memory_body, MHD_RESPMEM_PERSISTENT);
+    if (response != NULL)
+        MHD_add_response_header(response, MHD_HTTP_HEADER_CONTENT_TYPE, JSON_CONTENT_TYPE);
+    request->response_bytes = sizeof out_of_memory_body - 1;
+    return response;
+}
+
 enum MHD_Result reply_queue(struct http_request *request, unsigned status,
                             struct MHD_Response *response)
 {
     if (response == NULL) {
         status = MHD_HTTP_INTERNAL_SERVER_ERROR;
-        response = MHD_create_response_from_buffer(0, NULL, MHD_RESPMEM_PERSISTENT);
+        response = make_out_of_memory_response(request);
         if (response == NULL)
             return MHD_NO;
     }

@@ -103,19 +103,20 @@ static bool append_body(struct http_request *request, const char *data, size_t s
     return true;
 }
 
-/* Takes one piece of body. Past the deadline the connection is closed: a
- * client trickling a body cannot hold a thread's connection slot forever. */
+/* Takes one piece of body. Every byte counts toward the cap, wanted or
+ * not; only routes that take JSON keep them. Past the deadline the
+ * connection is closed: a client trickling a body cannot hold a
+ * connection slot forever (libmicrohttpd 0.9.75 cannot answer mid-body). */
 static enum MHD_Result receive_body(struct http_request *request, const char *data, size_t size)
 {
     if (clock_monotonic_us() > request->deadline_us)
         return MHD_NO;
+    request->body_received += size;
+    if (request->body_received > request->app->config->body_limit_bytes)
+        request->body_overflow = true;
     bool wanted = request->route != NULL && request->route->takes_json;
     if (!wanted || request->body_overflow)
         return MHD_YES;
-    if (request->body_length + size > request->app->config->body_limit_bytes) {
-        request->body_overflow = true;
-        return MHD_YES;
-    }
     return append_body(request, data, size) ? MHD_YES : MHD_NO;
 }
 
@@ -139,18 +140,21 @@ static bool parse_json_body(struct http_request *request, enum MHD_Result *resul
 {
     const char *type = MHD_lookup_connection_value(request->connection, MHD_HEADER_KIND,
                                                    MHD_HTTP_HEADER_CONTENT_TYPE);
-    if (request->body_length == 0) {
-        *result = reply_fail(request, GQ_ERR_MALFORMED_JSON, NULL,
-                             "the body is empty; expected a JSON object");
-        return false;
-    }
     if (!is_json_content_type(type)) {
         *result = reply_fail(request, GQ_ERR_UNSUPPORTED_MEDIA_TYPE, NULL,
                              "Content-Type must be application/json");
         return false;
     }
+    if (request->body_length == 0) {
+        *result = reply_fail(request, GQ_ERR_MALFORMED_JSON, NULL,
+                             "the body is empty; expected a JSON object");
+        return false;
+    }
+    /* Any JSON value parses, so that a scalar and an array are both "valid
+     * JSON of the wrong type" (422), not one of them malformed. */
     json_error_t error;
-    request->json = json_loadb(request->body, request->body_length, JSON_REJECT_DUPLICATES, &error);
+    request->json = json_loadb(request->body, request->body_length,
+                               JSON_REJECT_DUPLICATES | JSON_DECODE_ANY, &error);
     if (request->json == NULL) {
         *result = reply_fail(request, GQ_ERR_MALFORMED_JSON, NULL,
                              "malformed JSON at line %d, column %d: %s", error.line,
@@ -222,6 +226,11 @@ static enum MHD_Result handle_access(void *context, struct MHD_Connection *conne
         if (request == NULL)
             return MHD_NO;
         *request_context = request;
+        /* Refused before reading: an unknown path is 404 whatever its
+         * body, a known one with a declared body over the cap is 413. */
+        if (request->allowed_methods == 0 && declared_body_too_large(request))
+            return reply_fail(request, GQ_ERR_NOT_FOUND, NULL, "no resource at %.100s",
+                              request->path);
         if (declared_body_too_large(request))
             return reply_fail(request, GQ_ERR_BODY_TOO_LARGE, NULL, "the body is over %zu bytes",
                               request->app->config->body_limit_bytes);

@@ -15,6 +15,7 @@
 
 #include "store/db.h"
 #include "store/store.h"
+#include "util/clock.h"
 
 #define QUOTE_COLUMNS                                                                              \
     "id, status, request_json, response_json, idempotency_key, price_list_version,"                \
@@ -229,8 +230,9 @@ static enum gq_code accept_locked(struct store_conn *conn, const char *id, int64
     if (quote->accepted)
         return GQ_OK;
     if (quote->expires_at <= now) {
-        code = gq_fail(err, GQ_ERR_QUOTE_EXPIRED, NULL, "quote '%s' expired at %lld", quote->id,
-                       (long long)quote->expires_at);
+        char expired_at[CLOCK_RFC3339_SIZE];
+        code = gq_fail(err, GQ_ERR_QUOTE_EXPIRED, NULL, "quote '%s' expired at %s", quote->id,
+                       clock_format_rfc3339(quote->expires_at, expired_at));
         stored_quote_clear(quote);
         return code;
     }

@@ -383,7 +383,7 @@ function selfTestSamples(spec) {
     ['HEAD on a POST-only path', { method: 'HEAD', path: '/quote', status: 405, headers: { Allow: 'POST, OPTIONS' }, body: null }],
     ['preflight', { method: 'OPTIONS', path: '/quote', status: 204, headers: { Allow: 'POST, OPTIONS' }, body: null }],
     ['contract as YAML', { method: 'GET', path: '/openapi.yaml', status: 200, headers: { 'content-type': 'application/yaml' }, body: 'openapi: 3.1.0\n' }],
-    ['empty 500', { method: 'POST', path: '/recommend', status: 500, headers: {}, body: null }],
+    ['out-of-memory 500', { method: 'POST', path: '/recommend', status: 500, headers: {}, body: { error: { code: 'internal_error', message: 'the server ran out of memory' } } }],
   ];
   const broken = (mutate, base) => {
     const copy = clone(base);
@@ -391,6 +391,7 @@ function selfTestSamples(spec) {
     return copy;
   };
   const bad = [
+    ['a 500 without the envelope', { method: 'POST', path: '/recommend', status: 500, headers: {}, body: null }],
     ['money with one decimal', { method: 'GET', path: '/catalog/v100-16g-x1', status: 200, headers: JSON_HEADERS, body: broken((s) => (s.prices.on_demand.amount = '2.3'), SKU) }],
     ['money as a number', { method: 'POST', path: '/quote', status: 201, headers: JSON_HEADERS, body: broken((q) => (q.total = 1641.6), saved) }],
     ['undocumented field', { method: 'GET', path: '/catalog/v100-16g-x1', status: 200, headers: JSON_HEADERS, body: { ...SKU, colour: 'green' } }],

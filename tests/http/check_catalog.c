@@ -261,10 +261,15 @@ START_TEST(test_catalog_filter)
     ck_assert_msg(strcmp(json_join(response->json, "skus", "id"), c->ids) == 0,
                   "?%s selected %s, wanted %s", c->query, json_join(response->json, "skus", "id"),
                   c->ids);
-    /* A filtered listing has its own entity tag, and the same SKU objects. */
+    /* A listing whose body differs from the full catalog's has another
+     * entity tag (a query that changes nothing, sort=id, shares it); the
+     * SKU objects are the same. */
     const char *etag = http_header(response, "etag");
     ck_assert_ptr_nonnull(etag);
-    ck_assert_str_ne(etag, http_header(full, "etag"));
+    if (strcmp(response->body, full->body) != 0)
+        ck_assert_str_ne(etag, http_header(full, "etag"));
+    if (strcmp(c->query, "sort=id") == 0)
+        ck_assert_str_eq(etag, http_header(full, "etag"));
     size_t index;
     json_t *sku;
     json_array_foreach(json_at(response->json, "skus"), index, sku)

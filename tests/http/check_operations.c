@@ -179,6 +179,30 @@ START_TEST(test_operations_not_found)
 }
 END_TEST
 
+/* An unknown path is 404 whatever its body; a known route refuses an
+ * oversized one with 413, whether it was declared or sent chunked. */
+START_TEST(test_operations_oversized_body_routing)
+{
+    size_t size = 100 * 1024;
+    char *body = malloc(size + 1);
+    ck_assert_ptr_nonnull(body);
+    memset(body, 'x', size);
+    body[size] = '\0';
+    const char *const json[] = {"Content-Type: application/json", NULL};
+    struct http_response *response = http_request(client, "POST", "/nope", json, body);
+    expect_error(response, 404, "not_found", NULL);
+    http_response_free(response);
+    response = http_request_chunked(client, "POST", "/nope", json, body);
+    expect_error(response, 404, "not_found", NULL);
+    http_response_free(response);
+    response = http_request_chunked(client, "POST", "/quote/q_0123456789abcdef0123456789abcdef/accept",
+                                    json, body);
+    expect_error(response, 413, "body_too_large", NULL);
+    http_response_free(response);
+    free(body);
+}
+END_TEST
+
 START_TEST(test_operations_parameter_not_utf8)
 {
     struct http_response *response = http_get(client, "/catalog?%FF=1");
@@ -802,6 +826,7 @@ static Suite *make_suite(void)
     tcase_add_loop_test(endpoints, test_operations_not_found, 0,
                         (int)(sizeof not_found / sizeof not_found[0]));
     tcase_add_test(endpoints, test_operations_parameter_not_utf8);
+    tcase_add_test(endpoints, test_operations_oversized_body_routing);
     tcase_add_loop_test(endpoints, test_operations_method_not_allowed, 0,
                         (int)(sizeof wrong_methods / sizeof wrong_methods[0]));
     tcase_add_test(endpoints, test_operations_keep_alive);

@@ -447,6 +447,41 @@ START_TEST(test_quote_refusal_messages)
 }
 END_TEST
 
+/* A quote of bundles alone needs no items; nothing at all is refused. */
+START_TEST(test_quote_bundles_only)
+{
+    struct http_response *response =
+        post_quote("{\"bundles\":[\"training-starter-monthly\"],\"save\":false}");
+    expect_status(response, 200);
+    expect_text(response->json, "items", "[]");
+    expect_str(response->json, "bundles[0].price", "1231.00");
+    expect_str(response->json, "total", "1231.00");
+    http_response_free(response);
+    response = post_quote("{\"items\":[],\"bundles\":[]}");
+    expect_error(response, 422, "out_of_range", "items");
+    expect_str(response->json, "error.message", "a quote needs at least one item or bundle");
+    http_response_free(response);
+}
+END_TEST
+
+/* Valid JSON that is not an object is one kind of mistake, whatever it is. */
+START_TEST(test_quote_body_not_an_object)
+{
+    const char *const bodies[] = {"[]", "\"x\"", "42", "true", "null"};
+    for (size_t i = 0; i < sizeof bodies / sizeof bodies[0]; i++) {
+        struct http_response *response = post_quote(bodies[i]);
+        expect_error(response, 422, "invalid_type", NULL);
+        expect_str(response->json, "error.message", "the body must be a JSON object");
+        http_response_free(response);
+    }
+    /* The media type is checked before emptiness. */
+    const char *const text_plain[] = {"Content-Type: text/plain", NULL};
+    struct http_response *empty = http_request(client, "POST", "/quote", text_plain, "");
+    expect_error(empty, 415, "unsupported_media_type", NULL);
+    http_response_free(empty);
+}
+END_TEST
+
 /* Content-Type: wrong, absent, and JSON with parameters. */
 START_TEST(test_quote_content_type)
 {
@@ -691,6 +726,7 @@ START_TEST(test_quote_idempotency_key)
         struct http_response *retry = post_quote_with_key(client, key, retries[i]);
         expect_status(retry, 201);
         ck_assert_str_eq(http_header(retry, "idempotent-replayed"), "true");
+        ck_assert_str_eq(http_header(retry, "location"), http_header(first, "location"));
         expect_str(retry->json, "id", id);
         ck_assert_msg(json_equal(retry->json, first->json), "replayed %s", retry->body);
         http_response_free(retry);
@@ -986,6 +1022,8 @@ static Suite *make_suite(void)
                         (int)(sizeof invalid_quotes / sizeof invalid_quotes[0]));
     tcase_add_test(refusals, test_quote_refusal_messages);
     tcase_add_test(refusals, test_quote_content_type);
+    tcase_add_test(refusals, test_quote_bundles_only);
+    tcase_add_test(refusals, test_quote_body_not_an_object);
     tcase_add_test(refusals, test_quote_body_limit_by_content_length);
     tcase_add_test(refusals, test_quote_body_limit_chunked);
     suite_add_tcase(suite, refusals);
