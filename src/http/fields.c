@@ -10,7 +10,7 @@
 #include <string.h>
 
 #include "core/plans.h"
-#include "http/http.h"
+#include "http/bodies.h"
 
 void fields_path(char *buf, size_t size, const char *parent, const char *key)
 {

@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "core/plans.h"
-#include "http/http.h"
+#include "http/bodies.h"
 
 char *render_dump(json_t *value)
 {

@@ -1,0 +1,132 @@
+/*
+ * Request and response bodies: JSON to the plain structs the core takes,
+ * and the core's results back to JSON. Nothing here touches HTTP, so the
+ * parsers and renderers can be unit-tested and fuzzed on their own
+ * (tests/fuzz/); the handlers in quote.c and recommend.c only add the
+ * HTTP around them.
+ */
+#ifndef GQ_HTTP_BODIES_H
+#define GQ_HTTP_BODIES_H
+
+#include <jansson.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "core/catalog.h"
+#include "core/error.h"
+#include "core/money.h"
+#include "core/quote.h"
+#include "core/recommend.h"
+
+/* ---- JSON bodies (fields.c) ------------------------------------------- */
+
+/* Readers of a request object's fields that report the exact JSON path of
+ * what is wrong. Each returns GQ_OK, or fills `err` (422 codes:
+ * missing_field, invalid_type, out_of_range, invalid_value, unknown_field). */
+
+/* Every key of `object` must be in `allowed` (NULL-terminated). */
+enum gq_code fields_only(json_t *object, const char *const *allowed, const char *path,
+                         struct gq_error *err);
+
+/* A string field. Absent: *out = NULL, or missing_field when `required`. */
+enum gq_code fields_string(json_t *object, const char *key, const char *path, bool required,
+                           const char **out, struct gq_error *err);
+
+/* A whole number in [min, max] (an integral real such as 90.0 is accepted).
+ * Absent: *out untouched, or missing_field when `required`. */
+enum gq_code fields_integer(json_t *object, const char *key, const char *path, bool required,
+                            int64_t min, int64_t max, int64_t *out, struct gq_error *err);
+
+/* A number in (0, 24] with at most three decimals, as milli-hours. */
+enum gq_code fields_hours_per_day(json_t *object, const char *key, const char *path,
+                                  bool required, int32_t *out_millihours, struct gq_error *err);
+
+/* A non-negative real in [min, max]. */
+enum gq_code fields_real(json_t *object, const char *key, const char *path, bool required,
+                         double min, double max, double *out, struct gq_error *err);
+
+/* true/false. */
+enum gq_code fields_boolean(json_t *object, const char *key, const char *path, bool required,
+                            bool *out, struct gq_error *err);
+
+/* Money as a decimal string ("3000.00") or a whole number of yuan (3000). */
+enum gq_code fields_money(json_t *object, const char *key, const char *path, bool required,
+                          gq_money *out, struct gq_error *err);
+
+/* An array of at most `max` elements. Absent: *out = NULL, or missing. */
+enum gq_code fields_array(json_t *object, const char *key, const char *path, bool required,
+                          size_t max, json_t **out, struct gq_error *err);
+
+/* An object. Absent: *out = NULL, or missing. */
+enum gq_code fields_object(json_t *object, const char *key, const char *path, bool required,
+                           json_t **out, struct gq_error *err);
+
+/* Writes "parent.key" (or "key" at the root) into buf. */
+void fields_path(char *buf, size_t size, const char *parent, const char *key);
+
+/* Writes "parent[index]" into buf. */
+void fields_index_path(char *buf, size_t size, const char *parent, size_t index);
+
+/* ---- JSON rendering shared by handlers (render.c) --------------------- */
+
+/* Serialises `value` (stolen) the way every response is serialised:
+ * compact, reals to 12 significant digits. NULL when memory runs out. */
+char *render_dump(json_t *value);
+
+/* A decimal money string ("1641.60"). NULL on memory exhaustion. */
+json_t *render_money(gq_money amount);
+
+/* milli-hours as a JSON real in hours (7500 -> 7.5). */
+json_t *render_hours(int64_t millihours);
+
+/* A plan for one instance of `sku`:
+ * {"summary", "amount_per_instance", "parts": [{"billing", "units", "unit",
+ *  "unit_price", "days", "hours", "amount"}]}. */
+struct plan;
+json_t *render_plan(const struct sku *sku, const struct plan *plan);
+
+/* "on_demand" ... for a single-mode plan, "mixed" for a mix. */
+const char *render_plan_billing(const struct plan *plan);
+
+/* ---- POST /quote (quote_body.c) --------------------------------------- */
+
+/* What the request asked for, as plain structs the core takes. */
+struct parsed_quote {
+    struct quote_request request;
+    struct quote_item_request items[QUOTE_MAX_ITEMS];
+    const struct bundle *bundles[QUOTE_MAX_BUNDLES];
+    bool save;
+};
+
+/* Reads a POST /quote body into `out` (caller-owned), resolving SKUs and
+ * bundles in `catalog`. Returns GQ_OK or a 422 code with err->field the
+ * JSON path at fault. `out` borrows strings from `body` and pointers from
+ * `catalog`: both must outlive it. */
+enum gq_code quote_body_parse(json_t *body, const struct catalog *catalog,
+                              struct parsed_quote *out, struct gq_error *err);
+
+/* Where and when a quote lives; absent (id NULL) for an unsaved quote. */
+struct quote_meta {
+    const char *id;
+    int64_t created_at;
+    int64_t expires_at;
+};
+
+/* The quote as sent and stored. A new reference; NULL when memory runs
+ * out. */
+json_t *quote_body_render(const struct catalog *catalog, const struct parsed_quote *parsed,
+                          const struct quote_result *result, const struct quote_meta *meta);
+
+/* ---- POST /recommend (recommend_body.c) ------------------------------- */
+
+/* Reads a POST /recommend body into `out`, defaults filled in. Returns
+ * GQ_OK or a 422 code with err->field the JSON path at fault. */
+enum gq_code recommend_body_parse(json_t *body, struct recommend_request *out,
+                                  struct gq_error *err);
+
+/* The recommendation as sent. A new reference; NULL when memory runs out. */
+json_t *recommend_body_render(const struct catalog *catalog, const struct recommend_request *request,
+                              const struct recommend_result *result);
+
+#endif
