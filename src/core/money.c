@@ -5,7 +5,6 @@
 #include "core/money.h"
 
 #include <assert.h>
-#include <stdio.h>
 
 bool money_add(gq_money a, gq_money b, gq_money *out)
 {
@@ -53,12 +52,27 @@ bool money_scale(gq_money a, int64_t num, int64_t den, gq_money *out)
     return true;
 }
 
+/* Digits written by hand, right to left: formatting money is on every
+ * response's path and snprintf was the dearest part of it. */
 char *money_format(gq_money fen, char buf[MONEY_FORMAT_SIZE])
 {
     /* Work on the magnitude as unsigned so INT64_MIN formats correctly. */
     uint64_t magnitude = fen < 0 ? (uint64_t)0 - (uint64_t)fen : (uint64_t)fen;
-    snprintf(buf, MONEY_FORMAT_SIZE, "%s%llu.%02llu", fen < 0 ? "-" : "",
-             (unsigned long long)(magnitude / 100), (unsigned long long)(magnitude % 100));
+    char reversed[MONEY_FORMAT_SIZE];
+    size_t count = 0;
+    reversed[count++] = (char)('0' + magnitude % 10);
+    reversed[count++] = (char)('0' + magnitude / 10 % 10);
+    reversed[count++] = '.';
+    uint64_t yuan = magnitude / 100;
+    do {
+        reversed[count++] = (char)('0' + yuan % 10);
+        yuan /= 10;
+    } while (yuan != 0);
+    if (fen < 0)
+        reversed[count++] = '-';
+    for (size_t i = 0; i < count; i++)
+        buf[i] = reversed[count - 1 - i];
+    buf[count] = '\0';
     return buf;
 }
 

@@ -7,7 +7,32 @@
 #include "core/quote.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+
+struct quote_result *quote_result_new(size_t capacity)
+{
+    if (capacity > QUOTE_MAX_ITEMS)
+        capacity = QUOTE_MAX_ITEMS;
+    struct quote_result *result = calloc(1, sizeof *result);
+    if (result == NULL)
+        return NULL;
+    result->items = calloc(capacity ? capacity : 1, sizeof *result->items);
+    if (result->items == NULL) {
+        free(result);
+        return NULL;
+    }
+    result->capacity = capacity;
+    return result;
+}
+
+void quote_result_free(struct quote_result *result)
+{
+    if (result == NULL)
+        return;
+    free(result->items);
+    free(result);
+}
 
 enum billing_mode quote_hourly_mode(enum customer_segment segment)
 {
@@ -234,6 +259,9 @@ enum gq_code quote_compute(const struct catalog *catalog, const struct quote_req
     if (request->n_bundles > QUOTE_MAX_BUNDLES)
         return gq_fail(err, GQ_ERR_OUT_OF_RANGE, "bundles", "at most %d bundles per quote",
                        QUOTE_MAX_BUNDLES);
+    if (request->n_items > out->capacity)
+        return gq_fail(err, GQ_ERR_OUT_OF_RANGE, "items", "the result has room for %zu items",
+                       out->capacity);
     if (request->n_items + request->n_bundles == 0)
         return gq_fail(err, GQ_ERR_OUT_OF_RANGE, "items",
                        "a quote needs at least one item or bundle");

@@ -73,7 +73,8 @@ struct quote_bundle_result {
 };
 
 struct quote_result {
-    struct quote_item_result items[QUOTE_MAX_ITEMS];
+    struct quote_item_result *items; /* room for `capacity` items */
+    size_t capacity;
     size_t n_items;
     struct quote_bundle_result bundles[QUOTE_MAX_BUNDLES];
     size_t n_bundles;
@@ -81,6 +82,14 @@ struct quote_result {
     gq_money discount_total; /* all item discounts */
     gq_money total;          /* subtotal - discount_total */
 };
+
+/* A result with room for `capacity` items (at most QUOTE_MAX_ITEMS; 0 is
+ * fine for a quote of bundles alone). NULL when memory runs out. Sized to
+ * the request: an item's result is about 1.6 KB. */
+struct quote_result *quote_result_new(size_t capacity);
+
+/* Frees a result. NULL is fine. */
+void quote_result_free(struct quote_result *result);
 
 /* The hourly mode a segment pays when it pays by the hour. */
 enum billing_mode quote_hourly_mode(enum customer_segment segment);
@@ -93,11 +102,11 @@ bool quote_mode_allowed(const struct catalog *catalog, const struct sku *sku,
  * past expires_at) or "open". */
 const char *quote_status(bool accepted, int64_t expires_at, int64_t now);
 
-/* Prices `request` into `out` (caller-owned; large, so allocate it rather
- * than putting it on a thread's stack). On failure returns the code and
- * fills `err` with the field path ("items[2].days"); `out` is then
- * unspecified. Codes: GQ_ERR_OUT_OF_RANGE, GQ_ERR_NOT_ELIGIBLE,
- * GQ_ERR_AMOUNT_TOO_LARGE. */
+/* Prices `request` into `out` (from quote_result_new, with room for the
+ * request's items). On failure returns the code and fills `err` with the
+ * field path ("items[2].days"); `out` is then unspecified. Codes:
+ * GQ_ERR_OUT_OF_RANGE (also when `out` has too little room),
+ * GQ_ERR_NOT_ELIGIBLE, GQ_ERR_AMOUNT_TOO_LARGE. */
 enum gq_code quote_compute(const struct catalog *catalog, const struct quote_request *request,
                            struct quote_result *out, struct gq_error *err);
 

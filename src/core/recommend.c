@@ -736,11 +736,12 @@ static void write_hint(const struct scan *scan, char *buf, size_t size)
 
 /* ---- the run --------------------------------------------------------------- */
 
-/* The one allocation of a run: the scan and the quote buffer (~145 KB),
- * both too large for a server thread's stack. */
+/* The one allocation of a run: the scan and a quote buffer for one item,
+ * together too large for a server thread's stack. */
 struct workspace {
     struct scan scan;
     struct quote_result quote;
+    struct quote_item_result quote_item;
 };
 
 static void resolve_settings(struct scan *scan, const struct recommend_request *request)
@@ -790,6 +791,9 @@ enum gq_code recommend_run(const struct catalog *catalog, const struct recommend
     scan->request = request;
     scan->estimate = &out->estimate;
     scan->now = now;
+    memset(&work->quote, 0, sizeof work->quote);
+    work->quote.items = &work->quote_item;
+    work->quote.capacity = 1;
     scan->quote = &work->quote;
     resolve_settings(scan, request);
     for (size_t i = 0; i < catalog->n_skus; i++)

@@ -18,6 +18,7 @@
 #include "core/money.h"
 #include "core/quote.h"
 #include "core/recommend.h"
+#include "util/json_writer.h"
 
 /* ---- JSON bodies (fields.c) ------------------------------------------- */
 
@@ -77,14 +78,12 @@ char *render_dump(json_t *value);
 /* A decimal money string ("1641.60"). NULL on memory exhaustion. */
 json_t *render_money(gq_money amount);
 
-/* milli-hours as a JSON real in hours (7500 -> 7.5). */
-json_t *render_hours(int64_t millihours);
 
-/* A plan for one instance of `sku`:
+/* Writes a plan for one instance of `sku`:
  * {"summary", "amount_per_instance", "parts": [{"billing", "units", "unit",
  *  "unit_price", "days", "hours", "amount"}]}. */
 struct plan;
-json_t *render_plan(const struct sku *sku, const struct plan *plan);
+void render_plan(struct jsonw *writer, const struct sku *sku, const struct plan *plan);
 
 /* "on_demand" ... for a single-mode plan, "mixed" for a mix. */
 const char *render_plan_billing(const struct plan *plan);
@@ -113,10 +112,11 @@ struct quote_meta {
     int64_t expires_at;
 };
 
-/* The quote as sent and stored. A new reference; NULL when memory runs
- * out. */
-json_t *quote_body_render(const struct catalog *catalog, const struct parsed_quote *parsed,
-                          const struct quote_result *result, const struct quote_meta *meta);
+/* The quote as sent and stored: malloc'd JSON text and its length, NULL
+ * when memory runs out. */
+char *quote_body_render(const struct catalog *catalog, const struct parsed_quote *parsed,
+                        const struct quote_result *result, const struct quote_meta *meta,
+                        size_t *length);
 
 /* ---- POST /recommend (recommend_body.c) ------------------------------- */
 
@@ -125,8 +125,9 @@ json_t *quote_body_render(const struct catalog *catalog, const struct parsed_quo
 enum gq_code recommend_body_parse(json_t *body, struct recommend_request *out,
                                   struct gq_error *err);
 
-/* The recommendation as sent. A new reference; NULL when memory runs out. */
-json_t *recommend_body_render(const struct catalog *catalog, const struct recommend_request *request,
-                              const struct recommend_result *result);
+/* The recommendation as sent: malloc'd JSON text and its length, NULL
+ * when memory runs out. */
+char *recommend_body_render(const struct catalog *catalog, const struct recommend_request *request,
+                            const struct recommend_result *result, size_t *length);
 
 #endif

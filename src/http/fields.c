@@ -6,6 +6,7 @@
  * not silently price the default.
  */
 #include <math.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -46,9 +47,26 @@ static const char *type_name(const json_t *value)
     return "unknown";
 }
 
+/* Fails for the field `path`.`key`; the message is the field's path
+ * followed by `format`. The path is only formatted here, on failure: a
+ * valid request never pays for it. */
+static enum gq_code __attribute__((format(printf, 5, 6)))
+fail_at(struct gq_error *err, enum gq_code code, const char *path, const char *key,
+        const char *format, ...)
+{
+    char field[96];
+    fields_path(field, sizeof field, path, key);
+    char detail[200];
+    va_list args;
+    va_start(args, format);
+    vsnprintf(detail, sizeof detail, format, args);
+    va_end(args);
+    return gq_fail(err, code, field, "%s%s", field, detail);
+}
+
 /* Looks up `key`; NULL with GQ_OK when absent and optional. A JSON null
  * counts as absent: clients often send null for "not set". */
-static enum gq_code lookup(json_t *object, const char *key, const char *field, bool required,
+static enum gq_code lookup(json_t *object, const char *key, const char *path, bool required,
                            json_t **out, struct gq_error *err)
 {
     json_t *value = json_object_get(object, key);
@@ -56,14 +74,14 @@ static enum gq_code lookup(json_t *object, const char *key, const char *field, b
         value = NULL;
     *out = value;
     if (value == NULL && required)
-        return gq_fail(err, GQ_ERR_MISSING_FIELD, field, "%s is required", field);
+        return fail_at(err, GQ_ERR_MISSING_FIELD, path, key, " is required");
     return GQ_OK;
 }
 
-static enum gq_code wrong_type(const char *field, const char *expected, const json_t *value,
-                               struct gq_error *err)
+static enum gq_code wrong_type(const char *path, const char *key, const char *expected,
+                               const json_t *value, struct gq_error *err)
 {
-    return gq_fail(err, GQ_ERR_INVALID_TYPE, field, "%s must be %s, not %s", field, expected,
+    return fail_at(err, GQ_ERR_INVALID_TYPE, path, key, " must be %s, not %s", expected,
                    type_name(value));
 }
 
@@ -89,15 +107,13 @@ enum gq_code fields_only(json_t *object, const char *const *allowed, const char 
 enum gq_code fields_string(json_t *object, const char *key, const char *path, bool required,
                            const char **out, struct gq_error *err)
 {
-    char field[96];
-    fields_path(field, sizeof field, path, key);
     json_t *value;
     *out = NULL;
-    enum gq_code code = lookup(object, key, field, required, &value, err);
+    enum gq_code code = lookup(object, key, path, required, &value, err);
     if (code != GQ_OK || value == NULL)
         return code;
     if (!json_is_string(value))
-        return wrong_type(field, "a string", value, err);
+        return wrong_type(path, key, "a string", value, err);
     *out = json_string_value(value);
     return GQ_OK;
 }
@@ -119,21 +135,19 @@ static bool integral_value(const json_t *value, int64_t *out)
 enum gq_code fields_integer(json_t *object, const char *key, const char *path, bool required,
                             int64_t min, int64_t max, int64_t *out, struct gq_error *err)
 {
-    char field[96];
-    fields_path(field, sizeof field, path, key);
     json_t *value;
-    enum gq_code code = lookup(object, key, field, required, &value, err);
+    enum gq_code code = lookup(object, key, path, required, &value, err);
     if (code != GQ_OK || value == NULL)
         return code;
     if (!json_is_number(value))
-        return wrong_type(field, "a whole number", value, err);
+        return wrong_type(path, key, "a whole number", value, err);
     int64_t number;
     bool whole = integral_value(value, &number);
     if (!whole && json_number_value(value) != floor(json_number_value(value)))
-        return gq_fail(err, GQ_ERR_INVALID_VALUE, field, "%s must be a whole number", field);
+        return fail_at(err, GQ_ERR_INVALID_VALUE, path, key, " must be a whole number");
     if (!whole || number < min || number > max) /* not whole here: beyond ±9e15 */
-        return gq_fail(err, GQ_ERR_OUT_OF_RANGE, field, "%s must be %lld..%lld", field,
-                       (long long)min, (long long)max);
+        return fail_at(err, GQ_ERR_OUT_OF_RANGE, path, key, " must be %lld..%lld", (long long)min,
+                       (long long)max);
     *out = number;
     return GQ_OK;
 }
@@ -141,18 +155,16 @@ enum gq_code fields_integer(json_t *object, const char *key, const char *path, b
 enum gq_code fields_real(json_t *object, const char *key, const char *path, bool required,
                          double min, double max, double *out, struct gq_error *err)
 {
-    char field[96];
-    fields_path(field, sizeof field, path, key);
     json_t *value;
-    enum gq_code code = lookup(object, key, field, required, &value, err);
+    enum gq_code code = lookup(object, key, path, required, &value, err);
     if (code != GQ_OK || value == NULL)
         return code;
     if (!json_is_number(value))
-        return wrong_type(field, "a number", value, err);
+        return wrong_type(path, key, "a number", value, err);
     double number = json_number_value(value);
     if (!(number >= min && number <= max))
-        return gq_fail(err, GQ_ERR_OUT_OF_RANGE, field, "%s must be between %g and %g", field,
-                       min, max);
+        return fail_at(err, GQ_ERR_OUT_OF_RANGE, path, key, " must be between %g and %g", min,
+                       max);
     *out = number;
     return GQ_OK;
 }
@@ -160,25 +172,21 @@ enum gq_code fields_real(json_t *object, const char *key, const char *path, bool
 enum gq_code fields_hours_per_day(json_t *object, const char *key, const char *path,
                                   bool required, int32_t *out_millihours, struct gq_error *err)
 {
-    char field[96];
-    fields_path(field, sizeof field, path, key);
     json_t *value;
-    enum gq_code code = lookup(object, key, field, required, &value, err);
+    enum gq_code code = lookup(object, key, path, required, &value, err);
     if (code != GQ_OK || value == NULL)
         return code;
     if (!json_is_number(value))
-        return wrong_type(field, "a number of hours", value, err);
+        return wrong_type(path, key, "a number of hours", value, err);
     double hours = json_number_value(value);
     if (!(hours > 0 && hours <= 24))
-        return gq_fail(err, GQ_ERR_OUT_OF_RANGE, field,
-                       "%s must be more than 0 and at most 24", field);
+        return fail_at(err, GQ_ERR_OUT_OF_RANGE, path, key, " must be more than 0 and at most 24");
     /* Hours are billed in thousandths; more precision than that would be
      * silently rounded, so it is refused instead. */
     double millihours = hours * USAGE_MILLIHOURS_PER_HOUR;
     double whole = round(millihours);
     if (fabs(millihours - whole) > 1e-6 || whole < 1)
-        return gq_fail(err, GQ_ERR_INVALID_VALUE, field,
-                       "%s may have at most three decimals", field);
+        return fail_at(err, GQ_ERR_INVALID_VALUE, path, key, " may have at most three decimals");
     *out_millihours = (int32_t)whole;
     return GQ_OK;
 }
@@ -186,14 +194,12 @@ enum gq_code fields_hours_per_day(json_t *object, const char *key, const char *p
 enum gq_code fields_boolean(json_t *object, const char *key, const char *path, bool required,
                             bool *out, struct gq_error *err)
 {
-    char field[96];
-    fields_path(field, sizeof field, path, key);
     json_t *value;
-    enum gq_code code = lookup(object, key, field, required, &value, err);
+    enum gq_code code = lookup(object, key, path, required, &value, err);
     if (code != GQ_OK || value == NULL)
         return code;
     if (!json_is_boolean(value))
-        return wrong_type(field, "true or false", value, err);
+        return wrong_type(path, key, "true or false", value, err);
     *out = json_is_true(value);
     return GQ_OK;
 }
@@ -201,44 +207,38 @@ enum gq_code fields_boolean(json_t *object, const char *key, const char *path, b
 enum gq_code fields_money(json_t *object, const char *key, const char *path, bool required,
                           gq_money *out, struct gq_error *err)
 {
-    char field[96];
-    fields_path(field, sizeof field, path, key);
     json_t *value;
-    enum gq_code code = lookup(object, key, field, required, &value, err);
+    enum gq_code code = lookup(object, key, path, required, &value, err);
     if (code != GQ_OK || value == NULL)
         return code;
     if (json_is_integer(value)) {
         json_int_t yuan = json_integer_value(value);
         if (yuan < 0 || yuan > MONEY_MAX / 100)
-            return gq_fail(err, GQ_ERR_OUT_OF_RANGE, field, "%s is out of range", field);
+            return fail_at(err, GQ_ERR_OUT_OF_RANGE, path, key, " is out of range");
         *out = (gq_money)yuan * 100;
         return GQ_OK;
     }
     if (!json_is_string(value))
-        return wrong_type(field, "a decimal string such as \"3000.00\"", value, err);
+        return wrong_type(path, key, "a decimal string such as \"3000.00\"", value, err);
     if (!money_parse(json_string_value(value), out))
-        return gq_fail(err, GQ_ERR_INVALID_VALUE, field,
-                       "%s must be a non-negative amount with at most two decimals, such as "
-                       "\"3000.00\"",
-                       field);
+        return fail_at(err, GQ_ERR_INVALID_VALUE, path, key,
+                       " must be a non-negative amount with at most two decimals, such as "
+                       "\"3000.00\"");
     return GQ_OK;
 }
 
 enum gq_code fields_array(json_t *object, const char *key, const char *path, bool required,
                           size_t max, json_t **out, struct gq_error *err)
 {
-    char field[96];
-    fields_path(field, sizeof field, path, key);
     json_t *value;
-    enum gq_code code = lookup(object, key, field, required, &value, err);
+    enum gq_code code = lookup(object, key, path, required, &value, err);
     *out = NULL;
     if (code != GQ_OK || value == NULL)
         return code;
     if (!json_is_array(value))
-        return wrong_type(field, "an array", value, err);
+        return wrong_type(path, key, "an array", value, err);
     if (json_array_size(value) > max)
-        return gq_fail(err, GQ_ERR_OUT_OF_RANGE, field, "%s may hold at most %zu elements",
-                       field, max);
+        return fail_at(err, GQ_ERR_OUT_OF_RANGE, path, key, " may hold at most %zu elements", max);
     *out = value;
     return GQ_OK;
 }
@@ -246,15 +246,13 @@ enum gq_code fields_array(json_t *object, const char *key, const char *path, boo
 enum gq_code fields_object(json_t *object, const char *key, const char *path, bool required,
                            json_t **out, struct gq_error *err)
 {
-    char field[96];
-    fields_path(field, sizeof field, path, key);
     json_t *value;
-    enum gq_code code = lookup(object, key, field, required, &value, err);
+    enum gq_code code = lookup(object, key, path, required, &value, err);
     *out = NULL;
     if (code != GQ_OK || value == NULL)
         return code;
     if (!json_is_object(value))
-        return wrong_type(field, "an object", value, err);
+        return wrong_type(path, key, "an object", value, err);
     *out = value;
     return GQ_OK;
 }

@@ -95,12 +95,13 @@ static enum MHD_Result save_and_reply(struct http_request *request, struct store
     return reply_queue(request, MHD_HTTP_CREATED, response);
 }
 
-static enum MHD_Result store_new_quote(struct http_request *request, json_t *rendered,
+/* Stores the rendered quote (taking `text`) and replies with it. */
+static enum MHD_Result store_new_quote(struct http_request *request, char *text,
                                        const struct quote_meta *meta, const char *key)
 {
     struct stored_quote quote = {
         .request_json = json_dumps(request->json, JSON_COMPACT | JSON_SORT_KEYS),
-        .response_json = render_dump(rendered),
+        .response_json = text,
         .idempotency_key = (char *)key,
         .price_list_version = request->snapshot->catalog->price_list_version,
         .created_at = meta->created_at,
@@ -125,7 +126,8 @@ enum MHD_Result quote_handle_create(struct http_request *request)
                           "Idempotency-Key must be 1 to %d printable ASCII characters",
                           IDEMPOTENCY_KEY_MAX);
     struct parsed_quote *parsed = calloc(1, sizeof *parsed);
-    struct quote_result *result = malloc(sizeof *result);
+    struct quote_result *result = quote_result_new(json_array_size(
+        json_object_get(request->json, "items")));
     struct gq_error err;
     enum MHD_Result reply;
     if (parsed == NULL || result == NULL) {
@@ -147,14 +149,16 @@ enum MHD_Result quote_handle_create(struct http_request *request)
         goto done;
     }
     meta.id = parsed->save ? id : NULL;
-    json_t *rendered = quote_body_render(catalog, parsed, result, &meta);
-    if (parsed->save)
-        reply = store_new_quote(request, rendered, &meta, key);
+    char *text = quote_body_render(catalog, parsed, result, &meta, NULL);
+    if (text == NULL)
+        reply = reply_queue(request, MHD_HTTP_INTERNAL_SERVER_ERROR, NULL);
+    else if (parsed->save)
+        reply = store_new_quote(request, text, &meta, key);
     else
-        reply = reply_json(request, MHD_HTTP_OK, rendered);
+        reply = reply_queue(request, MHD_HTTP_OK, reply_make_text(request, text));
 done:
     free(parsed);
-    free(result);
+    quote_result_free(result);
     return reply;
 }
 

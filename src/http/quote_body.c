@@ -142,91 +142,139 @@ enum gq_code quote_body_parse(json_t *body, const struct catalog *catalog,
 
 /* ---- render ----------------------------------------------------------- */
 
-static json_t *render_discounts(const struct discount_result *discounts)
+/* Rendered with the streaming writer: a quote is the largest body built
+ * per request (json_writer.h says why not a jansson tree). */
+
+static void write_discounts(struct jsonw *w, const struct discount_result *discounts)
 {
-    json_t *list = json_array();
-    for (int i = 0; list != NULL && i < discounts->n_applied; i++) {
+    jsonw_array_begin(w);
+    for (int i = 0; i < discounts->n_applied; i++) {
         const struct applied_discount *applied = &discounts->applied[i];
-        json_array_append_new(list, json_pack("{s:s, s:s, s:o}", "rule", applied->rule->id,
-                                              "name", applied->rule->name, "amount",
-                                              render_money(applied->amount)));
+        jsonw_object_begin(w);
+        jsonw_key_string(w, "rule", applied->rule->id);
+        jsonw_key_string(w, "name", applied->rule->name);
+        jsonw_key_money(w, "amount", applied->amount);
+        jsonw_object_end(w);
     }
-    return list;
+    jsonw_array_end(w);
 }
 
-/* {"billing", "amount", "discount_total", "total", "plan"}. */
-static json_t *render_option(const struct sku *sku, const struct priced_option *option)
+/* The members of an option: "billing", "amount", "discount_total",
+ * "total", "plan" (the caller opens and closes the object). */
+static void write_option_members(struct jsonw *w, const struct sku *sku,
+                                 const struct priced_option *option)
 {
-    return json_pack("{s:s, s:o, s:o, s:o, s:o}", "billing", render_plan_billing(&option->plan),
-                     "amount", render_money(option->amount), "discount_total",
-                     render_money(option->discounts.total), "total", render_money(option->total),
-                     "plan", render_plan(sku, &option->plan));
+    jsonw_key_string(w, "billing", render_plan_billing(&option->plan));
+    jsonw_key_money(w, "amount", option->amount);
+    jsonw_key_money(w, "discount_total", option->discounts.total);
+    jsonw_key_money(w, "total", option->total);
+    jsonw_key(w, "plan");
+    render_plan(w, sku, &option->plan);
 }
 
-static json_t *render_break_even(const struct quote_item_result *result)
+static void write_options(struct jsonw *w, const struct sku *sku,
+                          const struct quote_item_result *result)
 {
-    json_t *break_even = json_object();
-    for (int m = 0; break_even != NULL && m < BILLING_MODE_COUNT; m++)
+    jsonw_array_begin(w);
+    for (int i = 0; i < result->n_options; i++) {
+        jsonw_object_begin(w);
+        write_option_members(w, sku, &result->options[i]);
+        jsonw_object_end(w);
+    }
+    jsonw_array_end(w);
+}
+
+static void write_break_even(struct jsonw *w, const struct quote_item_result *result)
+{
+    jsonw_object_begin(w);
+    for (int m = 0; m < BILLING_MODE_COUNT; m++)
         if (result->break_even_tenths[m] >= 0)
-            json_object_set_new(break_even, billing_mode_id((enum billing_mode)m),
-                                json_real(result->break_even_tenths[m] / 10.0));
-    return break_even;
+            jsonw_key_fixed(w, billing_mode_id((enum billing_mode)m),
+                            result->break_even_tenths[m], 1);
+    jsonw_object_end(w);
 }
 
-static json_t *render_item(const struct quote_item_request *item,
-                           const struct quote_item_result *result)
+static void write_item(struct jsonw *w, const struct quote_item_request *item,
+                       const struct quote_item_result *result)
 {
-    json_t *options = json_array();
-    for (int i = 0; options != NULL && i < result->n_options; i++)
-        json_array_append_new(options, render_option(item->sku, &result->options[i]));
-    json_t *cheapest = render_option(item->sku, &result->cheapest);
-    if (cheapest != NULL)
-        json_object_set_new(cheapest, "saving", render_money(result->saving));
     const struct priced_option *billed = result->billed;
-    return json_pack(
-        "{s:s, s:i, s:s, s:o, s:i, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o}", "sku",
-        item->sku->id, "quantity", (int)item->quantity, "billing",
-        item->cheapest ? "cheapest" : billing_mode_id(item->billing), "hours_per_day",
-        render_hours(item->usage.millihours_per_day), "days", (int)item->usage.days,
-        "billable_hours", render_hours(result->billable_millihours * item->quantity), "amount",
-        render_money(billed->amount), "discounts", render_discounts(&billed->discounts),
-        "discount_total", render_money(billed->discounts.total), "total",
-        render_money(billed->total), "plan", render_plan(item->sku, &billed->plan), "options",
-        options, "cheapest", cheapest, "break_even_hours_per_day", render_break_even(result));
+    jsonw_object_begin(w);
+    jsonw_key_string(w, "sku", item->sku->id);
+    jsonw_key_integer(w, "quantity", item->quantity);
+    jsonw_key_string(w, "billing", item->cheapest ? "cheapest" : billing_mode_id(item->billing));
+    jsonw_key_fixed(w, "hours_per_day", item->usage.millihours_per_day, 3);
+    jsonw_key_integer(w, "days", item->usage.days);
+    jsonw_key_fixed(w, "billable_hours", result->billable_millihours * item->quantity, 3);
+    jsonw_key_money(w, "amount", billed->amount);
+    jsonw_key(w, "discounts");
+    write_discounts(w, &billed->discounts);
+    jsonw_key_money(w, "discount_total", billed->discounts.total);
+    jsonw_key_money(w, "total", billed->total);
+    jsonw_key(w, "plan");
+    render_plan(w, item->sku, &billed->plan);
+    jsonw_key(w, "options");
+    write_options(w, item->sku, result);
+    jsonw_key(w, "cheapest");
+    jsonw_object_begin(w);
+    write_option_members(w, item->sku, &result->cheapest);
+    jsonw_key_money(w, "saving", result->saving);
+    jsonw_object_end(w);
+    jsonw_key(w, "break_even_hours_per_day");
+    write_break_even(w, result);
+    jsonw_object_end(w);
 }
 
-static json_t *render_bundle_line(const struct quote_bundle_result *line)
+static void write_bundle_line(struct jsonw *w, const struct quote_bundle_result *line)
 {
-    return json_pack("{s:s, s:s, s:o, s:o, s:o}", "id", line->bundle->id, "name",
-                     line->bundle->name, "list_price", render_money(line->bundle->list_price),
-                     "price", render_money(line->bundle->price), "saving",
-                     render_money(line->saving));
+    jsonw_object_begin(w);
+    jsonw_key_string(w, "id", line->bundle->id);
+    jsonw_key_string(w, "name", line->bundle->name);
+    jsonw_key_money(w, "list_price", line->bundle->list_price);
+    jsonw_key_money(w, "price", line->bundle->price);
+    jsonw_key_money(w, "saving", line->saving);
+    jsonw_object_end(w);
 }
 
-json_t *quote_body_render(const struct catalog *catalog, const struct parsed_quote *parsed,
-                          const struct quote_result *result, const struct quote_meta *meta)
+/* id, status and the times, first, so a reader sees what the quote is. */
+static void write_header(struct jsonw *w, const struct catalog *catalog,
+                         const struct quote_meta *meta)
 {
-    json_t *items = json_array();
-    for (size_t i = 0; items != NULL && i < result->n_items; i++)
-        json_array_append_new(items, render_item(&parsed->items[i], &result->items[i]));
-    json_t *bundles = json_array();
-    for (size_t i = 0; bundles != NULL && i < result->n_bundles; i++)
-        json_array_append_new(bundles, render_bundle_line(&result->bundles[i]));
-    char created[CLOCK_RFC3339_SIZE];
-    json_t *quote = json_pack(
-        "{s:s, s:s, s:I, s:s, s:{s:s}, s:o, s:o, s:o, s:o, s:o}", "status",
-        meta->id ? "open" : "unsaved", "currency", catalog->currency,
-        "price_list_version", (json_int_t)catalog->price_list_version, "created_at",
-        clock_format_rfc3339(meta->created_at, created), "customer", "segment",
-        segment_id(parsed->request.segment), "items", items, "bundles", bundles, "subtotal",
-        render_money(result->subtotal), "discount_total", render_money(result->discount_total),
-        "total", render_money(result->total));
-    if (quote != NULL && meta->id != NULL) {
-        char expires[CLOCK_RFC3339_SIZE];
-        json_object_set_new(quote, "id", json_string(meta->id));
-        json_object_set_new(quote, "expires_at",
-                            json_string(clock_format_rfc3339(meta->expires_at, expires)));
-    }
-    return quote;
+    char time[CLOCK_RFC3339_SIZE];
+    if (meta->id != NULL)
+        jsonw_key_string(w, "id", meta->id);
+    jsonw_key_string(w, "status", meta->id ? "open" : "unsaved");
+    jsonw_key_string(w, "currency", catalog->currency);
+    jsonw_key_integer(w, "price_list_version", catalog->price_list_version);
+    jsonw_key_string(w, "created_at", clock_format_rfc3339(meta->created_at, time));
+    if (meta->id != NULL)
+        jsonw_key_string(w, "expires_at", clock_format_rfc3339(meta->expires_at, time));
 }
 
+char *quote_body_render(const struct catalog *catalog, const struct parsed_quote *parsed,
+                        const struct quote_result *result, const struct quote_meta *meta,
+                        size_t *length)
+{
+    struct jsonw w;
+    jsonw_init(&w, 2048 * (result->n_items + 1));
+    jsonw_object_begin(&w);
+    write_header(&w, catalog, meta);
+    jsonw_key(&w, "customer");
+    jsonw_object_begin(&w);
+    jsonw_key_string(&w, "segment", segment_id(parsed->request.segment));
+    jsonw_object_end(&w);
+    jsonw_key(&w, "items");
+    jsonw_array_begin(&w);
+    for (size_t i = 0; i < result->n_items; i++)
+        write_item(&w, &parsed->items[i], &result->items[i]);
+    jsonw_array_end(&w);
+    jsonw_key(&w, "bundles");
+    jsonw_array_begin(&w);
+    for (size_t i = 0; i < result->n_bundles; i++)
+        write_bundle_line(&w, &result->bundles[i]);
+    jsonw_array_end(&w);
+    jsonw_key_money(&w, "subtotal", result->subtotal);
+    jsonw_key_money(&w, "discount_total", result->discount_total);
+    jsonw_key_money(&w, "total", result->total);
+    jsonw_object_end(&w);
+    return jsonw_finish(&w, length);
+}

@@ -25,7 +25,9 @@ enum MHD_Result recommend_handle(struct http_request *request)
     if (recommend_run(catalog, &parsed, clock_now_seconds(), result, &err) != GQ_OK)
         reply = reply_error(request, &err);
     else
-        reply = reply_json(request, MHD_HTTP_OK, recommend_body_render(catalog, &parsed, result));
+        reply = reply_queue(request, MHD_HTTP_OK,
+                            reply_make_text(request,
+                                            recommend_body_render(catalog, &parsed, result, NULL)));
     free(result);
     return reply;
 }

@@ -166,91 +166,112 @@ enum gq_code recommend_body_parse(json_t *body, struct recommend_request *reques
 /* ---- render ----------------------------------------------------------- */
 
 /* Figures that come from estimates are shown to two decimals. */
-static json_t *render_estimated(double value)
+static void write_estimated(struct jsonw *w, const char *key, double value)
 {
-    return json_real(round(value * 100.0) / 100.0);
+    jsonw_key_real(w, key, round(value * 100.0) / 100.0);
 }
 
-static json_t *render_assumptions(const double values[SIZING_ASSUMPTION_COUNT])
+static void write_assumptions(struct jsonw *w, const double values[SIZING_ASSUMPTION_COUNT])
 {
-    json_t *object = json_object();
-    for (int a = 0; object != NULL && a < SIZING_ASSUMPTION_COUNT; a++)
-        json_object_set_new(object, sizing_assumption_id((enum sizing_assumption)a),
-                            json_real(values[a]));
-    return object;
+    jsonw_object_begin(w);
+    for (int a = 0; a < SIZING_ASSUMPTION_COUNT; a++)
+        jsonw_key_real(w, sizing_assumption_id((enum sizing_assumption)a), values[a]);
+    jsonw_object_end(w);
 }
 
-static json_t *render_estimate(const struct sizing_estimate *estimate)
+static void write_estimate(struct jsonw *w, const struct sizing_estimate *estimate)
 {
-    return json_pack(
-        "{s:s, s:s, s:b, s:o, s:o, s:o, s:f, s:o, s:f, s:o, s:o, s:f, s:o, s:o, s:f, s:f, s:o, "
-        "s:o}",
-        "task", sizing_task_id(estimate->task), "precision",
-        sizing_precision_id(estimate->precision), "preset", estimate->preset, "model_params_b",
-        render_estimated(estimate->params_b), "tokens_b", render_estimated(estimate->tokens_b),
-        "tokens_per_second", render_estimated(estimate->tokens_per_second), "bytes_per_param",
-        estimate->bytes_per_param, "trainable_params_b",
-        render_estimated(estimate->trainable_params_b), "state_bytes_per_trainable_param",
-        estimate->state_bytes_per_trainable_param, "weights_gb",
-        render_estimated(estimate->weights_gb), "model_state_gb",
-        render_estimated(estimate->model_state_gb), "allowance_fraction",
-        estimate->allowance_fraction, "allowance_gb", render_estimated(estimate->allowance_gb),
-        "memory_gb", render_estimated(estimate->memory_gb), "flops_per_param_token",
-        estimate->flops_per_param_token, "flops", estimate->flops, "decode_gb_per_token",
-        render_estimated(estimate->decode_gb_per_token), "assumptions",
-        render_assumptions(estimate->assumptions));
+    jsonw_object_begin(w);
+    jsonw_key_string(w, "task", sizing_task_id(estimate->task));
+    jsonw_key_string(w, "precision", sizing_precision_id(estimate->precision));
+    jsonw_key_boolean(w, "preset", estimate->preset);
+    write_estimated(w, "model_params_b", estimate->params_b);
+    write_estimated(w, "tokens_b", estimate->tokens_b);
+    write_estimated(w, "tokens_per_second", estimate->tokens_per_second);
+    jsonw_key_real(w, "bytes_per_param", estimate->bytes_per_param);
+    write_estimated(w, "trainable_params_b", estimate->trainable_params_b);
+    jsonw_key_real(w, "state_bytes_per_trainable_param", estimate->state_bytes_per_trainable_param);
+    write_estimated(w, "weights_gb", estimate->weights_gb);
+    write_estimated(w, "model_state_gb", estimate->model_state_gb);
+    jsonw_key_real(w, "allowance_fraction", estimate->allowance_fraction);
+    write_estimated(w, "allowance_gb", estimate->allowance_gb);
+    write_estimated(w, "memory_gb", estimate->memory_gb);
+    jsonw_key_real(w, "flops_per_param_token", estimate->flops_per_param_token);
+    jsonw_key_real(w, "flops", estimate->flops);
+    write_estimated(w, "decode_gb_per_token", estimate->decode_gb_per_token);
+    jsonw_key(w, "assumptions");
+    write_assumptions(w, estimate->assumptions);
+    jsonw_object_end(w);
 }
 
-static json_t *render_reasons(const struct recommendation *recommendation)
+static void write_recommendation(struct jsonw *w, const struct recommendation *r)
 {
-    json_t *reasons = json_array();
-    for (int i = 0; reasons != NULL && i < recommendation->n_reasons; i++)
-        json_array_append_new(reasons, json_string(recommendation->reasons[i]));
-    return reasons;
+    jsonw_object_begin(w);
+    jsonw_key_integer(w, "rank", r->rank);
+    jsonw_key_string(w, "sku", r->sku->id);
+    jsonw_key_integer(w, "quantity", r->quantity);
+    jsonw_key_string(w, "billing", r->billing);
+    jsonw_key(w, "plan");
+    render_plan(w, r->sku, &r->plan);
+    jsonw_key(w, "usage");
+    jsonw_object_begin(w);
+    jsonw_key_fixed(w, "hours_per_day", r->usage.millihours_per_day, 3);
+    jsonw_key_integer(w, "days", r->usage.days);
+    jsonw_object_end(w);
+    jsonw_key_money(w, "amount", r->amount);
+    jsonw_key_money(w, "discount_total", r->discount);
+    jsonw_key_money(w, "total", r->total);
+    write_estimated(w, "estimated_hours", r->estimated_hours);
+    write_estimated(w, "estimated_days", r->estimated_days);
+    write_estimated(w, "memory_gb_needed", r->memory_gb_needed);
+    jsonw_key_integer(w, "memory_gb_available", r->memory_gb_available);
+    jsonw_key_integer(w, "cards", r->cards);
+    jsonw_key(w, "reasons");
+    jsonw_array_begin(w);
+    for (int i = 0; i < r->n_reasons; i++)
+        jsonw_string(w, r->reasons[i]);
+    jsonw_array_end(w);
+    jsonw_object_end(w);
 }
 
-static json_t *render_recommendation(const struct recommendation *r)
+static void write_rejection(struct jsonw *w, const struct recommend_rejection *rejection)
 {
-    return json_pack(
-        "{s:i, s:s, s:i, s:s, s:o, s:{s:o, s:i}, s:o, s:o, s:o, s:o, s:o, s:o, s:i, s:i, s:o}",
-        "rank", r->rank, "sku", r->sku->id, "quantity", (int)r->quantity, "billing", r->billing,
-        "plan", render_plan(r->sku, &r->plan), "usage", "hours_per_day",
-        render_hours(r->usage.millihours_per_day), "days", (int)r->usage.days, "amount",
-        render_money(r->amount), "discount_total", render_money(r->discount), "total",
-        render_money(r->total), "estimated_hours", render_estimated(r->estimated_hours),
-        "estimated_days", render_estimated(r->estimated_days), "memory_gb_needed",
-        render_estimated(r->memory_gb_needed), "memory_gb_available",
-        (int)r->memory_gb_available, "cards", (int)r->cards, "reasons", render_reasons(r));
+    jsonw_object_begin(w);
+    jsonw_key_string(w, "sku", rejection->sku->id);
+    jsonw_key_integer(w, "quantity", rejection->quantity);
+    jsonw_key_string(w, "reason", recommend_reject_reason_id(rejection->reason));
+    jsonw_key_string(w, "detail", rejection->detail);
+    jsonw_object_end(w);
 }
 
-static json_t *render_rejection(const struct recommend_rejection *rejection)
+char *recommend_body_render(const struct catalog *catalog, const struct recommend_request *request,
+                            const struct recommend_result *result, size_t *length)
 {
-    return json_pack("{s:s, s:i, s:s, s:s}", "sku", rejection->sku->id, "quantity",
-                     (int)rejection->quantity, "reason",
-                     recommend_reject_reason_id(rejection->reason), "detail", rejection->detail);
+    struct jsonw w;
+    jsonw_init(&w, 4096);
+    jsonw_object_begin(&w);
+    jsonw_key_string(&w, "currency", catalog->currency);
+    jsonw_key_integer(&w, "price_list_version", catalog->price_list_version);
+    jsonw_key_string(&w, "objective", recommend_objective_id(request->objective));
+    jsonw_key_string(&w, "segment", segment_id(request->segment));
+    jsonw_key_fixed(&w, "hours_per_day", result->millihours_per_day, 3);
+    if (result->days > 0)
+        jsonw_key_integer(&w, "days", result->days);
+    jsonw_key(&w, "estimate");
+    write_estimate(&w, &result->estimate);
+    jsonw_key(&w, "recommendations");
+    jsonw_array_begin(&w);
+    for (int i = 0; i < result->n_recommendations; i++)
+        write_recommendation(&w, &result->recommendations[i]);
+    jsonw_array_end(&w);
+    jsonw_key(&w, "rejected");
+    jsonw_array_begin(&w);
+    for (int i = 0; i < result->n_rejected; i++)
+        write_rejection(&w, &result->rejected[i]);
+    jsonw_array_end(&w);
+    jsonw_key_integer(&w, "rejected_total", (int64_t)result->n_rejected_total);
+    if (result->hint[0] != '\0')
+        jsonw_key_string(&w, "hint", result->hint);
+    jsonw_object_end(&w);
+    return jsonw_finish(&w, length);
 }
-
-json_t *recommend_body_render(const struct catalog *catalog, const struct recommend_request *request,
-                              const struct recommend_result *result)
-{
-    json_t *recommendations = json_array();
-    for (int i = 0; recommendations != NULL && i < result->n_recommendations; i++)
-        json_array_append_new(recommendations,
-                              render_recommendation(&result->recommendations[i]));
-    json_t *rejected = json_array();
-    for (int i = 0; rejected != NULL && i < result->n_rejected; i++)
-        json_array_append_new(rejected, render_rejection(&result->rejected[i]));
-    json_t *body = json_pack(
-        "{s:s, s:I, s:s, s:s, s:o, s:o, s:o, s:o, s:I}", "currency", catalog->currency,
-        "price_list_version", (json_int_t)catalog->price_list_version, "objective",
-        recommend_objective_id(request->objective), "segment", segment_id(request->segment),
-        "hours_per_day", render_hours(result->millihours_per_day), "estimate",
-        render_estimate(&result->estimate), "recommendations", recommendations, "rejected",
-        rejected, "rejected_total", (json_int_t)result->n_rejected_total);
-    if (body != NULL && result->days > 0)
-        json_object_set_new(body, "days", json_integer(result->days));
-    if (body != NULL && result->hint[0] != '\0')
-        json_object_set_new(body, "hint", json_string(result->hint));
-    return body;
-}
-

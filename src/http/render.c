@@ -1,6 +1,8 @@
 /*
  * JSON renderings shared by several handlers: money as a decimal string,
- * hours as a number, and a plan with a one-line summary a person can read.
+ * hours as a number (as jansson values, for what is rendered once per
+ * catalog), and a plan with a one-line summary a person can read (written
+ * with the streaming writer, for responses rendered per request).
  */
 #include <stdio.h>
 #include <string.h>
@@ -23,70 +25,104 @@ json_t *render_money(gq_money amount)
     return json_string(money_format(amount, buf));
 }
 
-json_t *render_hours(int64_t millihours)
-{
-    return json_real((double)millihours / USAGE_MILLIHOURS_PER_HOUR);
-}
-
 const char *render_plan_billing(const struct plan *plan)
 {
     return plan_is_mixed(plan) ? "mixed" : billing_mode_id(plan->parts[0].mode);
 }
 
-static const char *plural(int32_t count)
+/* A plan's summary, built without printf (it is on every quote's path).
+ * Parts are at most three short phrases, so the buffer cannot overflow;
+ * text_add still stops at its end. */
+struct summary {
+    char text[128];
+    size_t length;
+};
+
+static void text_add(struct summary *summary, const char *words)
 {
-    return count == 1 ? "" : "s";
+    size_t length = strlen(words);
+    if (summary->length + length >= sizeof summary->text)
+        return;
+    memcpy(summary->text + summary->length, words, length + 1);
+    summary->length += length;
+}
+
+static void text_add_count(struct summary *summary, int32_t count, const char *singular,
+                           const char *plural)
+{
+    char digits[12];
+    size_t at = sizeof digits - 1;
+    uint32_t value = count < 0 ? 0 : (uint32_t)count;
+    digits[at] = '\0';
+    do {
+        digits[--at] = (char)('0' + value % 10);
+        value /= 10;
+    } while (value != 0);
+    text_add(summary, digits + at);
+    text_add(summary, count == 1 ? singular : plural);
 }
 
 /* "1 quarter", "2 months", "10 days on demand", "90 days at the student rate". */
-static int describe_part(const struct plan_part *part, char *buf, size_t size)
+static void describe_part(struct summary *summary, const struct plan_part *part)
 {
     switch (part->mode) {
     case BILLING_QUARTERLY:
-        return snprintf(buf, size, "%d quarter%s", (int)part->blocks, plural(part->blocks));
+        text_add_count(summary, part->blocks, " quarter", " quarters");
+        return;
     case BILLING_MONTHLY:
-        return snprintf(buf, size, "%d month%s", (int)part->blocks, plural(part->blocks));
+        text_add_count(summary, part->blocks, " month", " months");
+        return;
     case BILLING_STUDENT:
-        return snprintf(buf, size, "%d day%s at the student rate", (int)part->days,
-                        plural(part->days));
+        text_add_count(summary, part->days, " day", " days");
+        text_add(summary, " at the student rate");
+        return;
     case BILLING_ON_DEMAND:
     case BILLING_MODE_COUNT:
         break;
     }
-    return snprintf(buf, size, "%d day%s on demand", (int)part->days, plural(part->days));
+    text_add_count(summary, part->days, " day", " days");
+    text_add(summary, " on demand");
 }
 
-static json_t *render_summary(const struct plan *plan)
+/* "1 quarter + 10 days on demand". */
+static void write_summary(struct jsonw *writer, const struct plan *plan)
 {
-    char summary[160] = "";
-    size_t used = 0;
-    for (int i = 0; i < plan->n_parts && used < sizeof summary; i++) {
+    struct summary summary = {.length = 0};
+    summary.text[0] = '\0';
+    for (int i = 0; i < plan->n_parts; i++) {
         if (i > 0)
-            used += (size_t)snprintf(summary + used, sizeof summary - used, " + ");
-        if (used < sizeof summary)
-            used += (size_t)describe_part(&plan->parts[i], summary + used, sizeof summary - used);
+            text_add(&summary, " + ");
+        describe_part(&summary, &plan->parts[i]);
     }
-    return json_string(summary);
+    jsonw_string(writer, summary.text);
 }
 
-static json_t *render_part(const struct sku *sku, const struct plan_part *part)
+static void write_part(struct jsonw *writer, const struct sku *sku, const struct plan_part *part)
 {
-    bool hourly = billing_mode_is_hourly(part->mode);
-    return json_pack("{s:s, s:o, s:s, s:o, s:i, s:o, s:o}", "billing", billing_mode_id(part->mode),
-                     "units", hourly ? render_hours(part->millihours) : json_integer(part->blocks),
-                     "unit", billing_mode_unit(part->mode), "unit_price",
-                     render_money(sku->price[part->mode]), "days", (int)part->days, "hours",
-                     render_hours(part->millihours), "amount", render_money(part->amount));
+    jsonw_object_begin(writer);
+    jsonw_key_string(writer, "billing", billing_mode_id(part->mode));
+    if (billing_mode_is_hourly(part->mode))
+        jsonw_key_fixed(writer, "units", part->millihours, 3);
+    else
+        jsonw_key_integer(writer, "units", part->blocks);
+    jsonw_key_string(writer, "unit", billing_mode_unit(part->mode));
+    jsonw_key_money(writer, "unit_price", sku->price[part->mode]);
+    jsonw_key_integer(writer, "days", part->days);
+    jsonw_key_fixed(writer, "hours", part->millihours, 3);
+    jsonw_key_money(writer, "amount", part->amount);
+    jsonw_object_end(writer);
 }
 
-json_t *render_plan(const struct sku *sku, const struct plan *plan)
+void render_plan(struct jsonw *writer, const struct sku *sku, const struct plan *plan)
 {
-    json_t *parts = json_array();
-    for (int i = 0; parts != NULL && i < plan->n_parts; i++)
-        if (json_array_append_new(parts, render_part(sku, &plan->parts[i])) != 0) {
-            json_decref(parts);
-            parts = NULL;
-        }
-    return json_pack("{s:o, s:o, s:o}", "summary", render_summary(plan), "amount_per_instance",
-                     render_money(plan->amount), "parts", parts);
+    jsonw_object_begin(writer);
+    jsonw_key(writer, "summary");
+    write_summary(writer, plan);
+    jsonw_key_money(writer, "amount_per_instance", plan->amount);
+    jsonw_key(writer, "parts");
+    jsonw_array_begin(writer);
+    for (int i = 0; i < plan->n_parts; i++)
+        write_part(writer, sku, &plan->parts[i]);
+    jsonw_array_end(writer);
+    jsonw_object_end(writer);
 }

@@ -10,6 +10,7 @@
 #include <strings.h>
 
 #include "http/http.h"
+#include "util/utf8.h"
 
 static const unsigned code_status[GQ_CODE_COUNT] = {
     [GQ_OK] = MHD_HTTP_OK,
@@ -144,52 +145,15 @@ enum MHD_Result reply_json(struct http_request *request, unsigned status, json_t
     return reply_queue(request, status, reply_make_json(request, body));
 }
 
-/* The length of the well-formed UTF-8 sequence at `p`, 0 when there is none
- * (a stray or truncated byte, an overlong form, a surrogate). */
-static size_t utf8_sequence_length(const unsigned char *p)
-{
-    if (p[0] < 0x80)
-        return 1;
-    size_t length;
-    unsigned char low = 0x80, high = 0xbf;
-    if (p[0] >= 0xc2 && p[0] <= 0xdf)
-        length = 2;
-    else if (p[0] >= 0xe0 && p[0] <= 0xef)
-        length = 3, low = p[0] == 0xe0 ? 0xa0 : 0x80, high = p[0] == 0xed ? 0x9f : 0xbf;
-    else if (p[0] >= 0xf0 && p[0] <= 0xf4)
-        length = 4, low = p[0] == 0xf0 ? 0x90 : 0x80, high = p[0] == 0xf4 ? 0x8f : 0xbf;
-    else
-        return 0;
-    if (p[1] < low || p[1] > high)
-        return 0;
-    for (size_t i = 2; i < length; i++)
-        if (p[i] < 0x80 || p[i] > 0xbf)
-            return 0;
-    return length;
-}
-
-/* Replaces each byte that is not part of well-formed UTF-8 with '?': a
- * message or field may quote the request (a path, a parameter name) and be
- * cut inside a character, and jansson refuses such a string, which would
- * turn the error into a bare 500. */
-static void make_utf8(char *text)
-{
-    unsigned char *p = (unsigned char *)text;
-    while (*p != '\0') {
-        size_t length = utf8_sequence_length(p);
-        if (length == 0)
-            *p++ = '?';
-        else
-            p += length;
-    }
-}
-
 enum MHD_Result reply_error(struct http_request *request, const struct gq_error *original)
 {
     struct gq_error copy = *original;
     const struct gq_error *err = &copy;
-    make_utf8(copy.message);
-    make_utf8(copy.field);
+    /* A message or field may quote the request (a path, a parameter name)
+     * and be cut inside a character; jansson refuses such a string, which
+     * would turn the error into a bare 500. */
+    utf8_repair(copy.message);
+    utf8_repair(copy.field);
     json_t *detail = json_pack("{s:s, s:s}", "code", gq_code_name(err->code), "message",
                                err->message[0] ? err->message : gq_code_name(err->code));
     if (detail != NULL && err->field[0] != '\0')

@@ -22,12 +22,15 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 
 #include "store/store.h"
 
 struct store {
     pthread_mutex_t lock;
     pthread_cond_t available;
+    pthread_mutex_t write_lock; /* one write transaction at a time */
+    struct store_checkpointer *checkpointer;
     bool sync_ready; /* lock and available were initialised */
     struct store_conn *conns;
     unsigned n_conns;         /* opened so far */
@@ -100,9 +103,12 @@ static enum gq_code check_path(const struct store_options *options, struct gq_er
 static enum gq_code configure_connection(struct store_conn *conn, int busy_timeout_ms,
                                          const char *path, struct gq_error *err)
 {
+    /* journal_size_limit trims the WAL file back to 8 MB whenever the WAL
+     * restarts (checkpoint.c). */
     static const char pragmas[] = "PRAGMA journal_mode=WAL;"
                                   "PRAGMA synchronous=NORMAL;"
-                                  "PRAGMA foreign_keys=ON;";
+                                  "PRAGMA foreign_keys=ON;"
+                                  "PRAGMA journal_size_limit=8388608;";
     int rc = sqlite3_busy_timeout(conn->db, busy_timeout_ms > 0 ? busy_timeout_ms : 0);
     if (rc == SQLITE_OK)
         rc = sqlite3_exec(conn->db, pragmas, NULL, NULL, NULL);
@@ -167,6 +173,12 @@ static enum gq_code allocate_pool(unsigned pool_size, struct store **out, struct
         store_close(store);
         return gq_fail(err, GQ_ERR_INTERNAL, NULL, "cannot create the pool's condition");
     }
+    if (pthread_mutex_init(&store->write_lock, NULL) != 0) {
+        pthread_cond_destroy(&store->available);
+        pthread_mutex_destroy(&store->lock);
+        store_close(store);
+        return gq_fail(err, GQ_ERR_INTERNAL, NULL, "cannot create the write mutex");
+    }
     store->sync_ready = true;
     *out = store;
     return GQ_OK;
@@ -197,7 +209,17 @@ enum gq_code store_open(const struct store_options *options, struct store **out,
         }
         store->n_conns = i + 1;
         store->idle[store->n_idle++] = &store->conns[i];
+        store->conns[i].write_lock = &store->write_lock;
+        store->conns[i].write_wait_ms = options->busy_timeout_ms;
     }
+    code = store_checkpointer_start(options->path, &store->write_lock, options->busy_timeout_ms,
+                                    &store->checkpointer, err);
+    if (code != GQ_OK) {
+        store_close(store);
+        return code;
+    }
+    for (unsigned i = 0; i < store->n_conns; i++)
+        sqlite3_wal_hook(store->conns[i].db, store_checkpointer_on_commit, store->checkpointer);
     *out = store;
     return GQ_OK;
 }
@@ -211,9 +233,11 @@ void store_close(struct store *store)
     assert(store->n_idle == store->n_conns); /* nothing checked out */
     for (unsigned i = 0; i < store->n_conns; i++)
         close_connection(&store->conns[i]);
+    store_checkpointer_stop(store->checkpointer);
     if (store->sync_ready) {
         pthread_cond_destroy(&store->available);
         pthread_mutex_destroy(&store->lock);
+        pthread_mutex_destroy(&store->write_lock);
     }
     free(store->conns);
     free(store->idle);
@@ -317,9 +341,36 @@ static enum gq_code run_cached(struct store_conn *conn, const char *sql, struct 
     return GQ_OK;
 }
 
+/* Takes the store's write mutex, waiting at most the busy timeout. */
+static bool take_write_lock(struct store_conn *conn)
+{
+    struct timespec deadline;
+    clock_gettime(CLOCK_REALTIME, &deadline);
+    int64_t nanoseconds = deadline.tv_nsec + (int64_t)conn->write_wait_ms * 1000000;
+    deadline.tv_sec += (time_t)(nanoseconds / 1000000000);
+    deadline.tv_nsec = (long)(nanoseconds % 1000000000);
+    return pthread_mutex_timedlock(conn->write_lock, &deadline) == 0;
+}
+
+static void release_write_lock(struct store_conn *conn)
+{
+    if (!conn->writing)
+        return;
+    conn->writing = false;
+    pthread_mutex_unlock(conn->write_lock);
+}
+
 enum gq_code store_db_begin_write(struct store_conn *conn, struct gq_error *err)
 {
-    return run_cached(conn, SQL_BEGIN_WRITE, err);
+    if (conn->write_lock != NULL) {
+        if (!take_write_lock(conn))
+            return gq_fail(err, GQ_ERR_RETRY_LATER, NULL, "database is busy, retry");
+        conn->writing = true;
+    }
+    enum gq_code code = run_cached(conn, SQL_BEGIN_WRITE, err);
+    if (code != GQ_OK)
+        release_write_lock(conn);
+    return code;
 }
 
 enum gq_code store_db_begin_read(struct store_conn *conn, struct gq_error *err)
@@ -332,25 +383,35 @@ enum gq_code store_db_commit(struct store_conn *conn, struct gq_error *err)
     enum gq_code code = run_cached(conn, SQL_COMMIT, err);
     if (code != GQ_OK)
         store_db_rollback(conn);
+    release_write_lock(conn);
     return code;
 }
 
 void store_db_rollback(struct store_conn *conn)
 {
-    if (sqlite3_get_autocommit(conn->db))
-        return;
-    if (run_cached(conn, SQL_ROLLBACK, NULL) != GQ_OK)
+    if (!sqlite3_get_autocommit(conn->db) && run_cached(conn, SQL_ROLLBACK, NULL) != GQ_OK)
         sqlite3_exec(conn->db, SQL_ROLLBACK, NULL, NULL, NULL);
+    release_write_lock(conn);
 }
 
 /* ---- Health. ---- */
 
 /* Starts an immediate transaction and rolls it back: proof that this
  * process can take the write lock. GQ_ERR_NOT_READY with the reason when it
- * cannot. */
+ * cannot. A file this process may only read (its mode, an immutable flag)
+ * opens read-only without an error, and BEGIN IMMEDIATE still succeeds on
+ * it, so that case is asked of SQLite first. */
 enum gq_code store_check_writable(struct store *store, struct gq_error *err)
 {
     struct store_conn *conn = store_db_checkout(store);
+    if (sqlite3_db_readonly(conn->db, "main") == 1) {
+        const char *path = sqlite3_db_filename(conn->db, "main");
+        enum gq_code code = gq_fail(err, GQ_ERR_NOT_READY, NULL,
+                                    "database is not writable: %s is read-only to this process",
+                                    path != NULL && path[0] != '\0' ? path : "the file");
+        store_db_checkin(store, conn);
+        return code;
+    }
     struct gq_error local;
     enum gq_code code = store_db_begin_write(conn, &local);
     store_db_rollback(conn);

@@ -13,6 +13,7 @@
 #ifndef GQ_STORE_DB_H
 #define GQ_STORE_DB_H
 
+#include <pthread.h>
 #include <sqlite3.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -32,6 +33,9 @@ struct store_conn {
     sqlite3 *db;
     struct store_db_cached cache[STORE_DB_CACHE_SIZE];
     unsigned n_cached;
+    pthread_mutex_t *write_lock; /* the store's: one writer at a time */
+    int write_wait_ms;           /* how long to wait for it (the busy timeout) */
+    bool writing;                /* holds write_lock, in a write transaction */
 };
 
 /* Waits for a free connection of the pool and returns it; never NULL. */
@@ -54,6 +58,9 @@ void store_db_done(sqlite3_stmt *stmt);
 
 /* BEGIN IMMEDIATE (a write transaction, taking the write lock now, waiting
  * up to the busy timeout), BEGIN (a read transaction), COMMIT and ROLLBACK.
+ * Writers of this process first take the store's write mutex, so they queue
+ * in order instead of meeting in SQLite's busy handler, which sleeps for
+ * whole milliseconds; the busy timeout then only waits for other processes.
  * Each returns GQ_OK, GQ_ERR_RETRY_LATER when the database stays busy, or
  * GQ_ERR_INTERNAL with SQLite's message. Rollback never fails visibly: it is
  * a no-op outside a transaction. */
@@ -75,5 +82,22 @@ bool store_db_is_busy(int rc);
 /* A copy of column `column` of the current row as a NUL-terminated string
  * (NULL stays NULL: *out = NULL). Returns false when out of memory. */
 bool store_db_column_strdup(sqlite3_stmt *stmt, int column, char **out);
+
+/* ---- Background WAL checkpoints (checkpoint.c) ---- */
+
+struct store_checkpointer;
+
+/* Opens its own connection to `path` and starts the checkpoint thread,
+ * which holds `write_lock` (the store's) while it restarts the WAL. */
+enum gq_code store_checkpointer_start(const char *path, pthread_mutex_t *write_lock,
+                                      int busy_timeout_ms, struct store_checkpointer **out,
+                                      struct gq_error *err);
+
+/* Stops the thread, checkpoints once more and closes. NULL is fine. */
+void store_checkpointer_stop(struct store_checkpointer *checkpointer);
+
+/* The sqlite3_wal_hook of every pool connection, `argument` the
+ * checkpointer: asks for a checkpoint once the WAL passes its threshold. */
+int store_checkpointer_on_commit(void *argument, sqlite3 *db, const char *name, int pages);
 
 #endif

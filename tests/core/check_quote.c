@@ -18,13 +18,13 @@ static struct quote_result *result;
 static void setup(void)
 {
     catalog = fixture_catalog_new();
-    result = malloc(sizeof *result);
+    result = quote_result_new(QUOTE_MAX_ITEMS);
     ck_assert_ptr_nonnull(result);
 }
 
 static void teardown(void)
 {
-    free(result);
+    quote_result_free(result);
     catalog_free(catalog);
 }
 

@@ -25,7 +25,7 @@ static void setup(void)
 {
     catalog = fixture_catalog_new();
     result = malloc(sizeof *result);
-    quote = malloc(sizeof *quote);
+    quote = quote_result_new(1);
     ck_assert_ptr_nonnull(result);
     ck_assert_ptr_nonnull(quote);
 }
@@ -34,7 +34,7 @@ static void teardown(void)
 {
     catalog_free(catalog);
     free(result);
-    free(quote);
+    quote_result_free(quote);
 }
 
 static struct recommend_request request_for(enum sizing_task task, double params_b,

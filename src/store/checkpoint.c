@@ -1,0 +1,142 @@
+/*
+ * WAL checkpoints off the request path.
+ *
+ * SQLite's automatic checkpoint runs inside the COMMIT that takes the WAL
+ * past 1,000 pages, so one request in every few hundred paid for copying
+ * the WAL into the database and an fdatasync of a few milliseconds
+ * (measured: 203 fdatasyncs of 2.4 ms in 7,000 saved quotes). Here the
+ * pool's connections only report their WAL size after each commit
+ * (sqlite3_wal_hook, which also turns the automatic checkpoint off), and a
+ * thread with its own connection runs a PASSIVE checkpoint, which never
+ * blocks a writer, once the WAL passes the same 1,000 pages. Durability is
+ * unchanged: a committed transaction is in the WAL either way.
+ *
+ * Under a steady stream of writes a PASSIVE checkpoint never catches up
+ * with the last frame, and SQLite only restarts the WAL from its beginning
+ * once it has: the file would grow without end (measured: 1.3 GB after
+ * 54,000 quotes). So when the WAL is still past 2,000 pages after a passive
+ * checkpoint, the thread takes the store's write mutex (this process's
+ * writers wait a few milliseconds) and runs a RESTART checkpoint, after
+ * which the next write starts the WAL over; journal_size_limit (set on the
+ * pool's connections) then trims the file.
+ */
+#include <pthread.h>
+#include <stdlib.h>
+#include <time.h>
+
+#include "store/db.h"
+
+/* SQLite's own default threshold (SQLITE_DEFAULT_WAL_AUTOCHECKPOINT). */
+#define CHECKPOINT_PAGES 1000
+/* Past this, the WAL is restarted with writers held back. */
+#define RESTART_PAGES 2000
+
+struct store_checkpointer {
+    sqlite3 *db;
+    pthread_mutex_t *write_lock; /* the store's */
+    pthread_t thread;
+    pthread_mutex_t lock;
+    pthread_cond_t wake;
+    bool wanted;
+    bool stopping;
+};
+
+/* A passive checkpoint, and a restart with writers held back when the WAL
+ * stays long. */
+static void checkpoint(struct store_checkpointer *checkpointer)
+{
+    int wal_pages = 0;
+    sqlite3_wal_checkpoint_v2(checkpointer->db, NULL, SQLITE_CHECKPOINT_PASSIVE, &wal_pages, NULL);
+    if (wal_pages <= RESTART_PAGES)
+        return;
+    pthread_mutex_lock(checkpointer->write_lock);
+    sqlite3_wal_checkpoint_v2(checkpointer->db, NULL, SQLITE_CHECKPOINT_RESTART, NULL, NULL);
+    pthread_mutex_unlock(checkpointer->write_lock);
+}
+
+static void *run_checkpoints(void *argument)
+{
+    struct store_checkpointer *checkpointer = argument;
+    pthread_mutex_lock(&checkpointer->lock);
+    for (;;) {
+        while (!checkpointer->wanted && !checkpointer->stopping)
+            pthread_cond_wait(&checkpointer->wake, &checkpointer->lock);
+        if (checkpointer->stopping)
+            break;
+        checkpointer->wanted = false;
+        pthread_mutex_unlock(&checkpointer->lock);
+        checkpoint(checkpointer);
+        pthread_mutex_lock(&checkpointer->lock);
+    }
+    pthread_mutex_unlock(&checkpointer->lock);
+    return NULL;
+}
+
+int store_checkpointer_on_commit(void *argument, sqlite3 *db, const char *name, int pages)
+{
+    (void)db;
+    (void)name;
+    struct store_checkpointer *checkpointer = argument;
+    if (pages < CHECKPOINT_PAGES)
+        return SQLITE_OK;
+    pthread_mutex_lock(&checkpointer->lock);
+    if (!checkpointer->wanted) {
+        checkpointer->wanted = true;
+        pthread_cond_signal(&checkpointer->wake);
+    }
+    pthread_mutex_unlock(&checkpointer->lock);
+    return SQLITE_OK;
+}
+
+enum gq_code store_checkpointer_start(const char *path, pthread_mutex_t *write_lock,
+                                      int busy_timeout_ms, struct store_checkpointer **out,
+                                      struct gq_error *err)
+{
+    struct store_checkpointer *checkpointer = calloc(1, sizeof *checkpointer);
+    if (checkpointer == NULL)
+        return gq_fail(err, GQ_ERR_NO_MEMORY, NULL, "out of memory opening the database");
+    checkpointer->write_lock = write_lock;
+    int rc = sqlite3_open_v2(path, &checkpointer->db,
+                             SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX, NULL);
+    /* A connection opens the WAL when it first reads the database; until
+     * then a checkpoint on it is a silent no-op. */
+    if (rc == SQLITE_OK)
+        rc = sqlite3_exec(checkpointer->db, "PRAGMA journal_mode=WAL", NULL, NULL, NULL);
+    if (rc == SQLITE_OK) /* a restart waits this long for other processes */
+        rc = sqlite3_busy_timeout(checkpointer->db, busy_timeout_ms > 0 ? busy_timeout_ms : 0);
+    if (rc != SQLITE_OK) {
+        enum gq_code code = gq_fail(err, GQ_ERR_NOT_READY, NULL, "cannot open database %s: %s",
+                                    path, sqlite3_errmsg(checkpointer->db));
+        sqlite3_close(checkpointer->db);
+        free(checkpointer);
+        return code;
+    }
+    pthread_mutex_init(&checkpointer->lock, NULL);
+    pthread_cond_init(&checkpointer->wake, NULL);
+    if (pthread_create(&checkpointer->thread, NULL, run_checkpoints, checkpointer) != 0) {
+        pthread_cond_destroy(&checkpointer->wake);
+        pthread_mutex_destroy(&checkpointer->lock);
+        sqlite3_close(checkpointer->db);
+        free(checkpointer);
+        return gq_fail(err, GQ_ERR_INTERNAL, NULL, "cannot start the checkpoint thread");
+    }
+    *out = checkpointer;
+    return GQ_OK;
+}
+
+void store_checkpointer_stop(struct store_checkpointer *checkpointer)
+{
+    if (checkpointer == NULL)
+        return;
+    pthread_mutex_lock(&checkpointer->lock);
+    checkpointer->stopping = true;
+    pthread_cond_signal(&checkpointer->wake);
+    pthread_mutex_unlock(&checkpointer->lock);
+    pthread_join(checkpointer->thread, NULL);
+    /* Leave a short WAL behind for the next start. */
+    sqlite3_wal_checkpoint_v2(checkpointer->db, NULL, SQLITE_CHECKPOINT_PASSIVE, NULL, NULL);
+    sqlite3_close(checkpointer->db);
+    pthread_cond_destroy(&checkpointer->wake);
+    pthread_mutex_destroy(&checkpointer->lock);
+    free(checkpointer);
+}
