@@ -6,9 +6,9 @@
 
 #include "http/http.h"
 
-/* Bounds of the embedded OpenAPI document (openapi_blob.S). */
+/* The embedded OpenAPI document and its length (openapi_blob.S). */
 extern const char gq_openapi_yaml[];
-extern const char gq_openapi_yaml_end[];
+extern const uint64_t gq_openapi_yaml_size;
 
 enum MHD_Result health_handle_live(struct http_request *request)
 {
@@ -34,7 +34,7 @@ static pthread_once_t openapi_etag_once = PTHREAD_ONCE_INIT;
 
 static size_t openapi_length(void)
 {
-    return (size_t)(gq_openapi_yaml_end - gq_openapi_yaml);
+    return (size_t)gq_openapi_yaml_size;
 }
 
 static void compute_openapi_etag(void)

@@ -222,16 +222,18 @@ void jsonw_string(struct jsonw *writer, const char *text)
     append_quoted(writer, text);
 }
 
-/* Decimal digits of `magnitude` into the end of `digits`; returns where
- * they start. */
-static char *format_unsigned(uint64_t magnitude, char digits[24])
+#define DIGITS_SIZE 24 /* a uint64 has at most 20 decimal digits */
+
+/* Decimal digits of `magnitude` into the end of `digits`; returns the index
+ * of the first one. */
+static size_t format_unsigned(uint64_t magnitude, char digits[DIGITS_SIZE])
 {
-    char *start = digits + 24;
+    size_t first = DIGITS_SIZE;
     do {
-        *--start = (char)('0' + magnitude % 10);
+        digits[--first] = (char)('0' + magnitude % 10);
         magnitude /= 10;
     } while (magnitude != 0);
-    return start;
+    return first;
 }
 
 static uint64_t magnitude_of(int64_t value)
@@ -242,11 +244,11 @@ static uint64_t magnitude_of(int64_t value)
 void jsonw_integer(struct jsonw *writer, int64_t value)
 {
     begin_value(writer);
-    char digits[24];
-    char *start = format_unsigned(magnitude_of(value), digits);
+    char digits[DIGITS_SIZE];
+    size_t first = format_unsigned(magnitude_of(value), digits);
     if (value < 0)
         append_char(writer, '-');
-    append(writer, start, (size_t)(digits + 24 - start));
+    append(writer, digits + first, DIGITS_SIZE - first);
 }
 
 void jsonw_boolean(struct jsonw *writer, bool value)
@@ -269,12 +271,12 @@ static void append_scaled(struct jsonw *writer, int64_t scaled, int decimals)
     for (int i = 0; i < decimals; i++)
         divisor *= 10;
     uint64_t magnitude = magnitude_of(scaled);
-    char digits[24];
-    char *start = format_unsigned(magnitude / divisor, digits);
+    char digits[DIGITS_SIZE];
+    size_t first = format_unsigned(magnitude / divisor, digits);
     if (scaled < 0)
         append_char(writer, '-');
-    append(writer, start, (size_t)(digits + 24 - start));
-    char fraction[20];
+    append(writer, digits + first, DIGITS_SIZE - first);
+    char fraction[20] = {0};
     uint64_t rest = magnitude % divisor;
     for (int i = decimals - 1; i >= 0; i--) {
         fraction[i] = (char)('0' + rest % 10);
