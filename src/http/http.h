@@ -36,6 +36,8 @@ struct app {
     pthread_mutex_t snapshot_lock; /* guards `snapshot` (the pointer only) */
     struct snapshot *snapshot;     /* current catalog; NULL until loaded */
     atomic_int active_requests;    /* between first call and completion */
+    atomic_bool stopping;          /* SIGTERM: every answer closes its connection */
+    atomic_bool refusing;          /* the daemon is stopping: no request may begin */
 };
 
 /* ---- the catalog snapshot (snapshot.c) -------------------------------- */

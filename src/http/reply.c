@@ -133,6 +133,10 @@ enum MHD_Result reply_queue(struct http_request *request, unsigned status,
             return MHD_NO;
     }
     add_cors_headers(request, response);
+    /* Once stopping, a keep-alive connection ends with its request in
+     * flight, so that clients stop sending on it and the server can stop. */
+    if (atomic_load_explicit(&request->app->stopping, memory_order_relaxed))
+        MHD_add_response_header(response, MHD_HTTP_HEADER_CONNECTION, "close");
     request->status = status;
     request->replied = true;
     enum MHD_Result result = MHD_queue_response(request->connection, status, response);

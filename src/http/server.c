@@ -50,6 +50,8 @@ static enum http_method parse_method(const char *name)
     return HTTP_OTHER;
 }
 
+/* A new request, counted as active; NULL when memory runs out or the server
+ * is stopping (the caller then closes the connection unanswered). */
 static struct http_request *begin_request(struct app *app, struct MHD_Connection *connection,
                                           const char *path, const char *method)
 {
@@ -67,7 +69,15 @@ static struct http_request *begin_request(struct app *app, struct MHD_Connection
     request->route = router_match(path, request->method, request->path_id,
                                   sizeof request->path_id, &request->allowed_methods);
     request->snapshot = snapshot_acquire(app);
-    atomic_fetch_add_explicit(&app->active_requests, 1, memory_order_relaxed);
+    /* Sequentially consistent with http_server_stop(): either this request
+     * sees `refusing`, or the stop sees it active and waits for it. */
+    atomic_fetch_add(&app->active_requests, 1);
+    if (atomic_load(&app->refusing)) {
+        atomic_fetch_sub(&app->active_requests, 1);
+        snapshot_release(request->snapshot);
+        free(request);
+        return NULL;
+    }
     return request;
 }
 
@@ -263,6 +273,41 @@ static void complete_request(void *context, struct MHD_Connection *connection,
     free(request);
 }
 
+/* The value of a hex digit, or -1. */
+static int hex_digit(char c)
+{
+    if (c >= '0' && c <= '9')
+        return c - '0';
+    if (c >= 'a' && c <= 'f')
+        return c - 'a' + 10;
+    if (c >= 'A' && c <= 'F')
+        return c - 'A' + 10;
+    return -1;
+}
+
+/* Decodes %HH in the path and in query names and values, in place, as
+ * libmicrohttpd's own decoder does, except that "%00" is left as it is:
+ * decoded, it would end the C string early, so that "/quote%00junk" were
+ * routed as "/quote" and "gpu=V100%00junk" read as "gpu=V100". */
+static size_t unescape_keeping_nul(void *context, struct MHD_Connection *connection, char *text)
+{
+    (void)context;
+    (void)connection;
+    char *out = text;
+    for (const char *in = text; *in != '\0'; in++) {
+        int high = in[0] == '%' ? hex_digit(in[1]) : -1;
+        int low = high >= 0 ? hex_digit(in[2]) : -1;
+        if (low >= 0 && (high | low) != 0) {
+            *out++ = (char)(high * 16 + low);
+            in += 2;
+        } else {
+            *out++ = *in;
+        }
+    }
+    *out = '\0';
+    return (size_t)(out - text);
+}
+
 static void log_from_mhd(void *context, const char *format, va_list args)
     __attribute__((format(printf, 2, 0)));
 
@@ -324,7 +369,8 @@ struct http_server *http_server_start(struct app *app, struct gq_error *err)
         MHD_OPTION_PER_IP_CONNECTION_LIMIT, config->per_ip_connection_limit,
         MHD_OPTION_CONNECTION_TIMEOUT, config->connection_timeout_seconds,
         MHD_OPTION_LISTEN_BACKLOG_SIZE, LISTEN_BACKLOG, MHD_OPTION_NOTIFY_COMPLETED,
-        complete_request, NULL, MHD_OPTION_END);
+        complete_request, NULL, MHD_OPTION_UNESCAPE_CALLBACK, unescape_keeping_nul, NULL,
+        MHD_OPTION_END);
     if (server->daemon == NULL) {
         gq_fail(err, GQ_ERR_NOT_READY, "listen", "cannot listen on %s port %u (in use?)",
                 config->listen, (unsigned)config->port);
@@ -341,6 +387,19 @@ uint16_t http_server_port(const struct http_server *server)
     return server->port;
 }
 
+/* Waits up to `grace_ms` for the requests in flight to complete; returns
+ * the milliseconds waited. */
+static int wait_for_requests(struct app *app, int grace_ms)
+{
+    struct timespec pause = {0, 10 * 1000 * 1000};
+    int waited = 0;
+    while (waited < grace_ms && atomic_load(&app->active_requests) != 0) {
+        nanosleep(&pause, NULL);
+        waited += 10;
+    }
+    return waited;
+}
+
 void http_server_stop(struct http_server *server, int grace_ms)
 {
     if (server == NULL)
@@ -348,12 +407,15 @@ void http_server_stop(struct http_server *server, int grace_ms)
     MHD_socket listener = MHD_quiesce_daemon(server->daemon);
     if (listener != MHD_INVALID_SOCKET)
         close(listener);
-    struct timespec pause = {0, 10 * 1000 * 1000};
-    for (int waited = 0; waited < grace_ms; waited += 10) {
-        if (atomic_load_explicit(&server->app->active_requests, memory_order_relaxed) == 0)
-            break;
-        nanosleep(&pause, NULL);
-    }
+    atomic_store(&server->app->stopping, true);
+    int waited = wait_for_requests(server->app, grace_ms);
+    /* A connection kept alive may still begin a request while the daemon
+     * stops, which would then cut it off with its work (a saved quote)
+     * done and unanswered. From now on none begins (its connection is
+     * closed unanswered, as a refused one would be); then wait for any
+     * that began before this was seen. */
+    atomic_store(&server->app->refusing, true);
+    wait_for_requests(server->app, grace_ms - waited);
     MHD_stop_daemon(server->daemon);
     free(server);
 }

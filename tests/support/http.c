@@ -216,7 +216,7 @@ static struct curl_slist *build_headers(const char *const *headers, bool chunked
 
 static struct http_response *perform(struct http_client *client, const char *method,
                                      const char *path, const char *const *headers, const char *body,
-                                     bool chunked)
+                                     size_t body_length, bool chunked)
 {
     struct http_response *response = calloc(1, sizeof *response);
     ck_assert_ptr_nonnull(response);
@@ -225,7 +225,7 @@ static struct http_response *perform(struct http_client *client, const char *met
     char url[2048];
     snprintf(url, sizeof url, "http://127.0.0.1:%u%s", (unsigned)client->port, path);
     struct curl_slist *list = build_headers(headers, chunked);
-    struct upload upload = {body, body ? strlen(body) : 0};
+    struct upload upload = {body, body ? body_length : 0};
     char error[CURL_ERROR_SIZE] = "";
     curl_easy_setopt(curl, CURLOPT_URL, url);
     curl_easy_setopt(curl, CURLOPT_NOPROXY, "*");
@@ -254,6 +254,7 @@ static struct http_response *perform(struct http_client *client, const char *met
         curl_easy_setopt(curl, CURLOPT_CUSTOMREQUEST, method);
     CURLcode code = curl_easy_perform(curl);
     curl_slist_free_all(list);
+    response->curl_code = (int)code;
     if (code == CURLE_OK) {
         long connects = 0;
         curl_easy_getinfo(curl, CURLINFO_RESPONSE_CODE, &response->status);
@@ -279,32 +280,40 @@ static struct http_response *perform(struct http_client *client, const char *met
 struct http_response *http_request(struct http_client *client, const char *method, const char *path,
                                    const char *const *headers, const char *body)
 {
-    return perform(client, method, path, headers, body, false);
+    return perform(client, method, path, headers, body, body ? strlen(body) : 0, false);
+}
+
+struct http_response *http_request_sized(struct http_client *client, const char *method,
+                                         const char *path, const char *const *headers,
+                                         const char *body, size_t length)
+{
+    return perform(client, method, path, headers, body, length, false);
 }
 
 struct http_response *http_request_chunked(struct http_client *client, const char *method,
                                            const char *path, const char *const *headers,
                                            const char *body)
 {
-    return perform(client, method, path, headers, body, true);
+    return perform(client, method, path, headers, body, body ? strlen(body) : 0, true);
 }
 
 struct http_response *http_get(struct http_client *client, const char *path)
 {
-    return perform(client, "GET", path, NULL, NULL, false);
+    return perform(client, "GET", path, NULL, NULL, 0, false);
 }
 
 struct http_response *http_post_json(struct http_client *client, const char *path, const char *body)
 {
     const char *const headers[] = {"Content-Type: application/json", NULL};
-    return perform(client, "POST", path, headers, body, false);
+    return perform(client, "POST", path, headers, body, body ? strlen(body) : 0, false);
 }
 
 struct http_response *http_once(uint16_t port, const char *method, const char *path,
                                 const char *const *headers, const char *body)
 {
     struct http_client *client = http_client_new(port);
-    struct http_response *response = perform(client, method, path, headers, body, false);
+    struct http_response *response =
+        perform(client, method, path, headers, body, body ? strlen(body) : 0, false);
     http_client_free(client);
     return response;
 }

@@ -31,6 +31,7 @@ struct http_header {
 struct http_response {
     long status;     /* 0 when no response arrived (see `error`) */
     char error[256]; /* libcurl's reason when status is 0 */
+    int curl_code;   /* libcurl's CURLcode: 0 (CURLE_OK) when a response arrived */
     char *body;      /* NUL-terminated; "" when empty */
     size_t body_length;
     json_t *json; /* the parsed body when Content-Type is JSON, else NULL */
@@ -50,6 +51,11 @@ void http_client_free(struct http_client *client);
  * for it. Never NULL; a failed transfer has status 0. */
 struct http_response *http_request(struct http_client *client, const char *method, const char *path,
                                    const char *const *headers, const char *body);
+
+/* The same with a body of `length` bytes that may hold NUL bytes. */
+struct http_response *http_request_sized(struct http_client *client, const char *method,
+                                         const char *path, const char *const *headers,
+                                         const char *body, size_t length);
 
 /* The same with the body sent in chunks (Transfer-Encoding: chunked, no
  * Content-Length). */

@@ -13,6 +13,7 @@
 #include <check.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <grp.h>
 #include <limits.h>
 #include <signal.h>
 #include <sqlite3.h>
@@ -124,7 +125,8 @@ struct command {
     int argc;
     char *envp[MAX_ENV];
     int envc;
-    char *wrapper; /* a copy of GPUQUOTE_WRAPPER that argv points into */
+    char *wrapper;   /* a copy of GPUQUOTE_WRAPPER that argv points into */
+    unsigned run_as; /* user and group id to take before exec, 0: keep */
 };
 
 static void add_arg(struct command *command, const char *arg)
@@ -191,6 +193,7 @@ static void build_command(struct server *server, const struct server_options *op
             add_env(command, *entry);
     for (size_t i = 0; options != NULL && options->env != NULL && options->env[i]; i++)
         add_env(command, options->env[i]);
+    command->run_as = server->run_as;
 }
 
 /* In the child: nothing but system calls until exec. */
@@ -210,6 +213,9 @@ static void exec_child(struct server *server, struct command *command)
     int err = open(server->stderr_path, O_WRONLY | O_CREAT | O_APPEND, 0600);
     if (in < 0 || out < 0 || err < 0 || dup2(in, 0) < 0 || dup2(out, 1) < 0 || dup2(err, 2) < 0 ||
         chdir(server->dir) != 0)
+        _exit(126);
+    if (command->run_as != 0 &&
+        (setgroups(0, NULL) != 0 || setgid(command->run_as) != 0 || setuid(command->run_as) != 0))
         _exit(126);
     execvpe(command->argv[0], command->argv, command->envp);
     _exit(127);
@@ -409,4 +415,18 @@ long long server_db_integer(struct server *server, const char *sql, const char *
     sqlite3_close(db);
     ck_assert_msg(rc == SQLITE_ROW, "%s: no row", sql);
     return value;
+}
+
+char *server_db_text(struct server *server, const char *sql, const char *param)
+{
+    sqlite3 *db;
+    sqlite3_stmt *statement = prepare(server, &db, sql, param);
+    int rc = sqlite3_step(statement);
+    const unsigned char *value = rc == SQLITE_ROW ? sqlite3_column_text(statement, 0) : NULL;
+    char *text = strdup(value != NULL ? (const char *)value : "");
+    sqlite3_finalize(statement);
+    sqlite3_close(db);
+    ck_assert_msg(rc == SQLITE_ROW, "%s: no row", sql);
+    ck_assert_ptr_nonnull(text);
+    return text;
 }

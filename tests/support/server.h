@@ -35,6 +35,9 @@ struct server {
     char port_file[SERVER_PATH_SIZE];
     char stdout_path[SERVER_PATH_SIZE];
     char stderr_path[SERVER_PATH_SIZE];
+    unsigned run_as; /* set before starting: non-zero runs the server as this user and group
+                        id, so that file modes hold for it as root (the test must be root,
+                        and the directory reachable by that user) */
 };
 
 struct server_options {
@@ -105,5 +108,9 @@ int server_db_exec(struct server *server, const char *sql, const char *param);
 /* The first column of the first row of `sql` as an integer; fails the
  * test when there is no row. */
 long long server_db_integer(struct server *server, const char *sql, const char *param);
+
+/* The first column of the first row of `sql` as text (NULL reads as ""),
+ * for the caller to free; fails the test when there is no row. */
+char *server_db_text(struct server *server, const char *sql, const char *param);
 
 #endif
