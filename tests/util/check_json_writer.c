@@ -202,7 +202,7 @@ static json_t *random_value(struct jsonw *w, int depth)
         json_t *object = json_object();
         jsonw_object_begin(w);
         for (int n = rand() % 4; n > 0; n--) {
-            char key[8];
+            char key[16];
             snprintf(key, sizeof key, "k%d", n);
             jsonw_key(w, key);
             json_object_set_new(object, key, random_value(w, depth + 1));
