@@ -125,7 +125,7 @@ enum MHD_Result quote_handle_create(struct http_request *request)
         return reply_fail(request, GQ_ERR_INVALID_PARAMETER, "Idempotency-Key",
                           "Idempotency-Key must be 1 to %d printable ASCII characters",
                           IDEMPOTENCY_KEY_MAX);
-    struct parsed_quote *parsed = calloc(1, sizeof *parsed);
+    struct parsed_quote *parsed = malloc(sizeof *parsed); /* parsing fills what is used */
     struct quote_result *result = quote_result_new(json_array_size(
         json_object_get(request->json, "items")));
     struct gq_error err;
@@ -136,9 +136,9 @@ enum MHD_Result quote_handle_create(struct http_request *request)
     }
     const struct catalog *catalog = request->snapshot->catalog;
     int64_t now = clock_now_seconds();
+    enum gq_code code = quote_body_parse(request->json, catalog, parsed, &err);
     parsed->request.now = now;
-    if (quote_body_parse(request->json, catalog, parsed, &err) != GQ_OK ||
-        quote_compute(catalog, &parsed->request, result, &err) != GQ_OK) {
+    if (code != GQ_OK || quote_compute(catalog, &parsed->request, result, &err) != GQ_OK) {
         reply = reply_error(request, &err);
         goto done;
     }

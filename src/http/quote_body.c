@@ -129,6 +129,7 @@ enum gq_code quote_body_parse(json_t *body, const struct catalog *catalog,
                               struct parsed_quote *parsed, struct gq_error *err)
 {
     static const char *const body_fields[] = {"customer", "items", "bundles", "save", NULL};
+    parsed->request = (struct quote_request){.segment = SEGMENT_INDIVIDUAL};
     parsed->save = true;
     enum gq_code code;
     if ((code = fields_only(body, body_fields, "", err)) != GQ_OK ||

@@ -29,7 +29,7 @@ static const struct route routes[] = {
 static bool path_matches(const char *pattern, const char *path, char *id, size_t id_size)
 {
     while (*pattern != '\0') {
-        if (strncmp(pattern, "{id}", 4) == 0) {
+        if (*pattern == '{') { /* "{id}", the only placeholder */
             size_t length = strcspn(path, "/");
             if (length == 0 || length >= id_size)
                 return false;
@@ -58,8 +58,9 @@ const struct route *router_match(const char *path, enum http_method method, char
 {
     *allowed = 0;
     const struct route *found = NULL;
+    char candidate_id[96];
     for (size_t i = 0; i < ROUTE_COUNT; i++) {
-        char candidate_id[96] = "";
+        candidate_id[0] = '\0';
         if (!path_matches(routes[i].pattern, path, candidate_id, sizeof candidate_id))
             continue;
         *allowed |= (unsigned)routes[i].method | HTTP_OPTIONS;
@@ -67,7 +68,9 @@ const struct route *router_match(const char *path, enum http_method method, char
             *allowed |= HTTP_HEAD;
         if (found == NULL && method_fits(&routes[i], method)) {
             found = &routes[i];
-            snprintf(id, id_size, "%s", candidate_id);
+            size_t length = strnlen(candidate_id, id_size - 1);
+            memcpy(id, candidate_id, length);
+            id[length] = '\0';
         }
     }
     return found;

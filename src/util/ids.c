@@ -1,27 +1,37 @@
 /*
- * Random identifiers from getrandom(2), hex-encoded with nettle's base16
- * encoder.
+ * Time-ordered random identifiers: milliseconds from the real-time clock,
+ * random bits from getrandom(2), hex-encoded with nettle's base16 encoder.
  */
 #include "util/ids.h"
 
 #include <nettle/base16.h>
 #include <string.h>
 #include <sys/random.h>
+#include <time.h>
 
-#define ID_RANDOM_BYTES 16
+#define ID_BYTES 16
+#define ID_TIME_BYTES 6 /* 48 bits of milliseconds: until the year 10889 */
 
 bool ids_generate(const char *prefix, char buf[IDS_SIZE])
 {
-    uint8_t random_bytes[ID_RANDOM_BYTES];
+    uint8_t bytes[ID_BYTES];
     size_t prefix_length = strlen(prefix);
     buf[0] = '\0';
-    if (prefix_length + BASE16_ENCODE_LENGTH(ID_RANDOM_BYTES) + 1 > IDS_SIZE)
+    if (prefix_length + BASE16_ENCODE_LENGTH(ID_BYTES) + 1 > IDS_SIZE)
         return false;
-    if (getrandom(random_bytes, sizeof random_bytes, 0) != (ssize_t)sizeof random_bytes)
+    ssize_t random_count = ID_BYTES - ID_TIME_BYTES;
+    if (getrandom(bytes + ID_TIME_BYTES, (size_t)random_count, 0) != random_count)
         return false;
+    struct timespec now;
+    clock_gettime(CLOCK_REALTIME, &now);
+    uint64_t milliseconds = (uint64_t)now.tv_sec * 1000 + (uint64_t)now.tv_nsec / 1000000;
+    for (int i = ID_TIME_BYTES - 1; i >= 0; i--) { /* big-endian, so text order is time order */
+        bytes[i] = (uint8_t)(milliseconds & 0xff);
+        milliseconds >>= 8;
+    }
     memcpy(buf, prefix, prefix_length);
-    base16_encode_update(buf + prefix_length, sizeof random_bytes, random_bytes);
-    buf[prefix_length + BASE16_ENCODE_LENGTH(ID_RANDOM_BYTES)] = '\0';
+    base16_encode_update(buf + prefix_length, sizeof bytes, bytes);
+    buf[prefix_length + BASE16_ENCODE_LENGTH(ID_BYTES)] = '\0';
     return true;
 }
 
@@ -37,5 +47,5 @@ bool ids_is_well_formed(const char *prefix, const char *text)
         if (!((c >= '0' && c <= '9') || (c >= 'a' && c <= 'f')))
             return false;
     }
-    return length == BASE16_ENCODE_LENGTH(ID_RANDOM_BYTES);
+    return length == BASE16_ENCODE_LENGTH(ID_BYTES);
 }

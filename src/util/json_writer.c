@@ -36,17 +36,20 @@ static bool reserve(struct jsonw *writer, size_t extra)
     return true;
 }
 
-static void append(struct jsonw *writer, const char *bytes, size_t count)
+/* The common case, room already there, stays inline; reserve() grows the
+ * buffer (or records failure) otherwise. A failed writer may still append
+ * into its old buffer: harmless, jsonw_finish() returns NULL. */
+static inline void append(struct jsonw *writer, const char *bytes, size_t count)
 {
-    if (!reserve(writer, count))
+    if (writer->length + count >= writer->capacity && !reserve(writer, count))
         return;
     memcpy(writer->buffer + writer->length, bytes, count);
     writer->length += count;
 }
 
-static void append_char(struct jsonw *writer, char c)
+static inline void append_char(struct jsonw *writer, char c)
 {
-    if (!reserve(writer, 1))
+    if (writer->length + 1 >= writer->capacity && !reserve(writer, 1))
         return;
     writer->buffer[writer->length++] = c;
 }

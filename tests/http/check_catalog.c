@@ -11,6 +11,7 @@
  * unchecked fixture); the CORS cases start servers of their own.
  */
 #include <check.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -619,6 +620,71 @@ START_TEST(test_catalog_cors)
 }
 END_TEST
 
+/* A listing above 64 KB is sent from the snapshot's SKU bodies (an iovec)
+ * rather than copied: 400 more SKUs, loaded with SIGHUP, make one. Its
+ * bytes must be exactly the prefix, each SKU's own body and the closing
+ * bracket, in order, and it must survive a reload while in use. */
+START_TEST(test_catalog_large_listing)
+{
+    struct server server = {0};
+    server_start(&server, NULL);
+    for (int i = 0; i < 400; i++) {
+        char id[32];
+        snprintf(id, sizeof id, "bulk-%03d", i);
+        ck_assert_int_eq(server_db_exec(&server,
+                                        "INSERT INTO skus (id, name, gpu_model_id, gpu_count, "
+                                        "interconnect) VALUES (?1, 'Bulk', 'v100-32g', 4, 'nvlink')",
+                                        id),
+                         1);
+        ck_assert_int_eq(server_db_exec(&server,
+                                        "INSERT INTO sku_prices (sku_id, mode_id, amount_fen) "
+                                        "VALUES (?1, 'on_demand', 1000)",
+                                        id),
+                         1);
+    }
+    server_signal(&server, SIGHUP);
+    ck_assert(server_wait_for_text(&server, "stderr.log", "405 SKUs", suite_wait_ms(5)));
+    struct http_client *to = http_client_new(server.port);
+    struct http_response *listing = http_get(to, "/catalog?gpu_count=4");
+    expect_status(listing, 200);
+    ck_assert_uint_gt(strlen(listing->body), 64 * 1024);
+    ck_assert_int_eq(json_count(listing->json, "skus"), 401); /* bulk-000..399 + v100-32g-x4 */
+    expect_str(listing->json, "skus[0].id", "bulk-000");
+    expect_str(listing->json, "skus[400].id", "v100-32g-x4");
+    /* Byte for byte: the prefix, then every SKU body as GET /catalog/{id}
+     * serves it, separated by commas, then "]}". */
+    const char *prefix = "{\"currency\":\"CNY\",\"price_list_version\":";
+    ck_assert_int_eq(strncmp(listing->body, prefix, strlen(prefix)), 0);
+    const char *cursor = strstr(listing->body, "\"skus\":[") + strlen("\"skus\":[");
+    for (int i = 0; i < 401; i++) {
+        char path[64];
+        if (i < 400)
+            snprintf(path, sizeof path, "/catalog/bulk-%03d", i);
+        else
+            snprintf(path, sizeof path, "/catalog/v100-32g-x4");
+        struct http_response *one = http_get(to, path);
+        size_t length = strlen(one->body);
+        ck_assert_msg(strncmp(cursor, one->body, length) == 0, "SKU %d differs", i);
+        cursor += length;
+        ck_assert_int_eq(*cursor, i < 400 ? ',' : ']');
+        cursor++;
+        http_response_free(one);
+    }
+    ck_assert_str_eq(cursor, "}");
+    http_response_free(listing);
+    /* A reload while listings are being served frees nothing in use. */
+    server_signal(&server, SIGHUP);
+    for (int i = 0; i < 20; i++) {
+        struct http_response *again = http_get(to, "/catalog?gpu_count=4");
+        expect_status(again, 200);
+        ck_assert_int_eq(json_count(again->json, "skus"), 401);
+        http_response_free(again);
+    }
+    http_client_free(to);
+    server_finish(&server);
+}
+END_TEST
+
 static Suite *make_suite(void)
 {
     Suite *suite = suite_create("http_catalog");
@@ -647,6 +713,11 @@ static Suite *make_suite(void)
     suite_set_timeout(cors, 20);
     tcase_add_loop_test(cors, test_catalog_cors, 0, 2);
     suite_add_tcase(suite, cors);
+
+    TCase *large = tcase_create("large");
+    suite_set_timeout(large, 30);
+    tcase_add_test(large, test_catalog_large_listing);
+    suite_add_tcase(suite, large);
     return suite;
 }
 
