@@ -478,6 +478,36 @@ static double tenths_up(double value)
     return ceil(value * 10.0 - TENTH_NOISE) / 10.0;
 }
 
+/* `value` with one decimal, as printf's "%.1f" would write it (rounding
+ * half to even), without printf: reasons and details are written for
+ * every recommendation, and formatting a double through printf cost more
+ * than the rest of a recommendation put together. */
+#define DECIMAL_SIZE 32
+static const char *one_decimal(double value, char buf[DECIMAL_SIZE])
+{
+    double tenths = rint(value * 10.0);
+    if (!(fabs(tenths) < 1e15)) { /* beyond exact integers: let printf say it */
+        snprintf(buf, DECIMAL_SIZE, "%.1f", value);
+        return buf;
+    }
+    uint64_t magnitude = (uint64_t)fabs(tenths);
+    char reversed[DECIMAL_SIZE];
+    size_t count = 0;
+    reversed[count++] = (char)('0' + magnitude % 10);
+    reversed[count++] = '.';
+    magnitude /= 10;
+    do {
+        reversed[count++] = (char)('0' + magnitude % 10);
+        magnitude /= 10;
+    } while (magnitude != 0);
+    if (tenths < 0)
+        reversed[count++] = '-';
+    for (size_t i = 0; i < count; i++)
+        buf[i] = reversed[count - 1 - i];
+    buf[count] = '\0';
+    return buf;
+}
+
 static const char *plural(int64_t count)
 {
     return count == 1 ? "" : "s";
@@ -494,6 +524,7 @@ static const char *yuan(gq_money fen, char buf[MONEY_FORMAT_SIZE + 4])
 /* "1 quarter + 2 months + 37.5 h at the on_demand rate", "the student rate" */
 static void describe_plan(const struct plan *plan, char *buf, size_t size)
 {
+    char hours[DECIMAL_SIZE];
     size_t used = 0;
     buf[0] = '\0';
     for (int i = 0; i < plan->n_parts && used < size; i++) {
@@ -503,8 +534,8 @@ static void describe_plan(const struct plan *plan, char *buf, size_t size)
         if (billing_mode_is_hourly(part->mode) && plan->n_parts == 1)
             n = snprintf(buf + used, size - used, "the %s rate", billing_mode_id(part->mode));
         else if (billing_mode_is_hourly(part->mode))
-            n = snprintf(buf + used, size - used, "%s%.1f h at the %s rate", joint,
-                         (double)part->millihours / USAGE_MILLIHOURS_PER_HOUR,
+            n = snprintf(buf + used, size - used, "%s%s h at the %s rate", joint,
+                         one_decimal((double)part->millihours / USAGE_MILLIHOURS_PER_HOUR, hours),
                          billing_mode_id(part->mode));
         else
             n = snprintf(buf + used, size - used, "%s%d %s%s", joint, (int)part->blocks,
@@ -518,8 +549,9 @@ static void describe_plan(const struct plan *plan, char *buf, size_t size)
 
 static void reason_fit(const struct recommendation *r, char *buf)
 {
-    snprintf(buf, RECOMMEND_TEXT_SIZE, "fits: needs %.1f GB, has %d GB %s %d card%s",
-             r->memory_gb_needed, (int)r->memory_gb_available,
+    char needed[DECIMAL_SIZE];
+    snprintf(buf, RECOMMEND_TEXT_SIZE, "fits: needs %s GB, has %d GB %s %d card%s",
+             one_decimal(r->memory_gb_needed, needed), (int)r->memory_gb_available,
              r->sku->gpu_count == 1 ? "on" : "across", (int)r->sku->gpu_count,
              plural(r->sku->gpu_count));
 }
@@ -527,33 +559,35 @@ static void reason_fit(const struct recommendation *r, char *buf)
 static void reason_work(const struct scan *scan, const struct recommendation *r, char *buf)
 {
     const struct sizing_estimate *e = scan->estimate;
+    char a[DECIMAL_SIZE], b[DECIMAL_SIZE], c[DECIMAL_SIZE];
     if (e->flops > 0.0)
         snprintf(buf, RECOMMEND_TEXT_SIZE,
-                 "%.1f h of training: %.2g FLOPs on %d × %g TFLOPS at %.0f%% MFU × %.0f%% "
+                 "%s h of training: %.2g FLOPs on %d × %g TFLOPS at %.0f%% MFU × %.0f%% "
                  "scaling",
-                 r->estimated_hours, e->flops, (int)r->cards, r->sku->gpu->fp16_tflops,
+                 one_decimal(r->estimated_hours, a), e->flops, (int)r->cards, r->sku->gpu->fp16_tflops,
                  e->assumptions[SIZING_MFU] * 100.0, r->scaling_efficiency * 100.0);
     else if (e->tokens_per_second > 0.0)
         snprintf(buf, RECOMMEND_TEXT_SIZE,
-                 "serves %.1f tok/s: %d replica%s × %.1f tok/s (%.1f GB read per token)",
-                 r->replica_tokens_per_second * r->quantity, (int)r->quantity, plural(r->quantity),
-                 r->replica_tokens_per_second, e->decode_gb_per_token);
+                 "serves %s tok/s: %d replica%s × %s tok/s (%s GB read per token)",
+                 one_decimal(r->replica_tokens_per_second * r->quantity, a), (int)r->quantity,
+                 plural(r->quantity), one_decimal(r->replica_tokens_per_second, b),
+                 one_decimal(e->decode_gb_per_token, c));
     else
-        snprintf(buf, RECOMMEND_TEXT_SIZE, "%.1f h/day for %d days: %.1f h per instance",
-                 (double)r->usage.millihours_per_day / USAGE_MILLIHOURS_PER_HOUR,
-                 (int)r->usage.days, r->estimated_hours);
+        snprintf(buf, RECOMMEND_TEXT_SIZE, "%s h/day for %d days: %s h per instance",
+                 one_decimal((double)r->usage.millihours_per_day / USAGE_MILLIHOURS_PER_HOUR, a),
+                 (int)r->usage.days, one_decimal(r->estimated_hours, b));
 }
 
 static void reason_plan(const struct recommendation *r, char *buf)
 {
     char plan[RECOMMEND_TEXT_SIZE / 2], total[MONEY_FORMAT_SIZE + 4];
-    char discount[MONEY_FORMAT_SIZE + 4], count[24] = "";
+    char discount[MONEY_FORMAT_SIZE + 4], count[24] = "", hours[DECIMAL_SIZE];
     describe_plan(&r->plan, plan, sizeof plan);
     if (r->quantity > 1)
         snprintf(count, sizeof count, "%d × ", (int)r->quantity);
-    snprintf(buf, RECOMMEND_TEXT_SIZE, "cheapest plan: %s%s, %s for %s%.1f h%s%s%s", plan,
+    snprintf(buf, RECOMMEND_TEXT_SIZE, "cheapest plan: %s%s, %s for %s%s h%s%s%s", plan,
              r->quantity > 1 ? " per instance" : "", yuan(r->total, total), count,
-             (double)usage_millihours(&r->usage) / USAGE_MILLIHOURS_PER_HOUR,
+             one_decimal((double)usage_millihours(&r->usage) / USAGE_MILLIHOURS_PER_HOUR, hours),
              r->discount > 0 ? " after " : "", r->discount > 0 ? yuan(r->discount, discount) : "",
              r->discount > 0 ? " discount" : "");
 }
@@ -566,9 +600,11 @@ static bool reason_schedule(const struct scan *scan, const struct recommendation
         char tail[32] = ", no deadline";
         if (deadline > 0)
             snprintf(tail, sizeof tail, ", deadline %d", (int)deadline);
-        snprintf(buf, RECOMMEND_TEXT_SIZE, "finishes in %.1f days at %.1f h/day%s",
-                 tenths_up(r->estimated_days),
-                 (double)scan->millihours_per_day / USAGE_MILLIHOURS_PER_HOUR, tail);
+        char days[DECIMAL_SIZE], hours[DECIMAL_SIZE];
+        snprintf(buf, RECOMMEND_TEXT_SIZE, "finishes in %s days at %s h/day%s",
+                 one_decimal(tenths_up(r->estimated_days), days),
+                 one_decimal((double)scan->millihours_per_day / USAGE_MILLIHOURS_PER_HOUR, hours),
+                 tail);
         return true;
     }
     if (deadline == 0)
@@ -626,15 +662,16 @@ static void write_recommendation(const struct scan *scan, const struct candidate
 static void write_detail(const struct scan *scan, const struct miss *m, char *buf)
 {
     char total[MONEY_FORMAT_SIZE + 4], budget[MONEY_FORMAT_SIZE + 4];
+    char a[DECIMAL_SIZE], b[DECIMAL_SIZE];
     int n = (int)m->instances;
     switch (m->reason) {
-    case RECOMMEND_REJECT_INSUFFICIENT_MEMORY:
+    case RECOMMEND_REJECT_INSUFFICIENT_MEMORY: /* available: whole GB of the catalog */
         if (m->sku->gpu_count > 1)
-            snprintf(buf, RECOMMEND_TEXT_SIZE, "needs %.1f GB, has %.0f GB across %d cards",
-                     m->needed, m->available, (int)m->sku->gpu_count);
+            snprintf(buf, RECOMMEND_TEXT_SIZE, "needs %s GB, has %lld GB across %d cards",
+                     one_decimal(m->needed, a), llround(m->available), (int)m->sku->gpu_count);
         else
-            snprintf(buf, RECOMMEND_TEXT_SIZE, "needs %.1f GB, has %.0f GB", m->needed,
-                     m->available);
+            snprintf(buf, RECOMMEND_TEXT_SIZE, "needs %s GB, has %lld GB",
+                     one_decimal(m->needed, a), llround(m->available));
         break;
     case RECOMMEND_REJECT_INSUFFICIENT_THROUGHPUT:
         if (!(m->available > 0.0)) {
@@ -642,17 +679,18 @@ static void write_detail(const struct scan *scan, const struct miss *m, char *bu
             break;
         }
         snprintf(buf, RECOMMEND_TEXT_SIZE,
-                 "needs %d replicas for %.1f tok/s at %.1f tok/s each, max %d instances",
-                 (int)m->replicas, m->needed, m->available, n);
+                 "needs %d replicas for %s tok/s at %s tok/s each, max %d instances",
+                 (int)m->replicas, one_decimal(m->needed, a), one_decimal(m->available, b), n);
         break;
     case RECOMMEND_REJECT_MISSES_DEADLINE:
-        snprintf(buf, RECOMMEND_TEXT_SIZE, "takes %.1f days with %d instance%s, deadline %d",
-                 tenths_up(m->needed), n, plural(n), (int)scan->request->deadline_days);
+        snprintf(buf, RECOMMEND_TEXT_SIZE, "takes %s days with %d instance%s, deadline %d",
+                 one_decimal(tenths_up(m->needed), a), n, plural(n),
+                 (int)scan->request->deadline_days);
         break;
     case RECOMMEND_REJECT_EXCEEDS_MAX_RENTAL:
         snprintf(buf, RECOMMEND_TEXT_SIZE,
-                 "takes %.1f days with %d instance%s, longer than the %d-day maximum",
-                 tenths_up(m->needed), n, plural(n), USAGE_MAX_DAYS);
+                 "takes %s days with %d instance%s, longer than the %d-day maximum",
+                 one_decimal(tenths_up(m->needed), a), n, plural(n), USAGE_MAX_DAYS);
         break;
     case RECOMMEND_REJECT_OVER_BUDGET:
         snprintf(buf, RECOMMEND_TEXT_SIZE, "costs %s at best (%d instance%s), budget %s",

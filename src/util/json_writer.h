@@ -67,7 +67,10 @@ void jsonw_null(struct jsonw *writer);
 void jsonw_fixed(struct jsonw *writer, int64_t scaled, int decimals);
 
 /* A real as jansson writes it with JSON_REAL_PRECISION(12): "%.12g", with
- * ".0" added when that looks like an integer. Not for money. */
+ * ".0" added when that looks like an integer; a value below 1e6 with at
+ * most six decimals is written exactly as fixed point without printf (the
+ * same text for all but tiny values: 1e-06 comes out as 0.000001). NaN and
+ * infinity, which JSON cannot carry, become null. Not for money. */
 void jsonw_real(struct jsonw *writer, double value);
 
 /* Money in fen as a decimal string with two places: "1641.60". */
