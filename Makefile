@@ -61,6 +61,10 @@ CORE_OBJ  := $(call obj,$(CORE_SRC))
 UTIL_OBJ  := $(call obj,$(UTIL_SRC))
 STORE_OBJ := $(call obj,$(STORE_SRC))
 HTTP_OBJ  := $(call obj,$(HTTP_SRC) $(HTTP_ASM))
+# The request and response bodies: JSON <-> the core's structs, without
+# libmicrohttpd (src/http/bodies.h), tested and fuzzed on their own.
+BODY_OBJ  := $(call obj,src/http/fields.c src/http/render.c src/http/quote_body.c \
+                         src/http/recommend_body.c)
 MAIN_OBJ  := $(call obj,src/main.c)
 
 BIN := $(BUILD)/gpuquote
@@ -69,9 +73,10 @@ BIN := $(BUILD)/gpuquote
 TEST_CORE  := $(patsubst tests/%.c,$(BUILD)/%,$(wildcard tests/core/check_*.c))
 TEST_UTIL  := $(patsubst tests/%.c,$(BUILD)/%,$(wildcard tests/util/check_*.c))
 TEST_STORE := $(patsubst tests/%.c,$(BUILD)/%,$(wildcard tests/store/check_*.c))
+TEST_BODY  := $(patsubst tests/%.c,$(BUILD)/%,$(wildcard tests/bodies/check_*.c))
 TEST_HTTP  := $(patsubst tests/%.c,$(BUILD)/%,$(wildcard tests/http/check_*.c))
 TEST_SUPPORT_OBJ := $(call obj,$(wildcard tests/support/*.c))
-TESTS := $(TEST_CORE) $(TEST_UTIL) $(TEST_STORE) $(TEST_HTTP)
+TESTS := $(TEST_CORE) $(TEST_UTIL) $(TEST_STORE) $(TEST_BODY) $(TEST_HTTP)
 
 # Keep objects of test programs between runs.
 .SECONDARY:
@@ -105,6 +110,11 @@ $(BUILD)/core/%: $(BUILD)/obj/tests/core/%.o $(CORE_OBJ)
 	$(Q)$(CC) $(CFLAGS_ALL) $(LDFLAGS_SAN) -o $@ $^ $(LIBS_CHECK) $(LIBS_CORE)
 
 $(BUILD)/util/%: $(BUILD)/obj/tests/util/%.o $(UTIL_OBJ) $(CORE_OBJ)
+	@mkdir -p $(dir $@)
+	$(call say,LINK,$@)
+	$(Q)$(CC) $(CFLAGS_ALL) $(LDFLAGS_SAN) -o $@ $^ $(LIBS_CHECK) $(LIBS_UTIL) $(LIBS_CORE)
+
+$(BUILD)/bodies/%: $(BUILD)/obj/tests/bodies/%.o $(BODY_OBJ) $(UTIL_OBJ) $(CORE_OBJ)
 	@mkdir -p $(dir $@)
 	$(call say,LINK,$@)
 	$(Q)$(CC) $(CFLAGS_ALL) $(LDFLAGS_SAN) -o $@ $^ $(LIBS_CHECK) $(LIBS_UTIL) $(LIBS_CORE)

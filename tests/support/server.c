@@ -11,6 +11,7 @@
 #include "support/server.h"
 
 #include <check.h>
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <grp.h>
@@ -21,6 +22,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -153,6 +155,46 @@ static const char *required_env(const char *name)
     return value;
 }
 
+/* Copies `from` to `to` with `mode`; fails the test on any error. */
+static void copy_file(const char *from, const char *to, mode_t mode)
+{
+    int in = open(from, O_RDONLY | O_CLOEXEC);
+    ck_assert_msg(in >= 0, "%s: %s", from, strerror(errno));
+    int out = open(to, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, mode);
+    ck_assert_msg(out >= 0, "%s: %s", to, strerror(errno));
+    char buffer[65536];
+    ssize_t got;
+    while ((got = read(in, buffer, sizeof buffer)) > 0)
+        ck_assert_msg(write(out, buffer, (size_t)got) == got, "%s: %s", to, strerror(errno));
+    ck_assert_msg(got == 0, "%s: %s", from, strerror(errno));
+    close(in);
+    ck_assert_int_eq(fchmod(out, mode), 0);
+    ck_assert_int_eq(close(out), 0);
+}
+
+/* A server run as another user may not reach the checkout (a fresh clone
+ * in a 0700 directory): it runs a copy of the binary and of the
+ * migrations placed in its own directory, which the test makes reachable. */
+static void copy_into_server_dir(struct server *server, const char *binary, char *binary_copy,
+                                 const char *migrations, char *migrations_copy)
+{
+    snprintf(binary_copy, SERVER_PATH_SIZE, "%s", server_path(server, "gpuquote"));
+    copy_file(binary, binary_copy, 0755);
+    snprintf(migrations_copy, SERVER_PATH_SIZE, "%s", server_path(server, "migrations"));
+    ck_assert(mkdir(migrations_copy, 0755) == 0 || errno == EEXIST);
+    DIR *directory = opendir(migrations);
+    ck_assert_msg(directory != NULL, "%s: %s", migrations, strerror(errno));
+    for (struct dirent *entry; (entry = readdir(directory)) != NULL;) {
+        if (entry->d_name[0] == '.')
+            continue;
+        char from[PATH_MAX], to[PATH_MAX];
+        snprintf(from, sizeof from, "%s/%s", migrations, entry->d_name);
+        snprintf(to, sizeof to, "%s/%s", migrations_copy, entry->d_name);
+        copy_file(from, to, 0644);
+    }
+    closedir(directory);
+}
+
 /* The wrapper's words (split on spaces), then the binary and its arguments. */
 static void build_command(struct server *server, const struct server_options *options,
                           struct command *command)
@@ -173,15 +215,24 @@ static void build_command(struct server *server, const struct server_options *op
     const char *named = required_env("GPUQUOTE_BIN");
     ck_assert_msg(strchr(named, '/') == NULL || realpath(named, binary) != NULL, "%s: %s", named,
                   strerror(errno));
-    add_arg(command, strchr(named, '/') == NULL ? named : binary);
+    static char binary_copy[SERVER_PATH_SIZE], migrations_copy[SERVER_PATH_SIZE];
+    named = strchr(named, '/') == NULL ? named : binary;
+    const char *source_dir = required_env("GPUQUOTE_SOURCE_DIR");
+    ck_assert_msg(realpath(source_dir, source) != NULL, "%s: %s", source_dir, strerror(errno));
+    snprintf(migrations, sizeof migrations, "%.*s/migrations",
+             (int)(sizeof migrations - sizeof "/migrations"), source);
+    const char *migrations_used = migrations;
+    if (server->run_as != 0) {
+        copy_into_server_dir(server, named, binary_copy, migrations, migrations_copy);
+        named = binary_copy;
+        migrations_used = migrations_copy;
+    }
+    add_arg(command, named);
     bool bare = options != NULL && options->bare;
     if (!bare) {
-        named = required_env("GPUQUOTE_SOURCE_DIR");
-        ck_assert_msg(realpath(named, source) != NULL, "%s: %s", named, strerror(errno));
-        snprintf(migrations, sizeof migrations, "%.*s/migrations",
-                 (int)(sizeof migrations - sizeof "/migrations"), source);
         const char *defaults[] = {"--db",        server->db_path,   "--port",       "0",
-                                  "--port-file", server->port_file, "--migrations", migrations};
+                                  "--port-file", server->port_file, "--migrations",
+                                  migrations_used};
         for (size_t i = 0; i < sizeof defaults / sizeof defaults[0]; i++)
             add_arg(command, defaults[i]);
     }
