@@ -478,10 +478,12 @@ static double tenths_up(double value)
     return ceil(value * 10.0 - TENTH_NOISE) / 10.0;
 }
 
-/* `value` with one decimal, as printf's "%.1f" would write it (rounding
- * half to even), without printf: reasons and details are written for
- * every recommendation, and formatting a double through printf cost more
- * than the rest of a recommendation put together. */
+/* A non-negative `value` with one decimal, without printf: reasons and
+ * details are written for every recommendation, and formatting a double
+ * through printf cost more than the rest of a recommendation put together.
+ * It rounds value × 10 half to even, so at a tie of the binary value it may
+ * differ from printf's "%.1f" in the last digit (0.35 gives 0.4, printf
+ * 0.3): a displayed figure, never used to compute anything. */
 #define DECIMAL_SIZE 32
 static const char *one_decimal(double value, char buf[DECIMAL_SIZE])
 {
