@@ -6,7 +6,6 @@
  * and a closing bracket, so no JSON is built per request; its ETag is
  * derived from the full catalog's tag and the canonical query.
  */
-#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -144,61 +143,17 @@ static void filtered_etag(const struct snapshot *snapshot, const struct catalog_
                   strlen(canonical), etag);
 }
 
-/* Listings up to this size are copied into one buffer (one send); larger
- * ones are sent straight from the snapshot's SKU bodies, so a listing of
- * 10,000 SKUs (3.7 MB) is not copied once more before the kernel copies it. */
-#define LISTING_COPY_LIMIT (64 * 1024)
-
-static size_t listing_length(const struct snapshot *snapshot, const size_t *indices, size_t count)
+/* A listing is the snapshot's prefix, the chosen SKU bodies and "]}",
+ * copied into one buffer that libmicrohttpd sends as it is. (Pointing an
+ * iovec at the snapshot instead avoided the copy but is unsafe with 0.9.75:
+ * it keeps the iovec array in the connection's 16 KB pool, and a listing of
+ * 1,000 SKUs overflowed it and crashed the daemon destroying the response.) */
+static struct MHD_Response *make_listing(const struct snapshot *snapshot, const size_t *indices,
+                                         size_t count, size_t *length)
 {
-    size_t length = snapshot->catalog_prefix_length + 2;
-    for (size_t i = 0; i < count; i++)
-        length += snapshot->skus[indices[i]].length + 1;
-    return length;
-}
-
-static void release_snapshot(void *snapshot)
-{
-    snapshot_release(snapshot);
-}
-
-/* A response whose body points into the snapshot: prefix, SKU bodies with
- * "," between them, "]}". It holds its own reference to the snapshot,
- * dropped when libmicrohttpd frees the response (after sending it). */
-static struct MHD_Response *make_listing_iovec(struct snapshot *snapshot, const size_t *indices,
-                                               size_t count)
-{
-    size_t n_parts = 2 * count + 2;
-    if (n_parts > UINT_MAX)
-        return NULL;
-    struct MHD_IoVec *parts = malloc(n_parts * sizeof *parts);
-    if (parts == NULL)
-        return NULL;
-    size_t n = 0;
-    parts[n++] = (struct MHD_IoVec){snapshot->catalog_prefix, snapshot->catalog_prefix_length};
-    for (size_t i = 0; i < count; i++) {
-        if (i > 0)
-            parts[n++] = (struct MHD_IoVec){",", 1};
-        const struct rendered *sku = &snapshot->skus[indices[i]];
-        parts[n++] = (struct MHD_IoVec){sku->body, sku->length};
-    }
-    parts[n++] = (struct MHD_IoVec){"]}", 2};
-    snapshot_retain(snapshot);
+    char *body = snapshot_render_listing(snapshot, indices, count, length);
     struct MHD_Response *response =
-        MHD_create_response_from_iovec(parts, (unsigned)n, release_snapshot, snapshot);
-    free(parts); /* libmicrohttpd keeps its own copy of the array */
-    if (response == NULL)
-        snapshot_release(snapshot);
-    return response;
-}
-
-static struct MHD_Response *make_listing_copy(const struct snapshot *snapshot,
-                                              const size_t *indices, size_t count)
-{
-    size_t length = 0;
-    char *body = snapshot_render_listing(snapshot, indices, count, &length);
-    struct MHD_Response *response =
-        body ? MHD_create_response_from_buffer(length, body, MHD_RESPMEM_MUST_FREE) : NULL;
+        body ? MHD_create_response_from_buffer(*length, body, MHD_RESPMEM_MUST_FREE) : NULL;
     if (response == NULL)
         free(body);
     return response;
@@ -207,7 +162,7 @@ static struct MHD_Response *make_listing_copy(const struct snapshot *snapshot,
 static enum MHD_Result reply_filtered(struct http_request *request,
                                       const struct catalog_query *query)
 {
-    struct snapshot *snapshot = request->snapshot;
+    const struct snapshot *snapshot = request->snapshot;
     char etag[48];
     filtered_etag(snapshot, query, etag);
     if (reply_etag_matches(request, etag))
@@ -217,10 +172,8 @@ static enum MHD_Result reply_filtered(struct http_request *request,
     if (indices == NULL)
         return reply_queue(request, MHD_HTTP_INTERNAL_SERVER_ERROR, NULL);
     size_t count = catalog_query_run(snapshot->catalog, query, indices);
-    size_t length = listing_length(snapshot, indices, count);
-    struct MHD_Response *response = length > LISTING_COPY_LIMIT
-                                        ? make_listing_iovec(snapshot, indices, count)
-                                        : make_listing_copy(snapshot, indices, count);
+    size_t length = 0;
+    struct MHD_Response *response = make_listing(snapshot, indices, count, &length);
     free(indices);
     if (response == NULL)
         return reply_queue(request, MHD_HTTP_INTERNAL_SERVER_ERROR, NULL);

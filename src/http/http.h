@@ -70,9 +70,6 @@ struct snapshot *snapshot_build(struct catalog *catalog);
 /* The current snapshot with a reference taken, or NULL when none is loaded. */
 struct snapshot *snapshot_acquire(struct app *app);
 
-/* Takes one more reference to a snapshot already held. */
-void snapshot_retain(struct snapshot *snapshot);
-
 /* Drops a reference; frees the snapshot with the last one. NULL is fine. */
 void snapshot_release(struct snapshot *snapshot);
 

@@ -155,11 +155,6 @@ struct snapshot *snapshot_acquire(struct app *app)
     return snapshot;
 }
 
-void snapshot_retain(struct snapshot *snapshot)
-{
-    atomic_fetch_add_explicit(&snapshot->references, 1, memory_order_relaxed);
-}
-
 void snapshot_release(struct snapshot *snapshot)
 {
     if (snapshot == NULL)

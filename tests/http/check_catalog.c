@@ -620,17 +620,17 @@ START_TEST(test_catalog_cors)
 }
 END_TEST
 
-/* A listing above 64 KB is sent from the snapshot's SKU bodies (an iovec)
- * rather than copied: 400 more SKUs, loaded with SIGHUP, make one. Its
- * bytes must be exactly the prefix, each SKU's own body and the closing
- * bracket, in order, and it must survive a reload while in use. */
+/* A large listing: 1,500 more SKUs, loaded with SIGHUP, make one of about
+ * 450 KB (a listing of 1,000 SKUs once crashed the daemon). Its bytes must
+ * be exactly the prefix, each SKU's own body and the closing bracket, in
+ * order, and listings must survive a reload while being served. */
 START_TEST(test_catalog_large_listing)
 {
     struct server server = {0};
     server_start(&server, NULL);
-    for (int i = 0; i < 400; i++) {
+    for (int i = 0; i < 1500; i++) {
         char id[32];
-        snprintf(id, sizeof id, "bulk-%03d", i);
+        snprintf(id, sizeof id, "bulk-%04d", i);
         ck_assert_int_eq(server_db_exec(&server,
                                         "INSERT INTO skus (id, name, gpu_model_id, gpu_count, "
                                         "interconnect) VALUES (?1, 'Bulk', 'v100-32g', 4, 'nvlink')",
@@ -643,30 +643,30 @@ START_TEST(test_catalog_large_listing)
                          1);
     }
     server_signal(&server, SIGHUP);
-    ck_assert(server_wait_for_text(&server, "stderr.log", "405 SKUs", suite_wait_ms(5)));
+    ck_assert(server_wait_for_text(&server, "stderr.log", "1505 SKUs", suite_wait_ms(5)));
     struct http_client *to = http_client_new(server.port);
     struct http_response *listing = http_get(to, "/catalog?gpu_count=4");
     expect_status(listing, 200);
-    ck_assert_uint_gt(strlen(listing->body), 64 * 1024);
-    ck_assert_int_eq(json_count(listing->json, "skus"), 401); /* bulk-000..399 + v100-32g-x4 */
-    expect_str(listing->json, "skus[0].id", "bulk-000");
-    expect_str(listing->json, "skus[400].id", "v100-32g-x4");
+    ck_assert_uint_gt(strlen(listing->body), 400 * 1024);
+    ck_assert_int_eq(json_count(listing->json, "skus"), 1501); /* bulk-0000..1499 + x4 */
+    expect_str(listing->json, "skus[0].id", "bulk-0000");
+    expect_str(listing->json, "skus[1500].id", "v100-32g-x4");
     /* Byte for byte: the prefix, then every SKU body as GET /catalog/{id}
      * serves it, separated by commas, then "]}". */
     const char *prefix = "{\"currency\":\"CNY\",\"price_list_version\":";
     ck_assert_int_eq(strncmp(listing->body, prefix, strlen(prefix)), 0);
     const char *cursor = strstr(listing->body, "\"skus\":[") + strlen("\"skus\":[");
-    for (int i = 0; i < 401; i++) {
+    for (int i = 0; i < 1501; i++) {
         char path[64];
-        if (i < 400)
-            snprintf(path, sizeof path, "/catalog/bulk-%03d", i);
+        if (i < 1500)
+            snprintf(path, sizeof path, "/catalog/bulk-%04d", i);
         else
             snprintf(path, sizeof path, "/catalog/v100-32g-x4");
         struct http_response *one = http_get(to, path);
         size_t length = strlen(one->body);
         ck_assert_msg(strncmp(cursor, one->body, length) == 0, "SKU %d differs", i);
         cursor += length;
-        ck_assert_int_eq(*cursor, i < 400 ? ',' : ']');
+        ck_assert_int_eq(*cursor, i < 1500 ? ',' : ']');
         cursor++;
         http_response_free(one);
     }
@@ -677,7 +677,7 @@ START_TEST(test_catalog_large_listing)
     for (int i = 0; i < 20; i++) {
         struct http_response *again = http_get(to, "/catalog?gpu_count=4");
         expect_status(again, 200);
-        ck_assert_int_eq(json_count(again->json, "skus"), 401);
+        ck_assert_int_eq(json_count(again->json, "skus"), 1501);
         http_response_free(again);
     }
     http_client_free(to);
