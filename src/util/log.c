@@ -228,11 +228,12 @@ static size_t format_access_line(char line[LOG_LINE_MAX], const char *method, co
     out = append_literal(out, ",\"bytes\":");
     out = append_unsigned(out, bytes);
     out = append_literal(out, ",\"us\":");
+    uint64_t magnitude = (uint64_t)microseconds;
     if (microseconds < 0) { /* the monotonic clock does not go back; defensive */
         *out++ = '-';
-        microseconds = -microseconds;
+        magnitude = (uint64_t)0 - magnitude; /* INT64_MIN included */
     }
-    out = append_unsigned(out, (uint64_t)microseconds);
+    out = append_unsigned(out, magnitude);
     out = append_literal(out, "}\n");
     return (size_t)(out - line);
 }
