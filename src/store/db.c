@@ -103,12 +103,12 @@ static enum gq_code check_path(const struct store_options *options, struct gq_er
 static enum gq_code configure_connection(struct store_conn *conn, int busy_timeout_ms,
                                          const char *path, struct gq_error *err)
 {
-    /* journal_size_limit trims the WAL file back to 32 MB whenever the WAL
+    /* journal_size_limit trims the WAL file back to 8 MB whenever the WAL
      * restarts (checkpoint.c). */
     static const char pragmas[] = "PRAGMA journal_mode=WAL;"
                                   "PRAGMA synchronous=NORMAL;"
                                   "PRAGMA foreign_keys=ON;"
-                                  "PRAGMA journal_size_limit=33554432;";
+                                  "PRAGMA journal_size_limit=8388608;";
     int rc = sqlite3_busy_timeout(conn->db, busy_timeout_ms > 0 ? busy_timeout_ms : 0);
     if (rc == SQLITE_OK)
         rc = sqlite3_exec(conn->db, pragmas, NULL, NULL, NULL);

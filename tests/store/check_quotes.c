@@ -442,7 +442,7 @@ START_TEST(test_wal_is_checkpointed_in_the_background)
         usleep(10000);
     }
     ck_assert_int_gt(database, 40 * 1024 * 1024); /* most of the ~60 MB inserted */
-    ck_assert_int_lt(file_size(wal_file), 64 * 1024 * 1024);
+    ck_assert_int_lt(file_size(wal_file), 32 * 1024 * 1024);
     ck_assert_int_eq(query_int("SELECT count(*) FROM quotes"), 12000);
 }
 END_TEST
