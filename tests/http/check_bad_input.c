@@ -39,6 +39,7 @@
 #include "support/http.h"
 #include "support/raw.h"
 #include "support/server.h"
+#include "support/shared.h"
 #include "support/suite.h"
 
 #define JSON_TYPE "Content-Type: application/json"
@@ -68,30 +69,6 @@
 #define E10 E_ACUTE E_ACUTE E_ACUTE E_ACUTE E_ACUTE E_ACUTE E_ACUTE E_ACUTE E_ACUTE E_ACUTE
 #define X10 "xxxxxxxxxx"
 #define X64 X10 X10 X10 X10 X10 X10 "xxxx"
-
-static struct server shared;
-static struct http_client *client;
-
-static void start_shared(void)
-{
-    server_start(&shared, NULL);
-}
-
-static void stop_shared(void)
-{
-    server_finish_shared(&shared);
-}
-
-static void open_client(void)
-{
-    client = http_client_new(shared.port);
-}
-
-static void close_client(void)
-{
-    http_client_free(client);
-    client = NULL;
-}
 
 static long long count_quotes(struct server *server)
 {

@@ -19,34 +19,11 @@
 #include "support/expect.h"
 #include "support/http.h"
 #include "support/server.h"
+#include "support/shared.h"
 #include "support/suite.h"
 
 #define ALL_IDS "t4-16g-x1,v100-16g-x1,v100-16g-x2,v100-32g-x4,v100-32g-x8"
 #define CACHE_CONTROL "public, max-age=60"
-
-static struct server shared;
-static struct http_client *client;
-
-static void start_shared(void)
-{
-    server_start(&shared, NULL);
-}
-
-static void stop_shared(void)
-{
-    server_finish_shared(&shared);
-}
-
-static void open_client(void)
-{
-    client = http_client_new(shared.port);
-}
-
-static void close_client(void)
-{
-    http_client_free(client);
-    client = NULL;
-}
 
 static struct http_response *get_with(const char *path, const char *header)
 {

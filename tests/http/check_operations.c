@@ -24,34 +24,11 @@
 #include "support/http.h"
 #include "support/raw.h"
 #include "support/server.h"
+#include "support/shared.h"
 #include "support/suite.h"
 
 #define INT8_BODY                                                                                  \
     "{\"workload\":{\"task\":\"inference\",\"model_params_b\":7,\"precision\":\"int8\"}}"
-
-static struct server shared;
-static struct http_client *client;
-
-static void start_shared(void)
-{
-    server_start(&shared, NULL);
-}
-
-static void stop_shared(void)
-{
-    server_finish_shared(&shared);
-}
-
-static void open_client(void)
-{
-    client = http_client_new(shared.port);
-}
-
-static void close_client(void)
-{
-    http_client_free(client);
-    client = NULL;
-}
 
 /* The whole of a file, or NULL. */
 static char *read_file(const char *path)

@@ -28,35 +28,12 @@
 #include "support/http.h"
 #include "support/raw.h"
 #include "support/server.h"
+#include "support/shared.h"
 #include "support/suite.h"
 
 /* The DIGEST's example usage: V100 16GB × 1, 8 h a day for 90 days. */
 #define V100_8H_90D "\"sku\":\"v100-16g-x1\",\"hours_per_day\":8,\"days\":90"
 #define BODY_LIMIT 65536
-
-static struct server shared;
-static struct http_client *client;
-
-static void start_shared(void)
-{
-    server_start(&shared, NULL);
-}
-
-static void stop_shared(void)
-{
-    server_finish_shared(&shared);
-}
-
-static void open_client(void)
-{
-    client = http_client_new(shared.port);
-}
-
-static void close_client(void)
-{
-    http_client_free(client);
-    client = NULL;
-}
 
 static struct http_response *post_quote(const char *body)
 {

@@ -21,34 +21,11 @@
 #include "support/expect.h"
 #include "support/http.h"
 #include "support/server.h"
+#include "support/shared.h"
 #include "support/suite.h"
 
 #define FINETUNE_7B                                                                                \
     "{\"task\":\"finetune\",\"model_params_b\":7,\"precision\":\"fp16\",\"tokens_b\":2}"
-
-static struct server shared;
-static struct http_client *client;
-
-static void start_shared(void)
-{
-    server_start(&shared, NULL);
-}
-
-static void stop_shared(void)
-{
-    server_finish_shared(&shared);
-}
-
-static void open_client(void)
-{
-    client = http_client_new(shared.port);
-}
-
-static void close_client(void)
-{
-    http_client_free(client);
-    client = NULL;
-}
 
 static struct http_response *recommend(const char *body)
 {

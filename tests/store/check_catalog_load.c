@@ -19,6 +19,7 @@
 
 #include "core/catalog.h"
 #include "store/store.h"
+#include "store_fixture.h"
 
 static char temp_dir[512];
 static char db_path[600];
@@ -26,27 +27,9 @@ static struct store *store;
 
 /* ---- Fixture and helpers. ---- */
 
-static const char *source_migrations(void)
+static void make_database_dir(void)
 {
-    static char path[512];
-    const char *root = getenv("GPUQUOTE_SOURCE_DIR");
-    snprintf(path, sizeof path, "%s/migrations", root != NULL && root[0] != '\0' ? root : ".");
-    return path;
-}
-
-static int remove_entry(const char *path, const struct stat *info, int flag, struct FTW *ftw)
-{
-    (void)info;
-    (void)flag;
-    (void)ftw;
-    return remove(path);
-}
-
-static void make_temp_dir(void)
-{
-    const char *tmp = getenv("TMPDIR");
-    snprintf(temp_dir, sizeof temp_dir, "%s/gq-catalog-XXXXXX", tmp != NULL ? tmp : "/tmp");
-    ck_assert_ptr_nonnull(mkdtemp(temp_dir));
+    make_temp_dir(temp_dir, "catalog");
     snprintf(db_path, sizeof db_path, "%s/test.db", temp_dir);
 }
 
@@ -59,7 +42,7 @@ static void open_store(void)
 
 static void setup(void)
 {
-    make_temp_dir();
+    make_database_dir();
     open_store();
     int applied = 0;
     struct gq_error err;
@@ -70,7 +53,7 @@ static void setup(void)
 
 static void setup_empty(void)
 {
-    make_temp_dir();
+    make_database_dir();
     open_store();
 }
 
@@ -78,7 +61,7 @@ static void teardown(void)
 {
     store_close(store);
     store = NULL;
-    nftw(temp_dir, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
+    remove_temp_dir(temp_dir);
 }
 
 /* Runs trusted test SQL on a separate connection. */

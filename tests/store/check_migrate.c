@@ -21,6 +21,7 @@
 #include <sys/stat.h>
 
 #include "store/store.h"
+#include "store_fixture.h"
 
 static char temp_dir[512];
 static char db_path[600];
@@ -28,34 +29,16 @@ static char migrations_copy[600];
 
 /* ---- Fixture and helpers. ---- */
 
-static const char *source_migrations(void)
-{
-    static char path[512];
-    const char *root = getenv("GPUQUOTE_SOURCE_DIR");
-    snprintf(path, sizeof path, "%s/migrations", root != NULL && root[0] != '\0' ? root : ".");
-    return path;
-}
-
-static int remove_entry(const char *path, const struct stat *info, int flag, struct FTW *ftw)
-{
-    (void)info;
-    (void)flag;
-    (void)ftw;
-    return remove(path);
-}
-
 static void setup(void)
 {
-    const char *tmp = getenv("TMPDIR");
-    snprintf(temp_dir, sizeof temp_dir, "%s/gq-migrate-XXXXXX", tmp != NULL ? tmp : "/tmp");
-    ck_assert_ptr_nonnull(mkdtemp(temp_dir));
+    make_temp_dir(temp_dir, "migrate");
     snprintf(db_path, sizeof db_path, "%s/test.db", temp_dir);
     snprintf(migrations_copy, sizeof migrations_copy, "%s/migrations", temp_dir);
 }
 
 static void teardown(void)
 {
-    nftw(temp_dir, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
+    remove_temp_dir(temp_dir);
 }
 
 static char *read_whole(const char *path, size_t *size)

@@ -19,6 +19,7 @@
 #include <sys/stat.h>
 
 #include "store/store.h"
+#include "store_fixture.h"
 
 static char temp_dir[512];
 static char db_path[600];
@@ -28,27 +29,9 @@ static struct store *store;
 
 /* ---- Fixture and helpers. ---- */
 
-static const char *source_migrations(void)
-{
-    static char path[512];
-    const char *root = getenv("GPUQUOTE_SOURCE_DIR");
-    snprintf(path, sizeof path, "%s/migrations", root != NULL && root[0] != '\0' ? root : ".");
-    return path;
-}
-
-static int remove_entry(const char *path, const struct stat *info, int flag, struct FTW *ftw)
-{
-    (void)info;
-    (void)flag;
-    (void)ftw;
-    return remove(path);
-}
-
 static void setup(void)
 {
-    const char *tmp = getenv("TMPDIR");
-    snprintf(temp_dir, sizeof temp_dir, "%s/gq-quotes-XXXXXX", tmp != NULL ? tmp : "/tmp");
-    ck_assert_ptr_nonnull(mkdtemp(temp_dir));
+    make_temp_dir(temp_dir, "quotes");
     snprintf(db_path, sizeof db_path, "%s/test.db", temp_dir);
     struct store_options options = {db_path, BUSY_TIMEOUT_MS, 4, true};
     struct gq_error err;
@@ -61,7 +44,7 @@ static void teardown(void)
 {
     store_close(store);
     store = NULL;
-    nftw(temp_dir, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
+    remove_temp_dir(temp_dir);
 }
 
 static long long query_int(const char *sql)

@@ -20,31 +20,22 @@
 
 #include "store/db.h"
 #include "store/store.h"
+#include "store_fixture.h"
 
 static char temp_dir[512];
 static char db_path[600];
 
 /* ---- Fixture and helpers. ---- */
 
-static int remove_entry(const char *path, const struct stat *info, int flag, struct FTW *ftw)
-{
-    (void)info;
-    (void)flag;
-    (void)ftw;
-    return remove(path);
-}
-
 static void setup(void)
 {
-    const char *tmp = getenv("TMPDIR");
-    snprintf(temp_dir, sizeof temp_dir, "%s/gq-open-XXXXXX", tmp != NULL ? tmp : "/tmp");
-    ck_assert_ptr_nonnull(mkdtemp(temp_dir));
+    make_temp_dir(temp_dir, "open");
     snprintf(db_path, sizeof db_path, "%s/test.db", temp_dir);
 }
 
 static void teardown(void)
 {
-    nftw(temp_dir, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
+    remove_temp_dir(temp_dir);
 }
 
 static struct store *open_ok(unsigned pool_size, int busy_timeout_ms)
