@@ -537,21 +537,6 @@ struct slow_request {
     int fd;
 };
 
-/* Whether connecting to `port` is refused within `timeout_ms`. */
-static bool connections_refused(uint16_t port, long timeout_ms)
-{
-    long long deadline = suite_now_ms() + timeout_ms;
-    for (;;) {
-        int fd = raw_connect(port);
-        if (fd < 0)
-            return true;
-        close(fd);
-        if (suite_now_ms() > deadline)
-            return false;
-        suite_sleep_ms(10);
-    }
-}
-
 static int count_lines_without(const char *text, const char *unwanted, const char *needle)
 {
     int count = 0;
@@ -621,7 +606,7 @@ START_TEST(test_faults_sigterm_under_load)
     server_signal(&server, SIGTERM);
     ck_assert(server_wait_for_text(&server, "stderr.log", "signal 15: finishing requests in flight",
                                    suite_wait_ms(5)));
-    bool refused = connections_refused(server.port, suite_wait_ms(2));
+    bool refused = raw_connections_refused(server.port, suite_wait_ms(2));
 
     /* The rest of every slow body, a few bytes at a time, then the answers. */
     for (int i = 0; i < SLOW; i++) {

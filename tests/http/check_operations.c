@@ -375,21 +375,6 @@ END_TEST
 
 /* ---- the process: signals ---------------------------------------------------------- */
 
-/* Whether connecting to `port` is refused within `timeout_ms`. */
-static bool connections_refused(uint16_t port, long timeout_ms)
-{
-    long long deadline = suite_now_ms() + timeout_ms;
-    for (;;) {
-        int fd = raw_connect(port);
-        if (fd < 0)
-            return true;
-        close(fd);
-        if (suite_now_ms() > deadline)
-            return false;
-        suite_sleep_ms(10);
-    }
-}
-
 /* SIGTERM while a POST is half-way in: the server stops listening, finishes
  * that request, answers it in full and exits 0. "100 Continue" proves the
  * server has begun the request before the signal is sent; the log line
@@ -418,7 +403,7 @@ START_TEST(test_operations_sigterm_finishes_request_in_flight)
                                    suite_wait_ms(5)));
     /* No new connections once stopping (the listener closes just after
      * the line is logged). */
-    ck_assert_msg(connections_refused(server.port, suite_wait_ms(2)),
+    ck_assert_msg(raw_connections_refused(server.port, suite_wait_ms(2)),
                   "connections are still accepted after SIGTERM");
 
     /* The rest of the body over about a second. */

@@ -197,3 +197,17 @@ char *raw_exchange(uint16_t port, const char *request, long timeout_ms)
     close(fd);
     return response;
 }
+
+bool raw_connections_refused(uint16_t port, long timeout_ms)
+{
+    long long deadline = suite_now_ms() + timeout_ms;
+    for (;;) {
+        int fd = raw_connect(port);
+        if (fd < 0)
+            return true;
+        close(fd);
+        if (suite_now_ms() > deadline)
+            return false;
+        suite_sleep_ms(10);
+    }
+}

@@ -46,4 +46,8 @@ const char *raw_body(const char *response);
  * when absent. */
 bool raw_header(const char *response, const char *name, char *out, size_t size);
 
+/* True when connecting to `port` is refused within `timeout_ms` (a server
+ * that stopped listening). */
+bool raw_connections_refused(uint16_t port, long timeout_ms);
+
 #endif
