@@ -36,6 +36,7 @@ struct app {
     pthread_mutex_t snapshot_lock; /* guards `snapshot` (the pointer only) */
     struct snapshot *snapshot;     /* current catalog; NULL until loaded */
     atomic_int active_requests;    /* between first call and completion */
+    atomic_int saves_in_flight;    /* quotes handed to the store, not yet handed back */
     atomic_bool stopping;          /* SIGTERM: every answer closes its connection */
     atomic_bool refusing;          /* the daemon is stopping: no request may begin */
 };
@@ -120,6 +121,13 @@ struct http_request {
     unsigned status; /* what was queued, for the access log */
     uint64_t response_bytes;
     bool replied;
+    /* A handler that waits for the store suspends the connection and sets
+     * `resume`, which runs on the call after the connection is resumed;
+     * `waiting` is its state, freed by `discard_waiting` if the request
+     * ends without that call (the daemon stopping). */
+    enum MHD_Result (*resume)(struct http_request *request);
+    void *waiting;
+    void (*discard_waiting)(void *waiting);
 };
 
 typedef enum MHD_Result (*http_handler)(struct http_request *request);

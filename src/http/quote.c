@@ -78,44 +78,89 @@ static enum MHD_Result reply_replay(struct http_request *request, const char *ca
     return result;
 }
 
-static enum MHD_Result save_and_reply(struct http_request *request, struct stored_quote *quote)
+/* A saved quote on its way to the store: the request suspends its
+ * connection until the store's thread has written it (quote_batch.c), and
+ * the save lives in request->waiting meanwhile. */
+
+static void pending_save_free(struct quote_save *save)
 {
-    bool replayed = false;
-    struct stored_quote existing = {0};
-    struct gq_error err;
-    enum gq_code code = store_quote_insert(request->app->store, quote, &replayed, &existing, &err);
-    if (code != GQ_OK)
-        return reply_error(request, &err);
-    if (replayed)
-        return reply_replay(request, quote->request_json, &existing);
-    struct MHD_Response *response = reply_make_text(request, quote->response_json);
-    quote->response_json = NULL; /* now owned by the response */
-    if (response != NULL)
-        add_location(response, quote->id);
-    return reply_queue(request, MHD_HTTP_CREATED, response);
+    save->quote.idempotency_key = NULL; /* borrowed from the request headers */
+    stored_quote_clear(&save->quote);
+    if (save->replayed)
+        stored_quote_clear(&save->existing);
+    free(save);
 }
 
-/* Stores the rendered quote (taking `text`) and replies with it. */
+static void discard_pending_save(void *waiting)
+{
+    pending_save_free(waiting);
+}
+
+/* The store's thread: the quote is written (or failed); let the request
+ * answer. Nothing of the request is touched after the resume, which hands
+ * it back to its libmicrohttpd thread. */
+static void on_saved(struct quote_save *save)
+{
+    struct http_request *request = save->context;
+    struct app *app = request->app;
+    MHD_resume_connection(request->connection);
+    atomic_fetch_sub(&app->saves_in_flight, 1);
+}
+
+/* The call after the resume: answer with what the store did. */
+static enum MHD_Result reply_saved(struct http_request *request)
+{
+    struct quote_save *save = request->waiting;
+    request->waiting = NULL;
+    enum MHD_Result result;
+    if (save->code != GQ_OK) {
+        result = reply_error(request, &save->err);
+    } else if (save->replayed) {
+        result = reply_replay(request, save->quote.request_json, &save->existing);
+        save->replayed = false; /* reply_replay cleared it */
+    } else {
+        struct MHD_Response *response = reply_make_text(request, save->quote.response_json);
+        save->quote.response_json = NULL; /* now owned by the response */
+        if (response != NULL)
+            add_location(response, save->quote.id);
+        result = reply_queue(request, MHD_HTTP_CREATED, response);
+    }
+    pending_save_free(save);
+    return result;
+}
+
+/* Hands the rendered quote (taking `text`) to the store and suspends the
+ * connection until it is written; reply_saved() answers. */
 static enum MHD_Result store_new_quote(struct http_request *request, char *text,
                                        const struct quote_meta *meta, const char *key)
 {
-    struct stored_quote quote = {
-        .request_json = json_dumps(request->json, JSON_COMPACT | JSON_SORT_KEYS),
-        .response_json = text,
-        .idempotency_key = (char *)key,
-        .price_list_version = request->snapshot->catalog->price_list_version,
-        .created_at = meta->created_at,
-        .expires_at = meta->expires_at,
-    };
-    snprintf(quote.id, sizeof quote.id, "%s", meta->id);
-    enum MHD_Result result;
-    if (quote.request_json == NULL || quote.response_json == NULL)
-        result = reply_queue(request, MHD_HTTP_INTERNAL_SERVER_ERROR, NULL);
-    else
-        result = save_and_reply(request, &quote);
-    quote.idempotency_key = NULL; /* borrowed from the request headers */
-    stored_quote_clear(&quote);
-    return result;
+    struct quote_save *save = calloc(1, sizeof *save);
+    if (save == NULL) {
+        free(text);
+        return reply_queue(request, MHD_HTTP_INTERNAL_SERVER_ERROR, NULL);
+    }
+    struct stored_quote *quote = &save->quote;
+    quote->request_json = json_dumps(request->json, JSON_COMPACT | JSON_SORT_KEYS);
+    quote->response_json = text;
+    quote->idempotency_key = (char *)key;
+    quote->price_list_version = request->snapshot->catalog->price_list_version;
+    quote->created_at = meta->created_at;
+    quote->expires_at = meta->expires_at;
+    snprintf(quote->id, sizeof quote->id, "%s", meta->id);
+    if (quote->request_json == NULL) {
+        pending_save_free(save);
+        return reply_queue(request, MHD_HTTP_INTERNAL_SERVER_ERROR, NULL);
+    }
+    save->on_done = on_saved;
+    save->context = request;
+    request->waiting = save;
+    request->discard_waiting = discard_pending_save;
+    request->resume = reply_saved;
+    atomic_fetch_add(&request->app->saves_in_flight, 1);
+    /* Suspended before it is queued, so the resume cannot come first. */
+    MHD_suspend_connection(request->connection);
+    store_quote_submit(request->app->store, save);
+    return MHD_YES;
 }
 
 enum MHD_Result quote_handle_create(struct http_request *request)

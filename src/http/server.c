@@ -206,6 +206,11 @@ static enum MHD_Result respond(struct http_request *request)
 {
     if (request->replied)
         return MHD_YES;
+    if (request->resume != NULL) {
+        enum MHD_Result (*resume)(struct http_request *) = request->resume;
+        request->resume = NULL;
+        return resume(request);
+    }
     if (clock_monotonic_us() > request->deadline_us)
         return reply_fail(request, GQ_ERR_REQUEST_TIMEOUT, NULL,
                           "the request took longer than %u s to arrive",
@@ -272,6 +277,8 @@ static void complete_request(void *context, struct MHD_Connection *connection,
     log_access(request->method_name, request->path, request->replied ? request->status : 0,
                request->response_bytes, clock_monotonic_us() - request->started_us);
     atomic_fetch_sub_explicit(&request->app->active_requests, 1, memory_order_relaxed);
+    if (request->waiting != NULL)
+        request->discard_waiting(request->waiting);
     json_decref(request->json);
     free(request->body);
     snapshot_release(request->snapshot);
@@ -359,11 +366,12 @@ struct http_server *http_server_start(struct app *app, struct gq_error *err)
     server->app = app;
     /* Poll, not epoll: 0.9.75's epoll mode can stall with exactly 128
      * ready sockets (notes/libmicrohttpd.md). ITC lets quiesce wake the
-     * threads. No MHD_OPTION_LISTENING_ADDRESS_REUSE: it means SO_REUSEPORT,
+     * threads; suspend/resume lets a saved quote wait for the store's
+     * group commit without holding its thread. No MHD_OPTION_LISTENING_ADDRESS_REUSE: it means SO_REUSEPORT,
      * which lets a second instance bind the same port and take half the
      * connections; MHD's default SO_REUSEADDR already allows a restart. */
     unsigned flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_POLL | MHD_USE_ITC |
-                     MHD_USE_ERROR_LOG;
+                     MHD_ALLOW_SUSPEND_RESUME | MHD_USE_ERROR_LOG;
     if (address.ss_family == AF_INET6)
         flags |= MHD_USE_IPv6;
     server->daemon = MHD_start_daemon(
@@ -422,6 +430,12 @@ void http_server_stop(struct http_server *server, int grace_ms)
      * that began before this was seen. */
     atomic_store(&server->app->refusing, true);
     wait_for_requests(server->app, grace_ms - waited);
+    /* A quote still with the store will resume its connection: the daemon
+     * must outlive that call. The store answers each within its busy
+     * timeout, so this wait ends. */
+    struct timespec pause = {0, 1000 * 1000};
+    while (atomic_load(&server->app->saves_in_flight) != 0)
+        nanosleep(&pause, NULL);
     MHD_stop_daemon(server->daemon);
     free(server);
 }

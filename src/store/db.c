@@ -31,6 +31,7 @@ struct store {
     pthread_cond_t available;
     pthread_mutex_t write_lock; /* one write transaction at a time */
     struct store_checkpointer *checkpointer;
+    struct store_quote_batcher *batcher;
     bool sync_ready; /* lock and available were initialised */
     struct store_conn *conns;
     unsigned n_conns;         /* opened so far */
@@ -220,6 +221,11 @@ enum gq_code store_open(const struct store_options *options, struct store **out,
     }
     for (unsigned i = 0; i < store->n_conns; i++)
         sqlite3_wal_hook(store->conns[i].db, store_checkpointer_on_commit, store->checkpointer);
+    code = store_quote_batcher_start(store, &store->batcher, err);
+    if (code != GQ_OK) {
+        store_close(store);
+        return code;
+    }
     *out = store;
     return GQ_OK;
 }
@@ -230,6 +236,7 @@ void store_close(struct store *store)
 {
     if (store == NULL)
         return;
+    store_quote_batcher_stop(store->batcher); /* writes what is queued */
     assert(store->n_idle == store->n_conns); /* nothing checked out */
     for (unsigned i = 0; i < store->n_conns; i++)
         close_connection(&store->conns[i]);
@@ -242,6 +249,11 @@ void store_close(struct store *store)
     free(store->conns);
     free(store->idle);
     free(store);
+}
+
+struct store_quote_batcher *store_db_batcher(struct store *store)
+{
+    return store->batcher;
 }
 
 struct store_conn *store_db_checkout(struct store *store)

@@ -100,4 +100,23 @@ void store_checkpointer_stop(struct store_checkpointer *checkpointer);
  * checkpointer: asks for a checkpoint once the WAL passes its threshold. */
 int store_checkpointer_on_commit(void *argument, sqlite3 *db, const char *name, int pages);
 
+/* ---- Group commit of saved quotes (quote_batch.c) ---- */
+
+struct store_quote_batcher;
+
+/* Starts the writer thread, which checks connections out of `store`. */
+enum gq_code store_quote_batcher_start(struct store *store, struct store_quote_batcher **out,
+                                       struct gq_error *err);
+
+/* Fails saves submitted from now on, finishes every queued one and stops
+ * the thread. NULL is fine. */
+void store_quote_batcher_stop(struct store_quote_batcher *batcher);
+
+/* The store's batcher (db.c). */
+struct store_quote_batcher *store_db_batcher(struct store *store);
+
+/* Inside a write transaction on `conn`: checks one save and replays or
+ * inserts it, filling its results (quotes.c). */
+void store_quote_save_locked(struct store_conn *conn, struct quote_save *save);
+
 #endif

@@ -1,14 +1,16 @@
 /*
  * Stored quotes: insert (with idempotency), fetch by id, accept.
  *
- * Every write is one BEGIN IMMEDIATE transaction: the idempotency-key lookup
- * and the insert happen under the write lock, so two requests with the same
- * key store one quote and the second sees the first. Accepting reads and
+ * Every write happens inside a BEGIN IMMEDIATE transaction: the
+ * idempotency-key lookup and the insert happen under the write lock, so two
+ * requests with the same key store one quote and the second sees the first.
+ * Inserts are grouped, many to a transaction, by quote_batch.c. Accepting reads and
  * updates the row under the same lock, so an open quote is accepted once.
  * The statements are cached per connection (this is the hot path of
  * POST /quote) and every text is bound, never spliced into SQL.
  */
 #include <assert.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -150,30 +152,62 @@ static enum gq_code insert_or_replay(struct store_conn *conn, const struct store
     return insert_row(conn, quote, err);
 }
 
-/* See store.h. GQ_ERR_INVALID_VALUE for an empty or overlong id or missing
- * JSON, GQ_ERR_RETRY_LATER when the database stays locked, GQ_ERR_INTERNAL
- * otherwise (a duplicate id included); nothing is written on failure. */
+/* See db.h. GQ_ERR_INVALID_VALUE for an empty or overlong id or missing
+ * JSON, GQ_ERR_RETRY_LATER when the database is locked, GQ_ERR_INTERNAL
+ * otherwise (a duplicate id included). A failed statement undoes only
+ * itself: SQLite keeps the transaction. */
+void store_quote_save_locked(struct store_conn *conn, struct quote_save *save)
+{
+    save->replayed = false;
+    save->code = check_quote(&save->quote, &save->err);
+    if (save->code == GQ_OK)
+        save->code = insert_or_replay(conn, &save->quote, &save->replayed, &save->existing,
+                                      &save->err);
+    if (save->code != GQ_OK && save->replayed) {
+        stored_quote_clear(&save->existing);
+        save->replayed = false;
+    }
+}
+
+/* store_quote_insert() waits for its save here. */
+struct waiting_save {
+    struct quote_save save;
+    pthread_mutex_t lock;
+    pthread_cond_t done;
+    bool finished;
+};
+
+static void wake_waiter(struct quote_save *save)
+{
+    struct waiting_save *waiting = save->context;
+    pthread_mutex_lock(&waiting->lock);
+    waiting->finished = true;
+    pthread_cond_signal(&waiting->done);
+    pthread_mutex_unlock(&waiting->lock);
+}
+
+/* See store.h. */
 enum gq_code store_quote_insert(struct store *store, const struct stored_quote *quote,
                                 bool *replayed, struct stored_quote *existing, struct gq_error *err)
 {
     assert(store != NULL && quote != NULL && replayed != NULL && existing != NULL);
-    *replayed = false;
-    enum gq_code code = check_quote(quote, err);
-    if (code != GQ_OK)
-        return code;
-    struct store_conn *conn = store_db_checkout(store);
-    code = store_db_begin_write(conn, err);
-    if (code == GQ_OK)
-        code = insert_or_replay(conn, quote, replayed, existing, err);
-    if (code == GQ_OK && !*replayed)
-        code = store_db_commit(conn, err);
-    store_db_rollback(conn); /* a replay wrote nothing; a failure undoes */
-    store_db_checkin(store, conn);
-    if (code != GQ_OK && *replayed) {
-        stored_quote_clear(existing);
-        *replayed = false;
-    }
-    return code;
+    struct waiting_save waiting = {.save = {.quote = *quote, .on_done = wake_waiter}};
+    waiting.save.context = &waiting;
+    pthread_mutex_init(&waiting.lock, NULL);
+    pthread_cond_init(&waiting.done, NULL);
+    store_quote_submit(store, &waiting.save);
+    pthread_mutex_lock(&waiting.lock);
+    while (!waiting.finished)
+        pthread_cond_wait(&waiting.done, &waiting.lock);
+    pthread_mutex_unlock(&waiting.lock);
+    pthread_cond_destroy(&waiting.done);
+    pthread_mutex_destroy(&waiting.lock);
+    *replayed = waiting.save.replayed;
+    if (waiting.save.replayed)
+        *existing = waiting.save.existing;
+    if (waiting.save.code != GQ_OK && err != NULL)
+        *err = waiting.save.err;
+    return waiting.save.code;
 }
 
 /* ---- Get. ---- */

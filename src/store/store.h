@@ -74,10 +74,35 @@ struct stored_quote {
 
 void stored_quote_clear(struct stored_quote *quote);
 
-/* Stores `quote` in one transaction. When quote->idempotency_key is set and
- * a quote with that key already exists, nothing is written, *replayed is set
- * and the existing quote is copied into *existing (which the caller clears).
- * Otherwise *replayed is false and *existing is untouched. */
+/* A quote to store through the group commit. The caller fills `quote`
+ * (borrowed until on_done), `on_done` and `context`; the store fills the
+ * results and calls on_done from its writer thread once the transaction that
+ * holds the quote has committed or failed. on_done may free the save. */
+struct quote_save {
+    struct stored_quote quote;
+    void (*on_done)(struct quote_save *save);
+    void *context;
+    enum gq_code code;            /* GQ_OK: stored, or replayed */
+    struct gq_error err;          /* why, when code != GQ_OK */
+    bool replayed;                /* the key was used before: nothing written */
+    struct stored_quote existing; /* when replayed: the quote stored under the key */
+    struct quote_save *next;      /* the store's queue */
+};
+
+/* Queues `save`. One writer thread takes every queued save into one
+ * transaction (a group commit): each is checked, then replayed when its
+ * idempotency key is already stored (in the database or earlier in the same
+ * transaction), else inserted. A statement that fails undoes only its own
+ * quote; a transaction that cannot begin or commit fails every save in it
+ * (GQ_ERR_RETRY_LATER when the database stays locked) and writes nothing.
+ * After store_close() has begun, saves fail with GQ_ERR_NOT_READY. */
+void store_quote_submit(struct store *store, struct quote_save *save);
+
+/* Stores `quote` and waits for it (store_quote_submit). When
+ * quote->idempotency_key is set and a quote with that key already exists,
+ * nothing is written, *replayed is set and the existing quote is copied into
+ * *existing (which the caller clears). Otherwise *replayed is false and
+ * *existing is untouched. */
 enum gq_code store_quote_insert(struct store *store, const struct stored_quote *quote,
                                 bool *replayed, struct stored_quote *existing,
                                 struct gq_error *err);

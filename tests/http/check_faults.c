@@ -23,7 +23,8 @@
  *   keep-alive connections. After the signal no new connection is
  *   accepted, every begun request gets its complete, correct answer, the
  *   server's access log has exactly the requests the clients got answers
- *   to, and it exits 0.
+ *   to, and it exits 0. Saved quotes waiting for a held database when the
+ *   signal comes are all written and answered 201 once it is released.
  *
  * Every case starts servers of its own.
  */
@@ -661,6 +662,65 @@ START_TEST(test_faults_sigterm_under_load)
 }
 END_TEST
 
+/* SIGTERM while saved quotes wait for the store (their connections are
+ * suspended until the writer thread has committed them): another connection
+ * holds the database, three saves queue behind it, the signal comes, the
+ * database is released; each gets its 201, each is in the database, and the
+ * server exits 0. */
+START_TEST(test_faults_sigterm_while_saves_wait_for_the_store)
+{
+    enum { WAITING = 3 };
+    struct server server = {0};
+    const char *const env[] = {"GPUQUOTE_DB_BUSY_TIMEOUT_MS=8000", NULL};
+    struct server_options options = {NULL, env, false};
+    server_start(&server, &options);
+    sqlite3 *db;
+    ck_assert_int_eq(sqlite3_open(server.db_path, &db), SQLITE_OK);
+    ck_assert_int_eq(sqlite3_exec(db, "BEGIN EXCLUSIVE", NULL, NULL, NULL), SQLITE_OK);
+
+    char request[512];
+    snprintf(request, sizeof request,
+             "POST /quote HTTP/1.1\r\nHost: test\r\nContent-Type: application/json\r\n"
+             "Content-Length: %zu\r\n\r\n%s",
+             strlen(EXAMPLE), EXAMPLE);
+    int fds[WAITING];
+    for (int i = 0; i < WAITING; i++) {
+        fds[i] = raw_connect(server.port);
+        ck_assert_int_ge(fds[i], 0);
+        ck_assert(raw_send(fds[i], request, strlen(request)));
+    }
+    /* Nothing can be answered while the database is held. */
+    ck_assert_ptr_null(raw_read_response(fds[0], 300, true, NULL));
+
+    server_signal(&server, SIGTERM);
+    ck_assert(server_wait_for_text(&server, "stderr.log", "signal 15: finishing requests in flight",
+                                   suite_wait_ms(5)));
+    ck_assert_int_eq(sqlite3_exec(db, "ROLLBACK", NULL, NULL, NULL), SQLITE_OK);
+    sqlite3_close(db);
+
+    for (int i = 0; i < WAITING; i++) {
+        char *text = raw_read_response(fds[i], suite_wait_ms(10), true, NULL);
+        ck_assert_msg(text != NULL, "save %d: no answer", i);
+        ck_assert_msg(raw_status(text) == 201, "save %d: %.300s", i, text);
+        json_t *json = json_loads(raw_body(text), 0, NULL);
+        ck_assert_ptr_nonnull(json);
+        expect_str(json, "total", "1641.60");
+        char query[160];
+        snprintf(query, sizeof query, "SELECT COUNT(*) FROM quotes WHERE id = '%s'",
+                 json_str(json, "id"));
+        json_decref(json);
+        free(text);
+        close(fds[i]);
+        ck_assert_int_eq(server_db_integer(&server, query, NULL), 1);
+    }
+    ck_assert_int_eq(server_wait(&server, suite_wait_ms(15)), 0);
+    ck_assert_int_eq(count_quotes(&server), WAITING);
+    expect_integrity(&server);
+    expect_stderr_has(&server, "gpuquote: info: stopped");
+    server_cleanup(&server);
+}
+END_TEST
+
 static Suite *make_suite(void)
 {
     Suite *suite = suite_create("http_faults");
@@ -687,6 +747,7 @@ static Suite *make_suite(void)
     TCase *shutdown = tcase_create("shutdown");
     suite_set_timeout(shutdown, 30);
     tcase_add_test(shutdown, test_faults_sigterm_under_load);
+    tcase_add_test(shutdown, test_faults_sigterm_while_saves_wait_for_the_store);
     suite_add_tcase(suite, shutdown);
     return suite;
 }

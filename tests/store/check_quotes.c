@@ -4,7 +4,9 @@
  * moves an open quote to accepted at `now`, refuses an expired one (leaving
  * it open), and is a no-op the second time; unknown ids are NOT_FOUND; a
  * database locked by another connection gives GQ_ERR_RETRY_LATER and writes
- * nothing; several threads share the pool without losing a quote.
+ * nothing; saves queued together are written in one transaction (group
+ * commit) with an outcome each; several threads share the pool without
+ * losing a quote.
  *
  * Each test migrates a fresh database in its own temporary directory.
  */
@@ -331,6 +333,138 @@ START_TEST(test_busy_accept_retries_later_and_leaves_quote_open)
 }
 END_TEST
 
+/* ---- Group commit. ---- */
+
+/* Counts the callbacks of saves submitted without waiting. */
+struct save_probe {
+    pthread_mutex_t lock;
+    pthread_cond_t changed;
+    int done;
+};
+
+static void count_done(struct quote_save *save)
+{
+    struct save_probe *probe = save->context;
+    pthread_mutex_lock(&probe->lock);
+    probe->done++;
+    pthread_cond_signal(&probe->changed);
+    pthread_mutex_unlock(&probe->lock);
+}
+
+static void probe_init(struct save_probe *probe)
+{
+    pthread_mutex_init(&probe->lock, NULL);
+    pthread_cond_init(&probe->changed, NULL);
+    probe->done = 0;
+}
+
+static void probe_wait(struct save_probe *probe, int count)
+{
+    pthread_mutex_lock(&probe->lock);
+    while (probe->done < count)
+        pthread_cond_wait(&probe->changed, &probe->lock);
+    pthread_mutex_unlock(&probe->lock);
+    pthread_cond_destroy(&probe->changed);
+    pthread_mutex_destroy(&probe->lock);
+}
+
+static void submit_all(struct quote_save *saves, int count, struct save_probe *probe)
+{
+    for (int i = 0; i < count; i++) {
+        saves[i].on_done = count_done;
+        saves[i].context = probe;
+        store_quote_submit(store, &saves[i]);
+    }
+}
+
+/* Saves queued together while another connection holds the lock land in
+ * one transaction; each gets its own outcome there: a repeated key replays
+ * the quote stored just before it in the same transaction, and a refused
+ * quote (a bad one, a duplicate id) undoes only itself. */
+START_TEST(test_batch_gives_each_save_its_outcome)
+{
+    struct quote_save saves[8];
+    memset(saves, 0, sizeof saves);
+    saves[0].quote = make_quote("q_b0", "batch-key", 100, 200);
+    saves[1].quote = make_quote("q_b1", NULL, 100, 200);
+    saves[2].quote = make_quote("q_b2", "batch-key", 100, 200);
+    saves[3].quote = make_quote("", NULL, 100, 200);     /* no id: refused */
+    saves[4].quote = make_quote("q_b1", NULL, 100, 200); /* duplicate id */
+    saves[5].quote = make_quote("q_b5", NULL, 100, 200);
+    saves[6].quote = make_quote("q_b6", "other-key", 100, 200);
+    saves[7].quote = make_quote("q_b7", NULL, 100, 200);
+    struct save_probe probe;
+    probe_init(&probe);
+    sqlite3 *holder = hold_write_lock();
+    submit_all(saves, 8, &probe);
+    release_write_lock(holder);
+    probe_wait(&probe, 8);
+
+    enum gq_code expected[8] = {GQ_OK, GQ_OK, GQ_OK, GQ_ERR_INVALID_VALUE, GQ_ERR_INTERNAL,
+                                GQ_OK, GQ_OK, GQ_OK};
+    for (int i = 0; i < 8; i++) {
+        ck_assert_msg(saves[i].code == expected[i], "save %d: code %d (%s)", i, saves[i].code,
+                      saves[i].err.message);
+        ck_assert_int_eq(saves[i].replayed, i == 2);
+    }
+    ck_assert_str_eq(saves[2].existing.id, "q_b0");
+    ck_assert_str_eq(saves[2].existing.idempotency_key, "batch-key");
+    stored_quote_clear(&saves[2].existing);
+    ck_assert_int_eq(query_int("SELECT count(*) FROM quotes"), 5);
+    ck_assert_int_eq(query_int("SELECT count(*) FROM quotes WHERE id IN "
+                               "('q_b0', 'q_b1', 'q_b5', 'q_b6', 'q_b7')"),
+                     5);
+}
+END_TEST
+
+/* A batch that cannot take the lock fails every save in it and writes
+ * nothing. */
+START_TEST(test_locked_batch_fails_every_save)
+{
+    struct quote_save saves[3];
+    memset(saves, 0, sizeof saves);
+    saves[0].quote = make_quote("q_l0", NULL, 100, 200);
+    saves[1].quote = make_quote("q_l1", "locked-key", 100, 200);
+    saves[2].quote = make_quote("q_l2", NULL, 100, 200);
+    struct save_probe probe;
+    probe_init(&probe);
+    sqlite3 *holder = hold_write_lock();
+    submit_all(saves, 3, &probe);
+    probe_wait(&probe, 3); /* each waits out the 50 ms busy timeout */
+    release_write_lock(holder);
+    for (int i = 0; i < 3; i++) {
+        ck_assert_int_eq(saves[i].code, GQ_ERR_RETRY_LATER);
+        ck_assert_str_eq(saves[i].err.message, "database is busy, retry");
+        ck_assert(!saves[i].replayed);
+    }
+    ck_assert_int_eq(query_int("SELECT count(*) FROM quotes"), 0);
+}
+END_TEST
+
+/* Closing the store writes what is queued before it returns. */
+START_TEST(test_close_writes_queued_saves)
+{
+    enum { COUNT = 300 };
+    static struct quote_save saves[COUNT];
+    static char ids[COUNT][STORE_QUOTE_ID_SIZE];
+    memset(saves, 0, sizeof saves);
+    for (int i = 0; i < COUNT; i++) {
+        snprintf(ids[i], sizeof ids[i], "q_close_%d", i);
+        saves[i].quote = make_quote(ids[i], NULL, 100, 200);
+    }
+    struct save_probe probe;
+    probe_init(&probe);
+    submit_all(saves, COUNT, &probe);
+    store_close(store);
+    store = NULL;
+    ck_assert_int_eq(probe.done, COUNT); /* every callback ran before the close returned */
+    probe_wait(&probe, COUNT);
+    for (int i = 0; i < COUNT; i++)
+        ck_assert_msg(saves[i].code == GQ_OK, "save %d: %s", i, saves[i].err.message);
+    ck_assert_int_eq(query_int("SELECT count(*) FROM quotes"), COUNT);
+}
+END_TEST
+
 /* ---- Threads. ---- */
 
 #define THREADS 8
@@ -461,6 +595,9 @@ static Suite *quotes_suite(void)
 
     TCase *threads = tcase_create("threads");
     tcase_add_checked_fixture(threads, setup, teardown);
+    tcase_add_test(threads, test_batch_gives_each_save_its_outcome);
+    tcase_add_test(threads, test_locked_batch_fails_every_save);
+    tcase_add_test(threads, test_close_writes_queued_saves);
     tcase_set_timeout(threads, 60);
     tcase_add_test(threads, test_threads_share_the_pool);
     tcase_add_test(threads, test_wal_is_checkpointed_in_the_background);
