@@ -60,6 +60,7 @@ static void checkpoint(struct store_checkpointer *checkpointer)
 
 static void *run_checkpoints(void *argument)
 {
+    pthread_setname_np(pthread_self(), "gq-checkpoint"); /* seen in top -H and perf */
     struct store_checkpointer *checkpointer = argument;
     pthread_mutex_lock(&checkpointer->lock);
     for (;;) {

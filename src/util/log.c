@@ -336,6 +336,7 @@ static void wait_for_lines(void)
 
 static void *writer_main(void *unused)
 {
+    pthread_setname_np(pthread_self(), "gq-log"); /* seen in top -H and perf */
     (void)unused;
     uint64_t lost = 0;
     pthread_mutex_lock(&shared.lock);
