@@ -41,6 +41,19 @@ bool plan_is_mixed(const struct plan *plan)
     return plan->n_parts > 1;
 }
 
+bool plan_equal(const struct plan *a, const struct plan *b)
+{
+    if (a->n_parts != b->n_parts || a->amount != b->amount)
+        return false;
+    for (int i = 0; i < a->n_parts; i++) {
+        const struct plan_part *x = &a->parts[i], *y = &b->parts[i];
+        if (x->mode != y->mode || x->blocks != y->blocks || x->days != y->days ||
+            x->millihours != y->millihours || x->amount != y->amount)
+            return false;
+    }
+    return true;
+}
+
 static int32_t block_days(enum billing_mode mode)
 {
     assert(!billing_mode_is_hourly(mode));

@@ -69,6 +69,9 @@ enum gq_code plan_cheapest(const struct sku *sku, enum billing_mode hourly_mode,
 /* True when the plan uses more than one mode. */
 bool plan_is_mixed(const struct plan *plan);
 
+/* True when both plans buy the same parts for the same amounts. */
+bool plan_equal(const struct plan *a, const struct plan *b);
+
 /* The hours per day above which one `block_mode` block (monthly or
  * quarterly) costs less than paying `hourly_mode` for every day it covers:
  * block price ÷ (hourly rate × block days), in tenths of an hour rounded

@@ -160,26 +160,55 @@ static void write_discounts(struct jsonw *w, const struct discount_result *disco
     jsonw_array_end(w);
 }
 
+/* The plans an item's members show, with where each was written: the plan
+ * billed, the options and the cheapest are often the same plan (three
+ * times over for an item billed at its cheapest option), and copying the
+ * bytes written the first time costs a fraction of writing them again. */
+struct written_plan {
+    const struct plan *plan;
+    size_t start, end; /* its bytes in the document */
+};
+
+struct written_plans {
+    struct written_plan seen[BILLING_MODE_COUNT + 2];
+    int n_seen;
+};
+
+static void write_plan(struct jsonw *w, const struct sku *sku, const struct plan *plan,
+                       struct written_plans *written)
+{
+    for (int i = 0; i < written->n_seen; i++)
+        if (written->seen[i].plan == plan || plan_equal(written->seen[i].plan, plan)) {
+            jsonw_repeat(w, written->seen[i].start, written->seen[i].end);
+            return;
+        }
+    size_t start = jsonw_length(w);
+    render_plan(w, sku, plan);
+    if (written->n_seen < (int)(sizeof written->seen / sizeof written->seen[0]))
+        written->seen[written->n_seen++] = (struct written_plan){plan, start, jsonw_length(w)};
+}
+
 /* The members of an option: "billing", "amount", "discount_total",
  * "total", "plan" (the caller opens and closes the object). */
 static void write_option_members(struct jsonw *w, const struct sku *sku,
-                                 const struct priced_option *option)
+                                 const struct priced_option *option,
+                                 struct written_plans *written)
 {
     jsonw_key_string(w, "billing", render_plan_billing(&option->plan));
     jsonw_key_money(w, "amount", option->amount);
     jsonw_key_money(w, "discount_total", option->discounts.total);
     jsonw_key_money(w, "total", option->total);
     jsonw_key(w, "plan");
-    render_plan(w, sku, &option->plan);
+    write_plan(w, sku, &option->plan, written);
 }
 
 static void write_options(struct jsonw *w, const struct sku *sku,
-                          const struct quote_item_result *result)
+                          const struct quote_item_result *result, struct written_plans *written)
 {
     jsonw_array_begin(w);
     for (int i = 0; i < result->n_options; i++) {
         jsonw_object_begin(w);
-        write_option_members(w, sku, &result->options[i]);
+        write_option_members(w, sku, &result->options[i], written);
         jsonw_object_end(w);
     }
     jsonw_array_end(w);
@@ -199,6 +228,7 @@ static void write_item(struct jsonw *w, const struct quote_item_request *item,
                        const struct quote_item_result *result)
 {
     const struct priced_option *billed = result->billed;
+    struct written_plans written = {.n_seen = 0};
     jsonw_object_begin(w);
     jsonw_key_string(w, "sku", item->sku->id);
     jsonw_key_integer(w, "quantity", item->quantity);
@@ -212,12 +242,12 @@ static void write_item(struct jsonw *w, const struct quote_item_request *item,
     jsonw_key_money(w, "discount_total", billed->discounts.total);
     jsonw_key_money(w, "total", billed->total);
     jsonw_key(w, "plan");
-    render_plan(w, item->sku, &billed->plan);
+    write_plan(w, item->sku, &billed->plan, &written);
     jsonw_key(w, "options");
-    write_options(w, item->sku, result);
+    write_options(w, item->sku, result, &written);
     jsonw_key(w, "cheapest");
     jsonw_object_begin(w);
-    write_option_members(w, item->sku, &result->cheapest);
+    write_option_members(w, item->sku, &result->cheapest, &written);
     jsonw_key_money(w, "saving", result->saving);
     jsonw_object_end(w);
     jsonw_key(w, "break_even_hours_per_day");

@@ -199,10 +199,9 @@ static void append_quoted(struct jsonw *writer, const char *text)
     append_char(writer, '"');
 }
 
-void jsonw_key(struct jsonw *writer, const char *key)
+void jsonw_key_n(struct jsonw *writer, const char *key, size_t length)
 {
     begin_value(writer);
-    size_t length = strlen(key);
 #ifndef NDEBUG
     for (size_t i = 0; i < length; i++)
         assert(plain_byte((unsigned char)key[i]));
@@ -305,11 +304,13 @@ void jsonw_fixed(struct jsonw *writer, int64_t scaled, int decimals)
 void jsonw_money(struct jsonw *writer, int64_t fen)
 {
     begin_value(writer);
-    char text[MONEY_FORMAT_SIZE];
-    money_format(fen, text);
-    append_char(writer, '"');
-    append(writer, text, strlen(text));
-    append_char(writer, '"');
+    if (!reserve(writer, MONEY_FORMAT_SIZE + 2))
+        return;
+    char *at = writer->buffer + writer->length;
+    *at = '"';
+    size_t length = strlen(money_format(fen, at + 1));
+    at[1 + length] = '"';
+    writer->length += length + 2;
 }
 
 void jsonw_real(struct jsonw *writer, double value)
@@ -339,38 +340,21 @@ void jsonw_raw(struct jsonw *writer, const char *json, size_t length)
     append(writer, json, length);
 }
 
-void jsonw_key_string(struct jsonw *writer, const char *key, const char *text)
+size_t jsonw_length(const struct jsonw *writer)
 {
-    jsonw_key(writer, key);
-    jsonw_string(writer, text);
+    return writer->length;
 }
 
-void jsonw_key_integer(struct jsonw *writer, const char *key, int64_t value)
+void jsonw_repeat(struct jsonw *writer, size_t start, size_t end)
 {
-    jsonw_key(writer, key);
-    jsonw_integer(writer, value);
-}
-
-void jsonw_key_money(struct jsonw *writer, const char *key, int64_t fen)
-{
-    jsonw_key(writer, key);
-    jsonw_money(writer, fen);
-}
-
-void jsonw_key_fixed(struct jsonw *writer, const char *key, int64_t scaled, int decimals)
-{
-    jsonw_key(writer, key);
-    jsonw_fixed(writer, scaled, decimals);
-}
-
-void jsonw_key_real(struct jsonw *writer, const char *key, double value)
-{
-    jsonw_key(writer, key);
-    jsonw_real(writer, value);
-}
-
-void jsonw_key_boolean(struct jsonw *writer, const char *key, bool value)
-{
-    jsonw_key(writer, key);
-    jsonw_boolean(writer, value);
+    begin_value(writer);
+    if (start > end || end > writer->length) {
+        writer->failed = true;
+        return;
+    }
+    size_t count = end - start;
+    if (!reserve(writer, count)) /* may move the buffer: copy after it */
+        return;
+    memcpy(writer->buffer + writer->length, writer->buffer + start, count);
+    writer->length += count;
 }

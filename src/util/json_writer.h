@@ -21,6 +21,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #define JSONW_MAX_DEPTH 32
 
@@ -54,7 +55,13 @@ void jsonw_array_end(struct jsonw *writer);
 /* A member name; the next call writes its value. Keys are the program's
  * own literals (printable ASCII, no quote or backslash) and are copied
  * without escaping; debug builds assert it. */
-void jsonw_key(struct jsonw *writer, const char *key);
+void jsonw_key_n(struct jsonw *writer, const char *key, size_t length);
+
+/* Inline, so that the length of a literal key is known when compiling. */
+static inline void jsonw_key(struct jsonw *writer, const char *key)
+{
+    jsonw_key_n(writer, key, strlen(key));
+}
 
 void jsonw_string(struct jsonw *writer, const char *text);
 void jsonw_integer(struct jsonw *writer, int64_t value);
@@ -79,12 +86,49 @@ void jsonw_money(struct jsonw *writer, int64_t fen);
 /* Already-serialised JSON (a stored or pre-rendered value), copied as is. */
 void jsonw_raw(struct jsonw *writer, const char *json, size_t length);
 
+/* How many bytes are written so far: where the next value starts when it
+ * follows a key. */
+size_t jsonw_length(const struct jsonw *writer);
+
+/* Writes again the value written earlier at [start, end) of this document. */
+void jsonw_repeat(struct jsonw *writer, size_t start, size_t end);
+
 /* Key and value together, for brevity at call sites. */
-void jsonw_key_string(struct jsonw *writer, const char *key, const char *text);
-void jsonw_key_integer(struct jsonw *writer, const char *key, int64_t value);
-void jsonw_key_money(struct jsonw *writer, const char *key, int64_t fen);
-void jsonw_key_fixed(struct jsonw *writer, const char *key, int64_t scaled, int decimals);
-void jsonw_key_real(struct jsonw *writer, const char *key, double value);
-void jsonw_key_boolean(struct jsonw *writer, const char *key, bool value);
+static inline void jsonw_key_string(struct jsonw *writer, const char *key, const char *text)
+{
+    jsonw_key(writer, key);
+    jsonw_string(writer, text);
+}
+
+static inline void jsonw_key_integer(struct jsonw *writer, const char *key, int64_t value)
+{
+    jsonw_key(writer, key);
+    jsonw_integer(writer, value);
+}
+
+static inline void jsonw_key_money(struct jsonw *writer, const char *key, int64_t fen)
+{
+    jsonw_key(writer, key);
+    jsonw_money(writer, fen);
+}
+
+static inline void jsonw_key_fixed(struct jsonw *writer, const char *key, int64_t scaled,
+                                   int decimals)
+{
+    jsonw_key(writer, key);
+    jsonw_fixed(writer, scaled, decimals);
+}
+
+static inline void jsonw_key_real(struct jsonw *writer, const char *key, double value)
+{
+    jsonw_key(writer, key);
+    jsonw_real(writer, value);
+}
+
+static inline void jsonw_key_boolean(struct jsonw *writer, const char *key, bool value)
+{
+    jsonw_key(writer, key);
+    jsonw_boolean(writer, value);
+}
 
 #endif

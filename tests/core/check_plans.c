@@ -137,6 +137,29 @@ START_TEST(mixed_plan_parts_add_up)
 }
 END_TEST
 
+/* Equal plans: the same parts for the same amounts, whatever their
+ * addresses; any one field apart makes them different. */
+START_TEST(compares_plans)
+{
+    struct usage usage = hours_days(24, 100);
+    struct plan mixed, again, monthly;
+    ck_assert_int_eq(plan_cheapest(sku("v100-16g-x1"), BILLING_ON_DEMAND, &usage, &mixed), GQ_OK);
+    ck_assert_int_eq(plan_cheapest(sku("v100-16g-x1"), BILLING_ON_DEMAND, &usage, &again), GQ_OK);
+    ck_assert_int_eq(plan_single_mode(sku("v100-16g-x1"), BILLING_MONTHLY, &usage, &monthly),
+                     GQ_OK);
+    ck_assert(plan_equal(&mixed, &again));
+    ck_assert(!plan_equal(&mixed, &monthly));
+    again.parts[1].days++;
+    ck_assert(!plan_equal(&mixed, &again));
+    again = mixed;
+    again.parts[0].amount--;
+    ck_assert(!plan_equal(&mixed, &again));
+    again = mixed;
+    again.n_parts = 1;
+    ck_assert(!plan_equal(&mixed, &again));
+}
+END_TEST
+
 /* Break-even usage in tenths of an hour per day. */
 static const struct {
     const char *sku;
@@ -243,6 +266,7 @@ static Suite *plans_suite(void)
     tcase_add_test(tc, unpriced_mode_is_not_eligible);
     LOOP(tc, finds_the_cheapest_cover, cheapest_cases);
     tcase_add_test(tc, mixed_plan_parts_add_up);
+    tcase_add_test(tc, compares_plans);
     LOOP(tc, computes_break_even, break_even_cases);
     tcase_add_test(tc, cheapest_matches_reference_and_beats_every_mode);
     tcase_add_test(tc, usage_ranges);

@@ -157,6 +157,43 @@ START_TEST(embeds_raw_json)
 }
 END_TEST
 
+/* A value written earlier is written again byte for byte, with its comma,
+ * even when the copy makes the buffer grow (a 64-byte start). */
+START_TEST(repeats_an_earlier_value)
+{
+    struct jsonw w;
+    jsonw_init(&w, 0);
+    jsonw_object_begin(&w);
+    jsonw_key(&w, "first");
+    size_t start = jsonw_length(&w);
+    jsonw_object_begin(&w);
+    jsonw_key_money(&w, "amount", 164160);
+    jsonw_key_string(&w, "summary", "1 quarter + 10 days on demand");
+    jsonw_object_end(&w);
+    size_t end = jsonw_length(&w);
+    jsonw_key(&w, "second");
+    jsonw_repeat(&w, start, end);
+    jsonw_key(&w, "list");
+    jsonw_array_begin(&w);
+    jsonw_integer(&w, 1);
+    jsonw_repeat(&w, start, end);
+    jsonw_array_end(&w);
+    jsonw_object_end(&w);
+    char *text = finish(&w);
+    ck_assert_str_eq(text, "{\"first\":{\"amount\":\"1641.60\",\"summary\":\"1 quarter + 10 days "
+                           "on demand\"},\"second\":{\"amount\":\"1641.60\",\"summary\":\"1 "
+                           "quarter + 10 days on demand\"},\"list\":[1,{\"amount\":\"1641.60\","
+                           "\"summary\":\"1 quarter + 10 days on demand\"}]}");
+    free(text);
+
+    jsonw_init(&w, 0); /* a range past what is written fails the document */
+    jsonw_array_begin(&w);
+    jsonw_repeat(&w, 0, 5);
+    jsonw_array_end(&w);
+    ck_assert_ptr_null(jsonw_finish(&w, NULL));
+}
+END_TEST
+
 /* Writes a random value to `w` and builds the same value with jansson. */
 static json_t *random_value(struct jsonw *w, int depth)
 {
@@ -248,6 +285,7 @@ static Suite *json_writer_suite(void)
     LOOP(tc, escapes_strings_and_repairs_utf8, string_cases);
     tcase_add_test(tc, refuses_incomplete_or_misused_documents);
     tcase_add_test(tc, embeds_raw_json);
+    tcase_add_test(tc, repeats_an_earlier_value);
     tcase_add_test(tc, random_documents_parse_back_equal);
     suite_add_tcase(suite, tc);
     return suite;
