@@ -63,8 +63,9 @@ static void fail_all(struct quote_save *batch, enum gq_code code, const struct g
             fail_save(save, code, err);
 }
 
-/* One transaction for the whole batch. */
-static void write_batch(struct store *store, struct quote_save *batch)
+/* One transaction for the whole batch. Returns GQ_ERR_RETRY_LATER when the
+ * transaction could not begin because the database stayed locked. */
+static enum gq_code write_batch(struct store *store, struct quote_save *batch)
 {
     struct store_conn *conn = store_db_checkout(store);
     struct gq_error err;
@@ -72,7 +73,7 @@ static void write_batch(struct store *store, struct quote_save *batch)
     if (code != GQ_OK) {
         fail_all(batch, code, &err); /* nothing was tried */
         store_db_checkin(store, conn);
-        return;
+        return code;
     }
     for (struct quote_save *save = batch; save != NULL; save = save->next)
         store_quote_save_locked(conn, save);
@@ -86,6 +87,7 @@ static void write_batch(struct store *store, struct quote_save *batch)
         fail_all(batch, code, &err);
     }
     store_db_checkin(store, conn);
+    return GQ_OK;
 }
 
 /* Unlinks up to BATCH_MAX saves from the front of the queue (locked). */
@@ -102,6 +104,23 @@ static struct quote_save *take_batch(struct store_quote_batcher *batcher)
     return batch;
 }
 
+/* After a batch waited out the busy timeout: the saves queued meanwhile
+ * fail too (locked, with the batcher's lock released for the callbacks),
+ * so that none waits one busy timeout per batch ahead of it. */
+static void fail_queued(struct store_quote_batcher *batcher)
+{
+    struct quote_save *queued = batcher->head;
+    batcher->head = NULL;
+    batcher->tail = &batcher->head;
+    if (queued == NULL)
+        return;
+    struct gq_error err;
+    fail_all(queued, gq_fail(&err, GQ_ERR_RETRY_LATER, NULL, "database is busy, retry"), &err);
+    pthread_mutex_unlock(&batcher->lock);
+    report(queued);
+    pthread_mutex_lock(&batcher->lock);
+}
+
 static void *run_batches(void *argument)
 {
     pthread_setname_np(pthread_self(), "gq-quote-writer"); /* seen in top -H and perf */
@@ -114,9 +133,11 @@ static void *run_batches(void *argument)
             break;
         struct quote_save *batch = take_batch(batcher);
         pthread_mutex_unlock(&batcher->lock);
-        write_batch(batcher->store, batch);
+        enum gq_code code = write_batch(batcher->store, batch);
         report(batch);
         pthread_mutex_lock(&batcher->lock);
+        if (code == GQ_ERR_RETRY_LATER)
+            fail_queued(batcher);
     }
     pthread_mutex_unlock(&batcher->lock);
     return NULL;

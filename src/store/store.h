@@ -94,7 +94,9 @@ struct quote_save {
  * idempotency key is already stored (in the database or earlier in the same
  * transaction), else inserted. A statement that fails undoes only its own
  * quote; a transaction that cannot begin or commit fails every save in it
- * (GQ_ERR_RETRY_LATER when the database stays locked) and writes nothing.
+ * (GQ_ERR_RETRY_LATER when the database stays locked, and then the saves
+ * queued behind it fail at once too, instead of one busy timeout per batch)
+ * and writes nothing.
  * After store_close() has begun, saves fail with GQ_ERR_NOT_READY. */
 void store_quote_submit(struct store *store, struct quote_save *save);
 

@@ -17,6 +17,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 #include <sys/stat.h>
 
@@ -441,6 +442,45 @@ START_TEST(test_locked_batch_fails_every_save)
 }
 END_TEST
 
+static long long monotonic_ms(void)
+{
+    struct timespec now;
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    return (long long)now.tv_sec * 1000 + now.tv_nsec / 1000000;
+}
+
+/* Behind a batch that waited out the busy timeout, the saves queued
+ * meanwhile fail at once: 300 saves are three batches, which would take
+ * three busy timeouts (1.2 s) one after another; they take about one. */
+START_TEST(test_locked_database_fails_the_queue_in_one_timeout)
+{
+    store_close(store);
+    struct store_options options = {db_path, 400, 4, false};
+    struct gq_error err;
+    ck_assert_int_eq(store_open(&options, &store, &err), GQ_OK);
+    enum { COUNT = 300 };
+    static struct quote_save saves[COUNT];
+    static char ids[COUNT][STORE_QUOTE_ID_SIZE];
+    memset(saves, 0, sizeof saves);
+    for (int i = 0; i < COUNT; i++) {
+        snprintf(ids[i], sizeof ids[i], "q_queued_%d", i);
+        saves[i].quote = make_quote(ids[i], NULL, 100, 200);
+    }
+    struct save_probe probe;
+    probe_init(&probe);
+    sqlite3 *holder = hold_write_lock();
+    long long started = monotonic_ms();
+    submit_all(saves, COUNT, &probe);
+    probe_wait(&probe, COUNT);
+    long long waited = monotonic_ms() - started;
+    release_write_lock(holder);
+    for (int i = 0; i < COUNT; i++)
+        ck_assert_int_eq(saves[i].code, GQ_ERR_RETRY_LATER);
+    ck_assert_msg(waited >= 400 && waited < 1000, "all failed after %lld ms", waited);
+    ck_assert_int_eq(query_int("SELECT count(*) FROM quotes"), 0);
+}
+END_TEST
+
 /* Closing the store writes what is queued before it returns. */
 START_TEST(test_close_writes_queued_saves)
 {
@@ -598,6 +638,7 @@ static Suite *quotes_suite(void)
     tcase_add_test(threads, test_batch_gives_each_save_its_outcome);
     tcase_add_test(threads, test_locked_batch_fails_every_save);
     tcase_add_test(threads, test_close_writes_queued_saves);
+    tcase_add_test(threads, test_locked_database_fails_the_queue_in_one_timeout);
     tcase_set_timeout(threads, 60);
     tcase_add_test(threads, test_threads_share_the_pool);
     tcase_add_test(threads, test_wal_is_checkpointed_in_the_background);
