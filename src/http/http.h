@@ -37,6 +37,7 @@ struct app {
     struct snapshot *snapshot;     /* current catalog; NULL until loaded */
     atomic_int active_requests;    /* between first call and completion */
     atomic_int saves_in_flight;    /* quotes handed to the store, not yet handed back */
+    atomic_bool closing_saves;     /* the daemon is about to stop: no quote may be handed over */
     atomic_bool stopping;          /* SIGTERM: every answer closes its connection */
     atomic_bool refusing;          /* the daemon is stopping: no request may begin */
 };

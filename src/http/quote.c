@@ -96,6 +96,21 @@ static void discard_pending_save(void *waiting)
     pending_save_free(waiting);
 }
 
+/* Counts a quote handed to the store, unless the daemon is about to stop
+ * (http_server_stop waits for the count to reach zero, then stops it: a
+ * resume after that would reach a daemon that is gone). Sequentially
+ * consistent with that stop: either this sees `closing_saves`, or the stop
+ * sees the count. */
+static bool enter_store(struct app *app)
+{
+    atomic_fetch_add(&app->saves_in_flight, 1);
+    if (atomic_load(&app->closing_saves)) {
+        atomic_fetch_sub(&app->saves_in_flight, 1);
+        return false;
+    }
+    return true;
+}
+
 /* The store's thread: the quote is written (or failed); let the request
  * answer. Nothing of the request is touched after the resume, which hands
  * it back to its libmicrohttpd thread. */
@@ -151,12 +166,15 @@ static enum MHD_Result store_new_quote(struct http_request *request, char *text,
         pending_save_free(save);
         return reply_queue(request, MHD_HTTP_INTERNAL_SERVER_ERROR, NULL);
     }
+    if (!enter_store(request->app)) {
+        pending_save_free(save);
+        return reply_fail(request, GQ_ERR_RETRY_LATER, NULL, "the server is stopping, retry");
+    }
     save->on_done = on_saved;
     save->context = request;
     request->waiting = save;
     request->discard_waiting = discard_pending_save;
     request->resume = reply_saved;
-    atomic_fetch_add(&request->app->saves_in_flight, 1);
     /* Suspended before it is queued, so the resume cannot come first. */
     MHD_suspend_connection(request->connection);
     store_quote_submit(request->app->store, save);

@@ -431,8 +431,10 @@ void http_server_stop(struct http_server *server, int grace_ms)
     atomic_store(&server->app->refusing, true);
     wait_for_requests(server->app, grace_ms - waited);
     /* A quote still with the store will resume its connection: the daemon
-     * must outlive that call. The store answers each within its busy
-     * timeout, so this wait ends. */
+     * must outlive that call. From now on no quote is handed over (a request
+     * still arriving after the grace gets 503), and the store answers each
+     * one it has within its busy timeout, so this wait ends. */
+    atomic_store(&server->app->closing_saves, true);
     struct timespec pause = {0, 1000 * 1000};
     while (atomic_load(&server->app->saves_in_flight) != 0)
         nanosleep(&pause, NULL);

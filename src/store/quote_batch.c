@@ -75,13 +75,18 @@ static enum gq_code write_batch(struct store *store, struct quote_save *batch)
         store_db_checkin(store, conn);
         return code;
     }
-    for (struct quote_save *save = batch; save != NULL; save = save->next)
+    /* An I/O error, a full disk or running out of memory may roll the
+     * whole transaction back, taking the quotes written before along; the
+     * connection is then in autocommit mode, where each further insert
+     * would commit on its own. So it is checked after every quote, and the
+     * batch stops at the first rollback. */
+    bool rolled_back = false;
+    for (struct quote_save *save = batch; save != NULL && !rolled_back; save = save->next) {
         store_quote_save_locked(conn, save);
-    /* An I/O error or a full disk may have rolled the whole transaction
-     * back, taking the quotes written before it along. */
-    if (sqlite3_get_autocommit(conn->db)) {
+        rolled_back = sqlite3_get_autocommit(conn->db) != 0;
+    }
+    if (rolled_back) {
         gq_fail(&err, GQ_ERR_INTERNAL, NULL, "storing quotes: the transaction was rolled back");
-        store_db_rollback(conn);
         fail_all(batch, GQ_ERR_INTERNAL, &err);
     } else if ((code = store_db_commit(conn, &err)) != GQ_OK) {
         fail_all(batch, code, &err);

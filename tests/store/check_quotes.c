@@ -418,6 +418,46 @@ START_TEST(test_batch_gives_each_save_its_outcome)
 }
 END_TEST
 
+/* A quote whose insert rolls the whole transaction back (here a trigger
+ * that raises ROLLBACK; in life a full disk or an I/O error) fails the
+ * whole batch: the quotes before it were rolled back with it, and the ones
+ * after it are not written one by one outside the transaction. */
+START_TEST(test_rolled_back_batch_fails_every_save)
+{
+    sqlite3 *db;
+    ck_assert_int_eq(sqlite3_open(db_path, &db), SQLITE_OK);
+    ck_assert_int_eq(sqlite3_exec(db,
+                                  "CREATE TRIGGER roll_back BEFORE INSERT ON quotes "
+                                  "WHEN NEW.id = 'q_r1' BEGIN SELECT RAISE(ROLLBACK, 'boom'); END",
+                                  NULL, NULL, NULL),
+                     SQLITE_OK);
+    store_close(store); /* a busy timeout long enough to queue behind */
+    struct store_options options = {db_path, 5000, 4, false};
+    struct gq_error err;
+    ck_assert_int_eq(store_open(&options, &store, &err), GQ_OK);
+    struct quote_save blocker = {.quote = make_quote("q_blocker", NULL, 100, 200)};
+    struct quote_save saves[3];
+    memset(saves, 0, sizeof saves);
+    saves[0].quote = make_quote("q_r0", NULL, 100, 200);
+    saves[1].quote = make_quote("q_r1", NULL, 100, 200);
+    saves[2].quote = make_quote("q_r2", NULL, 100, 200);
+    struct save_probe probe;
+    probe_init(&probe);
+    ck_assert_int_eq(sqlite3_exec(db, "BEGIN IMMEDIATE", NULL, NULL, NULL), SQLITE_OK);
+    /* The writer takes the blocker alone and waits for the lock; the three
+     * then queue together, one batch. */
+    submit_all(&blocker, 1, &probe);
+    usleep(100 * 1000);
+    submit_all(saves, 3, &probe);
+    ck_assert_int_eq(sqlite3_exec(db, "ROLLBACK", NULL, NULL, NULL), SQLITE_OK);
+    probe_wait(&probe, 4);
+    sqlite3_close(db);
+    for (int i = 0; i < 3; i++)
+        ck_assert_msg(saves[i].code == GQ_ERR_INTERNAL, "save %d: code %d", i, saves[i].code);
+    ck_assert_int_eq(query_int("SELECT count(*) FROM quotes WHERE id LIKE 'q_r%'"), 0);
+}
+END_TEST
+
 /* A batch that cannot take the lock fails every save in it and writes
  * nothing. */
 START_TEST(test_locked_batch_fails_every_save)
@@ -637,6 +677,7 @@ static Suite *quotes_suite(void)
     tcase_add_checked_fixture(threads, setup, teardown);
     tcase_add_test(threads, test_batch_gives_each_save_its_outcome);
     tcase_add_test(threads, test_locked_batch_fails_every_save);
+    tcase_add_test(threads, test_rolled_back_batch_fails_every_save);
     tcase_add_test(threads, test_close_writes_queued_saves);
     tcase_add_test(threads, test_locked_database_fails_the_queue_in_one_timeout);
     tcase_set_timeout(threads, 60);
