@@ -8,6 +8,9 @@
  * centrally) -> the route's handler (parse -> act through the core and the
  * store -> reply) -> reply.c (one table from error code to status, common
  * headers, queue) -> server.c's completion callback (access log, free).
+ * A handler that waits for the store (saving a quote) suspends the
+ * connection instead of replying; the store's thread resumes it and the
+ * next call runs request->resume, which replies.
  */
 #ifndef GQ_HTTP_HTTP_H
 #define GQ_HTTP_HTTP_H

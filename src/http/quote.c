@@ -4,7 +4,9 @@
  * Create is parse -> price (core: quote_compute) -> render -> store: the
  * body becomes plain structs, the core prices them, the result is rendered
  * once (parsing and rendering live in quote_body.c), and that exact text is
- * both stored and sent. A stored
+ * both stored and sent. Storing is asynchronous: the connection is
+ * suspended while the store's writer thread commits the quote with others
+ * (src/store/quote_batch.c), and answered when it is resumed. A stored
  * quote is never re-priced: reading it back returns the stored text with
  * only its status brought up to date.
  */
