@@ -80,10 +80,8 @@ static enum MHD_Result reply_replay(struct http_request *request, const char *ca
     return result;
 }
 
-/* A saved quote on its way to the store: the request suspends its
- * connection until the store's thread has written it (quote_batch.c), and
- * the save lives in request->waiting meanwhile. */
-
+/* A saved quote on its way to the store lives in request->waiting while
+ * the connection is suspended (quote_batch.c writes it). */
 static void pending_save_free(struct quote_save *save)
 {
     save->quote.idempotency_key = NULL; /* borrowed from the request headers */

@@ -367,9 +367,10 @@ struct http_server *http_server_start(struct app *app, struct gq_error *err)
     /* Poll, not epoll: 0.9.75's epoll mode can stall with exactly 128
      * ready sockets (notes/libmicrohttpd.md). ITC lets quiesce wake the
      * threads; suspend/resume lets a saved quote wait for the store's
-     * group commit without holding its thread. No MHD_OPTION_LISTENING_ADDRESS_REUSE: it means SO_REUSEPORT,
-     * which lets a second instance bind the same port and take half the
-     * connections; MHD's default SO_REUSEADDR already allows a restart. */
+     * group commit without holding its thread. No
+     * MHD_OPTION_LISTENING_ADDRESS_REUSE: it means SO_REUSEPORT, which lets
+     * a second instance bind the same port and take half the connections;
+     * MHD's default SO_REUSEADDR already allows a restart. */
     unsigned flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_POLL | MHD_USE_ITC |
                      MHD_ALLOW_SUSPEND_RESUME | MHD_USE_ERROR_LOG;
     if (address.ss_family == AF_INET6)

@@ -4,8 +4,9 @@
  * Every write happens inside a BEGIN IMMEDIATE transaction: the
  * idempotency-key lookup and the insert happen under the write lock, so two
  * requests with the same key store one quote and the second sees the first.
- * Inserts are grouped, many to a transaction, by quote_batch.c. Accepting reads and
- * updates the row under the same lock, so an open quote is accepted once.
+ * Inserts are grouped, many to a transaction, by quote_batch.c. Accepting
+ * reads and updates the row under the same lock, so an open quote is
+ * accepted once.
  * The statements are cached per connection (this is the hot path of
  * POST /quote) and every text is bound, never spliced into SQL.
  */
