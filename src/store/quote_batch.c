@@ -109,21 +109,21 @@ static struct quote_save *take_batch(struct store_quote_batcher *batcher)
     return batch;
 }
 
-/* After a batch waited out the busy timeout: the saves queued meanwhile
- * fail too (locked, with the batcher's lock released for the callbacks),
- * so that none waits one busy timeout per batch ahead of it. */
-static void fail_queued(struct store_quote_batcher *batcher)
+/* After a batch waited out the busy timeout: the saves queued while it
+ * waited fail too, so that none waits one busy timeout per batch ahead of
+ * it. They are taken before the batch's callbacks run: a save submitted
+ * after a caller learnt of the failure did not wait behind it, and is
+ * tried. */
+static struct quote_save *fail_queued(struct store_quote_batcher *batcher)
 {
+    pthread_mutex_lock(&batcher->lock);
     struct quote_save *queued = batcher->head;
     batcher->head = NULL;
     batcher->tail = &batcher->head;
-    if (queued == NULL)
-        return;
+    pthread_mutex_unlock(&batcher->lock);
     struct gq_error err;
     fail_all(queued, gq_fail(&err, GQ_ERR_RETRY_LATER, NULL, "database is busy, retry"), &err);
-    pthread_mutex_unlock(&batcher->lock);
-    report(queued);
-    pthread_mutex_lock(&batcher->lock);
+    return queued;
 }
 
 static void *run_batches(void *argument)
@@ -138,11 +138,12 @@ static void *run_batches(void *argument)
             break;
         struct quote_save *batch = take_batch(batcher);
         pthread_mutex_unlock(&batcher->lock);
-        enum gq_code code = write_batch(batcher->store, batch);
+        struct quote_save *failed_behind = NULL;
+        if (write_batch(batcher->store, batch) == GQ_ERR_RETRY_LATER)
+            failed_behind = fail_queued(batcher);
         report(batch);
+        report(failed_behind);
         pthread_mutex_lock(&batcher->lock);
-        if (code == GQ_ERR_RETRY_LATER)
-            fail_queued(batcher);
     }
     pthread_mutex_unlock(&batcher->lock);
     return NULL;
