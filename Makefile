@@ -178,8 +178,15 @@ run:
 
 bench:
 	@scripts/deps.sh tools
-	@$(MAKE) --no-print-directory BUILD=build/bench OPT="-O2 -DNDEBUG" build/bench/gpuquote
+	@$(MAKE) --no-print-directory BUILD=build/bench OPT="-O2 -DNDEBUG" build/bench/gpuquote \
+		build/bench/parse_only
 	bench/run.sh build/bench/gpuquote
+
+# The parse-only reference server of bench/run.sh (see bench/parse_only.c).
+$(BUILD)/parse_only: bench/parse_only.c
+	$(call say,CC,$<)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS_ALL) $(PKG_CFLAGS) -o $@ $< $(LIBS_HTTP)
 
 FUZZ_SECONDS ?= 30
 fuzz:

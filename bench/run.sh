@@ -7,8 +7,10 @@
 # bounded in time. Prints a table (endpoint x connections -> req/s, p50, p99,
 # gpuquote / nginx of the same pair), checks keep-alive, the listen queue and
 # collapse at exactly 128 and 256 connections, measures RSS, the cost of the
-# access log and how cost grows with catalog size and quote size, and writes
-# it all to bench/RESULTS.md.
+# access log and how cost grows with catalog size and quote size, runs POST
+# /quote beside a second reference (bench/parse_only.c: jansson's parse of
+# the body and gpuquote's response bytes, nothing else), and writes it all to
+# bench/RESULTS.md.
 #
 # Exit status: 1 on a hard failure (a "Connection: close" on keep-alive or a
 # connection the server closed during a run, a collapse, connections waiting
@@ -34,6 +36,8 @@ usage() { echo "usage: bench/run.sh path/to/gpuquote" >&2; exit 2; }
 BENCH_DIR=$(cd "$(dirname "$0")" && pwd)
 ROOT=$(cd "$BENCH_DIR/.." && pwd)
 BIN=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
+PARSE_ONLY_BIN=$(dirname "$BIN")/parse_only # built beside it by make bench
+[ -x "$PARSE_ONLY_BIN" ] || { echo "bench: $PARSE_ONLY_BIN is not an executable (make bench builds it)" >&2; exit 2; }
 DURATION=${BENCH_DURATION:-5}
 GROWTH_DURATION=${BENCH_GROWTH_DURATION:-4}
 WARMUP=${BENCH_WARMUP:-1}
@@ -220,6 +224,29 @@ EOF
 
 # shellcheck disable=SC2046 # one word per worker pid
 nginx_pids() { echo "$NGINX_PID" $(pgrep -P "$NGINX_PID" || true); }
+
+# ---- the parse-only reference (bench/parse_only.c) ------------------------------------
+
+# start_parse_only RESPONSE_FILE: sets PARSE_ONLY_PID and PARSE_ONLY_PORT.
+start_parse_only() {
+    local port i
+    for _ in $(seq 20); do
+        port=$((20000 + (RANDOM * 32768 + RANDOM) % 40000))
+        port_in_use "$port" && continue
+        "$PARSE_ONLY_BIN" "$port" "$THREADS" "$1" 2>>"$WORK/parse_only.err" &
+        PARSE_ONLY_PID=$!
+        for i in $(seq 50); do
+            kill -0 "$PARSE_ONLY_PID" 2>/dev/null || break
+            if curl -sf -o /dev/null --data-binary '{}' "http://127.0.0.1:$port/quote"; then
+                STARTED_PIDS+=("$PARSE_ONLY_PID")
+                PARSE_ONLY_PORT=$port
+                return 0
+            fi
+            sleep 0.1
+        done
+    done
+    die "the parse-only reference did not start: $(tail -3 "$WORK/parse_only.err")"
+}
 
 # ---- request bodies -------------------------------------------------------------------
 
@@ -423,6 +450,26 @@ log "bench: exactly 128 connections"
 for ep in catalog quote; do
     pair "$ep.128" "$NG/catalog.json" main "$GQ${EP_PATH[$ep]}" 128 "$DURATION" "${EP_BODY[$ep]}"
 done
+
+# ---- POST /quote against the parse-only reference, interleaved -------------------------------
+log "bench: POST /quote (unsaved): nginx, parse-only reference, gpuquote"
+start_parse_only "$WORK/runs/quote.response"
+PO=http://127.0.0.1:$PARSE_ONLY_PORT
+cmp -s "$WORK/runs/quote.response" <(curl -sf --data-binary "@$WORK/bodies/quote.json" "$PO/quote") ||
+    die "the parse-only reference does not answer gpuquote's bytes"
+warm "$PO/quote" quote.json
+warm "$GQ/quote" quote.json
+truncate_logs
+for c in "${CONNS[@]}"; do
+    # shellcheck disable=SC2046 # one argument per pid
+    run_wrk "po.$c.nginx" "$NG/catalog.json" "$c" "$DURATION" "" "$NGINX_PORT" "$NGINX_PID" $(nginx_pids)
+    run_wrk "po.$c.ref" "$PO/quote" "$c" "$DURATION" quote.json "$PARSE_ONLY_PORT" \
+        "$PARSE_ONLY_PID" "$PARSE_ONLY_PID"
+    run_wrk "po.$c.gq" "$GQ/quote" "$c" "$DURATION" quote.json "$GQ_PORT_main" "$GQ_PID_main" \
+        "$GQ_PID_main"
+    truncate_logs
+done
+stop_pid "$PARSE_ONLY_PID"
 
 RSS_PEAK=$(hwm_kb "$GQ_PID_main")
 RSS_AFTER=$(rss_kb "$GQ_PID_main")
@@ -643,6 +690,26 @@ report() {
     echo
     echo "The saved-quote runs stored $QUOTES_STORED quotes; the database (with its WAL) was then $DB_MB MB." \
         "Each saved run inserts into the table the previous ones filled, as production would."
+    echo
+    echo "## POST /quote against a parse-only reference"
+    echo
+    echo "nginx cannot compute a quote, so a second reference measures what the stack costs by itself:" \
+        "\`bench/parse_only.c\`, a libmicrohttpd server configured like gpuquote (thread pool of $THREADS," \
+        "\`poll\`, the same connection memory) that parses each body with jansson, as gpuquote must," \
+        "and answers with gpuquote's ${EP_BYTES[quote]} response bytes for that body — no validation," \
+        "pricing, rendering or access log. Runs in the order nginx, reference, gpuquote, same body" \
+        "as \`POST /quote (3 items, unsaved)\` above. Its ratio to nginx is the most any server on" \
+        "this stack can reach for that request and response; gpuquote ÷ reference is the share of" \
+        "that ceiling gpuquote reaches while doing the work."
+    echo
+    echo "| conns | nginx req/s | reference req/s | gpuquote req/s | reference ÷ nginx | gpuquote ÷ nginx | gpuquote ÷ reference | CPU µs/req nginx / reference / gpuquote |"
+    echo "|---:|---:|---:|---:|---:|---:|---:|---:|"
+    for c in "${CONNS[@]}"; do
+        local ng ref gqr
+        ng=${R[po.$c.nginx.rps]} ref=${R[po.$c.ref.rps]} gqr=${R[po.$c.gq.rps]}
+        echo "| $c | $ng | $ref | $gqr | $(calc '"%.2f", '"$ref / $ng") | $(calc '"%.2f", '"$gqr / $ng")" \
+            "| $(calc '"%.2f", '"$gqr / $ref") | ${R[po.$c.nginx.cpu_us]} / ${R[po.$c.ref.cpu_us]} / ${R[po.$c.gq.cpu_us]} |"
+    done
     echo
     echo "## The access log's cost"
     echo
