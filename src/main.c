@@ -23,9 +23,6 @@
 
 extern char **environ;
 
-/* How long SIGTERM waits for requests in flight. */
-#define SHUTDOWN_GRACE_MS 10000
-
 static int fail(const struct gq_error *err)
 {
     log_error("%s", err->message);
@@ -120,7 +117,7 @@ static int serve(struct app *app, const sigset_t *signals)
         log_error("cannot write the port to %s", config->port_file);
     log_info("listening on %s port %u", config->listen, (unsigned)port);
     wait_for_shutdown(app, signals);
-    http_server_stop(server, SHUTDOWN_GRACE_MS);
+    http_server_stop(server, (int)config->shutdown_grace_seconds * 1000);
     log_stop();
     log_info("stopped");
     return EXIT_SUCCESS;

@@ -35,6 +35,10 @@
  * request, so its default of 32 KB cost ~49 k instructions per request
  * (callgrind), most of a GET /catalog; 16 KB still holds 8 KB of headers. */
 #define CONNECTION_MEMORY_BYTES ((size_t)16384)
+/* When stopping: how long requests whose quote the store has just handed
+ * back may take to send their answer once the grace is over. The answer is
+ * already computed; this is the time to write a few KB. */
+#define ANSWER_AFTER_STORE_MS 2000
 
 struct http_server {
     struct MHD_Daemon *daemon;
@@ -434,11 +438,16 @@ void http_server_stop(struct http_server *server, int grace_ms)
     /* A quote still with the store will resume its connection: the daemon
      * must outlive that call. From now on no quote is handed over (a request
      * still arriving after the grace gets 503), and the store answers each
-     * one it has within its busy timeout, so this wait ends. */
+     * one it has within twice its busy timeout, so this wait ends. */
     atomic_store(&server->app->closing_saves, true);
     struct timespec pause = {0, 1000 * 1000};
     while (atomic_load(&server->app->saves_in_flight) != 0)
         nanosleep(&pause, NULL);
+    /* A quote handed back is committed but not yet answered: its request
+     * runs again on its own thread to send the 201. Stopping the daemon now
+     * would close those connections unanswered (the grace may be spent
+     * already), so they get a short while of their own. */
+    wait_for_requests(server->app, ANSWER_AFTER_STORE_MS);
     MHD_stop_daemon(server->daemon);
     free(server);
 }

@@ -61,6 +61,8 @@ void store_db_done(sqlite3_stmt *stmt);
  * Writers of this process first take the store's write mutex, so they queue
  * in order instead of meeting in SQLite's busy handler, which sleeps for
  * whole milliseconds; the busy timeout then only waits for other processes.
+ * (Waiting for both, a write can take up to twice the busy timeout to give
+ * up.)
  * Each returns GQ_OK, GQ_ERR_RETRY_LATER when the database stays busy, or
  * GQ_ERR_INTERNAL with SQLite's message. Rollback never fails visibly: it is
  * a no-op outside a transaction. */

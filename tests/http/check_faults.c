@@ -721,6 +721,60 @@ START_TEST(test_faults_sigterm_while_saves_wait_for_the_store)
 }
 END_TEST
 
+/* The same, but the database stays held past the shutdown grace (1 s
+ * here): the saves still get their 201 once the store has committed them,
+ * before the daemon stops. (It once stopped as soon as the store had
+ * handed the quotes back, before their answers were sent: committed quotes
+ * answered with a closed connection.) */
+START_TEST(test_faults_saves_held_past_the_grace_are_answered)
+{
+    enum { WAITING = 8 };
+    struct server server = {0};
+    const char *const env[] = {"GPUQUOTE_DB_BUSY_TIMEOUT_MS=8000",
+                               "GPUQUOTE_SHUTDOWN_GRACE_SECONDS=1", NULL};
+    struct server_options options = {NULL, env, false};
+    server_start(&server, &options);
+    sqlite3 *db;
+    ck_assert_int_eq(sqlite3_open(server.db_path, &db), SQLITE_OK);
+    ck_assert_int_eq(sqlite3_exec(db, "BEGIN EXCLUSIVE", NULL, NULL, NULL), SQLITE_OK);
+
+    char request[512];
+    snprintf(request, sizeof request,
+             "POST /quote HTTP/1.1\r\nHost: test\r\nContent-Type: application/json\r\n"
+             "Content-Length: %zu\r\n\r\n%s",
+             strlen(EXAMPLE), EXAMPLE);
+    int fds[WAITING];
+    for (int i = 0; i < WAITING; i++) {
+        fds[i] = raw_connect(server.port);
+        ck_assert_int_ge(fds[i], 0);
+        ck_assert(raw_send(fds[i], request, strlen(request)));
+    }
+    ck_assert_ptr_null(raw_read_response(fds[0], 300, true, NULL));
+
+    server_signal(&server, SIGTERM);
+    ck_assert(server_wait_for_text(&server, "stderr.log", "signal 15: finishing requests in flight",
+                                   suite_wait_ms(5)));
+    usleep(1500 * 1000); /* past the grace: the server now waits for the store alone */
+    ck_assert_int_eq(sqlite3_exec(db, "ROLLBACK", NULL, NULL, NULL), SQLITE_OK);
+    sqlite3_close(db);
+
+    for (int i = 0; i < WAITING; i++) {
+        char *text = raw_read_response(fds[i], suite_wait_ms(10), true, NULL);
+        ck_assert_msg(text != NULL, "save %d: no answer", i);
+        ck_assert_msg(raw_status(text) == 201, "save %d: %.300s", i, text);
+        free(text);
+        close(fds[i]);
+    }
+    ck_assert_int_eq(server_wait(&server, suite_wait_ms(15)), 0);
+    ck_assert_int_eq(count_quotes(&server), WAITING);
+    char *log = server_read(&server, "stdout.log");
+    int unanswered = count_lines_without(log, "/healthz", "\"status\":0,");
+    free(log);
+    ck_assert_int_eq(unanswered, 0);
+    server_cleanup(&server);
+}
+END_TEST
+
 static Suite *make_suite(void)
 {
     Suite *suite = suite_create("http_faults");
@@ -737,6 +791,7 @@ static Suite *make_suite(void)
     TCase *locked = tcase_create("locked");
     suite_set_timeout(locked, 20);
     tcase_add_test(locked, test_faults_locked_while_saving);
+    tcase_add_test(locked, test_faults_saves_held_past_the_grace_are_answered);
     suite_add_tcase(suite, locked);
 
     TCase *crash = tcase_create("crash");

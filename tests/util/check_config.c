@@ -99,6 +99,7 @@ static void assert_defaults(const struct gq_config *c)
     ck_assert_uint_eq(c->per_ip_connection_limit, 512);
     ck_assert_uint_eq(c->connection_timeout_seconds, 30);
     ck_assert_uint_eq(c->request_timeout_seconds, 10);
+    ck_assert_uint_eq(c->shutdown_grace_seconds, 10);
     ck_assert_uint_eq(c->body_limit_bytes, 65536);
     ck_assert_int_eq(c->quote_expiry_seconds, 604800);
     ck_assert_int_eq(c->db_busy_timeout_ms, 2000);
@@ -114,6 +115,7 @@ static const char every_key_file[] =
     " \"migrations_dir\": \"/usr/share/gq\", \"auto_migrate\": false, \"threads\": 8,\n"
     " \"connection_limit\": 4096, \"per_ip_connection_limit\": 0,\n"
     " \"connection_timeout_seconds\": 60, \"request_timeout_seconds\": 5,\n"
+    " \"shutdown_grace_seconds\": 30,\n"
     " \"body_limit_bytes\": 1024, \"quote_expiry_seconds\": 60, \"db_busy_timeout_ms\": 0,\n"
     " \"access_log\": false, \"cors_origins\": [\"https://shop.example\", \"*\"],\n"
     " \"port_file\": \"run/port\"}\n";
@@ -128,6 +130,7 @@ static char *every_key_env[] = {"GPUQUOTE_LISTEN=0.0.0.0",
                                 "GPUQUOTE_PER_IP_CONNECTION_LIMIT=0",
                                 "GPUQUOTE_CONNECTION_TIMEOUT_SECONDS=60",
                                 "GPUQUOTE_REQUEST_TIMEOUT_SECONDS=5",
+                                "GPUQUOTE_SHUTDOWN_GRACE_SECONDS=30",
                                 "GPUQUOTE_BODY_LIMIT_BYTES=1024",
                                 "GPUQUOTE_QUOTE_EXPIRY_SECONDS=60",
                                 "GPUQUOTE_DB_BUSY_TIMEOUT_MS=0",
@@ -148,6 +151,7 @@ static void assert_every_key_changed(const struct gq_config *c)
     ck_assert_uint_eq(c->per_ip_connection_limit, 0);
     ck_assert_uint_eq(c->connection_timeout_seconds, 60);
     ck_assert_uint_eq(c->request_timeout_seconds, 5);
+    ck_assert_uint_eq(c->shutdown_grace_seconds, 30);
     ck_assert_uint_eq(c->body_limit_bytes, 1024);
     ck_assert_int_eq(c->quote_expiry_seconds, 60);
     ck_assert_int_eq(c->db_busy_timeout_ms, 0);
@@ -193,7 +197,7 @@ START_TEST(test_shipped_file_holds_every_default)
     json_error_t jerr;
     json_t *root = json_load_file(path, 0, &jerr);
     ck_assert_msg(root != NULL, "%s: %s", path, jerr.text);
-    ck_assert_uint_eq(json_object_size(root), 16);
+    ck_assert_uint_eq(json_object_size(root), 17);
     json_decref(root);
 
     struct gq_config c;
@@ -549,6 +553,7 @@ START_TEST(test_range_bounds_are_accepted)
                    "GPUQUOTE_PER_IP_CONNECTION_LIMIT=0",
                    "GPUQUOTE_CONNECTION_TIMEOUT_SECONDS=1",
                    "GPUQUOTE_REQUEST_TIMEOUT_SECONDS=1",
+                   "GPUQUOTE_SHUTDOWN_GRACE_SECONDS=1",
                    "GPUQUOTE_BODY_LIMIT_BYTES=1024",
                    "GPUQUOTE_QUOTE_EXPIRY_SECONDS=60",
                    "GPUQUOTE_DB_BUSY_TIMEOUT_MS=0",
@@ -560,6 +565,7 @@ START_TEST(test_range_bounds_are_accepted)
     ck_assert_uint_eq(c.per_ip_connection_limit, 0);
     ck_assert_uint_eq(c.connection_timeout_seconds, 1);
     ck_assert_uint_eq(c.request_timeout_seconds, 1);
+    ck_assert_uint_eq(c.shutdown_grace_seconds, 1);
     ck_assert_uint_eq(c.body_limit_bytes, 1024);
     ck_assert_int_eq(c.quote_expiry_seconds, 60);
     ck_assert_int_eq(c.db_busy_timeout_ms, 0);
@@ -571,6 +577,7 @@ START_TEST(test_range_bounds_are_accepted)
                     "GPUQUOTE_PER_IP_CONNECTION_LIMIT=100000",
                     "GPUQUOTE_CONNECTION_TIMEOUT_SECONDS=3600",
                     "GPUQUOTE_REQUEST_TIMEOUT_SECONDS=3600",
+                    "GPUQUOTE_SHUTDOWN_GRACE_SECONDS=600",
                     "GPUQUOTE_BODY_LIMIT_BYTES=16777216",
                     "GPUQUOTE_QUOTE_EXPIRY_SECONDS=31536000",
                     "GPUQUOTE_DB_BUSY_TIMEOUT_MS=60000",
@@ -582,6 +589,7 @@ START_TEST(test_range_bounds_are_accepted)
     ck_assert_uint_eq(c.per_ip_connection_limit, 100000);
     ck_assert_uint_eq(c.connection_timeout_seconds, 3600);
     ck_assert_uint_eq(c.request_timeout_seconds, 3600);
+    ck_assert_uint_eq(c.shutdown_grace_seconds, 600);
     ck_assert_uint_eq(c.body_limit_bytes, 16777216);
     ck_assert_int_eq(c.quote_expiry_seconds, 31536000);
     ck_assert_int_eq(c.db_busy_timeout_ms, 60000);
@@ -773,6 +781,18 @@ static const struct error_case {
      {NULL},
      "request_timeout_seconds",
      "gq.json: request_timeout_seconds: 3601 is out of range 1..3600"},
+    {"{\"shutdown_grace_seconds\": 0}",
+     NULL,
+     {"--config", "gq.json"},
+     {NULL},
+     "shutdown_grace_seconds",
+     "gq.json: shutdown_grace_seconds: 0 is out of range 1..600"},
+    {NULL,
+     NULL,
+     {NULL},
+     {"GPUQUOTE_SHUTDOWN_GRACE_SECONDS=601"},
+     "shutdown_grace_seconds",
+     "GPUQUOTE_SHUTDOWN_GRACE_SECONDS: 601 is out of range 1..600"},
     {"{\"body_limit_bytes\": 1023}",
      NULL,
      {"--config", "gq.json"},
@@ -981,6 +1001,7 @@ START_TEST(test_usage_lists_every_flag_variable_and_default)
         "  per_ip_connection_limit     GPUQUOTE_PER_IP_CONNECTION_LIMIT      512\n",
         "  connection_timeout_seconds  GPUQUOTE_CONNECTION_TIMEOUT_SECONDS   30\n",
         "  request_timeout_seconds     GPUQUOTE_REQUEST_TIMEOUT_SECONDS      10\n",
+        "  shutdown_grace_seconds      GPUQUOTE_SHUTDOWN_GRACE_SECONDS       10\n",
         "  body_limit_bytes            GPUQUOTE_BODY_LIMIT_BYTES             65536\n",
         "  quote_expiry_seconds        GPUQUOTE_QUOTE_EXPIRY_SECONDS         604800\n",
         "  db_busy_timeout_ms          GPUQUOTE_DB_BUSY_TIMEOUT_MS           2000\n",
