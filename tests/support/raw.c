@@ -211,3 +211,49 @@ bool raw_connections_refused(uint16_t port, long timeout_ms)
         suite_sleep_ms(10);
     }
 }
+
+/* The receive queue of the IPv4 socket whose local end is `local` and whose
+ * remote end is `remote`, from /proc/net/tcp; -1 when it is not listed. */
+static long receive_queue(const struct sockaddr_in *local, const struct sockaddr_in *remote)
+{
+    FILE *table = fopen("/proc/net/tcp", "r");
+    if (table == NULL)
+        return -1;
+    char line[512];
+    long queue = -1;
+    if (fgets(line, sizeof line, table) == NULL) { /* the header */
+        fclose(table);
+        return -1;
+    }
+    while (queue < 0 && fgets(line, sizeof line, table) != NULL) {
+        unsigned local_ip, local_port, remote_ip, remote_port, state;
+        unsigned long tx_queue, rx_queue;
+        if (sscanf(line, " %*d: %8X:%4X %8X:%4X %2X %8lX:%8lX", &local_ip, &local_port,
+                   &remote_ip, &remote_port, &state, &tx_queue, &rx_queue) != 7)
+            continue;
+        /* The table holds addresses as the kernel stores them (network
+         * order read as a host-order number) and ports in host order. */
+        if (local_ip == local->sin_addr.s_addr && local_port == ntohs(local->sin_port) &&
+            remote_ip == remote->sin_addr.s_addr && remote_port == ntohs(remote->sin_port))
+            queue = (long)rx_queue;
+    }
+    fclose(table);
+    return queue;
+}
+
+bool raw_wait_until_read(int fd, long timeout_ms)
+{
+    struct sockaddr_in client, server;
+    socklen_t length = sizeof client;
+    if (getsockname(fd, (struct sockaddr *)&client, &length) != 0)
+        return false;
+    length = sizeof server;
+    if (getpeername(fd, (struct sockaddr *)&server, &length) != 0)
+        return false;
+    for (long waited = 0; waited <= timeout_ms; waited += 10) {
+        if (receive_queue(&server, &client) == 0)
+            return true;
+        usleep(10 * 1000);
+    }
+    return false;
+}

@@ -50,4 +50,10 @@ bool raw_header(const char *response, const char *name, char *out, size_t size);
  * that stopped listening). */
 bool raw_connections_refused(uint16_t port, long timeout_ms);
 
+/* Waits up to `timeout_ms` until the server has read everything sent on
+ * `fd` (the receive queue of its end of the connection, in /proc/net/tcp,
+ * is empty). True when it has. For tests that must know a request was
+ * taken in before they act, however slow the server is. */
+bool raw_wait_until_read(int fd, long timeout_ms);
+
 #endif
