@@ -662,6 +662,48 @@ START_TEST(test_faults_sigterm_under_load)
 }
 END_TEST
 
+/* Holds the server's database from another connection, sends `count`
+ * saves of EXAMPLE on connections of their own (into `fds`), and returns
+ * once the server has taken each in: they now wait for the store. Returns
+ * the holding connection (ROLLBACK it to let them through). */
+static sqlite3 *send_saves_behind_a_held_database(struct server *server, int *fds, int count)
+{
+    sqlite3 *db;
+    ck_assert_int_eq(sqlite3_open(server->db_path, &db), SQLITE_OK);
+    ck_assert_int_eq(sqlite3_exec(db, "BEGIN EXCLUSIVE", NULL, NULL, NULL), SQLITE_OK);
+    char request[512];
+    snprintf(request, sizeof request,
+             "POST /quote HTTP/1.1\r\nHost: test\r\nContent-Type: application/json\r\n"
+             "Content-Length: %zu\r\n\r\n%s",
+             strlen(EXAMPLE), EXAMPLE);
+    for (int i = 0; i < count; i++) {
+        fds[i] = raw_connect(server->port);
+        ck_assert_int_ge(fds[i], 0);
+        ck_assert(raw_send(fds[i], request, strlen(request)));
+    }
+    /* Each request taken in before the caller signals, however slow the
+     * server (valgrind): one that has not begun by then is refused, by
+     * design. */
+    for (int i = 0; i < count; i++)
+        ck_assert_msg(raw_wait_until_read(fds[i], suite_wait_ms(10)), "save %d: not read", i);
+    /* Nothing can be answered while the database is held. */
+    ck_assert_ptr_null(raw_read_response(fds[0], 300, true, NULL));
+    return db;
+}
+
+static void send_sigterm(struct server *server)
+{
+    server_signal(server, SIGTERM);
+    ck_assert(server_wait_for_text(server, "stderr.log", "signal 15: finishing requests in flight",
+                                   suite_wait_ms(5)));
+}
+
+static void release_database(sqlite3 *db)
+{
+    ck_assert_int_eq(sqlite3_exec(db, "ROLLBACK", NULL, NULL, NULL), SQLITE_OK);
+    sqlite3_close(db);
+}
+
 /* SIGTERM while saved quotes wait for the store (their connections are
  * suspended until the writer thread has committed them): another connection
  * holds the database, three saves queue behind it, the signal comes, the
@@ -674,33 +716,10 @@ START_TEST(test_faults_sigterm_while_saves_wait_for_the_store)
     const char *const env[] = {"GPUQUOTE_DB_BUSY_TIMEOUT_MS=8000", NULL};
     struct server_options options = {NULL, env, false};
     server_start(&server, &options);
-    sqlite3 *db;
-    ck_assert_int_eq(sqlite3_open(server.db_path, &db), SQLITE_OK);
-    ck_assert_int_eq(sqlite3_exec(db, "BEGIN EXCLUSIVE", NULL, NULL, NULL), SQLITE_OK);
-
-    char request[512];
-    snprintf(request, sizeof request,
-             "POST /quote HTTP/1.1\r\nHost: test\r\nContent-Type: application/json\r\n"
-             "Content-Length: %zu\r\n\r\n%s",
-             strlen(EXAMPLE), EXAMPLE);
     int fds[WAITING];
-    for (int i = 0; i < WAITING; i++) {
-        fds[i] = raw_connect(server.port);
-        ck_assert_int_ge(fds[i], 0);
-        ck_assert(raw_send(fds[i], request, strlen(request)));
-    }
-    /* Each request taken in before the signal, however slow the server
-     * (valgrind): one that has not begun by then is refused, by design. */
-    for (int i = 0; i < WAITING; i++)
-        ck_assert_msg(raw_wait_until_read(fds[i], suite_wait_ms(10)), "save %d: not read", i);
-    /* Nothing can be answered while the database is held. */
-    ck_assert_ptr_null(raw_read_response(fds[0], 300, true, NULL));
-
-    server_signal(&server, SIGTERM);
-    ck_assert(server_wait_for_text(&server, "stderr.log", "signal 15: finishing requests in flight",
-                                   suite_wait_ms(5)));
-    ck_assert_int_eq(sqlite3_exec(db, "ROLLBACK", NULL, NULL, NULL), SQLITE_OK);
-    sqlite3_close(db);
+    sqlite3 *db = send_saves_behind_a_held_database(&server, fds, WAITING);
+    send_sigterm(&server);
+    release_database(db);
 
     for (int i = 0; i < WAITING; i++) {
         char *text = raw_read_response(fds[i], suite_wait_ms(10), true, NULL);
@@ -738,33 +757,11 @@ START_TEST(test_faults_saves_held_past_the_grace_are_answered)
                                "GPUQUOTE_SHUTDOWN_GRACE_SECONDS=1", NULL};
     struct server_options options = {NULL, env, false};
     server_start(&server, &options);
-    sqlite3 *db;
-    ck_assert_int_eq(sqlite3_open(server.db_path, &db), SQLITE_OK);
-    ck_assert_int_eq(sqlite3_exec(db, "BEGIN EXCLUSIVE", NULL, NULL, NULL), SQLITE_OK);
-
-    char request[512];
-    snprintf(request, sizeof request,
-             "POST /quote HTTP/1.1\r\nHost: test\r\nContent-Type: application/json\r\n"
-             "Content-Length: %zu\r\n\r\n%s",
-             strlen(EXAMPLE), EXAMPLE);
     int fds[WAITING];
-    for (int i = 0; i < WAITING; i++) {
-        fds[i] = raw_connect(server.port);
-        ck_assert_int_ge(fds[i], 0);
-        ck_assert(raw_send(fds[i], request, strlen(request)));
-    }
-    /* Each request taken in before the signal, however slow the server
-     * (valgrind): one that has not begun by then is refused, by design. */
-    for (int i = 0; i < WAITING; i++)
-        ck_assert_msg(raw_wait_until_read(fds[i], suite_wait_ms(10)), "save %d: not read", i);
-    ck_assert_ptr_null(raw_read_response(fds[0], 300, true, NULL));
-
-    server_signal(&server, SIGTERM);
-    ck_assert(server_wait_for_text(&server, "stderr.log", "signal 15: finishing requests in flight",
-                                   suite_wait_ms(5)));
+    sqlite3 *db = send_saves_behind_a_held_database(&server, fds, WAITING);
+    send_sigterm(&server);
     usleep(1500 * 1000); /* past the grace: the server now waits for the store alone */
-    ck_assert_int_eq(sqlite3_exec(db, "ROLLBACK", NULL, NULL, NULL), SQLITE_OK);
-    sqlite3_close(db);
+    release_database(db);
 
     for (int i = 0; i < WAITING; i++) {
         char *text = raw_read_response(fds[i], suite_wait_ms(10), true, NULL);
