@@ -50,6 +50,16 @@ static void teardown(void)
     remove_temp_dir(temp_dir);
 }
 
+/* Closes the fixture's store and opens it again with another busy timeout
+ * and pool size (the database stays). */
+static void reopen_store(int busy_timeout_ms, int pool_size)
+{
+    store_close(store);
+    struct store_options options = {db_path, busy_timeout_ms, pool_size, false};
+    struct gq_error err;
+    ck_assert_msg(store_open(&options, &store, &err) == GQ_OK, "%s", err.message);
+}
+
 static long long query_int(const char *sql)
 {
     sqlite3 *db;
@@ -382,6 +392,22 @@ static void submit_all(struct quote_save *saves, int count, struct save_probe *p
     }
 }
 
+/* MANY_SAVES saves of quotes "<prefix>0", "<prefix>1"..., more than two
+ * batches' worth; static storage, rewritten by each call. */
+#define MANY_SAVES 300
+
+static struct quote_save *many_saves(const char *prefix)
+{
+    static struct quote_save saves[MANY_SAVES];
+    memset(saves, 0, sizeof saves);
+    for (int i = 0; i < MANY_SAVES; i++) {
+        char id[STORE_QUOTE_ID_SIZE];
+        snprintf(id, sizeof id, "%.20s%d", prefix, i);
+        saves[i].quote = make_quote(id, NULL, 100, 200); /* copies the id */
+    }
+    return saves;
+}
+
 /* Saves queued together while another connection holds the lock land in
  * one transaction; each gets its own outcome there: a repeated key replays
  * the quote stored just before it in the same transaction, and a refused
@@ -390,10 +416,7 @@ START_TEST(test_batch_gives_each_save_its_outcome)
 {
     /* Time to submit the eight and release the lock, however slow the
      * machine, before a batch gives up on the lock. */
-    store_close(store);
-    struct store_options options = {db_path, 5000, 4, false};
-    struct gq_error err;
-    ck_assert_int_eq(store_open(&options, &store, &err), GQ_OK);
+    reopen_store(5000, 4);
     struct quote_save saves[8];
     memset(saves, 0, sizeof saves);
     saves[0].quote = make_quote("q_b0", "batch-key", 100, 200);
@@ -441,10 +464,7 @@ START_TEST(test_rolled_back_batch_fails_every_save)
                                   "WHEN NEW.id = 'q_r1' BEGIN SELECT RAISE(ROLLBACK, 'boom'); END",
                                   NULL, NULL, NULL),
                      SQLITE_OK);
-    store_close(store); /* a busy timeout long enough to queue behind */
-    struct store_options options = {db_path, 5000, 4, false};
-    struct gq_error err;
-    ck_assert_int_eq(store_open(&options, &store, &err), GQ_OK);
+    reopen_store(5000, 4); /* a busy timeout long enough to queue behind */
     struct quote_save blocker = {.quote = make_quote("q_blocker", NULL, 100, 200)};
     struct quote_save saves[3];
     memset(saves, 0, sizeof saves);
@@ -544,18 +564,9 @@ static long long monotonic_ms(void)
  * The bound leaves 3 s for a slow machine (sanitizers, a loaded CI host). */
 START_TEST(test_locked_database_fails_the_queue_in_one_timeout)
 {
-    store_close(store);
-    struct store_options options = {db_path, 2000, 4, false};
-    struct gq_error err;
-    ck_assert_int_eq(store_open(&options, &store, &err), GQ_OK);
-    enum { COUNT = 300 };
-    static struct quote_save saves[COUNT];
-    static char ids[COUNT][STORE_QUOTE_ID_SIZE];
-    memset(saves, 0, sizeof saves);
-    for (int i = 0; i < COUNT; i++) {
-        snprintf(ids[i], sizeof ids[i], "q_queued_%d", i);
-        saves[i].quote = make_quote(ids[i], NULL, 100, 200);
-    }
+    reopen_store(2000, 4);
+    enum { COUNT = MANY_SAVES };
+    struct quote_save *saves = many_saves("q_queued_");
     struct save_probe probe;
     probe_init(&probe);
     sqlite3 *holder = hold_write_lock();
@@ -574,14 +585,8 @@ END_TEST
 /* Closing the store writes what is queued before it returns. */
 START_TEST(test_close_writes_queued_saves)
 {
-    enum { COUNT = 300 };
-    static struct quote_save saves[COUNT];
-    static char ids[COUNT][STORE_QUOTE_ID_SIZE];
-    memset(saves, 0, sizeof saves);
-    for (int i = 0; i < COUNT; i++) {
-        snprintf(ids[i], sizeof ids[i], "q_close_%d", i);
-        saves[i].quote = make_quote(ids[i], NULL, 100, 200);
-    }
+    enum { COUNT = MANY_SAVES };
+    struct quote_save *saves = many_saves("q_close_");
     struct save_probe probe;
     probe_init(&probe);
     submit_all(saves, COUNT, &probe);
@@ -632,10 +637,7 @@ static void *insert_many(void *argument)
 START_TEST(test_threads_share_the_pool)
 {
     /* A generous timeout: here the lock is only ever held for one insert. */
-    store_close(store);
-    struct store_options options = {db_path, 5000, 3, false};
-    struct gq_error err;
-    ck_assert_int_eq(store_open(&options, &store, &err), GQ_OK);
+    reopen_store(5000, 3);
 
     pthread_t threads[THREADS];
     struct worker workers[THREADS];
@@ -674,10 +676,7 @@ START_TEST(test_wal_is_checkpointed_in_the_background)
 {
     /* The restart checkpoint holds writers back while it copies and syncs;
      * on a slow disk that is longer than the fixture's 50 ms busy timeout. */
-    store_close(store);
-    struct store_options options = {db_path, 5000, 4, false};
-    struct gq_error err;
-    ck_assert_int_eq(store_open(&options, &store, &err), GQ_OK);
+    reopen_store(5000, 4);
     static char response[5000];
     memset(response, 'x', sizeof response - 1);
     for (int i = 0; i < 12000; i++) {
