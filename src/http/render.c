@@ -9,6 +9,7 @@
 
 #include "core/plans.h"
 #include "http/bodies.h"
+#include "util/decimal.h"
 
 char *render_dump(json_t *value)
 {
@@ -50,15 +51,9 @@ static void text_add(struct summary *summary, const char *words)
 static void text_add_count(struct summary *summary, int32_t count, const char *singular,
                            const char *plural)
 {
-    char digits[12];
-    size_t at = sizeof digits - 1;
-    uint32_t value = count < 0 ? 0 : (uint32_t)count;
-    digits[at] = '\0';
-    do {
-        digits[--at] = (char)('0' + value % 10);
-        value /= 10;
-    } while (value != 0);
-    text_add(summary, digits + at);
+    char digits[DECIMAL_DIGITS_SIZE + 1];
+    digits[DECIMAL_DIGITS_SIZE] = '\0';
+    text_add(summary, digits + decimal_format(count < 0 ? 0 : (uint64_t)count, digits));
     text_add(summary, count == 1 ? singular : plural);
 }
 

@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "core/money.h"
+#include "util/decimal.h"
 #include "util/utf8.h"
 
 /* Makes room for `extra` more bytes plus a final NUL. */
@@ -224,20 +225,6 @@ void jsonw_string(struct jsonw *writer, const char *text)
     append_quoted(writer, text);
 }
 
-#define DIGITS_SIZE 24 /* a uint64 has at most 20 decimal digits */
-
-/* Decimal digits of `magnitude` into the end of `digits`; returns the index
- * of the first one. */
-static size_t format_unsigned(uint64_t magnitude, char digits[DIGITS_SIZE])
-{
-    size_t first = DIGITS_SIZE;
-    do {
-        digits[--first] = (char)('0' + magnitude % 10);
-        magnitude /= 10;
-    } while (magnitude != 0);
-    return first;
-}
-
 static uint64_t magnitude_of(int64_t value)
 {
     return value < 0 ? (uint64_t)0 - (uint64_t)value : (uint64_t)value;
@@ -246,11 +233,11 @@ static uint64_t magnitude_of(int64_t value)
 void jsonw_integer(struct jsonw *writer, int64_t value)
 {
     begin_value(writer);
-    char digits[DIGITS_SIZE];
-    size_t first = format_unsigned(magnitude_of(value), digits);
+    char digits[DECIMAL_DIGITS_SIZE];
+    size_t first = decimal_format(magnitude_of(value), digits);
     if (value < 0)
         append_char(writer, '-');
-    append(writer, digits + first, DIGITS_SIZE - first);
+    append(writer, digits + first, DECIMAL_DIGITS_SIZE - first);
 }
 
 void jsonw_boolean(struct jsonw *writer, bool value)
@@ -273,11 +260,11 @@ static void append_scaled(struct jsonw *writer, int64_t scaled, int decimals)
     for (int i = 0; i < decimals; i++)
         divisor *= 10;
     uint64_t magnitude = magnitude_of(scaled);
-    char digits[DIGITS_SIZE];
-    size_t first = format_unsigned(magnitude / divisor, digits);
+    char digits[DECIMAL_DIGITS_SIZE];
+    size_t first = decimal_format(magnitude / divisor, digits);
     if (scaled < 0)
         append_char(writer, '-');
-    append(writer, digits + first, DIGITS_SIZE - first);
+    append(writer, digits + first, DECIMAL_DIGITS_SIZE - first);
     char fraction[20] = {0};
     uint64_t rest = magnitude % divisor;
     for (int i = decimals - 1; i >= 0; i--) {

@@ -30,6 +30,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "util/decimal.h"
+
 #define LOG_BUFFER_BYTES (256u * 1024u)
 #define LOG_FLUSH_MARK (LOG_BUFFER_BYTES / 4)
 #define LOG_FLUSH_INTERVAL_NS 200000000L
@@ -193,15 +195,10 @@ static size_t format_timestamp(char out[32])
 /* Decimal digits of `value` at `out`; returns the end. */
 static char *append_unsigned(char *out, uint64_t value)
 {
-    char digits[24];
-    size_t count = 0;
-    do {
-        digits[count++] = (char)('0' + value % 10);
-        value /= 10;
-    } while (value != 0);
-    while (count > 0)
-        *out++ = digits[--count];
-    return out;
+    char digits[DECIMAL_DIGITS_SIZE];
+    size_t first = decimal_format(value, digits);
+    memcpy(out, digits + first, DECIMAL_DIGITS_SIZE - first);
+    return out + (DECIMAL_DIGITS_SIZE - first);
 }
 
 static char *append_literal(char *out, const char *text)
