@@ -125,6 +125,7 @@ struct http_request {
     unsigned status; /* what was queued, for the access log */
     uint64_t response_bytes;
     bool replied;
+    const char *closed_because; /* set when we close the connection ourselves */
     /* A handler that waits for the store suspends the connection and sets
      * `resume`, which runs on the call after the connection is resumed;
      * `waiting` is its state, freed by `discard_waiting` if the request

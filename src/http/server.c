@@ -128,8 +128,10 @@ static bool append_body(struct http_request *request, const char *data, size_t s
  * connection slot forever (libmicrohttpd 0.9.75 cannot answer mid-body). */
 static enum MHD_Result receive_body(struct http_request *request, const char *data, size_t size)
 {
-    if (clock_monotonic_us() > request->deadline_us)
+    if (clock_monotonic_us() > request->deadline_us) {
+        request->closed_because = "timeout";
         return MHD_NO;
+    }
     request->body_received += size;
     if (request->body_received > request->app->config->body_limit_bytes)
         request->body_overflow = true;
@@ -268,18 +270,42 @@ static enum MHD_Result handle_access(void *context, struct MHD_Connection *conne
     return respond(request);
 }
 
+/* Why a request ended before its answer was sent whole, as the access log
+ * names it; NULL when it was. */
+static const char *interruption(enum MHD_RequestTerminationCode termination)
+{
+    switch (termination) {
+    case MHD_REQUEST_TERMINATED_COMPLETED_OK:
+        return NULL;
+    case MHD_REQUEST_TERMINATED_CLIENT_ABORT:
+        return "client_abort";
+    case MHD_REQUEST_TERMINATED_TIMEOUT_REACHED:
+        return "timeout";
+    case MHD_REQUEST_TERMINATED_DAEMON_SHUTDOWN:
+        return "shutdown";
+    case MHD_REQUEST_TERMINATED_READ_ERROR:
+        return "read_error";
+    case MHD_REQUEST_TERMINATED_WITH_ERROR:
+    default:
+        return "error";
+    }
+}
+
 static void complete_request(void *context, struct MHD_Connection *connection,
                              void **request_context, enum MHD_RequestTerminationCode termination)
 {
     (void)context;
     (void)connection;
-    (void)termination;
     struct http_request *request = *request_context;
     if (request == NULL)
         return;
     *request_context = NULL;
+    const char *interrupted = interruption(termination);
+    if (interrupted != NULL && request->closed_because != NULL)
+        interrupted = request->closed_because; /* more precise than MHD's "with error" */
     log_access(request->method_name, request->path, request->replied ? request->status : 0,
-               request->response_bytes, clock_monotonic_us() - request->started_us);
+               request->response_bytes, clock_monotonic_us() - request->started_us,
+               interrupted);
     atomic_fetch_sub_explicit(&request->app->active_requests, 1, memory_order_relaxed);
     if (request->waiting != NULL)
         request->discard_waiting(request->waiting);

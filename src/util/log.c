@@ -37,11 +37,13 @@
 #define LOG_FLUSH_INTERVAL_NS 200000000L
 #define LOG_PATH_MAX 256  /* bytes of the path that are logged */
 #define LOG_METHOD_MAX 32 /* bytes of the method that are logged */
+#define LOG_REASON_MAX 16 /* bytes of why a request was interrupted */
 #define LOG_ESCAPED_MAX 6 /* one input byte becomes at most "\u00XX" */
 #define LOG_LINE_MAX 2048 /* fits both at their worst plus the rest */
 #define LOG_HUMAN_LINE_MAX 1024
 
-_Static_assert((LOG_PATH_MAX + LOG_METHOD_MAX) * LOG_ESCAPED_MAX + 200 < LOG_LINE_MAX,
+_Static_assert((LOG_PATH_MAX + LOG_METHOD_MAX + LOG_REASON_MAX) * LOG_ESCAPED_MAX + 200 <
+                   LOG_LINE_MAX,
                "an access line always fits its buffer");
 
 static char buffers[2][LOG_BUFFER_BYTES];
@@ -210,7 +212,8 @@ static char *append_literal(char *out, const char *text)
 
 /* The whole access line, newline included, at `line`; returns its length. */
 static size_t format_access_line(char line[LOG_LINE_MAX], const char *method, const char *path,
-                                 unsigned status, uint64_t bytes, int64_t microseconds)
+                                 unsigned status, uint64_t bytes, int64_t microseconds,
+                                 const char *interrupted)
 {
     char *out = append_literal(line, "{\"ts\":\"");
     out += format_timestamp(out);
@@ -218,8 +221,8 @@ static size_t format_access_line(char line[LOG_LINE_MAX], const char *method, co
     out = escape_json(out, method != NULL ? method : "", LOG_METHOD_MAX);
     out = append_literal(out, "\",\"path\":\"");
     out = escape_json(out, path != NULL ? path : "", LOG_PATH_MAX);
-    /* Room is certain: method and path are cut to their maxima above, and
-     * the rest is at most 3 numbers of 20 digits and 30 bytes of text. */
+    /* Room is certain: method, path and reason are cut to their maxima,
+     * and the rest is at most 3 numbers of 20 digits and 50 bytes of text. */
     out = append_literal(out, "\",\"status\":");
     out = append_unsigned(out, status);
     out = append_literal(out, ",\"bytes\":");
@@ -231,6 +234,11 @@ static size_t format_access_line(char line[LOG_LINE_MAX], const char *method, co
         magnitude = (uint64_t)0 - magnitude; /* INT64_MIN included */
     }
     out = append_unsigned(out, magnitude);
+    if (interrupted != NULL) {
+        out = append_literal(out, ",\"interrupted\":\"");
+        out = escape_json(out, interrupted, LOG_REASON_MAX);
+        *out++ = '"';
+    }
     out = append_literal(out, "}\n");
     return (size_t)(out - line);
 }
@@ -259,12 +267,13 @@ static void append_line(const char *line, size_t length)
  * the buffer is full. A NULL method or path is logged as "". A no-op when the
  * log is disabled or stopped. */
 void log_access(const char *method, const char *path, unsigned status, uint64_t bytes,
-                int64_t microseconds)
+                int64_t microseconds, const char *interrupted)
 {
     if (!atomic_load_explicit(&access_enabled, memory_order_relaxed))
         return;
     char line[LOG_LINE_MAX];
-    size_t length = format_access_line(line, method, path, status, bytes, microseconds);
+    size_t length = format_access_line(line, method, path, status, bytes, microseconds,
+                                       interrupted);
     append_line(line, length);
 }
 

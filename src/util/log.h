@@ -23,9 +23,11 @@ int log_start(int access_fd, int access_enabled);
 void log_stop(void);
 
 /* Appends {"ts":"...","method":...,"path":...,"status":...,"bytes":...,
- * "us":...} with strings JSON-escaped and `path` cut at 256 bytes. */
+ * "us":...} with strings JSON-escaped and `path` cut at 256 bytes. A request
+ * that did not complete names why in one more member, "interrupted" (a
+ * short word such as "client_abort"); NULL leaves it out. */
 void log_access(const char *method, const char *path, unsigned status, uint64_t bytes,
-                int64_t microseconds);
+                int64_t microseconds, const char *interrupted);
 
 /* A human line on standard error, "gpuquote: <level>: <message>". Not for
  * the request path. */

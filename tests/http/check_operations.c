@@ -325,6 +325,27 @@ START_TEST(test_operations_access_log)
     json_decref(line);
     http_response_free(read);
     http_response_free(response);
+
+    /* A client that hangs up halfway through its body: nothing was
+     * answered, and the line says why. */
+    snprintf(path, sizeof path, "/access-log-abort-%ld", (long)getpid());
+    int fd = raw_connect(shared.port);
+    ck_assert_int_ge(fd, 0);
+    char request[256];
+    snprintf(request, sizeof request,
+             "POST %s HTTP/1.1\r\nHost: test\r\nContent-Type: application/json\r\n"
+             "Content-Length: 100\r\n\r\n{\"items\"",
+             path);
+    ck_assert(raw_send(fd, request, strlen(request)));
+    ck_assert(raw_wait_until_read(fd, suite_wait_ms(2)));
+    close(fd);
+    line = find_access_line(&shared, path);
+    ck_assert_msg(line != NULL, "no access-log line for %s", path);
+    ck_assert_str_eq(json_keys(line, ""), "ts,method,path,status,bytes,us,interrupted");
+    expect_text(line, "status", "0");
+    expect_text(line, "bytes", "0");
+    expect_str(line, "interrupted", "client_abort");
+    json_decref(line);
 }
 END_TEST
 
@@ -767,6 +788,7 @@ START_TEST(test_operations_request_timeout)
     ck_assert_ptr_nonnull(line);
     expect_text(line, "status", "0"); /* no response was sent */
     expect_text(line, "bytes", "0");
+    expect_str(line, "interrupted", "timeout");
     json_decref(line);
 
     http_client_free(other);

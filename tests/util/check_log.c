@@ -64,17 +64,26 @@ static char *read_file(int fd)
     return read_all(fd, NULL);
 }
 
-/* Logs one line to a fresh file and returns what was written. */
-static char *log_one(const char *method, const char *path, unsigned status, uint64_t bytes,
-                     int64_t us)
+/* Logs one line of a request that was interrupted for `reason` (NULL: it
+ * completed) to a fresh file and returns what was written. */
+static char *log_one_interrupted(const char *method, const char *path, unsigned status,
+                                 uint64_t bytes, int64_t us, const char *reason)
 {
     int fd = temp_fd();
     ck_assert_int_eq(log_start(fd, 1), 0);
-    log_access(method, path, status, bytes, us);
+    log_access(method, path, status, bytes, us, reason);
     log_stop();
     char *text = read_file(fd);
     close(fd);
     return text;
+}
+
+/* Logs one line of a completed request to a fresh file and returns what
+ * was written. */
+static char *log_one(const char *method, const char *path, unsigned status, uint64_t bytes,
+                     int64_t us)
+{
+    return log_one_interrupted(method, path, status, bytes, us, NULL);
 }
 
 /* The line as an object, checking it is one JSON line. */
@@ -205,6 +214,32 @@ START_TEST(test_path_escaping)
 }
 END_TEST
 
+/* A request that did not complete says why, after the numbers; the reason
+ * is escaped and cut at 16 bytes. */
+START_TEST(test_interrupted_request_says_why)
+{
+    char *text = log_one_interrupted("POST", "/quote", 201, 4953, 812, "client_abort");
+    const char *members = strstr(text, ",\"method\"");
+    ck_assert_ptr_nonnull(members);
+    ck_assert_str_eq(members, ",\"method\":\"POST\",\"path\":\"/quote\",\"status\":201,"
+                              "\"bytes\":4953,\"us\":812,\"interrupted\":\"client_abort\"}\n");
+    free(text);
+
+    char reason[80];
+    memset(reason, 'r', sizeof reason - 1);
+    reason[0] = '"';
+    reason[sizeof reason - 1] = '\0';
+    text = log_one_interrupted("GET", "/", 0, 0, 0, reason);
+    json_t *line = parse_line(text);
+    const char *logged = string_field(line, "interrupted");
+    ck_assert_uint_eq(strlen(logged), 16);
+    ck_assert_int_eq(logged[0], '"');
+    ck_assert_int_eq(logged[15], 'r');
+    json_decref(line);
+    free(text);
+}
+END_TEST
+
 START_TEST(test_method_is_escaped_and_null_is_empty)
 {
     char *text = log_one("G\"T\n", NULL, 200, 0, 0);
@@ -269,7 +304,7 @@ START_TEST(test_timer_flushes_without_stop)
 {
     int fd = temp_fd();
     ck_assert_int_eq(log_start(fd, 1), 0);
-    log_access("GET", "/healthz", 200, 2, 3);
+    log_access("GET", "/healthz", 200, 2, 3, NULL);
     off_t size = 0;
     for (int tries = 0; tries < 500 && size == 0; tries++) {
         struct timespec pause = {0, 10 * 1000 * 1000};
@@ -303,7 +338,7 @@ static void *produce(void *arg)
         int n = snprintf(path, sizeof path, "/t/%d/%d/", p->id, seq);
         memset(path + n, 'x', p->path_bytes);
         path[(size_t)n + p->path_bytes] = '\0';
-        log_access("POST", path, 201, (uint64_t)seq, seq);
+        log_access("POST", path, 201, (uint64_t)seq, seq, NULL);
     }
     return NULL;
 }
@@ -420,7 +455,7 @@ START_TEST(test_disabled_log_writes_nothing)
     int fd = temp_fd();
     ck_assert_int_eq(log_start(fd, 0), 0);
     for (int i = 0; i < 10; i++)
-        log_access("GET", "/catalog", 200, 1, 1);
+        log_access("GET", "/catalog", 200, 1, 1, NULL);
     log_stop();
     ck_assert_int_eq(lseek(fd, 0, SEEK_END), 0);
     close(fd);
@@ -430,14 +465,14 @@ END_TEST
 START_TEST(test_stop_without_start_and_lines_after_stop)
 {
     log_stop();
-    log_access("GET", "/before-start", 200, 0, 0);
+    log_access("GET", "/before-start", 200, 0, 0, NULL);
     int fd = temp_fd();
     ck_assert_int_eq(log_start(fd, 1), 0);
     ck_assert_int_eq(log_start(fd, 1), -1); /* already started */
-    log_access("GET", "/during", 200, 0, 0);
+    log_access("GET", "/during", 200, 0, 0, NULL);
     log_stop();
     log_stop();
-    log_access("GET", "/after-stop", 200, 0, 0);
+    log_access("GET", "/after-stop", 200, 0, 0, NULL);
     char *text = read_file(fd);
     json_t *line = parse_line(text);
     ck_assert_str_eq(string_field(line, "path"), "/during");
@@ -523,6 +558,7 @@ static Suite *log_suite(void)
                         (int)(sizeof number_cases / sizeof number_cases[0]));
     tcase_add_loop_test(format, test_path_escaping, 0,
                         (int)(sizeof escape_cases / sizeof escape_cases[0]));
+    tcase_add_test(format, test_interrupted_request_says_why);
     tcase_add_test(format, test_method_is_escaped_and_null_is_empty);
     tcase_add_loop_test(format, test_path_is_cut_at_256_bytes, 0,
                         (int)(sizeof cut_cases / sizeof cut_cases[0]));
