@@ -619,13 +619,16 @@ report() {
                     "${R[$key.ratio]} ×"
             fi
             if [ "$c" -ge 64 ]; then
+                # The target as the issue states it, for every endpoint; for one
+                # slower than nginx the detail adds the tail factor (see "p99" in
+                # the notes below): how much of the miss is the tail's shape.
                 if [ "$ep" = catalog ]; then
                     verdict "$(ge 1.25 "${R[$key.p99_ratio]}")" "${EP_NAME[$ep]}, $c connections: p99 ≤ 1.25 × nginx's p99" \
                         "${R[$key.p99_ratio]} ×"
                 else
                     tail_factor=$(calc '"%.2f", '"${R[$key.p99_ratio]}"' * '"${R[$key.ratio]}")
-                    verdict "$(ge 1.25 "$tail_factor")" "${EP_NAME[$ep]}, $c connections: p99 ≤ 1.25 × nginx's, scaled by throughput (tail factor)" \
-                        "p99 ratio ${R[$key.p99_ratio]} × throughput ratio ${R[$key.ratio]} = $tail_factor"
+                    verdict "$(ge 1.25 "${R[$key.p99_ratio]}")" "${EP_NAME[$ep]}, $c connections: p99 ≤ 1.25 × nginx's p99" \
+                        "${R[$key.p99_ratio]} × (tail factor: × throughput ratio ${R[$key.ratio]} = $tail_factor)"
                 fi
             fi
         done
@@ -740,12 +743,13 @@ report() {
 - **POST endpoints against a static GET.** nginx cannot compute a quote; it stands for the
   cheapest way to answer a request with a few KB over HTTP on this machine. A POST ratio is
   therefore "how close to that floor", and its targets (0.6, 0.3) allow for the work.
-- **p99.** For `GET /catalog` the target is literal: p99 ≤ 1.25 × nginx's p99. For endpoints
-  whose throughput target is below 1, a literal p99 target would contradict it: at a fixed
-  number of connections the mean latency is connections ÷ throughput (Little's law), so an
-  endpoint at 0.3 × nginx's throughput has ≥ 3.3 × its mean latency. For those the check is
-  on the tail's shape, p99 ratio × throughput ratio ≤ 1.25 (gpuquote's p99 relative to its own
-  mean is no worse than 1.25 × nginx's). Both ratios are in the table.
+- **p99.** The target is checked as stated, p99 ≤ 1.25 × nginx's p99, for every endpoint. For
+  an endpoint slower than nginx it is mostly a second throughput target: at a fixed number of
+  connections the mean latency is connections ÷ throughput (Little's law), so an endpoint at
+  0.3 × nginx's throughput has ≥ 3.3 × its mean latency, and its p99 can only be within 1.25 ×
+  if its tail is much tighter than nginx's. The detail therefore also gives the tail factor,
+  p99 ratio × throughput ratio: at or below 1.25, gpuquote's p99 relative to its own mean
+  latency is no worse than nginx's, and the miss is the throughput's.
 - **Hard checks** are properties that do not depend on noise: a keep-alive connection that gets
   `Connection: close` (two requests on one curl connection per endpoint, and after every run
   no socket in TIME-WAIT on the server's port: wrk keeps its connections open for the whole
