@@ -25,6 +25,7 @@
 #include <time.h>
 
 #include "store/store.h"
+#include "util/clock.h"
 
 struct store {
     pthread_mutex_t lock;
@@ -374,12 +375,18 @@ static void release_write_lock(struct store_conn *conn)
 
 enum gq_code store_db_begin_write(struct store_conn *conn, struct gq_error *err)
 {
-    if (conn->write_lock != NULL) {
-        if (!take_write_lock(conn))
-            return gq_fail(err, GQ_ERR_RETRY_LATER, NULL, "database is busy, retry");
-        conn->writing = true;
-    }
+    if (conn->write_lock == NULL)
+        return run_cached(conn, SQL_BEGIN_WRITE, err);
+    int64_t started_us = clock_monotonic_us();
+    if (!take_write_lock(conn))
+        return gq_fail(err, GQ_ERR_RETRY_LATER, NULL, "database is busy, retry");
+    conn->writing = true;
+    /* SQLite may wait for another process only what is left of the busy
+     * timeout after waiting for this one's writers: one timeout in all. */
+    int64_t left_ms = conn->write_wait_ms - (clock_monotonic_us() - started_us) / 1000;
+    sqlite3_busy_timeout(conn->db, left_ms > 0 ? (int)left_ms : 0);
     enum gq_code code = run_cached(conn, SQL_BEGIN_WRITE, err);
+    sqlite3_busy_timeout(conn->db, conn->write_wait_ms > 0 ? conn->write_wait_ms : 0);
     if (code != GQ_OK)
         release_write_lock(conn);
     return code;

@@ -60,9 +60,9 @@ void store_db_done(sqlite3_stmt *stmt);
  * up to the busy timeout), BEGIN (a read transaction), COMMIT and ROLLBACK.
  * Writers of this process first take the store's write mutex, so they queue
  * in order instead of meeting in SQLite's busy handler, which sleeps for
- * whole milliseconds; the busy timeout then only waits for other processes.
- * (Waiting for both, a write can take up to twice the busy timeout to give
- * up.)
+ * whole milliseconds; SQLite's busy handler then waits for other processes
+ * only what is left of the busy timeout, so a write gives up after one busy
+ * timeout in all.
  * Each returns GQ_OK, GQ_ERR_RETRY_LATER when the database stays busy, or
  * GQ_ERR_INTERNAL with SQLite's message. Rollback never fails visibly: it is
  * a no-op outside a transaction. */

@@ -582,6 +582,36 @@ START_TEST(test_locked_database_fails_the_queue_in_one_timeout)
 }
 END_TEST
 
+/* A write waits one busy timeout in all, not one for this process's writer
+ * and another for the database: an accept begun 2 s into a save that waits
+ * 4 s for another process's lock gets this process's lock at 4 s, and then
+ * waits only the 2 s it has left (not 4 more) before giving up. */
+START_TEST(test_write_behind_a_waiting_writer_gives_up_in_one_timeout)
+{
+    reopen_store(4000, 4);
+    struct stored_quote quote = make_quote("q_late_accept", NULL, 100, 200);
+    insert_ok(&quote);
+    sqlite3 *holder = hold_write_lock();
+    struct save_probe probe;
+    probe_init(&probe);
+    struct quote_save blocked = {.quote = make_quote("q_blocked", NULL, 100, 200)};
+    submit_all(&blocked, 1, &probe);
+    struct timespec pause = {2, 0};
+    nanosleep(&pause, NULL);
+    long long started = monotonic_ms();
+    struct stored_quote out;
+    struct gq_error err;
+    ck_assert_int_eq(store_quote_accept(store, "q_late_accept", 150, &out, &err),
+                     GQ_ERR_RETRY_LATER);
+    long long waited = monotonic_ms() - started;
+    probe_wait(&probe, 1);
+    release_write_lock(holder);
+    ck_assert_int_eq(blocked.code, GQ_ERR_RETRY_LATER);
+    ck_assert_msg(waited >= 3900 && waited < 5000, "the accept gave up after %lld ms", waited);
+    ck_assert_int_eq(query_int("SELECT count(*) FROM quotes WHERE status = 'open'"), 1);
+}
+END_TEST
+
 /* Closing the store writes what is queued before it returns. */
 START_TEST(test_close_writes_queued_saves)
 {
@@ -736,6 +766,7 @@ static Suite *quotes_suite(void)
     tcase_add_test(threads, test_rolled_back_batch_fails_every_save);
     tcase_add_test(threads, test_close_writes_queued_saves);
     tcase_add_test(threads, test_locked_database_fails_the_queue_in_one_timeout);
+    tcase_add_test(threads, test_write_behind_a_waiting_writer_gives_up_in_one_timeout);
     tcase_set_timeout(threads, 60);
     tcase_add_test(threads, test_threads_share_the_pool);
     tcase_add_test(threads, test_wal_is_checkpointed_in_the_background);
