@@ -15,6 +15,7 @@
  */
 #include "util/config.h"
 
+#include <arpa/inet.h>
 #include <assert.h>
 #include <errno.h>
 #include <jansson.h>
@@ -641,6 +642,19 @@ static enum gq_code check_per_ip_limit(struct loader *ld)
                       config->per_ip_connection_limit, config->connection_limit);
 }
 
+/* The listen address is numeric (no name to resolve at start-up): checked
+ * here, so that a typo is a configuration error (exit 2) found before the
+ * database is touched. */
+static enum gq_code check_listen_address(struct loader *ld)
+{
+    unsigned char address[sizeof(struct in6_addr)];
+    const char *listen = ld->config->listen;
+    if (inet_pton(AF_INET, listen, address) == 1 || inet_pton(AF_INET6, listen, address) == 1)
+        return GQ_OK;
+    return fail_value(ld, &keys[KEY_LISTEN], ld->origin[KEY_LISTEN],
+                      "'%s' is not a numeric IPv4 or IPv6 address", listen);
+}
+
 static enum gq_code load_sources(struct loader *ld, int argc, char **argv, char **envp)
 {
     enum gq_code code = apply_defaults(ld);
@@ -662,6 +676,8 @@ static enum gq_code load_sources(struct loader *ld, int argc, char **argv, char 
         code = scan_args(ld, argc, argv, true);
     if (code == GQ_OK)
         code = check_per_ip_limit(ld);
+    if (code == GQ_OK)
+        code = check_listen_address(ld);
     return code;
 }
 

@@ -703,17 +703,19 @@ START_TEST(test_operations_port_in_use)
 }
 END_TEST
 
+/* A configuration error (exit 2), found before the database is created. */
 START_TEST(test_operations_bad_listen_address)
 {
     struct server server = {0};
     const char *const args[] = {"--listen", "999.1.1.1", NULL};
     struct server_options options = {args, NULL, false};
-    ck_assert_int_eq(server_run(&server, &options), 1);
+    ck_assert_int_eq(server_run(&server, &options), 2);
     char *err = server_read(&server, "stderr.log");
-    ck_assert_msg(strstr(err, "gpuquote: error: listen: '999.1.1.1' is not a numeric IPv4 or "
+    ck_assert_msg(strstr(err, "gpuquote: --listen: '999.1.1.1' is not a numeric IPv4 or "
                               "IPv6 address\n") != NULL,
                   "stderr: %s", err);
     free(err);
+    ck_assert_msg(access(server.db_path, F_OK) != 0, "%s was created", server.db_path);
     server_cleanup(&server);
 }
 END_TEST
