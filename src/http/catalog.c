@@ -165,13 +165,16 @@ static enum MHD_Result reply_filtered(struct http_request *request,
     const struct snapshot *snapshot = request->snapshot;
     char etag[48];
     filtered_etag(snapshot, query, etag);
-    if (reply_etag_matches(request, etag))
-        return reply_cached(request, JSON_TYPE, "", 0, etag);
-
     size_t *indices = malloc((snapshot->catalog->n_skus + 1) * sizeof *indices);
     if (indices == NULL)
         return reply_queue(request, MHD_HTTP_INTERNAL_SERVER_ERROR, NULL);
     size_t count = catalog_query_run(snapshot->catalog, query, indices);
+    if (reply_etag_matches(request, etag)) {
+        /* The query still runs: the 304 says how long the listing is. */
+        size_t full_length = snapshot_listing_length(snapshot, indices, count);
+        free(indices);
+        return reply_not_modified(request, full_length, etag);
+    }
     size_t length = 0;
     struct MHD_Response *response = make_listing(snapshot, indices, count, &length);
     free(indices);

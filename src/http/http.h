@@ -78,6 +78,11 @@ struct snapshot *snapshot_acquire(struct app *app);
 /* Drops a reference; frees the snapshot with the last one. NULL is fine. */
 void snapshot_release(struct snapshot *snapshot);
 
+/* The length of the listing snapshot_render_listing() would make, without
+ * making it. */
+size_t snapshot_listing_length(const struct snapshot *snapshot, const size_t *indices,
+                               size_t count);
+
 /* A catalog listing of `count` SKUs (their indices, or the first `count`
  * when `indices` is NULL) from the pre-rendered bodies. The caller frees
  * the result; NULL when memory runs out. */
@@ -189,6 +194,11 @@ enum MHD_Result reply_fail(struct http_request *request, enum gq_code code, cons
  * its ETag and Cache-Control, or 304 when If-None-Match matches `etag`. */
 enum MHD_Result reply_cached(struct http_request *request, const char *content_type,
                              const char *body, size_t length, const char *etag);
+
+/* 304 for a client whose copy, tagged `etag`, is current: no body, and a
+ * Content-Length that is the 200's, `full_length` (RFC 9110 8.6). */
+enum MHD_Result reply_not_modified(struct http_request *request, size_t full_length,
+                                   const char *etag);
 
 /* True when the request's If-None-Match names `etag` (or is "*"). */
 bool reply_etag_matches(struct http_request *request, const char *etag);

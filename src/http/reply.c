@@ -93,11 +93,15 @@ static const char *allowed_origin(struct http_request *request)
 
 static void add_cors_headers(struct http_request *request, struct MHD_Response *response)
 {
+    /* With CORS configured, every answer depends on the Origin, also one
+     * with no CORS header (no Origin, or another): a shared cache must not
+     * hand that copy to an allowed origin, whose browser would refuse it. */
+    if (request->app->config->n_cors_origins > 0)
+        MHD_add_response_header(response, "Vary", "Origin");
     const char *origin = allowed_origin(request);
     if (origin == NULL)
         return;
     MHD_add_response_header(response, "Access-Control-Allow-Origin", origin);
-    MHD_add_response_header(response, "Vary", "Origin");
     MHD_add_response_header(response, "Access-Control-Expose-Headers", CORS_EXPOSE_HEADERS);
     if (request->method == HTTP_OPTIONS) {
         char allow[64];
@@ -217,18 +221,44 @@ bool reply_etag_matches(struct http_request *request, const char *etag)
     return false;
 }
 
-enum MHD_Result reply_cached(struct http_request *request, const char *content_type,
-                             const char *body, size_t length, const char *etag)
+/* The body of a 304, which libmicrohttpd never reads: it sends no body
+ * with a 304, only the Content-Length of the size given. */
+static ssize_t read_no_body(void *context, uint64_t position, char *buffer, size_t max)
 {
-    bool not_modified = reply_etag_matches(request, etag);
-    struct MHD_Response *response = MHD_create_response_from_buffer(
-        not_modified ? 0 : length, not_modified ? NULL : (void *)body, MHD_RESPMEM_PERSISTENT);
+    (void)context;
+    (void)position;
+    (void)buffer;
+    (void)max;
+    return MHD_CONTENT_READER_END_WITH_ERROR;
+}
+
+enum MHD_Result reply_not_modified(struct http_request *request, size_t full_length,
+                                   const char *etag)
+{
+    /* A buffer response would send "Content-Length: 0", which a 304 must
+     * not: its Content-Length, if any, is the length of the 200's body. */
+    struct MHD_Response *response =
+        MHD_create_response_from_callback(full_length, 1024, read_no_body, NULL, NULL);
     if (response == NULL)
         return reply_queue(request, MHD_HTTP_INTERNAL_SERVER_ERROR, NULL);
     MHD_add_response_header(response, MHD_HTTP_HEADER_ETAG, etag);
     MHD_add_response_header(response, MHD_HTTP_HEADER_CACHE_CONTROL, CATALOG_CACHE_CONTROL);
-    if (!not_modified)
-        MHD_add_response_header(response, MHD_HTTP_HEADER_CONTENT_TYPE, content_type);
-    request->response_bytes = not_modified ? 0 : length;
-    return reply_queue(request, not_modified ? MHD_HTTP_NOT_MODIFIED : MHD_HTTP_OK, response);
+    request->response_bytes = 0;
+    return reply_queue(request, MHD_HTTP_NOT_MODIFIED, response);
+}
+
+enum MHD_Result reply_cached(struct http_request *request, const char *content_type,
+                             const char *body, size_t length, const char *etag)
+{
+    if (reply_etag_matches(request, etag))
+        return reply_not_modified(request, length, etag);
+    struct MHD_Response *response =
+        MHD_create_response_from_buffer(length, (void *)body, MHD_RESPMEM_PERSISTENT);
+    if (response == NULL)
+        return reply_queue(request, MHD_HTTP_INTERNAL_SERVER_ERROR, NULL);
+    MHD_add_response_header(response, MHD_HTTP_HEADER_ETAG, etag);
+    MHD_add_response_header(response, MHD_HTTP_HEADER_CACHE_CONTROL, CATALOG_CACHE_CONTROL);
+    MHD_add_response_header(response, MHD_HTTP_HEADER_CONTENT_TYPE, content_type);
+    request->response_bytes = length;
+    return reply_queue(request, MHD_HTTP_OK, response);
 }

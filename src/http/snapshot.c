@@ -63,12 +63,19 @@ static char *render_catalog_prefix(const struct catalog *catalog)
     return prefix;
 }
 
+size_t snapshot_listing_length(const struct snapshot *snapshot, const size_t *indices,
+                               size_t count)
+{
+    size_t total = snapshot->catalog_prefix_length + 2; /* the prefix, "]}" */
+    for (size_t i = 0; i < count; i++)
+        total += snapshot->skus[indices ? indices[i] : i].length + (i > 0); /* "," between */
+    return total;
+}
+
 char *snapshot_render_listing(const struct snapshot *snapshot, const size_t *indices,
                               size_t count, size_t *length)
 {
-    size_t total = snapshot->catalog_prefix_length + 2;
-    for (size_t i = 0; i < count; i++)
-        total += snapshot->skus[indices ? indices[i] : i].length + 1;
+    size_t total = snapshot_listing_length(snapshot, indices, count);
     char *body = malloc(total + 1);
     if (body == NULL)
         return NULL;

@@ -32,6 +32,21 @@ static struct http_response *get_with(const char *path, const char *header)
 }
 
 /* The ETag of a GET of `path`, checked for its form: a quoted 32-digit hex. */
+/* The length of the 200's body at `path`, as the 304's Content-Length must
+ * give it (RFC 9110 8.6). */
+static void expect_full_length(struct http_response *not_modified, const char *path)
+{
+    struct http_response *full = http_get(client, path);
+    expect_status(full, 200);
+    char length[32];
+    snprintf(length, sizeof length, "%zu", full->body_length);
+    const char *sent = http_header(not_modified, "content-length");
+    ck_assert_msg(sent != NULL && strcmp(sent, length) == 0,
+                  "304 on %s: Content-Length %s, the 200's body is %s bytes", path,
+                  sent ? sent : "(none)", length);
+    http_response_free(full);
+}
+
 static void fetch_etag(const char *path, char etag[64])
 {
     struct http_response *response = http_get(client, path);
@@ -391,6 +406,8 @@ START_TEST(test_catalog_etag_and_not_modified)
     ck_assert_str_eq(http_header(response, "etag"), etag);
     ck_assert_str_eq(http_header(response, "cache-control"), CACHE_CONTROL);
     ck_assert_ptr_null(http_header(response, "content-type"));
+    ck_assert_str_eq(http_header(response, "content-length"), "2689");
+    expect_full_length(response, "/catalog");
     http_response_free(response);
 
     /* A weak validator, a list that names it, and "*" all match. */
@@ -431,6 +448,7 @@ START_TEST(test_catalog_filtered_etag)
     expect_status(response, 304);
     ck_assert_uint_eq(response->body_length, 0);
     ck_assert_str_eq(http_header(response, "etag"), filtered);
+    expect_full_length(response, "/catalog?gpu=V100&sort=price");
     http_response_free(response);
 
     /* The filtered tag does not validate the full listing, nor the reverse. */
@@ -460,6 +478,7 @@ START_TEST(test_catalog_sub_resources_not_modified)
         struct http_response *response = get_with(paths[i], header);
         ck_assert_msg(response->status == 304, "%s gave %ld", paths[i], response->status);
         ck_assert_uint_eq(response->body_length, 0);
+        expect_full_length(response, paths[i]);
         http_response_free(response);
     }
 }
@@ -584,6 +603,16 @@ START_TEST(test_catalog_cors)
     response = http_request(cors, "GET", "/catalog", stranger, NULL);
     expect_status(response, 200);
     ck_assert_ptr_null(http_header(response, "access-control-allow-origin"));
+    /* ... but says that the answer depends on the Origin, as does one to a
+     * request without an Origin: a shared cache keeps them apart from the
+     * copies it may give an allowed origin. */
+    ck_assert_str_eq(http_header(response, "vary"), "Origin");
+    http_response_free(response);
+    response = http_get(cors, "/catalog");
+    expect_status(response, 200);
+    ck_assert_ptr_null(http_header(response, "access-control-allow-origin"));
+    ck_assert_str_eq(http_header(response, "cache-control"), "public, max-age=60");
+    ck_assert_str_eq(http_header(response, "vary"), "Origin");
     http_response_free(response);
 
     /* Errors carry CORS too, so a browser can read them. */
