@@ -60,7 +60,7 @@ struct miss {
     double shortfall; /* needed ÷ available */
     double needed;    /* GB, tok/s or days, by reason */
     double available; /* GB, tok/s per replica */
-    int32_t replicas;
+    double replicas;  /* needed, uncapped (sizing caps its count at INT32_MAX) */
     gq_money total;
     enum gq_code code;
 };
@@ -142,6 +142,28 @@ static enum gq_code check_int(int32_t value, int32_t max, const char *field, str
     return GQ_OK;
 }
 
+/* A rental's length: the request's days, or the default. */
+static int32_t rental_days(const struct recommend_request *request)
+{
+    return request->days > 0 ? request->days : RECOMMEND_DEFAULT_DAYS;
+}
+
+/* A rental lasts its days on every SKU, so a deadline before they are up
+ * can never be met: the request contradicts itself, which no SKU, instance
+ * count or training setting can fix. */
+static enum gq_code check_rental_deadline(const struct recommend_request *request,
+                                          struct gq_error *err)
+{
+    int32_t days = rental_days(request);
+    if (request->deadline_days == 0 || request->deadline_days >= days)
+        return GQ_OK;
+    return gq_fail(err, GQ_ERR_OUT_OF_RANGE, "deadline_days",
+                   "a %d-day rental%s cannot end within deadline_days %d: give deadline_days of "
+                   "at least %d, or fewer days",
+                   (int)days, request->days > 0 ? "" : " (the default days)",
+                   (int)request->deadline_days, (int)days);
+}
+
 static enum gq_code check_request(const struct recommend_request *request,
                                   const struct sizing_estimate *estimate, struct gq_error *err)
 {
@@ -166,6 +188,8 @@ static enum gq_code check_request(const struct recommend_request *request,
         return gq_fail(err, GQ_ERR_INVALID_VALUE, "days",
                        "a training run lasts as long as its compute takes; "
                        "limit it with deadline_days, not days");
+    if (estimate->flops <= 0.0)
+        return check_rental_deadline(request, err);
     return GQ_OK;
 }
 
@@ -421,10 +445,12 @@ static void reject_throughput(struct scan *scan, const struct sku *sku, int32_t 
 {
     struct miss m = {.sku = sku, .reason = RECOMMEND_REJECT_INSUFFICIENT_THROUGHPUT};
     m.instances = scan->max_instances;
-    m.replicas = replicas;
     m.needed = scan->estimate->tokens_per_second;
     m.available = sizing_replica_tokens_per_second(scan->estimate, sku);
-    m.shortfall = (double)replicas / scan->max_instances;
+    m.replicas = replicas;
+    if (replicas == INT32_MAX && m.available > 0.0) /* the cap, not the need */
+        m.replicas = ceil(m.needed / m.available);
+    m.shortfall = m.replicas / scan->max_instances;
     if (!scan->has_replicas || m.replicas < scan->fewest_replicas.replicas)
         scan->fewest_replicas = m;
     scan->has_replicas = true;
@@ -488,8 +514,8 @@ static double tenths_up(double value)
 static const char *one_decimal(double value, char buf[DECIMAL_SIZE])
 {
     double tenths = rint(value * 10.0);
-    if (!(fabs(tenths) < 1e15)) { /* beyond exact integers: let printf say it */
-        snprintf(buf, DECIMAL_SIZE, "%.1f", value);
+    if (!(fabs(tenths) < 1e15)) { /* past exact tenths the last digits are noise */
+        snprintf(buf, DECIMAL_SIZE, "%.3g", value);
         return buf;
     }
     uint64_t magnitude = (uint64_t)fabs(tenths);
@@ -507,6 +533,16 @@ static const char *one_decimal(double value, char buf[DECIMAL_SIZE])
     for (size_t i = 0; i < count; i++)
         buf[i] = reversed[count - 1 - i];
     buf[count] = '\0';
+    return buf;
+}
+
+/* Tokens per second as one_decimal() shows them, or to two significant
+ * digits below 0.05, so that a slow replica never reads as 0.0 tok/s. */
+static const char *tokens_rate(double value, char buf[DECIMAL_SIZE])
+{
+    if (value >= 0.05)
+        return one_decimal(value, buf);
+    snprintf(buf, DECIMAL_SIZE, "%.2g", value);
     return buf;
 }
 
@@ -564,15 +600,16 @@ static void reason_work(const struct scan *scan, const struct recommendation *r,
     char a[DECIMAL_SIZE], b[DECIMAL_SIZE], c[DECIMAL_SIZE];
     if (e->flops > 0.0)
         snprintf(buf, RECOMMEND_TEXT_SIZE,
-                 "%s h of training: %.2g FLOPs on %d × %g TFLOPS at %.0f%% MFU × %.0f%% "
+                 "%s h of training: %.2g FLOPs on %d × %g TFLOPS at %.3g%% MFU × %.3g%% "
                  "scaling",
-                 one_decimal(r->estimated_hours, a), e->flops, (int)r->cards, r->sku->gpu->fp16_tflops,
-                 e->assumptions[SIZING_MFU] * 100.0, r->scaling_efficiency * 100.0);
+                 one_decimal(r->estimated_hours, a), e->flops, (int)r->cards,
+                 r->sku->gpu->fp16_tflops, e->assumptions[SIZING_MFU] * 100.0,
+                 r->scaling_efficiency * 100.0);
     else if (e->tokens_per_second > 0.0)
         snprintf(buf, RECOMMEND_TEXT_SIZE,
                  "serves %s tok/s: %d replica%s × %s tok/s (%s GB read per token)",
-                 one_decimal(r->replica_tokens_per_second * r->quantity, a), (int)r->quantity,
-                 plural(r->quantity), one_decimal(r->replica_tokens_per_second, b),
+                 tokens_rate(r->replica_tokens_per_second * r->quantity, a), (int)r->quantity,
+                 plural(r->quantity), tokens_rate(r->replica_tokens_per_second, b),
                  one_decimal(e->decode_gb_per_token, c));
     else
         snprintf(buf, RECOMMEND_TEXT_SIZE, "%s h/day for %d days: %s h per instance",
@@ -681,8 +718,8 @@ static void write_detail(const struct scan *scan, const struct miss *m, char *bu
             break;
         }
         snprintf(buf, RECOMMEND_TEXT_SIZE,
-                 "needs %d replicas for %s tok/s at %s tok/s each, max %d instances",
-                 (int)m->replicas, one_decimal(m->needed, a), one_decimal(m->available, b), n);
+                 "needs %.0f replicas for %s tok/s at %s tok/s each, max %d instances", m->replicas,
+                 tokens_rate(m->needed, a), tokens_rate(m->available, b), n);
         break;
     case RECOMMEND_REJECT_MISSES_DEADLINE:
         snprintf(buf, RECOMMEND_TEXT_SIZE, "takes %s days with %d instance%s, deadline %d",
@@ -736,7 +773,7 @@ static const char *memory_advice(enum sizing_task task)
 /* What to change when nothing fits, from the nearest miss. */
 static void write_hint(const struct scan *scan, char *buf, size_t size)
 {
-    char total[MONEY_FORMAT_SIZE + 4];
+    char total[MONEY_FORMAT_SIZE + 4], rate[DECIMAL_SIZE], days[DECIMAL_SIZE];
     const struct sizing_estimate *e = scan->estimate;
     if (scan->catalog->n_skus == 0)
         snprintf(buf, size, "the catalog has no SKUs");
@@ -748,22 +785,23 @@ static void write_hint(const struct scan *scan, char *buf, size_t size)
                  yuan(scan->cheapest_over.total, total));
     else if (scan->has_late && scan->fastest_late.too_long)
         snprintf(buf, size,
-                 "the fastest configuration, %s × %d, takes %.1f days, past the %d-day maximum "
+                 "the fastest configuration, %s × %d, takes %s days, past the %d-day maximum "
                  "rental: raise assumptions.max_instances (now %d) or train on fewer tokens",
                  scan->fastest_late.sku->id, (int)scan->fastest_late.instances,
-                 tenths_up(days_of(scan, &scan->fastest_late)), USAGE_MAX_DAYS,
+                 one_decimal(tenths_up(days_of(scan, &scan->fastest_late)), days), USAGE_MAX_DAYS,
                  (int)scan->max_instances);
     else if (scan->has_late)
         snprintf(buf, size,
-                 "the fastest configuration, %s × %d, takes %.1f days: extend deadline_days, "
+                 "the fastest configuration, %s × %d, takes %s days: extend deadline_days, "
                  "raise assumptions.max_instances (now %d) or train on fewer tokens",
                  scan->fastest_late.sku->id, (int)scan->fastest_late.instances,
-                 tenths_up(days_of(scan, &scan->fastest_late)), (int)scan->max_instances);
+                 one_decimal(tenths_up(days_of(scan, &scan->fastest_late)), days),
+                 (int)scan->max_instances);
     else if (scan->has_replicas)
         snprintf(buf, size,
-                 "%.1f tok/s needs at least %d replicas of %s: lower tokens_per_second, "
+                 "%s tok/s needs at least %.0f replicas of %s: lower tokens_per_second, "
                  "quantise (int8, int4) or raise assumptions.max_instances (now %d, at most %d)",
-                 e->tokens_per_second, (int)scan->fewest_replicas.replicas,
+                 tokens_rate(e->tokens_per_second, rate), scan->fewest_replicas.replicas,
                  scan->fewest_replicas.sku->id, (int)scan->max_instances,
                  SIZING_MAX_INSTANCES_LIMIT);
     else if (scan->by_reason[RECOMMEND_REJECT_INSUFFICIENT_MEMORY] == scan->n_rejected_total)
@@ -793,7 +831,7 @@ static void resolve_settings(struct scan *scan, const struct recommend_request *
             learning ? RECOMMEND_LEARNING_MILLIHOURS_PER_DAY : RECOMMEND_DEFAULT_MILLIHOURS_PER_DAY;
     scan->days = 0;
     if (!is_training_run(scan))
-        scan->days = request->days > 0 ? request->days : RECOMMEND_DEFAULT_DAYS;
+        scan->days = rental_days(request);
     scan->limit = request->limit > 0 ? request->limit : RECOMMEND_DEFAULT_LIMIT;
     scan->max_instances = (int32_t)scan->estimate->assumptions[SIZING_MAX_INSTANCES];
 }

@@ -25,6 +25,8 @@
 /* Tolerance of a floating-point comparison of sizes, far below the 0.1 GB
  * (or 0.1 tok/s) that a response shows. */
 #define SIZING_EPSILON 1e-9
+/* The smallest share of a peak an assumption may claim (assumption_specs). */
+#define MIN_PEAK_SHARE 0.01
 
 static const char *const task_ids[SIZING_TASK_COUNT] = {
     [SIZING_TASK_LEARNING] = "learning", [SIZING_TASK_INFERENCE] = "inference",
@@ -64,7 +66,10 @@ static const struct task_preset task_presets[SIZING_TASK_COUNT] = {
     [SIZING_TASK_PRETRAIN] = {10.0, 20.0},
 };
 
-/* One overridable constant: its id, default and accepted range. */
+/* One overridable constant: its id, default and accepted range. The shares
+ * of a peak (MFU, scaling, bandwidth) are at least MIN_PEAK_SHARE: time and
+ * rates are divided by them, and below 1 % of the hardware's peak an
+ * estimate says nothing about the hardware. */
 struct assumption_spec {
     const char *id;
     double fallback;
@@ -76,15 +81,16 @@ struct assumption_spec {
 
 static const struct assumption_spec assumption_specs[SIZING_ASSUMPTION_COUNT] = {
     /* Issue: 0.35–0.40; V100 without bf16 or FlashAttention-2: the low end. */
-    [SIZING_MFU] = {"mfu", 0.35, 0.0, 1.0, true, false},
+    [SIZING_MFU] = {"mfu", 0.35, MIN_PEAK_SHARE, 1.0, false, false},
     /* DIGEST §1 / article §2.3: "85 %+" on NVLink. */
-    [SIZING_MULTI_CARD_EFFICIENCY_NVLINK] = {"multi_card_efficiency_nvlink", 0.85, 0.0, 1.0, true,
-                                             false},
+    [SIZING_MULTI_CARD_EFFICIENCY_NVLINK] = {"multi_card_efficiency_nvlink", 0.85, MIN_PEAK_SHARE,
+                                             1.0, false, false},
     /* Stated: PCIe 3.0 x16 is 16 GB/s against 50 GB/s per NVLink link (§2.3). */
-    [SIZING_MULTI_CARD_EFFICIENCY_PCIE] = {"multi_card_efficiency_pcie", 0.70, 0.0, 1.0, true,
-                                           false},
+    [SIZING_MULTI_CARD_EFFICIENCY_PCIE] = {"multi_card_efficiency_pcie", 0.70, MIN_PEAK_SHARE, 1.0,
+                                           false, false},
     /* Stated: gradients cross the data-centre network, slower than PCIe. */
-    [SIZING_MULTI_INSTANCE_EFFICIENCY] = {"multi_instance_efficiency", 0.60, 0.0, 1.0, true, false},
+    [SIZING_MULTI_INSTANCE_EFFICIENCY] = {"multi_instance_efficiency", 0.60, MIN_PEAK_SHARE, 1.0,
+                                          false, false},
     /* Stated: activations (with checkpointing), buffers, CUDA context. */
     [SIZING_ACTIVATION_ALLOWANCE] = {"activation_allowance", 0.20, 0.0, 10.0, false, false},
     /* Issue: weights × 1.2. */
@@ -92,8 +98,8 @@ static const struct assumption_spec assumption_specs[SIZING_ASSUMPTION_COUNT] = 
     /* Hu et al. 2021: rank 8–64 adapters are 0.1–2 % of a 7B model. */
     [SIZING_LORA_TRAINABLE_FRACTION] = {"lora_trainable_fraction", 0.01, 0.0, 1.0, true, false},
     /* MosaicML/Databricks 2023: ≈60 % model bandwidth utilisation at batch 1. */
-    [SIZING_DECODE_BANDWIDTH_EFFICIENCY] = {"decode_bandwidth_efficiency", 0.60, 0.0, 1.0, true,
-                                            false},
+    [SIZING_DECODE_BANDWIDTH_EFFICIENCY] = {"decode_bandwidth_efficiency", 0.60, MIN_PEAK_SHARE,
+                                            1.0, false, false},
     /* Issue: "1 … a sane cap"; DIGEST §4 advises up to 4 T4s, 8 cards. */
     [SIZING_MAX_INSTANCES] = {"max_instances", 8.0, 1.0, SIZING_MAX_INSTANCES_LIMIT, false, true},
 };
@@ -182,15 +188,22 @@ static bool assumption_in_range(const struct assumption_spec *spec, double value
 {
     if (!isfinite(value) || value > spec->max)
         return false;
-    if (spec->min_exclusive ? value <= spec->min : value < spec->min)
-        return false;
-    return !spec->integer || value == floor(value);
+    return spec->min_exclusive ? value > spec->min : value >= spec->min;
 }
 
-static enum gq_code fail_assumption(const struct assumption_spec *spec, struct gq_error *err)
+/* The caller's value of one assumption. A fraction where a whole number is
+ * required is the wrong kind of value (invalid_value), as for every integer
+ * field of a request; anything else unacceptable is out_of_range. */
+static enum gq_code check_assumption(const struct assumption_spec *spec, double value,
+                                     struct gq_error *err)
 {
+    bool fraction = spec->integer && isfinite(value) && value != floor(value);
+    if (!fraction && assumption_in_range(spec, value))
+        return GQ_OK;
     char field[64];
     snprintf(field, sizeof field, "assumptions.%s", spec->id);
+    if (fraction)
+        return gq_fail(err, GQ_ERR_INVALID_VALUE, field, "%s must be a whole number", spec->id);
     if (spec->integer)
         return gq_fail(err, GQ_ERR_OUT_OF_RANGE, field, "%s must be an integer from %g to %g",
                        spec->id, spec->min, spec->max);
@@ -207,8 +220,9 @@ enum gq_code sizing_assumptions_resolve(const struct sizing_assumptions *given,
             out[i] = spec->fallback;
             continue;
         }
-        if (!assumption_in_range(spec, given->value[i]))
-            return fail_assumption(spec, err);
+        enum gq_code code = check_assumption(spec, given->value[i], err);
+        if (code != GQ_OK)
+            return code;
         out[i] = given->value[i];
     }
     return GQ_OK;

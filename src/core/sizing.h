@@ -132,14 +132,16 @@ bool sizing_task_trains(enum sizing_task task);
 
 /* Fills every assumption of `out`: the caller's value where set (checked for
  * range), the default elsewhere. `given` may be NULL (all defaults). Returns
- * GQ_OK, or GQ_ERR_OUT_OF_RANGE with err->field "assumptions.<id>". */
+ * GQ_OK; GQ_ERR_INVALID_VALUE (a fraction for max_instances) or
+ * GQ_ERR_OUT_OF_RANGE, with err->field "assumptions.<id>". */
 enum gq_code sizing_assumptions_resolve(const struct sizing_assumptions *given,
                                         double out[SIZING_ASSUMPTION_COUNT], struct gq_error *err);
 
 /* Validates `workload`, applies the task's preset where the model size is 0,
  * resolves the assumptions and computes memory and compute into `out`.
  * Returns GQ_OK; GQ_ERR_INVALID_VALUE (unknown enum, a field that does not
- * apply to the task, a precision full training cannot use) or
+ * apply to the task, a precision full training cannot use, a fraction for
+ * max_instances) or
  * GQ_ERR_OUT_OF_RANGE (a number outside its range, an assumption), with
  * err->field a JSON path ("workload.model_params_b", "assumptions.mfu").
  * `out` is unspecified on failure. */

@@ -63,6 +63,12 @@ enum gq_code fields_array(json_t *object, const char *key, const char *path, boo
 enum gq_code fields_object(json_t *object, const char *key, const char *path, bool required,
                            json_t **out, struct gq_error *err);
 
+/* Fills `err` for a body json_loadb() refused with `error` and returns its
+ * code: out_of_range, with no field (jansson does not say which), for a
+ * number too large to hold, since RFC 8259 sets no limit and the body is
+ * valid JSON; malformed_json for anything else. */
+enum gq_code fields_load_error(const json_error_t *error, struct gq_error *err);
+
 /* Writes "parent.key" (or "key" at the root) into buf. */
 void fields_path(char *buf, size_t size, const char *parent, const char *key);
 

@@ -85,9 +85,9 @@ static enum gq_code parse_items(json_t *body, const struct catalog *catalog,
                                 struct parsed_quote *parsed, struct gq_error *err)
 {
     json_t *items;
-    bool has_bundles = json_array_size(json_object_get(body, "bundles")) > 0;
-    enum gq_code code =
-        fields_array(body, "items", "", !has_bundles, QUOTE_MAX_ITEMS, &items, err);
+    /* Optional even without bundles: a quote of nothing is quote_compute's
+     * out_of_range, reported once every field present has its type. */
+    enum gq_code code = fields_array(body, "items", "", false, QUOTE_MAX_ITEMS, &items, err);
     if (code != GQ_OK)
         return code;
     for (size_t i = 0; i < json_array_size(items); i++) {

@@ -22,6 +22,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "http/bodies.h"
 #include "http/http.h"
 #include "util/clock.h"
 #include "util/log.h"
@@ -103,6 +104,66 @@ static bool declared_body_too_large(const struct http_request *request)
     return *end == '\0' && length > request->app->config->body_limit_bytes;
 }
 
+/* How often the headers that frame a request appear in it. */
+struct framing_headers {
+    unsigned host, content_length, transfer_encoding;
+    const char *coding; /* the Transfer-Encoding's value */
+};
+
+static enum MHD_Result count_framing_header(void *context, enum MHD_ValueKind kind,
+                                            const char *name, const char *value)
+{
+    (void)kind;
+    (void)value;
+    struct framing_headers *seen = context;
+    if (strcasecmp(name, MHD_HTTP_HEADER_HOST) == 0)
+        seen->host++;
+    else if (strcasecmp(name, MHD_HTTP_HEADER_CONTENT_LENGTH) == 0)
+        seen->content_length++;
+    else if (strcasecmp(name, MHD_HTTP_HEADER_TRANSFER_ENCODING) == 0) {
+        seen->transfer_encoding++;
+        seen->coding = value;
+    }
+    return MHD_YES;
+}
+
+/* Refuses a request whose length or target is ambiguous (RFC 9112 3.2 and
+ * 6.3), which libmicrohttpd 0.9.75 lets through: with two Content-Lengths
+ * it reads the first, so a proxy that trusts another would see a second
+ * request hidden in this one's body. Returns false after replying. Replied
+ * to this early, the connection is closed after the answer, as it must be
+ * once the framing is in doubt. */
+static bool framing_is_sound(struct http_request *request, const char *version,
+                             enum MHD_Result *result)
+{
+    struct framing_headers seen = {0, 0, 0, NULL};
+    MHD_get_connection_values(request->connection, MHD_HEADER_KIND, count_framing_header, &seen);
+    const char *field = NULL, *problem = NULL;
+    if (seen.content_length > 1) {
+        field = MHD_HTTP_HEADER_CONTENT_LENGTH;
+        problem = "Content-Length is given more than once";
+    } else if (seen.content_length > 0 && seen.transfer_encoding > 0) {
+        field = MHD_HTTP_HEADER_TRANSFER_ENCODING;
+        problem = "a request cannot carry both Transfer-Encoding and Content-Length";
+    } else if (seen.transfer_encoding > 1 ||
+               (seen.transfer_encoding == 1 && strcasecmp(seen.coding, "chunked") != 0)) {
+        /* Any other coding would leave the body's end unknown: libmicrohttpd
+         * then waits for it until the request times out. */
+        field = MHD_HTTP_HEADER_TRANSFER_ENCODING;
+        problem = "the only Transfer-Encoding accepted is chunked";
+    } else if (seen.host > 1) {
+        field = MHD_HTTP_HEADER_HOST;
+        problem = "Host is given more than once";
+    } else if (seen.host == 0 && strcmp(version, MHD_HTTP_VERSION_1_1) == 0) {
+        field = MHD_HTTP_HEADER_HOST;
+        problem = "an HTTP/1.1 request must carry a Host header";
+    }
+    if (problem == NULL)
+        return true;
+    *result = reply_fail(request, GQ_ERR_INVALID_PARAMETER, field, "%s", problem);
+    return false;
+}
+
 static bool append_body(struct http_request *request, const char *data, size_t size)
 {
     size_t needed = request->body_length + size;
@@ -177,9 +238,9 @@ static bool parse_json_body(struct http_request *request, enum MHD_Result *resul
     request->json = json_loadb(request->body, request->body_length,
                                JSON_REJECT_DUPLICATES | JSON_DECODE_ANY, &error);
     if (request->json == NULL) {
-        *result = reply_fail(request, GQ_ERR_MALFORMED_JSON, NULL,
-                             "malformed JSON at line %d, column %d: %s", error.line,
-                             error.column, error.text);
+        struct gq_error err;
+        fields_load_error(&error, &err);
+        *result = reply_error(request, &err);
         return false;
     }
     if (!json_is_object(request->json)) {
@@ -245,13 +306,15 @@ static enum MHD_Result handle_access(void *context, struct MHD_Connection *conne
                                      const char *upload_data, size_t *upload_data_size,
                                      void **request_context)
 {
-    (void)version;
     struct http_request *request = *request_context;
     if (request == NULL) {
         request = begin_request(context, connection, path, method);
         if (request == NULL)
             return MHD_NO;
         *request_context = request;
+        enum MHD_Result refused;
+        if (!framing_is_sound(request, version, &refused))
+            return refused;
         /* Refused before reading: an unknown path is 404 whatever its
          * body, a known one with a declared body over the cap is 413. */
         if (request->allowed_methods == 0 && declared_body_too_large(request))

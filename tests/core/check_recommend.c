@@ -357,17 +357,126 @@ START_TEST(test_rejection_misses_deadline)
 }
 END_TEST
 
-START_TEST(test_rental_longer_than_deadline_misses_it)
+/* A rental lasts its days on every SKU: a deadline before they are up is a
+ * contradiction of the request, not a deadline every SKU misses (whose hint
+ * would advise more instances or fewer tokens). */
+START_TEST(test_rental_longer_than_deadline_is_refused)
 {
     struct recommend_request request =
         request_for(SIZING_TASK_INFERENCE, 7, SIZING_PRECISION_INT8, 0);
     request.days = 30;
     request.deadline_days = 10;
+    struct gq_error err;
+    gq_error_clear(&err);
+    ck_assert_int_eq(recommend_run(catalog, &request, NOW, result, &err), GQ_ERR_OUT_OF_RANGE);
+    ck_assert_str_eq(err.field, "deadline_days");
+    ck_assert_str_eq(err.message, "a 30-day rental cannot end within deadline_days 10: give "
+                                  "deadline_days of at least 30, or fewer days");
+    request.days = 0; /* the default rental is 30 days too */
+    ck_assert_int_eq(recommend_run(catalog, &request, NOW, result, &err), GQ_ERR_OUT_OF_RANGE);
+    ck_assert_str_eq(err.field, "deadline_days");
+    ck_assert_ptr_nonnull(strstr(err.message, "a 30-day rental (the default days)"));
+}
+END_TEST
+
+START_TEST(test_rental_within_deadline_is_recommended)
+{
+    struct recommend_request request =
+        request_for(SIZING_TASK_INFERENCE, 7, SIZING_PRECISION_INT8, 0);
+    request.days = 10;
+    request.deadline_days = 10;
     run_ok(&request);
-    ck_assert_int_eq(result->n_recommendations, 0);
-    ck_assert_int_eq(result->rejected_by_reason[RECOMMEND_REJECT_MISSES_DEADLINE], 5);
-    assert_rejected("v100-16g-x1", RECOMMEND_REJECT_MISSES_DEADLINE,
-                    "takes 30.0 days with 1 instance, deadline 10");
+    ck_assert_int_eq(result->n_recommendations, 3);
+    ck_assert_int_eq(result->rejected_by_reason[RECOMMEND_REJECT_MISSES_DEADLINE], 0);
+    ck_assert_str_eq(result->recommendations[0].reasons[3], "runs 10 days, deadline 10");
+}
+END_TEST
+
+/* Every share of a peak at its smallest accepted value. */
+static void set_peak_shares(struct recommend_request *request, double share)
+{
+    static const enum sizing_assumption shares[] = {
+        SIZING_MFU, SIZING_MULTI_CARD_EFFICIENCY_NVLINK, SIZING_MULTI_CARD_EFFICIENCY_PCIE,
+        SIZING_MULTI_INSTANCE_EFFICIENCY, SIZING_DECODE_BANDWIDTH_EFFICIENCY};
+    for (size_t i = 0; i < sizeof shares / sizeof shares[0]; i++) {
+        request->assumptions.value[shares[i]] = share;
+        request->assumptions.set[shares[i]] = true;
+    }
+}
+
+/* A replica count past sizing's INT32_MAX cap is stated as needed, and a
+ * slow replica's rate is not rounded to 0.0. */
+START_TEST(test_throughput_text_at_smallest_shares)
+{
+    struct recommend_request request =
+        request_for(SIZING_TASK_INFERENCE, 100, SIZING_PRECISION_INT8, 0);
+    request.workload.tokens_per_second = SIZING_MAX_TOKENS_PER_SECOND;
+    set_peak_shares(&request, 0.01);
+    run_ok(&request);
+    /* 8 × 900 GB/s × 0.01 × 0.01 ÷ 100 GB = 0.0072 tok/s per replica. */
+    assert_rejected("v100-32g-x8", RECOMMEND_REJECT_INSUFFICIENT_THROUGHPUT,
+                    "needs 138888888889 replicas for 1000000000.0 tok/s at 0.0072 tok/s each, "
+                    "max 8 instances");
+}
+END_TEST
+
+/* Days far past what a double holds to a tenth read in three significant
+ * digits, not as 17 digits of which the last are noise. */
+START_TEST(test_days_far_past_max_rental_in_significant_digits)
+{
+    struct recommend_request request =
+        request_for(SIZING_TASK_PRETRAIN, 13, SIZING_PRECISION_BF16, SIZING_MAX_TOKENS_B);
+    request.millihours_per_day = 1;
+    set_peak_shares(&request, 0.01);
+    run_ok(&request);
+    /* 7.8e26 FLOPs ÷ (8 × 125e12 × 0.01 × 0.01) = 2.17e12 h, a millihour a day. */
+    assert_rejected("v100-32g-x8", RECOMMEND_REJECT_EXCEEDS_MAX_RENTAL,
+                    "takes 2.17e+15 days with 1 instance, longer than the 3650-day maximum");
+    ck_assert_ptr_nonnull(strstr(result->hint, "v100-32g-x8 × 1, takes 2.17e+15 days, past"));
+}
+END_TEST
+
+static void assert_text_sane(const char *text)
+{
+    ck_assert_msg(strstr(text, "inf") == NULL && strstr(text, "nan") == NULL &&
+                      strstr(text, "2147483647") == NULL && strstr(text, " 0.0 tok/s") == NULL &&
+                      strstr(text, " 0% ") == NULL,
+                  "%s", text);
+}
+
+/* At the edges of every accepted range, reasons, details and hints state
+ * finite figures: no inf or nan, no capped count, no zero rate. */
+START_TEST(test_edges_of_accepted_ranges_keep_text_sane)
+{
+    static const struct sizing_workload workloads[] = {
+        {SIZING_TASK_INFERENCE, 100, SIZING_PRECISION_INT8, 0, SIZING_MAX_TOKENS_PER_SECOND},
+        {SIZING_TASK_INFERENCE, 0.001, SIZING_PRECISION_INT4, 0, 0.001},
+        {SIZING_TASK_LORA, 400, SIZING_PRECISION_INT4, SIZING_MAX_TOKENS_B, 0},
+        {SIZING_TASK_FINETUNE, 0.001, SIZING_PRECISION_FP32, 0.001, 0},
+        {SIZING_TASK_PRETRAIN, 13, SIZING_PRECISION_BF16, SIZING_MAX_TOKENS_B, 0},
+    };
+    static const double shares[] = {0.01, 1.0};
+    static const int32_t millihours[] = {1, 24000};
+    for (size_t w = 0; w < sizeof workloads / sizeof workloads[0]; w++)
+        for (size_t s = 0; s < 2; s++)
+            for (size_t h = 0; h < 2; h++) {
+                struct recommend_request request;
+                recommend_request_init(&request);
+                request.workload = workloads[w];
+                request.millihours_per_day = millihours[h];
+                set_peak_shares(&request, shares[s]);
+                request.assumptions.value[SIZING_ACTIVATION_ALLOWANCE] = 0.0;
+                request.assumptions.value[SIZING_MAX_INSTANCES] = SIZING_MAX_INSTANCES_LIMIT;
+                request.assumptions.set[SIZING_ACTIVATION_ALLOWANCE] = true;
+                request.assumptions.set[SIZING_MAX_INSTANCES] = true;
+                run_ok(&request);
+                for (int i = 0; i < result->n_recommendations; i++)
+                    for (int j = 0; j < result->recommendations[i].n_reasons; j++)
+                        assert_text_sane(result->recommendations[i].reasons[j]);
+                for (int i = 0; i < result->n_rejected; i++)
+                    assert_text_sane(result->rejected[i].detail);
+                assert_text_sane(result->hint);
+            }
 }
 END_TEST
 
@@ -592,6 +701,9 @@ static struct recommend_request random_request(void)
     if (!training_run && rng_below(2))
         r.days = 1 + rng_below(200);
     r.deadline_days = rng_below(3) ? 0 : 1 + rng_below(120);
+    int32_t rental_days = r.days > 0 ? r.days : RECOMMEND_DEFAULT_DAYS;
+    if (!training_run && r.deadline_days > 0 && r.deadline_days < rental_days)
+        r.deadline_days = rental_days; /* an earlier one is refused (test above) */
     r.segment = (enum customer_segment)rng_below(SEGMENT_COUNT);
     r.budget = budgets[rng_below(6)];
     r.objective = (enum recommend_objective)rng_below(RECOMMEND_OBJECTIVE_COUNT);
@@ -710,7 +822,11 @@ static Suite *recommend_suite(void)
     tcase_add_test(rejected, test_rejection_insufficient_throughput);
     tcase_add_test(rejected, test_rejection_over_budget_and_hint);
     tcase_add_test(rejected, test_rejection_misses_deadline);
-    tcase_add_test(rejected, test_rental_longer_than_deadline_misses_it);
+    tcase_add_test(rejected, test_rental_longer_than_deadline_is_refused);
+    tcase_add_test(rejected, test_rental_within_deadline_is_recommended);
+    tcase_add_test(rejected, test_throughput_text_at_smallest_shares);
+    tcase_add_test(rejected, test_edges_of_accepted_ranges_keep_text_sane);
+    tcase_add_test(rejected, test_days_far_past_max_rental_in_significant_digits);
     tcase_add_test(rejected, test_run_past_max_rental);
     tcase_add_test(rejected, test_no_fit_answers_with_hint);
     tcase_add_test(rejected, test_rejections_are_bounded_and_nearest_first);

@@ -284,23 +284,45 @@ END_TEST
 struct bad_assumption_case {
     enum sizing_assumption which;
     double value;
+    enum gq_code code;
     const char *field;
 };
 
+#define OUT_OF_RANGE GQ_ERR_OUT_OF_RANGE
+
 static const struct bad_assumption_case bad_assumption_cases[] = {
-    {SIZING_MFU, 0.0, "assumptions.mfu"},
-    {SIZING_MFU, 1.01, "assumptions.mfu"},
-    {SIZING_MFU, NAN, "assumptions.mfu"},
-    {SIZING_MULTI_CARD_EFFICIENCY_NVLINK, -0.5, "assumptions.multi_card_efficiency_nvlink"},
-    {SIZING_MULTI_CARD_EFFICIENCY_PCIE, 2.0, "assumptions.multi_card_efficiency_pcie"},
-    {SIZING_MULTI_INSTANCE_EFFICIENCY, 0.0, "assumptions.multi_instance_efficiency"},
-    {SIZING_ACTIVATION_ALLOWANCE, -0.1, "assumptions.activation_allowance"},
-    {SIZING_KV_CACHE_ALLOWANCE, INFINITY, "assumptions.kv_cache_allowance"},
-    {SIZING_LORA_TRAINABLE_FRACTION, 0.0, "assumptions.lora_trainable_fraction"},
-    {SIZING_DECODE_BANDWIDTH_EFFICIENCY, 1.5, "assumptions.decode_bandwidth_efficiency"},
-    {SIZING_MAX_INSTANCES, 0.0, "assumptions.max_instances"},
-    {SIZING_MAX_INSTANCES, 2.5, "assumptions.max_instances"},
-    {SIZING_MAX_INSTANCES, 65.0, "assumptions.max_instances"},
+    {SIZING_MFU, 0.0, OUT_OF_RANGE, "assumptions.mfu"},
+    {SIZING_MFU, 1.01, OUT_OF_RANGE, "assumptions.mfu"},
+    {SIZING_MFU, NAN, OUT_OF_RANGE, "assumptions.mfu"},
+    /* Shares of a peak below 1 %: an "inf days" or 31-digit estimate. */
+    {SIZING_MFU, 5e-324, OUT_OF_RANGE, "assumptions.mfu"},
+    {SIZING_MFU, 1e-300, OUT_OF_RANGE, "assumptions.mfu"},
+    {SIZING_MFU, 0.0099, OUT_OF_RANGE, "assumptions.mfu"},
+    {SIZING_MULTI_CARD_EFFICIENCY_NVLINK, -0.5, OUT_OF_RANGE,
+     "assumptions.multi_card_efficiency_nvlink"},
+    {SIZING_MULTI_CARD_EFFICIENCY_NVLINK, 1e-300, OUT_OF_RANGE,
+     "assumptions.multi_card_efficiency_nvlink"},
+    {SIZING_MULTI_CARD_EFFICIENCY_PCIE, 2.0, OUT_OF_RANGE,
+     "assumptions.multi_card_efficiency_pcie"},
+    {SIZING_MULTI_CARD_EFFICIENCY_PCIE, 0.005, OUT_OF_RANGE,
+     "assumptions.multi_card_efficiency_pcie"},
+    {SIZING_MULTI_INSTANCE_EFFICIENCY, 0.0, OUT_OF_RANGE, "assumptions.multi_instance_efficiency"},
+    {SIZING_MULTI_INSTANCE_EFFICIENCY, 1e-300, OUT_OF_RANGE,
+     "assumptions.multi_instance_efficiency"},
+    {SIZING_ACTIVATION_ALLOWANCE, -0.1, OUT_OF_RANGE, "assumptions.activation_allowance"},
+    {SIZING_KV_CACHE_ALLOWANCE, INFINITY, OUT_OF_RANGE, "assumptions.kv_cache_allowance"},
+    {SIZING_LORA_TRAINABLE_FRACTION, 0.0, OUT_OF_RANGE, "assumptions.lora_trainable_fraction"},
+    {SIZING_DECODE_BANDWIDTH_EFFICIENCY, 1.5, OUT_OF_RANGE,
+     "assumptions.decode_bandwidth_efficiency"},
+    {SIZING_DECODE_BANDWIDTH_EFFICIENCY, 1e-300, OUT_OF_RANGE,
+     "assumptions.decode_bandwidth_efficiency"},
+    {SIZING_MAX_INSTANCES, 0.0, OUT_OF_RANGE, "assumptions.max_instances"},
+    {SIZING_MAX_INSTANCES, 65.0, OUT_OF_RANGE, "assumptions.max_instances"},
+    {SIZING_MAX_INSTANCES, 1e300, OUT_OF_RANGE, "assumptions.max_instances"},
+    {SIZING_MAX_INSTANCES, INFINITY, OUT_OF_RANGE, "assumptions.max_instances"},
+    /* A fraction where a whole number is required, in range or not. */
+    {SIZING_MAX_INSTANCES, 2.5, GQ_ERR_INVALID_VALUE, "assumptions.max_instances"},
+    {SIZING_MAX_INSTANCES, 64.5, GQ_ERR_INVALID_VALUE, "assumptions.max_instances"},
 };
 
 START_TEST(test_bad_assumption)
@@ -313,10 +335,27 @@ START_TEST(test_bad_assumption)
     struct sizing_estimate e;
     struct gq_error err;
     gq_error_clear(&err);
-    ck_assert_int_eq(sizing_estimate_workload(&w, &a, &e, &err), GQ_ERR_OUT_OF_RANGE);
-    ck_assert_int_eq(err.code, GQ_ERR_OUT_OF_RANGE);
+    ck_assert_int_eq(sizing_estimate_workload(&w, &a, &e, &err), c->code);
+    ck_assert_int_eq(err.code, c->code);
     ck_assert_str_eq(err.field, c->field);
     ck_assert(strlen(err.message) > 0);
+}
+END_TEST
+
+START_TEST(test_assumption_messages)
+{
+    struct sizing_assumptions a = {0};
+    double used[SIZING_ASSUMPTION_COUNT];
+    struct gq_error err;
+    a.value[SIZING_MFU] = 1e-300;
+    a.set[SIZING_MFU] = true;
+    ck_assert_int_eq(sizing_assumptions_resolve(&a, used, &err), GQ_ERR_OUT_OF_RANGE);
+    ck_assert_str_eq(err.message, "mfu must be at least 0.01 and at most 1");
+    a.set[SIZING_MFU] = false;
+    a.value[SIZING_MAX_INSTANCES] = 2.5;
+    a.set[SIZING_MAX_INSTANCES] = true;
+    ck_assert_int_eq(sizing_assumptions_resolve(&a, used, &err), GQ_ERR_INVALID_VALUE);
+    ck_assert_str_eq(err.message, "max_instances must be a whole number");
 }
 END_TEST
 
@@ -327,11 +366,14 @@ START_TEST(test_boundary_assumptions_accepted)
     a.value[SIZING_MFU] = 1.0;
     a.value[SIZING_KV_CACHE_ALLOWANCE] = 0.0;
     a.value[SIZING_MAX_INSTANCES] = 64.0;
+    a.value[SIZING_DECODE_BANDWIDTH_EFFICIENCY] = 0.01; /* the smallest share of a peak */
     a.set[SIZING_MFU] = a.set[SIZING_KV_CACHE_ALLOWANCE] = a.set[SIZING_MAX_INSTANCES] = true;
+    a.set[SIZING_DECODE_BANDWIDTH_EFFICIENCY] = true;
     struct sizing_estimate e;
     ck_assert_int_eq(sizing_estimate_workload(&w, &a, &e, NULL), GQ_OK);
     ck_assert_double_eq_tol(e.memory_gb, 14.0, TOLERANCE);
     ck_assert_double_eq(e.assumptions[SIZING_MAX_INSTANCES], 64.0);
+    ck_assert_double_eq(e.assumptions[SIZING_DECODE_BANDWIDTH_EFFICIENCY], 0.01);
 }
 END_TEST
 
@@ -449,6 +491,7 @@ static Suite *sizing_suite(void)
     tcase_add_test(input, test_assumption_defaults);
     tcase_add_test(input, test_assumption_overrides_are_used_and_echoed);
     tcase_add_loop_test(input, test_bad_assumption, 0, TABLE_SIZE(bad_assumption_cases));
+    tcase_add_test(input, test_assumption_messages);
     tcase_add_test(input, test_boundary_assumptions_accepted);
     tcase_add_loop_test(input, test_bad_workload, 0, TABLE_SIZE(bad_workload_cases));
     tcase_add_test(input, test_names_round_trip);

@@ -229,6 +229,9 @@ struct bad_request {
 #define GET(target) .method = "GET", .path = (target)
 #define RAW(literal) .transport = VIA_RAW, BYTES(literal)
 #define MALFORMED .status = 400, .code = "malformed_json"
+/* Valid JSON (RFC 8259 sets no limit on numbers) that jansson cannot hold,
+ * so nothing says which field it was in. */
+#define TOO_BIG .status = 422, .code = "out_of_range", .field = NULL
 #define REFUSED(error_code, error_field) .status = 422, .code = (error_code), .field = (error_field)
 #define BAD_PARAMETER(name) .status = 400, .code = "invalid_parameter", .field = (name)
 #define NOT_FOUND .status = 404, .code = "not_found"
@@ -295,11 +298,15 @@ static const struct bad_request rows[] = {
     {"control character", QUOTE(ITEMS(ITEM_SKU("\"v100\x01\""))), MALFORMED},
 
     /* ---- numbers: beyond int64 and double, -0, underflow ---- */
-    {"huge number", QUOTE(ITEMS(ITEM_DAYS("1e400"))), MALFORMED},
-    {"huge number", QUOTE(ITEMS(ITEM_HOURS("-1e400"))), MALFORMED},
-    {"huge number", QUOTE(ITEMS(ITEM_DAYS("9223372036854775808"))), MALFORMED}, /* 2^63 */
-    {"huge number", QUOTE(ITEMS(ITEM_WITH("\"quantity\":-9223372036854775809"))), MALFORMED},
-    {"huge number", RECOMMEND("{" WORKLOAD ",\"budget\":100000000000000000000}"), MALFORMED},
+    {"huge number", QUOTE(ITEMS(ITEM_DAYS("1e400"))), TOO_BIG},
+    {"huge number", QUOTE(ITEMS(ITEM_HOURS("-1e400"))), TOO_BIG},
+    {"huge number", QUOTE(ITEMS(ITEM_DAYS("9223372036854775808"))), TOO_BIG}, /* 2^63 */
+    {"huge number", QUOTE(ITEMS(ITEM_WITH("\"quantity\":-9223372036854775809"))), TOO_BIG},
+    {"huge number", RECOMMEND("{" WORKLOAD ",\"budget\":100000000000000000000}"), TOO_BIG},
+    {"huge number", QUOTE(ITEMS(ITEM_WITH("\"quantity\":99999999999999999999999"))), TOO_BIG,
+     .message = "the number at line 1, column 93 is too large"},
+    {"huge number", RECOMMEND("{" WORKLOAD ",\"assumptions\":{\"mfu\":1e999}}"), TOO_BIG,
+     .message = "the number at line 1, column 77 is too large"},
     {"huge number", QUOTE(ITEMS(ITEM_DAYS("9223372036854775807"))),
      REFUSED("out_of_range", "items[0].days"), .message = "items[0].days must be 1..3650"},
     {"huge number", QUOTE(ITEMS(ITEM_WITH("\"quantity\":-9223372036854775808"))),
@@ -338,7 +345,8 @@ static const struct bad_request rows[] = {
     {"nesting", QUOTE_GENERATED(segment_nested_1000), REFUSED("invalid_type", "customer.segment")},
 
     /* ---- wrong types, nulls, empty objects, arrays where objects belong ---- */
-    {"empty object", QUOTE("{}"), REFUSED("missing_field", "items")},
+    {"empty object", QUOTE("{}"), REFUSED("out_of_range", "items"),
+     .message = "a quote needs at least one item or bundle"},
     {"empty object", RECOMMEND("{}"), REFUSED("missing_field", "workload")},
     {"array for object", QUOTE("[]"), REFUSED("invalid_type", NULL)},
     {"array for object", QUOTE("[" ITEMS(ITEM) "]"), REFUSED("invalid_type", NULL)},
@@ -351,7 +359,7 @@ static const struct bad_request rows[] = {
     {"scalar body", QUOTE("\"a quote\""), REFUSED("invalid_type", NULL)},
     {"scalar body", QUOTE("null"), REFUSED("invalid_type", NULL)},
     {"scalar body", QUOTE("-0"), REFUSED("invalid_type", NULL)},
-    {"null", QUOTE("{\"items\":null}"), REFUSED("missing_field", "items")},
+    {"null", QUOTE("{\"items\":null}"), REFUSED("out_of_range", "items")},
     {"null", QUOTE("{\"items\":[null]}"), REFUSED("invalid_type", "items[0]")},
     {"null", QUOTE(ITEMS(ITEM_SKU("null"))), REFUSED("missing_field", "items[0].sku")},
     {"null", QUOTE("{\"items\":[" ITEM "],\"bundles\":[null]}"),
@@ -389,6 +397,67 @@ static const struct bad_request rows[] = {
     {"wrong value", RECOMMEND("{" WORKLOAD ",\"limit\":0}"), REFUSED("out_of_range", "limit")},
     {"wrong value", RECOMMEND("{" WORKLOAD ",\"hours_per_day\":25}"),
      REFUSED("out_of_range", "hours_per_day")},
+
+    /* ---- a quote of nothing, whichever way it is said: out of range once
+     * every field present has its type ---- */
+    {"nothing to quote", QUOTE("{\"save\":false}"), REFUSED("out_of_range", "items"),
+     .message = "a quote needs at least one item or bundle"},
+    {"nothing to quote", QUOTE("{\"bundles\":[],\"save\":false}"),
+     REFUSED("out_of_range", "items")},
+    {"nothing to quote", QUOTE("{\"items\":[],\"bundles\":null}"),
+     REFUSED("out_of_range", "items")},
+    {"nothing to quote", QUOTE("{\"bundles\":\"training-starter-monthly\",\"save\":false}"),
+     REFUSED("invalid_type", "bundles")},
+    {"nothing to quote", QUOTE("{\"bundles\":[7]}"), REFUSED("invalid_type", "bundles[0]")},
+    {"nothing to quote", QUOTE("{\"save\":\"no\"}"), REFUSED("invalid_type", "save")},
+    {"nothing to quote", QUOTE("{\"customer\":[]}"), REFUSED("invalid_type", "customer")},
+
+    /* ---- a fraction where a whole number is required: invalid_value, in
+     * range or not, in every integer field of both bodies ---- */
+    {"fraction", QUOTE(ITEMS(ITEM_WITH("\"quantity\":1.5"))),
+     REFUSED("invalid_value", "items[0].quantity")},
+    {"fraction", QUOTE(ITEMS(ITEM_DAYS("90.5"))), REFUSED("invalid_value", "items[0].days")},
+    {"fraction", RECOMMEND("{" WORKLOAD ",\"days\":30.5}"), REFUSED("invalid_value", "days")},
+    {"fraction", RECOMMEND("{" WORKLOAD ",\"deadline_days\":40.5}"),
+     REFUSED("invalid_value", "deadline_days")},
+    {"fraction", RECOMMEND("{" WORKLOAD ",\"limit\":2.5}"), REFUSED("invalid_value", "limit")},
+    {"fraction", RECOMMEND("{" WORKLOAD ",\"assumptions\":{\"max_instances\":2.5}}"),
+     REFUSED("invalid_value", "assumptions.max_instances"),
+     .message = "max_instances must be a whole number"},
+    {"fraction", RECOMMEND("{" WORKLOAD ",\"assumptions\":{\"max_instances\":64.5}}"),
+     REFUSED("invalid_value", "assumptions.max_instances")},
+    {"fraction", RECOMMEND("{" WORKLOAD ",\"assumptions\":{\"max_instances\":65}}"),
+     REFUSED("out_of_range", "assumptions.max_instances")},
+
+    /* ---- assumptions that would make an estimate nonsense: a share of a
+     * peak below 1 % ---- */
+    {"tiny share", RECOMMEND("{" WORKLOAD ",\"assumptions\":{\"mfu\":5e-324}}"),
+     REFUSED("out_of_range", "assumptions.mfu"),
+     .message = "mfu must be at least 0.01 and at most 1"},
+    {"tiny share", RECOMMEND("{" WORKLOAD ",\"assumptions\":{\"mfu\":1e-300}}"),
+     REFUSED("out_of_range", "assumptions.mfu")},
+    {"tiny share",
+     RECOMMEND("{" WORKLOAD ",\"assumptions\":{\"decode_bandwidth_efficiency\":1e-300}}"),
+     REFUSED("out_of_range", "assumptions.decode_bandwidth_efficiency")},
+    {"tiny share",
+     RECOMMEND("{" WORKLOAD ",\"assumptions\":{\"multi_card_efficiency_nvlink\":0.009}}"),
+     REFUSED("out_of_range", "assumptions.multi_card_efficiency_nvlink")},
+    {"tiny share",
+     RECOMMEND("{" WORKLOAD ",\"assumptions\":{\"multi_card_efficiency_pcie\":0.001}}"),
+     REFUSED("out_of_range", "assumptions.multi_card_efficiency_pcie")},
+    {"tiny share", RECOMMEND("{" WORKLOAD ",\"assumptions\":{\"multi_instance_efficiency\":1e-9}}"),
+     REFUSED("out_of_range", "assumptions.multi_instance_efficiency")},
+
+    /* ---- a rental (WORKLOAD has no tokens) ends when its days are up: a
+     * deadline before that contradicts the request ---- */
+    {"rental deadline",
+     RECOMMEND("{\"workload\":{\"task\":\"inference\",\"model_params_b\":7,"
+               "\"precision\":\"int8\"},\"days\":30,\"deadline_days\":10}"),
+     REFUSED("out_of_range", "deadline_days"),
+     .message = "a 30-day rental cannot end within deadline_days 10: give deadline_days of at "
+                "least 30, or fewer days"},
+    {"rental deadline", RECOMMEND("{" WORKLOAD ",\"deadline_days\":29}"),
+     REFUSED("out_of_range", "deadline_days")},
 
     /* ---- unknown fields ---- */
     {"unknown field", QUOTE("{\"items\":[" ITEM "],\"discount\":50}"),
@@ -509,6 +578,46 @@ static const struct bad_request rows[] = {
      RAW("post /quote HTTP/1.1\r\nHost: test\r\nContent-Type: application/json\r\n"
          "Content-Length: 61\r\n\r\n" ITEMS(ITEM)),
      NOT_ALLOWED("POST, OPTIONS"), .message = "post is not allowed here"},
+
+    /* ---- ambiguous framing or target: refused first, and the connection
+     * closed. The smuggled GET after the first Content-Length's 2 bytes
+     * must not be answered. ---- */
+    {"framing", .method = "POST", .path = "/recommend",
+     RAW("POST /recommend HTTP/1.1\r\nHost: test\r\nContent-Type: application/json\r\n"
+         "Content-Length: 2\r\nContent-Length: 40\r\n\r\n"
+         "{}GET /nope-smuggled HTTP/1.1\r\nHost: x\r\n\r\n"),
+     BAD_PARAMETER("Content-Length"), .message = "Content-Length is given more than once",
+     .closes = true},
+    {"framing", .method = "POST", .path = "/quote",
+     RAW("POST /quote HTTP/1.1\r\nHost: test\r\nContent-Type: application/json\r\n"
+         "Content-Length: 61\r\ncontent-length: 61\r\n\r\n" ITEMS(ITEM)),
+     BAD_PARAMETER("Content-Length"), .closes = true},
+    {"framing", .method = "POST", .path = "/quote",
+     RAW("POST /quote HTTP/1.1\r\nHost: test\r\nContent-Type: application/json\r\n"
+         "Content-Length: 2\r\nTransfer-Encoding: chunked\r\n\r\n{}"),
+     BAD_PARAMETER("Transfer-Encoding"),
+     .message = "a request cannot carry both Transfer-Encoding and Content-Length",
+     .closes = true},
+    {"framing", .method = "POST", .path = "/recommend",
+     RAW("POST /recommend HTTP/1.1\r\nHost: test\r\nContent-Type: application/json\r\n"
+         "Transfer-Encoding: gzip\r\n\r\n{}"),
+     BAD_PARAMETER("Transfer-Encoding"), .message = "the only Transfer-Encoding accepted is chunked",
+     .closes = true},
+    {"framing", .method = "POST", .path = "/quote",
+     RAW("POST /quote HTTP/1.1\r\nHost: test\r\nContent-Type: application/json\r\n"
+         "Transfer-Encoding: gzip, chunked\r\n\r\n2\r\n{}\r\n0\r\n\r\n"),
+     BAD_PARAMETER("Transfer-Encoding"), .closes = true},
+    {"framing", .method = "GET", .path = "/healthz", RAW("GET /healthz HTTP/1.1\r\n\r\n"),
+     BAD_PARAMETER("Host"), .message = "an HTTP/1.1 request must carry a Host header",
+     .closes = true},
+    {"framing", .method = "GET", .path = "/catalog",
+     RAW("GET /catalog HTTP/1.1\r\nHost: a\r\nHost: b\r\n\r\n"), BAD_PARAMETER("Host"),
+     .message = "Host is given more than once", .closes = true},
+    {"framing", .method = "GET", .path = "/no-such-thing",
+     RAW("GET /no-such-thing HTTP/1.1\r\n\r\n"), BAD_PARAMETER("Host"), .closes = true},
+    {"framing", .method = "DELETE", .path = "/recommend",
+     RAW("DELETE /recommend HTTP/1.1\r\nHost: a\r\nHost: b\r\n\r\n"), BAD_PARAMETER("Host"),
+     .closes = true},
 
     /* ---- malformed HTTP: libmicrohttpd answers, without our envelope ---- */
     {"protocol", .method = "POST", .path = "/quote",
