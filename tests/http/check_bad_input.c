@@ -509,6 +509,11 @@ static const struct bad_request rows[] = {
      RAW("POST /quote HTTP/1.1\r\nHost: test\r\nContent-Type: application/json\r\n"
          "Idempotency-Key:\r\nContent-Length: 61\r\n\r\n" ITEMS(ITEM)),
      BAD_PARAMETER("Idempotency-Key")},
+    {"header", .method = "POST", .path = "/quote",
+     RAW("POST /quote HTTP/1.1\r\nHost: test\r\nContent-Type: application/json\r\n"
+         "Idempotency-Key: first\r\nidempotency-key: second\r\nContent-Length: 61\r\n\r\n" ITEMS(
+             ITEM)),
+     BAD_PARAMETER("Idempotency-Key"), .message = "Idempotency-Key is given more than once"},
 
     /* ---- sizes ---- */
     {"10 MB", TEN_MB_EXPECTING("POST", "/quote"), TOO_LARGE,
