@@ -619,9 +619,9 @@ report() {
                     "${R[$key.ratio]} ×"
             fi
             if [ "$c" -ge 64 ]; then
-                # The target as the issue states it, for every endpoint; for one
-                # slower than nginx the detail adds the tail factor (see "p99" in
-                # the notes below): how much of the miss is the tail's shape.
+                # The target as the issue states it, for every endpoint; for all
+                # but the plain catalog the detail adds the tail factor (see "p99"
+                # in the notes below): how much of a miss is the tail's shape.
                 if [ "$ep" = catalog ]; then
                     verdict "$(ge 1.25 "${R[$key.p99_ratio]}")" "${EP_NAME[$ep]}, $c connections: p99 ≤ 1.25 × nginx's p99" \
                         "${R[$key.p99_ratio]} ×"

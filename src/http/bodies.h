@@ -65,8 +65,9 @@ enum gq_code fields_object(json_t *object, const char *key, const char *path, bo
 
 /* Fills `err` for a body json_loadb() refused with `error` and returns its
  * code: out_of_range, with no field (jansson does not say which), for a
- * number too large to hold, since RFC 8259 sets no limit and the body is
- * valid JSON; malformed_json for anything else. */
+ * number too large to hold, since RFC 8259 sets no limit on numbers;
+ * malformed_json for anything else. jansson stops at the first error, so
+ * a body that has such a number is not checked past it. */
 enum gq_code fields_load_error(const json_error_t *error, struct gq_error *err);
 
 /* Writes "parent.key" (or "key" at the root) into buf. */

@@ -6,9 +6,10 @@
  * libmicrohttpd 0.9.75 calls the access handler (1) once with the headers,
  * (2) once per piece of body, (3) once more when the request is complete.
  * Responses are queued on the last call only: queueing on the first makes
- * this version answer "Connection: close" and lose keep-alive. The one
- * exception is a Content-Length over the cap, refused at once with 413 so
- * the body is never read (closing that connection is then what we want).
+ * this version answer "Connection: close" and lose keep-alive. Two
+ * exceptions are refused at once, where closing the connection is what we
+ * want: ambiguous framing or a missing Host (400), and a Content-Length
+ * over the cap (413, so the body is never read).
  * A body without Content-Length (chunked) is buffered up to the cap and the
  * rest drained unread; it gets its 413 at the end, within the request
  * deadline.
@@ -114,7 +115,6 @@ static enum MHD_Result count_framing_header(void *context, enum MHD_ValueKind ki
                                             const char *name, const char *value)
 {
     (void)kind;
-    (void)value;
     struct framing_headers *seen = context;
     if (strcasecmp(name, MHD_HTTP_HEADER_HOST) == 0)
         seen->host++;

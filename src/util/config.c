@@ -15,10 +15,10 @@
  */
 #include "util/config.h"
 
-#include <arpa/inet.h>
 #include <assert.h>
 #include <errno.h>
 #include <jansson.h>
+#include <netdb.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdlib.h>
@@ -647,10 +647,14 @@ static enum gq_code check_per_ip_limit(struct loader *ld)
  * database is touched. */
 static enum gq_code check_listen_address(struct loader *ld)
 {
-    unsigned char address[sizeof(struct in6_addr)];
+    /* The server reads it the same way (a scope such as fe80::1%eth0 too). */
+    struct addrinfo hints = {.ai_flags = AI_NUMERICHOST | AI_PASSIVE, .ai_socktype = SOCK_STREAM};
+    struct addrinfo *found = NULL;
     const char *listen = ld->config->listen;
-    if (inet_pton(AF_INET, listen, address) == 1 || inet_pton(AF_INET6, listen, address) == 1)
+    if (getaddrinfo(listen, NULL, &hints, &found) == 0 && found != NULL) {
+        freeaddrinfo(found);
         return GQ_OK;
+    }
     return fail_value(ld, &keys[KEY_LISTEN], ld->origin[KEY_LISTEN],
                       "'%s' is not a numeric IPv4 or IPv6 address", listen);
 }

@@ -31,7 +31,6 @@ static struct http_response *get_with(const char *path, const char *header)
     return http_request(client, "GET", path, header ? headers : NULL, NULL);
 }
 
-/* The ETag of a GET of `path`, checked for its form: a quoted 32-digit hex. */
 /* The length of the 200's body at `path`, as the 304's Content-Length must
  * give it (RFC 9110 8.6). */
 static void expect_full_length(struct http_response *not_modified, const char *path)
@@ -47,6 +46,7 @@ static void expect_full_length(struct http_response *not_modified, const char *p
     http_response_free(full);
 }
 
+/* The ETag of a GET of `path`, checked for its form: a quoted 32-digit hex. */
 static void fetch_etag(const char *path, char etag[64])
 {
     struct http_response *response = http_get(client, path);
