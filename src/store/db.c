@@ -23,6 +23,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "store/store.h"
 #include "util/clock.h"
@@ -88,6 +89,14 @@ static enum gq_code check_path(const struct store_options *options, struct gq_er
         return gq_fail(err, GQ_ERR_NOT_READY, NULL,
                        "directory %s of database %s does not exist (create it first)", directory,
                        path);
+    /* SQLite would only say "unable to open database file", or, for a file
+     * that is writable in a directory that is not, "attempt to write a
+     * readonly database": in WAL mode it creates files beside the database. */
+    if (access(directory, W_OK | X_OK) != 0)
+        return gq_fail(err, GQ_ERR_NOT_READY, NULL,
+                       "directory %s of database %s is not writable by this process (uid %u): "
+                       "SQLite creates the database's -wal and -shm files there",
+                       directory, path, (unsigned)getuid());
     if (stat(path, &info) != 0) {
         if (errno == ENOENT && !options->create)
             return gq_fail(err, GQ_ERR_NOT_READY, NULL,

@@ -167,7 +167,9 @@ START_TEST(test_faults_file_read_only)
 }
 END_TEST
 
-/* The file is writable, its directory is not: the WAL cannot be created. */
+/* The file is writable, its directory is not: the WAL cannot be created,
+ * and the message says so (SQLite's own is "attempt to write a readonly
+ * database", about a file that is writable). */
 START_TEST(test_faults_directory_read_only)
 {
     struct server server = {0};
@@ -178,11 +180,12 @@ START_TEST(test_faults_directory_read_only)
     int status = server_run(&server, NULL);
     ck_assert_int_eq(chmod(server.dir, 0700), 0);
     ck_assert_msg(status == 1, "exit status %d", status);
-    char expected[SERVER_PATH_SIZE + 128];
+    char expected[2 * SERVER_PATH_SIZE + 128];
     snprintf(expected, sizeof expected,
-             "gpuquote: error: database %s: attempt to write a readonly database\n",
-             server.db_path);
+             "gpuquote: error: directory %s of database %s is not writable by this process",
+             server.dir, server.db_path);
     expect_stderr_has(&server, expected);
+    expect_stderr_has(&server, "SQLite creates the database's -wal and -shm files there\n");
     ck_assert_int_ne(access(server.port_file, F_OK), 0);
     server.run_as = 0;
     ck_assert_int_eq(count_quotes(&server), 1);

@@ -16,7 +16,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "store/db.h"
 #include "store/store.h"
@@ -98,6 +100,56 @@ START_TEST(test_missing_directory)
     snprintf(expected, sizeof expected, "directory %s of database", directory);
     ck_assert_msg(strstr(err.message, expected) != NULL, "%s", err.message);
     ck_assert_ptr_nonnull(strstr(err.message, "does not exist"));
+}
+END_TEST
+
+/* store_open's message, from a child process that runs as `nobody` when
+ * this one is root (root may write anywhere). */
+static void open_as_nobody(const char *path, char *message, size_t size)
+{
+    int pipe_fds[2];
+    ck_assert_int_eq(pipe(pipe_fds), 0);
+    pid_t child = fork();
+    ck_assert_int_ge(child, 0);
+    if (child == 0) {
+        close(pipe_fds[0]);
+        if (geteuid() == 0 && (setgid(65534) != 0 || setuid(65534) != 0))
+            _exit(2);
+        struct store_options options = {path, 100, 1, true};
+        struct store *store = NULL;
+        struct gq_error err;
+        enum gq_code code = store_open(&options, &store, &err);
+        if (code == GQ_OK)
+            _exit(3);
+        ssize_t written = write(pipe_fds[1], err.message, strlen(err.message));
+        _exit(written > 0 ? 0 : 4);
+    }
+    close(pipe_fds[1]);
+    ssize_t got = read(pipe_fds[0], message, size - 1);
+    message[got > 0 ? got : 0] = '\0';
+    close(pipe_fds[0]);
+    int status = 0;
+    ck_assert_int_eq(waitpid(child, &status, 0), child);
+    ck_assert_msg(WIFEXITED(status) && WEXITSTATUS(status) == 0, "child status %d: %s", status,
+                  message);
+}
+
+/* In WAL mode SQLite creates files beside the database, so a directory it
+ * cannot write to is named, with the reason, before SQLite answers "unable
+ * to open database file". Nothing is created. */
+START_TEST(test_directory_not_writable)
+{
+    ck_assert_int_eq(chmod(temp_dir, 0555), 0);
+    char message[1024];
+    open_as_nobody(db_path, message, sizeof message);
+    ck_assert_int_eq(chmod(temp_dir, 0700), 0);
+    char expected[1200];
+    snprintf(expected, sizeof expected, "directory %s of database %s is not writable", temp_dir,
+             db_path);
+    ck_assert_msg(strstr(message, expected) == message, "%s", message);
+    ck_assert_ptr_nonnull(strstr(message, "-wal and -shm"));
+    struct stat info;
+    ck_assert_int_ne(stat(db_path, &info), 0);
 }
 END_TEST
 
@@ -263,6 +315,7 @@ static Suite *open_suite(void)
     tcase_add_checked_fixture(open, setup, teardown);
     tcase_add_test(open, test_missing_file_without_create);
     tcase_add_test(open, test_missing_directory);
+    tcase_add_test(open, test_directory_not_writable);
     tcase_add_test(open, test_not_a_database);
     tcase_add_test(open, test_pool_size_zero_is_refused);
     tcase_add_test(open, test_every_connection_is_configured);
