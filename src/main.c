@@ -38,6 +38,8 @@ static int open_store(const struct gq_config *config, bool migrate, struct store
         .create = migrate,
     };
     struct gq_error err;
+    if (migrate && store_check_migrations(config->migrations_dir, &err) != GQ_OK)
+        return fail(&err);
     if (store_open(&options, store, &err) != GQ_OK)
         return fail(&err);
     int applied = 0;
@@ -49,20 +51,33 @@ static int open_store(const struct gq_config *config, bool migrate, struct store
     return EXIT_SUCCESS;
 }
 
+/* A failed load, and what is served meanwhile: on a reload the catalog
+ * loaded before stays in use, which the operator needs to read. */
+static void log_load_failure(struct app *app, const char *reason)
+{
+    struct snapshot *current = snapshot_acquire(app);
+    if (current != NULL)
+        log_error("catalog not loaded: %s; still serving price list version %lld", reason,
+                  (long long)current->catalog->price_list_version);
+    else
+        log_error("catalog not loaded: %s", reason);
+    snapshot_release(current);
+}
+
 /* Loads the catalog into a new snapshot and makes it current. */
 static bool load_catalog(struct app *app)
 {
     struct catalog *catalog;
     struct gq_error err;
     if (store_load_catalog(app->store, &catalog, &err) != GQ_OK) {
-        log_error("catalog not loaded: %s", err.message);
+        log_load_failure(app, err.message);
         return false;
     }
     int64_t version = catalog->price_list_version;
     size_t skus = catalog->n_skus;
     struct snapshot *snapshot = snapshot_build(catalog);
     if (snapshot == NULL) {
-        log_error("catalog not loaded: out of memory");
+        log_load_failure(app, "out of memory");
         return false;
     }
     snapshot_publish(app, snapshot);

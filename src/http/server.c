@@ -366,9 +366,10 @@ static void complete_request(void *context, struct MHD_Connection *connection,
     const char *interrupted = interruption(termination);
     if (interrupted != NULL && request->closed_because != NULL)
         interrupted = request->closed_because; /* more precise than MHD's "with error" */
+    /* An answer to HEAD has the GET's headers and no body. */
+    uint64_t body_bytes = request->method == HTTP_HEAD ? 0 : request->response_bytes;
     log_access(request->method_name, request->path, request->replied ? request->status : 0,
-               request->response_bytes, clock_monotonic_us() - request->started_us,
-               interrupted);
+               body_bytes, clock_monotonic_us() - request->started_us, interrupted);
     atomic_fetch_sub_explicit(&request->app->active_requests, 1, memory_order_relaxed);
     if (request->waiting != NULL)
         request->discard_waiting(request->waiting);

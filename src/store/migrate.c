@@ -363,6 +363,17 @@ static enum gq_code apply_pending(struct store_conn *conn, const struct migratio
 
 /* See store.h. On failure *applied still counts the migrations applied (and
  * committed) before the failing one. */
+enum gq_code store_check_migrations(const char *directory, struct gq_error *err)
+{
+    assert(directory != NULL);
+    struct migration_list list = {NULL, 0};
+    enum gq_code code = list_migrations(directory, &list, err);
+    if (code == GQ_OK)
+        code = read_migrations(directory, &list, err);
+    free_migrations(&list);
+    return code;
+}
+
 enum gq_code store_migrate(struct store *store, const char *directory, int *applied,
                            struct gq_error *err)
 {

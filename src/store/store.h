@@ -45,6 +45,11 @@ void store_close(struct store *store);
 enum gq_code store_migrate(struct store *store, const char *directory, int *applied,
                            struct gq_error *err);
 
+/* Reads the migrations of `directory` as store_migrate() would, without a
+ * database: called before the database is created, so that a missing or
+ * bad migrations directory leaves no empty database file behind. */
+enum gq_code store_check_migrations(const char *directory, struct gq_error *err);
+
 /* GQ_OK when the database can take a write (starts and rolls back an
  * immediate transaction); GQ_ERR_NOT_READY with a message otherwise. */
 enum gq_code store_check_writable(struct store *store, struct gq_error *err);

@@ -326,6 +326,17 @@ START_TEST(test_operations_access_log)
     http_response_free(read);
     http_response_free(response);
 
+    /* HEAD sends no body, and logs none. */
+    snprintf(path, sizeof path, "/access-log-head-%ld", (long)getpid());
+    response = http_request(client, "HEAD", path, NULL, NULL);
+    expect_status(response, 404);
+    http_response_free(response);
+    line = find_access_line(&shared, path);
+    ck_assert_msg(line != NULL, "no access-log line for %s", path);
+    expect_str(line, "method", "HEAD");
+    expect_text(line, "bytes", "0");
+    json_decref(line);
+
     /* A client that hangs up halfway through its body: nothing was
      * answered, and the line says why. */
     snprintf(path, sizeof path, "/access-log-abort-%ld", (long)getpid());
@@ -504,7 +515,8 @@ START_TEST(test_operations_sighup_reload)
                      1);
     server_signal(&server, SIGHUP);
     ck_assert(server_wait_for_text(&server, "stderr.log",
-                                   "catalog not loaded: SKU 't4-16g-x1' has no on-demand price",
+                                   "catalog not loaded: SKU 't4-16g-x1' has no on-demand price; "
+                                   "still serving price list version 2\n",
                                    suite_wait_ms(5)));
     ready = http_get(to, "/readyz");
     ck_assert_str_eq(ready->body, "{\"status\":\"ready\",\"price_list_version\":2,\"skus\":5}");
@@ -671,6 +683,7 @@ START_TEST(test_operations_migrations_missing)
     char *err = server_read(&server, "stderr.log");
     ck_assert_str_eq(err, expected);
     free(err);
+    ck_assert_msg(access(server.db_path, F_OK) != 0, "%s was created", server.db_path);
     server_cleanup(&server);
 }
 END_TEST
