@@ -48,7 +48,10 @@ LIBS_STORE = $(call pkg,--libs,sqlite3 nettle)
 LIBS_HTTP  = $(call pkg,--libs,libmicrohttpd jansson)
 LIBS_CHECK = $(call pkg,--libs,check)
 LIBS_CURL  = $(call pkg,--libs,libcurl)
-PKG_CFLAGS = $(call pkg,--cflags,libmicrohttpd jansson sqlite3 nettle check libcurl)
+PKG_CFLAGS = $(call pkg,--cflags,libmicrohttpd jansson sqlite3 nettle)
+# Only for the tests' objects, so that building the server alone (the
+# Dockerfile's build stage) does not ask for packages it has no need of.
+TEST_PKG_CFLAGS = $(call pkg,--cflags,check libcurl)
 
 CORE_SRC  := $(wildcard src/core/*.c)
 UTIL_SRC  := $(wildcard src/util/*.c)
@@ -95,7 +98,8 @@ $(BIN): $(MAIN_OBJ) $(HTTP_OBJ) $(STORE_OBJ) $(UTIL_OBJ) $(CORE_OBJ)
 $(BUILD)/obj/%.o: %.c
 	@mkdir -p $(dir $@)
 	$(call say,CC,$<)
-	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS_ALL) $(PKG_CFLAGS) -Itests -MMD -MP -c -o $@ $<
+	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS_ALL) $(PKG_CFLAGS) $(if $(filter tests/%,$<),$(TEST_PKG_CFLAGS)) \
+	    -Itests -MMD -MP -c -o $@ $<
 
 # The OpenAPI document is embedded in the binary (.incbin), so the server
 # serves exactly the contract it was built with.
