@@ -14,7 +14,9 @@
  * process's life starts a server of its own.
  */
 #include <check.h>
+#include <pthread.h>
 #include <signal.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -486,6 +488,85 @@ START_TEST(test_operations_sigterm_with_idle_connections)
 }
 END_TEST
 
+/* Price changes and reloads, one after another, on their own thread. */
+struct reload_storm {
+    struct server *server;
+    int reloads;
+    atomic_bool done;
+};
+
+static void *storm_reloads(void *argument)
+{
+    struct reload_storm *storm = argument;
+    struct timespec pause = {0, 20 * 1000 * 1000};
+    for (int i = 0; i < storm->reloads; i++) {
+        server_db_exec(storm->server,
+                       "UPDATE sku_prices SET amount_fen = amount_fen + 1 "
+                       "WHERE sku_id = ?1 AND mode_id = 'on_demand'",
+                       "t4-16g-x1");
+        server_signal(storm->server, SIGHUP);
+        nanosleep(&pause, NULL);
+    }
+    atomic_store(&storm->done, true);
+    return NULL;
+}
+
+/* "9.90" plus `fen` as the JSON money string. */
+static void money_after(long fen, char out[32])
+{
+    snprintf(out, 32, "%ld.%02ld", (990 + fen) / 100, (990 + fen) % 100);
+}
+
+/* While prices change and the catalog is reloaded 40 times, every answer
+ * is priced from one snapshot: a quote's price_list_version and its amount
+ * agree (each change adds 1 fen and one version), as do a listing's. */
+START_TEST(test_operations_reloads_under_load_keep_answers_whole)
+{
+    struct server server = {0};
+    server_start(&server, NULL);
+    struct http_client *to = http_client_new(server.port);
+    struct reload_storm storm = {.server = &server, .reloads = 40};
+    atomic_init(&storm.done, false);
+    pthread_t thread;
+    ck_assert_int_eq(pthread_create(&thread, NULL, storm_reloads, &storm), 0);
+    int answers = 0;
+    long highest = 1;
+    char want[32];
+    while (!atomic_load(&storm.done) || answers < 20) {
+        struct http_response *quote = http_post_json(
+            to, "/quote",
+            "{\"items\":[{\"sku\":\"t4-16g-x1\",\"billing\":\"on_demand\","
+            "\"hours_per_day\":1,\"days\":1}],\"save\":false}");
+        expect_status(quote, 200);
+        long version = (long)json_integer_value(json_at(quote->json, "price_list_version"));
+        money_after(version - 1, want);
+        ck_assert_msg(strcmp(json_str(quote->json, "items[0].amount"), want) == 0,
+                      "version %ld priced %s, not %s", version,
+                      json_str(quote->json, "items[0].amount"), want);
+        http_response_free(quote);
+
+        struct http_response *listing = http_get(to, "/catalog?gpu=T4");
+        expect_status(listing, 200);
+        long listed = (long)json_integer_value(json_at(listing->json, "price_list_version"));
+        money_after(listed - 1, want);
+        expect_str(listing->json, "skus[0].prices.on_demand.amount", want);
+        http_response_free(listing);
+        if (version > highest)
+            highest = version;
+        answers += 2;
+    }
+    ck_assert_int_eq(pthread_join(thread, NULL), 0);
+    ck_assert(server_wait_for_text(&server, "stderr.log", "price list version 41, 5 SKUs",
+                                   suite_wait_ms(5)));
+    ck_assert_msg(highest > 1, "no reload was seen in %d answers", answers);
+    struct http_response *ready = http_get(to, "/readyz");
+    ck_assert_str_eq(ready->body, "{\"status\":\"ready\",\"price_list_version\":41,\"skus\":5}");
+    http_response_free(ready);
+    http_client_free(to);
+    server_finish(&server);
+}
+END_TEST
+
 START_TEST(test_operations_sighup_reload)
 {
     struct server server = {0};
@@ -838,6 +919,7 @@ static Suite *make_suite(void)
     tcase_add_test(signals, test_operations_sigterm_finishes_request_in_flight);
     tcase_add_test(signals, test_operations_sigterm_with_idle_connections);
     tcase_add_test(signals, test_operations_sighup_reload);
+    tcase_add_test(signals, test_operations_reloads_under_load_keep_answers_whole);
     tcase_add_test(signals, test_operations_request_timeout);
     suite_add_tcase(suite, signals);
 
