@@ -361,8 +361,7 @@ static enum gq_code apply_pending(struct store_conn *conn, const struct migratio
     return GQ_OK;
 }
 
-/* See store.h. On failure *applied still counts the migrations applied (and
- * committed) before the failing one. */
+/* See store.h. */
 enum gq_code store_check_migrations(const char *directory, struct gq_error *err)
 {
     assert(directory != NULL);
@@ -374,6 +373,8 @@ enum gq_code store_check_migrations(const char *directory, struct gq_error *err)
     return code;
 }
 
+/* See store.h. On failure *applied still counts the migrations applied (and
+ * committed) before the failing one. */
 enum gq_code store_migrate(struct store *store, const char *directory, int *applied,
                            struct gq_error *err)
 {
