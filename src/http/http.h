@@ -131,6 +131,9 @@ struct http_request {
     uint64_t response_bytes;
     bool replied;
     const char *closed_because; /* set when we close the connection ourselves */
+    /* From the one pass over the headers (server.c), owned by libmicrohttpd. */
+    const char *declared_length; /* the Content-Length, if any */
+    unsigned idempotency_keys;   /* how many Idempotency-Key headers came */
     /* A handler that waits for the store suspends the connection and sets
      * `resume`, which runs on the call after the connection is resumed;
      * `waiting` is its state, freed by `discard_waiting` if the request

@@ -12,7 +12,6 @@
  */
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 
 #include "http/http.h"
 #include "util/clock.h"
@@ -66,25 +65,6 @@ static bool read_idempotency_key(struct http_request *request, const char **key)
         if ((*key)[i] < 0x21 || (*key)[i] > 0x7e)
             return false;
     return true;
-}
-
-static enum MHD_Result count_idempotency_key(void *context, enum MHD_ValueKind kind,
-                                             const char *name, const char *value)
-{
-    (void)kind;
-    (void)value;
-    if (strcasecmp(name, "Idempotency-Key") == 0)
-        ++*(unsigned *)context;
-    return MHD_YES;
-}
-
-/* Two keys would be read as the first: a retry that sent only the second
- * would then store a second quote. */
-static bool idempotency_key_repeated(struct http_request *request)
-{
-    unsigned count = 0;
-    MHD_get_connection_values(request->connection, MHD_HEADER_KIND, count_idempotency_key, &count);
-    return count > 1;
 }
 
 static enum MHD_Result reply_replay(struct http_request *request, const char *canonical,
@@ -204,7 +184,9 @@ static enum MHD_Result store_new_quote(struct http_request *request, char *text,
 enum MHD_Result quote_handle_create(struct http_request *request)
 {
     const char *key;
-    if (idempotency_key_repeated(request))
+    /* Two keys would be read as the first: a retry that sent only the
+     * second would then store a second quote. */
+    if (request->idempotency_keys > 1)
         return reply_fail(request, GQ_ERR_INVALID_PARAMETER, "Idempotency-Key",
                           "Idempotency-Key is given more than once");
     if (!read_idempotency_key(request, &key))

@@ -14,8 +14,6 @@
  * rest drained unread; it gets its 413 at the end, within the request
  * deadline.
  */
-#include <arpa/inet.h>
-#include <netdb.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -96,17 +94,18 @@ static struct http_request *begin_request(struct app *app, struct MHD_Connection
  * is left to libmicrohttpd, which refuses it itself. */
 static bool declared_body_too_large(const struct http_request *request)
 {
-    const char *declared = MHD_lookup_connection_value(request->connection, MHD_HEADER_KIND,
-                                                       MHD_HTTP_HEADER_CONTENT_LENGTH);
-    if (declared == NULL)
+    if (request->declared_length == NULL)
         return false;
     char *end;
-    unsigned long long length = strtoull(declared, &end, 10);
+    unsigned long long length = strtoull(request->declared_length, &end, 10);
     return *end == '\0' && length > request->app->config->body_limit_bytes;
 }
 
-/* How often the headers that frame a request appear in it. */
+/* The headers whose repetition matters, counted in the one pass over the
+ * headers a request gets (libmicrohttpd's lookup returns the first of a
+ * repeated header and does not say there were more). */
 struct framing_headers {
+    struct http_request *request; /* receives the Content-Length and the key count */
     unsigned host, content_length, transfer_encoding;
     const char *coding; /* the Transfer-Encoding's value */
 };
@@ -116,13 +115,16 @@ static enum MHD_Result count_framing_header(void *context, enum MHD_ValueKind ki
 {
     (void)kind;
     struct framing_headers *seen = context;
-    if (strcasecmp(name, MHD_HTTP_HEADER_HOST) == 0)
+    if (strcasecmp(name, MHD_HTTP_HEADER_HOST) == 0) {
         seen->host++;
-    else if (strcasecmp(name, MHD_HTTP_HEADER_CONTENT_LENGTH) == 0)
+    } else if (strcasecmp(name, MHD_HTTP_HEADER_CONTENT_LENGTH) == 0) {
         seen->content_length++;
-    else if (strcasecmp(name, MHD_HTTP_HEADER_TRANSFER_ENCODING) == 0) {
+        seen->request->declared_length = value;
+    } else if (strcasecmp(name, MHD_HTTP_HEADER_TRANSFER_ENCODING) == 0) {
         seen->transfer_encoding++;
         seen->coding = value;
+    } else if (strcasecmp(name, "Idempotency-Key") == 0) {
+        seen->request->idempotency_keys++;
     }
     return MHD_YES;
 }
@@ -136,7 +138,7 @@ static enum MHD_Result count_framing_header(void *context, enum MHD_ValueKind ki
 static bool framing_is_sound(struct http_request *request, const char *version,
                              enum MHD_Result *result)
 {
-    struct framing_headers seen = {0, 0, 0, NULL};
+    struct framing_headers seen = {request, 0, 0, 0, NULL};
     MHD_get_connection_values(request->connection, MHD_HEADER_KIND, count_framing_header, &seen);
     const char *field = NULL, *problem = NULL;
     if (seen.content_length > 1) {
@@ -426,32 +428,15 @@ static void log_from_mhd(void *context, const char *format, va_list args)
     log_error("http: %s", message);
 }
 
-/* Resolves the numeric listen address (IPv4 or IPv6) with the port. */
-static bool resolve_listen_address(const struct gq_config *config, struct sockaddr_storage *address,
-                                   struct gq_error *err)
-{
-    struct addrinfo hints = {.ai_flags = AI_NUMERICHOST | AI_PASSIVE,
-                             .ai_socktype = SOCK_STREAM};
-    struct addrinfo *found = NULL;
-    char port[8];
-    snprintf(port, sizeof port, "%u", (unsigned)config->port);
-    if (getaddrinfo(config->listen, port, &hints, &found) != 0 || found == NULL) {
-        gq_fail(err, GQ_ERR_INVALID_VALUE, "listen",
-                "listen: '%s' is not a numeric IPv4 or IPv6 address", config->listen);
-        return false;
-    }
-    memset(address, 0, sizeof *address);
-    memcpy(address, found->ai_addr, found->ai_addrlen);
-    freeaddrinfo(found);
-    return true;
-}
-
 struct http_server *http_server_start(struct app *app, struct gq_error *err)
 {
     const struct gq_config *config = app->config;
     struct sockaddr_storage address;
-    if (!resolve_listen_address(config, &address, err))
+    if (!config_listen_address(config->listen, config->port, &address)) {
+        gq_fail(err, GQ_ERR_INVALID_VALUE, "listen",
+                "listen: '%s' is not a numeric IPv4 or IPv6 address", config->listen);
         return NULL;
+    }
     struct http_server *server = calloc(1, sizeof *server);
     if (server == NULL) {
         gq_fail(err, GQ_ERR_NO_MEMORY, NULL, "out of memory");

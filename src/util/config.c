@@ -642,19 +642,29 @@ static enum gq_code check_per_ip_limit(struct loader *ld)
                       config->per_ip_connection_limit, config->connection_limit);
 }
 
+bool config_listen_address(const char *listen, uint16_t port, struct sockaddr_storage *out)
+{
+    struct addrinfo hints = {.ai_flags = AI_NUMERICHOST | AI_PASSIVE, .ai_socktype = SOCK_STREAM};
+    struct addrinfo *found = NULL;
+    char service[8];
+    snprintf(service, sizeof service, "%u", (unsigned)port);
+    if (getaddrinfo(listen, service, &hints, &found) != 0 || found == NULL)
+        return false;
+    memset(out, 0, sizeof *out);
+    memcpy(out, found->ai_addr, found->ai_addrlen);
+    freeaddrinfo(found);
+    return true;
+}
+
 /* The listen address is numeric (no name to resolve at start-up): checked
  * here, so that a typo is a configuration error (exit 2) found before the
  * database is touched. */
 static enum gq_code check_listen_address(struct loader *ld)
 {
-    /* The server reads it the same way (a scope such as fe80::1%eth0 too). */
-    struct addrinfo hints = {.ai_flags = AI_NUMERICHOST | AI_PASSIVE, .ai_socktype = SOCK_STREAM};
-    struct addrinfo *found = NULL;
+    struct sockaddr_storage address;
     const char *listen = ld->config->listen;
-    if (getaddrinfo(listen, NULL, &hints, &found) == 0 && found != NULL) {
-        freeaddrinfo(found);
+    if (config_listen_address(listen, ld->config->port, &address))
         return GQ_OK;
-    }
     return fail_value(ld, &keys[KEY_LISTEN], ld->origin[KEY_LISTEN],
                       "'%s' is not a numeric IPv4 or IPv6 address", listen);
 }

@@ -15,6 +15,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <sys/socket.h>
 
 #include "core/error.h"
 
@@ -60,5 +61,10 @@ void config_free(struct gq_config *config);
 
 /* Writes the --help text. */
 void config_print_usage(FILE *stream);
+
+/* Reads `listen` as a numeric IPv4 or IPv6 address (a scope such as
+ * fe80::1%eth0 too), with `port`, into *out; false when it is not one.
+ * config_load() refuses such a `listen`; the server binds what this gives. */
+bool config_listen_address(const char *listen, uint16_t port, struct sockaddr_storage *out);
 
 #endif
