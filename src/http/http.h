@@ -109,12 +109,18 @@ enum http_method {
 
 struct route;
 
+/* Bytes of the query, as sent, that a request keeps for the access log
+ * (which cuts it there too). */
+#define REQUEST_QUERY_KEPT 256
+
 struct http_request {
     struct app *app;
     struct MHD_Connection *connection;
     const char *method_name; /* as sent, owned by libmicrohttpd */
     enum http_method method;
     const char *path; /* owned by libmicrohttpd, valid until completion */
+    char query[REQUEST_QUERY_KEPT + 1]; /* as sent, for the access log */
+    bool begun; /* the first call of the access handler has set it up */
     const struct route *route;
     char path_id[96];          /* the {id} segment of the path, if any */
     unsigned allowed_methods;  /* for 405 and OPTIONS */

@@ -14,6 +14,8 @@
  * rest drained unread; it gets its 413 at the end, within the request
  * deadline.
  */
+#include <arpa/inet.h>
+#include <netinet/in.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -59,14 +61,34 @@ static enum http_method parse_method(const char *name)
     return HTTP_OTHER;
 }
 
-/* A new request, counted as active; NULL when memory runs out or the server
- * is stopping (the caller then closes the connection unanswered). */
-static struct http_request *begin_request(struct app *app, struct MHD_Connection *connection,
-                                          const char *path, const char *method)
+/* libmicrohttpd calls this with the request target as sent, before it
+ * splits off the query and decodes it in place: the one moment the query
+ * can be kept as the client wrote it, for the access log. The request is
+ * allocated here and set up by begin_request(). Returning NULL (no memory)
+ * makes the access handler refuse the request. */
+static void *note_request_target(void *context, const char *target,
+                                 struct MHD_Connection *connection)
 {
+    (void)context;
+    (void)connection;
     struct http_request *request = calloc(1, sizeof *request);
     if (request == NULL)
         return NULL;
+    const char *query = target != NULL ? strchr(target, '?') : NULL; /* NULL: "GET " */
+    if (query != NULL) {
+        size_t length = strnlen(query + 1, REQUEST_QUERY_KEPT);
+        memcpy(request->query, query + 1, length); /* calloc ended it */
+    }
+    return request;
+}
+
+/* Sets up a request on the first call of the access handler and counts it
+ * as active; false when the server is stopping (the caller then closes the
+ * connection unanswered, and complete_request() frees the request). */
+static bool begin_request(struct http_request *request, struct app *app,
+                          struct MHD_Connection *connection, const char *path,
+                          const char *method)
+{
     request->app = app;
     request->connection = connection;
     request->method_name = method;
@@ -75,19 +97,18 @@ static struct http_request *begin_request(struct app *app, struct MHD_Connection
     request->started_us = clock_monotonic_us();
     request->deadline_us =
         request->started_us + (int64_t)app->config->request_timeout_seconds * 1000000;
-    request->route = router_match(path, request->method, request->path_id,
-                                  sizeof request->path_id, &request->allowed_methods);
-    request->snapshot = snapshot_acquire(app);
     /* Sequentially consistent with http_server_stop(): either this request
      * sees `refusing`, or the stop sees it active and waits for it. */
     atomic_fetch_add(&app->active_requests, 1);
     if (atomic_load(&app->refusing)) {
         atomic_fetch_sub(&app->active_requests, 1);
-        snapshot_release(request->snapshot);
-        free(request);
-        return NULL;
+        return false;
     }
-    return request;
+    request->route = router_match(path, request->method, request->path_id,
+                                  sizeof request->path_id, &request->allowed_methods);
+    request->snapshot = snapshot_acquire(app);
+    request->begun = true;
+    return true;
 }
 
 /* True when the declared body is over the cap. A malformed Content-Length
@@ -309,11 +330,11 @@ static enum MHD_Result handle_access(void *context, struct MHD_Connection *conne
                                      void **request_context)
 {
     struct http_request *request = *request_context;
-    if (request == NULL) {
-        request = begin_request(context, connection, path, method);
-        if (request == NULL)
+    if (request == NULL) /* note_request_target() had no memory */
+        return MHD_NO;
+    if (!request->begun) {
+        if (!begin_request(request, context, connection, path, method))
             return MHD_NO;
-        *request_context = request;
         enum MHD_Result refused;
         if (!framing_is_sound(request, version, &refused))
             return refused;
@@ -356,22 +377,66 @@ static const char *interruption(enum MHD_RequestTerminationCode termination)
     }
 }
 
+/* The peer's address as text, formatted once when a connection opens (it
+ * cannot change) and kept as its socket context for the access log lines
+ * of all its requests; freed when it closes. */
+static void track_connection(void *context, struct MHD_Connection *connection,
+                             void **socket_context, enum MHD_ConnectionNotificationCode code)
+{
+    (void)context;
+    if (code == MHD_CONNECTION_NOTIFY_CLOSED) {
+        free(*socket_context);
+        *socket_context = NULL;
+        return;
+    }
+    const union MHD_ConnectionInfo *info =
+        MHD_get_connection_info(connection, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
+    const struct sockaddr *peer = info != NULL ? info->client_addr : NULL;
+    char text[INET6_ADDRSTRLEN];
+    const char *formatted = NULL;
+    if (peer != NULL && peer->sa_family == AF_INET)
+        formatted = inet_ntop(AF_INET, &((const struct sockaddr_in *)peer)->sin_addr, text,
+                              sizeof text);
+    else if (peer != NULL && peer->sa_family == AF_INET6)
+        formatted = inet_ntop(AF_INET6, &((const struct sockaddr_in6 *)peer)->sin6_addr, text,
+                              sizeof text);
+    *socket_context = formatted != NULL ? strdup(formatted) : NULL; /* NULL: not logged */
+}
+
+static const char *client_address(struct MHD_Connection *connection)
+{
+    const union MHD_ConnectionInfo *info =
+        MHD_get_connection_info(connection, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
+    return info != NULL ? info->socket_context : NULL;
+}
+
 static void complete_request(void *context, struct MHD_Connection *connection,
                              void **request_context, enum MHD_RequestTerminationCode termination)
 {
     (void)context;
-    (void)connection;
     struct http_request *request = *request_context;
     if (request == NULL)
         return;
     *request_context = NULL;
+    if (!request->begun) { /* refused by libmicrohttpd, or while stopping */
+        free(request);
+        return;
+    }
     const char *interrupted = interruption(termination);
     if (interrupted != NULL && request->closed_because != NULL)
         interrupted = request->closed_because; /* more precise than MHD's "with error" */
-    /* An answer to HEAD has the GET's headers and no body. */
-    uint64_t body_bytes = request->method == HTTP_HEAD ? 0 : request->response_bytes;
-    log_access(request->method_name, request->path, request->replied ? request->status : 0,
-               body_bytes, clock_monotonic_us() - request->started_us, interrupted);
+    struct access_entry entry = {
+        .client = client_address(connection),
+        .method = request->method_name,
+        .path = request->path,
+        .query = request->query,
+        .status = request->replied ? request->status : 0,
+        /* An answer to HEAD has the GET's headers and no body. */
+        .bytes = request->method == HTTP_HEAD ? 0 : request->response_bytes,
+        .microseconds = clock_monotonic_us() - request->started_us,
+        .interrupted = interrupted,
+    };
+    log_access(&entry);
     atomic_fetch_sub_explicit(&request->app->active_requests, 1, memory_order_relaxed);
     if (request->waiting != NULL)
         request->discard_waiting(request->waiting);
@@ -464,7 +529,8 @@ struct http_server *http_server_start(struct app *app, struct gq_error *err)
         MHD_OPTION_LISTEN_BACKLOG_SIZE, LISTEN_BACKLOG, MHD_OPTION_CONNECTION_MEMORY_LIMIT,
         CONNECTION_MEMORY_BYTES, MHD_OPTION_NOTIFY_COMPLETED,
         complete_request, NULL, MHD_OPTION_UNESCAPE_CALLBACK, unescape_keeping_nul, NULL,
-        MHD_OPTION_END);
+        MHD_OPTION_URI_LOG_CALLBACK, note_request_target, NULL, MHD_OPTION_NOTIFY_CONNECTION,
+        track_connection, NULL, MHD_OPTION_END);
     if (server->daemon == NULL) {
         gq_fail(err, GQ_ERR_NOT_READY, "listen", "cannot listen on %s port %u (in use?)",
                 config->listen, (unsigned)config->port);

@@ -36,13 +36,17 @@
 #define LOG_FLUSH_MARK (LOG_BUFFER_BYTES / 4)
 #define LOG_FLUSH_INTERVAL_NS 200000000L
 #define LOG_PATH_MAX 256  /* bytes of the path that are logged */
+#define LOG_QUERY_MAX 256 /* bytes of the query that are logged */
+#define LOG_CLIENT_MAX 64 /* bytes of the client's address that are logged */
 #define LOG_METHOD_MAX 32 /* bytes of the method that are logged */
 #define LOG_REASON_MAX 16 /* bytes of why a request was interrupted */
 #define LOG_ESCAPED_MAX 6 /* one input byte becomes at most "\u00XX" */
-#define LOG_LINE_MAX 2048 /* fits both at their worst plus the rest */
+#define LOG_LINE_MAX 4096 /* fits every string at its worst plus the rest */
 #define LOG_HUMAN_LINE_MAX 1024
 
-_Static_assert((LOG_PATH_MAX + LOG_METHOD_MAX + LOG_REASON_MAX) * LOG_ESCAPED_MAX + 200 <
+_Static_assert((LOG_PATH_MAX + LOG_QUERY_MAX + LOG_CLIENT_MAX + LOG_METHOD_MAX + LOG_REASON_MAX) *
+                       LOG_ESCAPED_MAX +
+                   250 <
                    LOG_LINE_MAX,
                "an access line always fits its buffer");
 
@@ -210,35 +214,46 @@ static char *append_literal(char *out, const char *text)
     return out + length;
 }
 
+/* `,"name":"text"` with `text` escaped and cut at `limit` bytes; nothing
+ * when `text` is NULL or empty. Returns the new end. */
+static char *append_optional_member(char *out, const char *name, const char *text, size_t limit)
+{
+    if (text == NULL || text[0] == '\0')
+        return out;
+    out = append_literal(out, name);
+    out = escape_json(out, text, limit);
+    *out++ = '"';
+    return out;
+}
+
 /* The whole access line, newline included, at `line`; returns its length. */
-static size_t format_access_line(char line[LOG_LINE_MAX], const char *method, const char *path,
-                                 unsigned status, uint64_t bytes, int64_t microseconds,
-                                 const char *interrupted)
+static size_t format_access_line(char line[LOG_LINE_MAX], const struct access_entry *entry)
 {
     char *out = append_literal(line, "{\"ts\":\"");
     out += format_timestamp(out);
-    out = append_literal(out, "\",\"method\":\"");
-    out = escape_json(out, method != NULL ? method : "", LOG_METHOD_MAX);
+    *out++ = '"';
+    out = append_optional_member(out, ",\"client\":\"", entry->client, LOG_CLIENT_MAX);
+    out = append_literal(out, ",\"method\":\"");
+    out = escape_json(out, entry->method != NULL ? entry->method : "", LOG_METHOD_MAX);
     out = append_literal(out, "\",\"path\":\"");
-    out = escape_json(out, path != NULL ? path : "", LOG_PATH_MAX);
-    /* Room is certain: method, path and reason are cut to their maxima,
-     * and the rest is at most 3 numbers of 20 digits and 50 bytes of text. */
-    out = append_literal(out, "\",\"status\":");
-    out = append_unsigned(out, status);
+    out = escape_json(out, entry->path != NULL ? entry->path : "", LOG_PATH_MAX);
+    *out++ = '"';
+    out = append_optional_member(out, ",\"query\":\"", entry->query, LOG_QUERY_MAX);
+    /* Room is certain: every string is cut to its maximum, and the rest is
+     * at most 3 numbers of 20 digits and 100 bytes of text. */
+    out = append_literal(out, ",\"status\":");
+    out = append_unsigned(out, entry->status);
     out = append_literal(out, ",\"bytes\":");
-    out = append_unsigned(out, bytes);
+    out = append_unsigned(out, entry->bytes);
     out = append_literal(out, ",\"us\":");
-    uint64_t magnitude = (uint64_t)microseconds;
-    if (microseconds < 0) { /* the monotonic clock does not go back; defensive */
+    uint64_t magnitude = (uint64_t)entry->microseconds;
+    if (entry->microseconds < 0) { /* the monotonic clock does not go back; defensive */
         *out++ = '-';
         magnitude = (uint64_t)0 - magnitude; /* INT64_MIN included */
     }
     out = append_unsigned(out, magnitude);
-    if (interrupted != NULL) {
-        out = append_literal(out, ",\"interrupted\":\"");
-        out = escape_json(out, interrupted, LOG_REASON_MAX);
-        *out++ = '"';
-    }
+    out = append_optional_member(out, ",\"interrupted\":\"", entry->interrupted,
+                                 LOG_REASON_MAX);
     out = append_literal(out, "}\n");
     return (size_t)(out - line);
 }
@@ -262,18 +277,15 @@ static void append_line(const char *line, size_t length)
     pthread_mutex_unlock(&shared.lock);
 }
 
-/* Appends {"ts":...,"method":...,"path":...,"status":...,"bytes":...,
- * "us":...} to the buffer without a system call; drops and counts it when
- * the buffer is full. A NULL method or path is logged as "". A no-op when the
- * log is disabled or stopped. */
-void log_access(const char *method, const char *path, unsigned status, uint64_t bytes,
-                int64_t microseconds, const char *interrupted)
+/* Formats the line on this thread's stack and appends it to the buffer
+ * without a system call; drops and counts it when the buffer is full. A
+ * no-op when the log is disabled or stopped. */
+void log_access(const struct access_entry *entry)
 {
     if (!atomic_load_explicit(&access_enabled, memory_order_relaxed))
         return;
     char line[LOG_LINE_MAX];
-    size_t length = format_access_line(line, method, path, status, bytes, microseconds,
-                                       interrupted);
+    size_t length = format_access_line(line, entry);
     append_line(line, length);
 }
 

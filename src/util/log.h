@@ -22,12 +22,24 @@ int log_start(int access_fd, int access_enabled);
  * log_start() was never called. */
 void log_stop(void);
 
-/* Appends {"ts":"...","method":...,"path":...,"status":...,"bytes":...,
- * "us":...} with strings JSON-escaped and `path` cut at 256 bytes. A request
- * that did not complete names why in one more member, "interrupted" (a
- * short word such as "client_abort"); NULL leaves it out. */
-void log_access(const char *method, const char *path, unsigned status, uint64_t bytes,
-                int64_t microseconds, const char *interrupted);
+/* One request, as the access log records it. Strings may be NULL. */
+struct access_entry {
+    const char *client; /* the peer's address as text */
+    const char *method;
+    const char *path;  /* decoded, as routed */
+    const char *query; /* as sent, after the '?'; NULL or "" when none */
+    unsigned status;   /* 0: nothing was queued */
+    uint64_t bytes;    /* body bytes of the answer */
+    int64_t microseconds;
+    const char *interrupted; /* why it did not complete (a short word); NULL if it did */
+};
+
+/* Appends {"ts":"...","client":...,"method":...,"path":...,"query":...,
+ * "status":...,"bytes":...,"us":...,"interrupted":...} with strings
+ * JSON-escaped, `path` and `query` cut at 256 bytes each. "client" is left
+ * out when unknown, "query" when empty and "interrupted" when the request
+ * completed. */
+void log_access(const struct access_entry *entry);
 
 /* A human line on standard error, "gpuquote: <level>: <message>". Not for
  * the request path. */

@@ -294,7 +294,8 @@ START_TEST(test_operations_access_log)
     expect_status(response, 404);
     json_t *line = find_access_line(&shared, path);
     ck_assert_msg(line != NULL, "no access-log line for %s", path);
-    ck_assert_str_eq(json_keys(line, ""), "ts,method,path,status,bytes,us");
+    ck_assert_str_eq(json_keys(line, ""), "ts,client,method,path,status,bytes,us");
+    expect_str(line, "client", "127.0.0.1");
     expect_str(line, "method", "GET");
     expect_str(line, "path", path);
     expect_text(line, "status", "404");
@@ -309,6 +310,20 @@ START_TEST(test_operations_access_log)
     ck_assert_int_eq(ts[23], 'Z');
     json_decref(line);
     http_response_free(response);
+
+    /* The query is logged as the client sent it: libmicrohttpd decodes it
+     * in place, so this shows it was kept before that. */
+    snprintf(path, sizeof path, "/access-log-query-%ld", (long)getpid());
+    char target[160];
+    snprintf(target, sizeof target, "%s?gpu=V100&sort=%%22price%%22&x", path);
+    response = http_get(client, target);
+    expect_status(response, 404);
+    http_response_free(response);
+    line = find_access_line(&shared, path);
+    ck_assert_msg(line != NULL, "no access-log line for %s", path);
+    ck_assert_str_eq(json_keys(line, ""), "ts,client,method,path,query,status,bytes,us");
+    expect_str(line, "query", "gpu=V100&sort=%22price%22&x");
+    json_decref(line);
 
     /* A POST that answers 201 logs its method, status and size. */
     response = http_post_json(
@@ -354,7 +369,7 @@ START_TEST(test_operations_access_log)
     close(fd);
     line = find_access_line(&shared, path);
     ck_assert_msg(line != NULL, "no access-log line for %s", path);
-    ck_assert_str_eq(json_keys(line, ""), "ts,method,path,status,bytes,us,interrupted");
+    ck_assert_str_eq(json_keys(line, ""), "ts,client,method,path,status,bytes,us,interrupted");
     expect_text(line, "status", "0");
     expect_text(line, "bytes", "0");
     expect_str(line, "interrupted", "client_abort");

@@ -64,18 +64,35 @@ static char *read_file(int fd)
     return read_all(fd, NULL);
 }
 
+/* Logs `entry` alone to a fresh file and returns what was written. */
+static char *log_one_entry(const struct access_entry *entry)
+{
+    int fd = temp_fd();
+    ck_assert_int_eq(log_start(fd, 1), 0);
+    log_access(entry);
+    log_stop();
+    char *text = read_file(fd);
+    close(fd);
+    return text;
+}
+
+/* Logs a request with no client address and no query. */
+static void log_request(const char *method, const char *path, unsigned status, uint64_t bytes,
+                        int64_t us)
+{
+    struct access_entry entry = {.method = method, .path = path, .status = status,
+                                 .bytes = bytes, .microseconds = us};
+    log_access(&entry);
+}
+
 /* Logs one line of a request that was interrupted for `reason` (NULL: it
  * completed) to a fresh file and returns what was written. */
 static char *log_one_interrupted(const char *method, const char *path, unsigned status,
                                  uint64_t bytes, int64_t us, const char *reason)
 {
-    int fd = temp_fd();
-    ck_assert_int_eq(log_start(fd, 1), 0);
-    log_access(method, path, status, bytes, us, reason);
-    log_stop();
-    char *text = read_file(fd);
-    close(fd);
-    return text;
+    struct access_entry entry = {.method = method, .path = path, .status = status,
+                                 .bytes = bytes, .microseconds = us, .interrupted = reason};
+    return log_one_entry(&entry);
 }
 
 /* Logs one line of a completed request to a fresh file and returns what
@@ -249,6 +266,57 @@ START_TEST(test_interrupted_request_says_why)
 }
 END_TEST
 
+/* The client's address comes after the time, the query after the path,
+ * each only when there is one. */
+START_TEST(test_client_and_query_members)
+{
+    struct access_entry entry = {.client = "203.0.113.7", .method = "GET", .path = "/catalog",
+                                 .query = "gpu=V100&sort=price", .status = 200, .bytes = 1116,
+                                 .microseconds = 41};
+    char *text = log_one_entry(&entry);
+    const char *members = strstr(text, "Z\",");
+    ck_assert_ptr_nonnull(members);
+    ck_assert_str_eq(members, "Z\",\"client\":\"203.0.113.7\",\"method\":\"GET\","
+                              "\"path\":\"/catalog\",\"query\":\"gpu=V100&sort=price\","
+                              "\"status\":200,\"bytes\":1116,\"us\":41}\n");
+    free(text);
+
+    entry.client = "";
+    entry.query = "";
+    text = log_one_entry(&entry);
+    ck_assert_ptr_null(strstr(text, "client"));
+    ck_assert_ptr_null(strstr(text, "query"));
+    ck_assert_ptr_nonnull(strstr(text, "Z\",\"method\":\"GET\",\"path\":\"/catalog\",\"status\""));
+    free(text);
+}
+END_TEST
+
+/* The query is logged as sent (percent-escapes are not decoded), JSON-
+ * escaped, with invalid UTF-8 repaired, and cut at 256 bytes. */
+START_TEST(test_query_is_escaped_and_cut)
+{
+    struct access_entry entry = {.method = "GET", .path = "/catalog",
+                                 .query = "gpu=%22V\"1\x01\xff&x", .status = 422};
+    char *text = log_one_entry(&entry);
+    ck_assert_ptr_nonnull(
+        strstr(text, "\"query\":\"gpu=%22V\\\"1\\u0001\\ufffd&x\",\"status\":422"));
+    json_t *line = parse_line(text);
+    ck_assert_str_eq(string_field(line, "query"), "gpu=%22V\"1\x01\xef\xbf\xbd&x");
+    json_decref(line);
+    free(text);
+
+    char query[400];
+    memset(query, 'q', sizeof query - 1);
+    query[sizeof query - 1] = '\0';
+    entry.query = query;
+    text = log_one_entry(&entry);
+    line = parse_line(text);
+    ck_assert_uint_eq(strlen(string_field(line, "query")), 256);
+    json_decref(line);
+    free(text);
+}
+END_TEST
+
 START_TEST(test_method_is_escaped_and_null_is_empty)
 {
     char *text = log_one("G\"T\n", NULL, 200, 0, 0);
@@ -313,7 +381,7 @@ START_TEST(test_timer_flushes_without_stop)
 {
     int fd = temp_fd();
     ck_assert_int_eq(log_start(fd, 1), 0);
-    log_access("GET", "/healthz", 200, 2, 3, NULL);
+    log_request("GET", "/healthz", 200, 2, 3);
     off_t size = 0;
     for (int tries = 0; tries < 500 && size == 0; tries++) {
         struct timespec pause = {0, 10 * 1000 * 1000};
@@ -347,7 +415,7 @@ static void *produce(void *arg)
         int n = snprintf(path, sizeof path, "/t/%d/%d/", p->id, seq);
         memset(path + n, 'x', p->path_bytes);
         path[(size_t)n + p->path_bytes] = '\0';
-        log_access("POST", path, 201, (uint64_t)seq, seq, NULL);
+        log_request("POST", path, 201, (uint64_t)seq, seq);
     }
     return NULL;
 }
@@ -464,7 +532,7 @@ START_TEST(test_disabled_log_writes_nothing)
     int fd = temp_fd();
     ck_assert_int_eq(log_start(fd, 0), 0);
     for (int i = 0; i < 10; i++)
-        log_access("GET", "/catalog", 200, 1, 1, NULL);
+        log_request("GET", "/catalog", 200, 1, 1);
     log_stop();
     ck_assert_int_eq(lseek(fd, 0, SEEK_END), 0);
     close(fd);
@@ -474,14 +542,14 @@ END_TEST
 START_TEST(test_stop_without_start_and_lines_after_stop)
 {
     log_stop();
-    log_access("GET", "/before-start", 200, 0, 0, NULL);
+    log_request("GET", "/before-start", 200, 0, 0);
     int fd = temp_fd();
     ck_assert_int_eq(log_start(fd, 1), 0);
     ck_assert_int_eq(log_start(fd, 1), -1); /* already started */
-    log_access("GET", "/during", 200, 0, 0, NULL);
+    log_request("GET", "/during", 200, 0, 0);
     log_stop();
     log_stop();
-    log_access("GET", "/after-stop", 200, 0, 0, NULL);
+    log_request("GET", "/after-stop", 200, 0, 0);
     char *text = read_file(fd);
     json_t *line = parse_line(text);
     ck_assert_str_eq(string_field(line, "path"), "/during");
@@ -565,6 +633,8 @@ static Suite *log_suite(void)
     tcase_add_test(format, test_line_is_exact);
     tcase_add_loop_test(format, test_numbers_are_exact, 0,
                         (int)(sizeof number_cases / sizeof number_cases[0]));
+    tcase_add_test(format, test_client_and_query_members);
+    tcase_add_test(format, test_query_is_escaped_and_cut);
     tcase_add_loop_test(format, test_path_escaping, 0,
                         (int)(sizeof escape_cases / sizeof escape_cases[0]));
     tcase_add_test(format, test_interrupted_request_says_why);
