@@ -1,6 +1,7 @@
 /*
  * Time-ordered random identifiers: milliseconds from the real-time clock,
- * random bits from getrandom(2), hex-encoded with nettle's base16 encoder.
+ * random bits from getrandom(2) (drawn from a per-thread pool), hex-encoded
+ * with nettle's base16 encoder.
  */
 #include "util/ids.h"
 
@@ -11,6 +12,26 @@
 
 #define ID_BYTES 16
 #define ID_TIME_BYTES 6 /* 48 bits of milliseconds: until the year 10889 */
+#define RANDOM_POOL_BYTES 400 /* 40 ids per getrandom(2) call */
+
+/* Random bytes from a per-thread pool that one getrandom(2) call refills:
+ * every request gets an id, and a system call for each would be a
+ * measurable part of answering GET /catalog. */
+static bool take_random(uint8_t *out, size_t count)
+{
+    static _Thread_local uint8_t pool[RANDOM_POOL_BYTES];
+    static _Thread_local size_t left;
+    if (count > sizeof pool)
+        return false;
+    if (left < count) {
+        if (getrandom(pool, sizeof pool, 0) != (ssize_t)sizeof pool)
+            return false;
+        left = sizeof pool;
+    }
+    memcpy(out, pool + sizeof pool - left, count);
+    left -= count;
+    return true;
+}
 
 bool ids_generate(const char *prefix, char buf[IDS_SIZE])
 {
@@ -19,8 +40,7 @@ bool ids_generate(const char *prefix, char buf[IDS_SIZE])
     buf[0] = '\0';
     if (prefix_length + BASE16_ENCODE_LENGTH(ID_BYTES) + 1 > IDS_SIZE)
         return false;
-    ssize_t random_count = ID_BYTES - ID_TIME_BYTES;
-    if (getrandom(bytes + ID_TIME_BYTES, (size_t)random_count, 0) != random_count)
+    if (!take_random(bytes + ID_TIME_BYTES, ID_BYTES - ID_TIME_BYTES))
         return false;
     struct timespec now;
     clock_gettime(CLOCK_REALTIME, &now);

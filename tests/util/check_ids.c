@@ -1,9 +1,11 @@
 /*
- * Quote ids: the documented form, no repeats, and time order (ids made
+ * Quote and request ids: the documented form, no repeats (across threads
+ * too: each draws its random bytes from a pool of its own), and time order (ids made
  * later sort after ids made earlier), which keeps inserts at the end of
  * the database's index.
  */
 #include <check.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -43,6 +45,36 @@ START_TEST(ids_do_not_repeat)
 }
 END_TEST
 
+enum { PER_THREAD = 10000 };
+
+static void *generate_many(void *ids)
+{
+    char (*out)[IDS_SIZE] = ids;
+    for (int i = 0; i < PER_THREAD; i++)
+        if (!ids_generate("req_", out[i]))
+            out[i][0] = '\0';
+    return NULL;
+}
+
+START_TEST(ids_do_not_repeat_across_threads)
+{
+    enum { THREADS = 4 };
+    char (*ids)[IDS_SIZE] = malloc(THREADS * PER_THREAD * sizeof *ids);
+    ck_assert_ptr_nonnull(ids);
+    pthread_t threads[THREADS];
+    for (int t = 0; t < THREADS; t++)
+        ck_assert_int_eq(pthread_create(&threads[t], NULL, generate_many, ids + t * PER_THREAD), 0);
+    for (int t = 0; t < THREADS; t++)
+        pthread_join(threads[t], NULL);
+    for (int i = 0; i < THREADS * PER_THREAD; i++)
+        ck_assert(ids_is_well_formed("req_", ids[i]));
+    qsort(ids, THREADS * PER_THREAD, sizeof *ids, compare_ids);
+    for (int i = 1; i < THREADS * PER_THREAD; i++)
+        ck_assert_str_ne(ids[i - 1], ids[i]);
+    free(ids);
+}
+END_TEST
+
 START_TEST(ids_sort_by_time)
 {
     char earlier[IDS_SIZE], later[IDS_SIZE];
@@ -67,6 +99,7 @@ static Suite *ids_suite(void)
     TCase *tc = tcase_create("ids");
     tcase_add_test(tc, ids_have_the_documented_form);
     tcase_add_test(tc, ids_do_not_repeat);
+    tcase_add_test(tc, ids_do_not_repeat_across_threads);
     tcase_add_test(tc, ids_sort_by_time);
     suite_add_tcase(suite, tc);
     return suite;
