@@ -112,6 +112,11 @@ struct route;
 /* Bytes of the query, as sent, that a request keeps for the access log
  * (which cuts it there too). */
 #define REQUEST_QUERY_KEPT 256
+/* Every answer carries an X-Request-Id: the client's when acceptable
+ * (at most REQUEST_ID_MAX characters), otherwise "req_" and 32 hex digits. */
+#define REQUEST_ID_HEADER "X-Request-Id"
+#define REQUEST_ID_PREFIX "req_"
+#define REQUEST_ID_MAX 128
 
 struct http_request {
     struct app *app;
@@ -121,6 +126,9 @@ struct http_request {
     const char *path; /* owned by libmicrohttpd, valid until completion */
     char query[REQUEST_QUERY_KEPT + 1]; /* as sent, for the access log */
     bool begun; /* the first call of the access handler has set it up */
+    /* X-Request-Id: the client's (a proxy's), or one made here; sent on the
+     * answer and logged. */
+    char request_id[REQUEST_ID_MAX + 1];
     const struct route *route;
     char path_id[96];          /* the {id} segment of the path, if any */
     unsigned allowed_methods;  /* for 405 and OPTIONS */

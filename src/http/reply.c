@@ -1,6 +1,7 @@
 /*
  * Replies: the one table from error code to HTTP status, the error
- * envelope, the headers every response carries (CORS), conditional GETs,
+ * envelope, the headers every response carries (X-Request-Id, CORS),
+ * conditional GETs,
  * and queueing a response with libmicrohttpd.
  */
 #include <stdarg.h>
@@ -43,7 +44,7 @@ static const unsigned code_status[GQ_CODE_COUNT] = {
 #define CATALOG_CACHE_CONTROL "public, max-age=60"
 #define JSON_CONTENT_TYPE "application/json"
 #define CORS_ALLOW_HEADERS "Content-Type, Idempotency-Key, If-None-Match"
-#define CORS_EXPOSE_HEADERS "ETag, Location, Idempotent-Replayed, Retry-After"
+#define CORS_EXPOSE_HEADERS "ETag, Location, Idempotent-Replayed, Retry-After, X-Request-Id"
 
 unsigned reply_status_for(enum gq_code code)
 {
@@ -136,6 +137,8 @@ enum MHD_Result reply_queue(struct http_request *request, unsigned status,
         if (response == NULL)
             return MHD_NO;
     }
+    if (request->request_id[0] != '\0')
+        MHD_add_response_header(response, REQUEST_ID_HEADER, request->request_id);
     add_cors_headers(request, response);
     /* Once stopping, a keep-alive connection ends with its request in
      * flight, so that clients stop sending on it and the server can stop. */

@@ -26,6 +26,7 @@
 #include "http/bodies.h"
 #include "http/http.h"
 #include "util/clock.h"
+#include "util/ids.h"
 #include "util/log.h"
 
 /* The first body allocation; it doubles up to the configured cap. */
@@ -125,17 +126,18 @@ static bool declared_body_too_large(const struct http_request *request)
 /* The headers whose repetition matters, counted in the one pass over the
  * headers a request gets (libmicrohttpd's lookup returns the first of a
  * repeated header and does not say there were more). */
-struct framing_headers {
+struct headers_seen {
     struct http_request *request; /* receives the Content-Length and the key count */
-    unsigned host, content_length, transfer_encoding;
-    const char *coding; /* the Transfer-Encoding's value */
+    unsigned host, content_length, transfer_encoding, request_ids;
+    const char *coding;     /* the Transfer-Encoding's value */
+    const char *request_id; /* the X-Request-Id's value */
 };
 
-static enum MHD_Result count_framing_header(void *context, enum MHD_ValueKind kind,
+static enum MHD_Result note_header(void *context, enum MHD_ValueKind kind,
                                             const char *name, const char *value)
 {
     (void)kind;
-    struct framing_headers *seen = context;
+    struct headers_seen *seen = context;
     if (strcasecmp(name, MHD_HTTP_HEADER_HOST) == 0) {
         seen->host++;
     } else if (strcasecmp(name, MHD_HTTP_HEADER_CONTENT_LENGTH) == 0) {
@@ -146,8 +148,42 @@ static enum MHD_Result count_framing_header(void *context, enum MHD_ValueKind ki
         seen->coding = value;
     } else if (strcasecmp(name, "Idempotency-Key") == 0) {
         seen->request->idempotency_keys++;
+    } else if (strcasecmp(name, REQUEST_ID_HEADER) == 0) {
+        seen->request_ids++;
+        seen->request_id = value;
     }
     return MHD_YES;
+}
+
+/* A request id worth passing on: 1..REQUEST_ID_MAX letters, digits and
+ * "-_.:" (UUIDs, trace ids), nothing that could break a log line or a
+ * header. */
+static bool is_acceptable_request_id(const char *id)
+{
+    size_t length = strnlen(id, REQUEST_ID_MAX + 1);
+    if (length == 0 || length > REQUEST_ID_MAX)
+        return false;
+    for (size_t i = 0; i < length; i++) {
+        char c = id[i];
+        bool plain = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9');
+        if (!plain && c != '-' && c != '_' && c != '.' && c != ':')
+            return false;
+    }
+    return true;
+}
+
+/* Keeps the id a proxy or client sent, so that one request can be followed
+ * through every service's logs; otherwise (none, two, or an unacceptable
+ * one) makes one. */
+static void assign_request_id(struct http_request *request, const struct headers_seen *seen)
+{
+    if (seen->request_ids == 1 && is_acceptable_request_id(seen->request_id)) {
+        strcpy(request->request_id, seen->request_id);
+        return;
+    }
+    char id[IDS_SIZE];
+    if (ids_generate(REQUEST_ID_PREFIX, id))
+        strcpy(request->request_id, id);
 }
 
 /* Refuses a request whose length or target is ambiguous (RFC 9112 3.2 and
@@ -156,28 +192,26 @@ static enum MHD_Result count_framing_header(void *context, enum MHD_ValueKind ki
  * request hidden in this one's body. Returns false after replying. Replied
  * to this early, the connection is closed after the answer, as it must be
  * once the framing is in doubt. */
-static bool framing_is_sound(struct http_request *request, const char *version,
-                             enum MHD_Result *result)
+static bool framing_is_sound(struct http_request *request, const struct headers_seen *seen,
+                             const char *version, enum MHD_Result *result)
 {
-    struct framing_headers seen = {request, 0, 0, 0, NULL};
-    MHD_get_connection_values(request->connection, MHD_HEADER_KIND, count_framing_header, &seen);
     const char *field = NULL, *problem = NULL;
-    if (seen.content_length > 1) {
+    if (seen->content_length > 1) {
         field = MHD_HTTP_HEADER_CONTENT_LENGTH;
         problem = "Content-Length is given more than once";
-    } else if (seen.content_length > 0 && seen.transfer_encoding > 0) {
+    } else if (seen->content_length > 0 && seen->transfer_encoding > 0) {
         field = MHD_HTTP_HEADER_TRANSFER_ENCODING;
         problem = "a request cannot carry both Transfer-Encoding and Content-Length";
-    } else if (seen.transfer_encoding > 1 ||
-               (seen.transfer_encoding == 1 && strcasecmp(seen.coding, "chunked") != 0)) {
+    } else if (seen->transfer_encoding > 1 ||
+               (seen->transfer_encoding == 1 && strcasecmp(seen->coding, "chunked") != 0)) {
         /* Any other coding would leave the body's end unknown: libmicrohttpd
          * then waits for it until the request times out. */
         field = MHD_HTTP_HEADER_TRANSFER_ENCODING;
         problem = "the only Transfer-Encoding accepted is chunked";
-    } else if (seen.host > 1) {
+    } else if (seen->host > 1) {
         field = MHD_HTTP_HEADER_HOST;
         problem = "Host is given more than once";
-    } else if (seen.host == 0 && strcmp(version, MHD_HTTP_VERSION_1_1) == 0) {
+    } else if (seen->host == 0 && strcmp(version, MHD_HTTP_VERSION_1_1) == 0) {
         field = MHD_HTTP_HEADER_HOST;
         problem = "an HTTP/1.1 request must carry a Host header";
     }
@@ -335,8 +369,11 @@ static enum MHD_Result handle_access(void *context, struct MHD_Connection *conne
     if (!request->begun) {
         if (!begin_request(request, context, connection, path, method))
             return MHD_NO;
+        struct headers_seen seen = {.request = request};
+        MHD_get_connection_values(connection, MHD_HEADER_KIND, note_header, &seen);
+        assign_request_id(request, &seen);
         enum MHD_Result refused;
-        if (!framing_is_sound(request, version, &refused))
+        if (!framing_is_sound(request, &seen, version, &refused))
             return refused;
         /* Refused before reading: an unknown path is 404 whatever its
          * body, a known one with a declared body over the cap is 413. */
@@ -426,6 +463,7 @@ static void complete_request(void *context, struct MHD_Connection *connection,
     if (interrupted != NULL && request->closed_because != NULL)
         interrupted = request->closed_because; /* more precise than MHD's "with error" */
     struct access_entry entry = {
+        .request_id = request->request_id,
         .client = client_address(connection),
         .method = request->method_name,
         .path = request->path,

@@ -24,7 +24,8 @@ void log_stop(void);
 
 /* One request, as the access log records it. Strings may be NULL. */
 struct access_entry {
-    const char *client; /* the peer's address as text */
+    const char *request_id; /* as sent in X-Request-Id */
+    const char *client;     /* the peer's address as text */
     const char *method;
     const char *path;  /* decoded, as routed */
     const char *query; /* as sent, after the '?'; NULL or "" when none */
@@ -34,10 +35,10 @@ struct access_entry {
     const char *interrupted; /* why it did not complete (a short word); NULL if it did */
 };
 
-/* Appends {"ts":"...","client":...,"method":...,"path":...,"query":...,
+/* Appends {"ts":"...","request_id":...,"client":...,"method":...,"path":...,"query":...,
  * "status":...,"bytes":...,"us":...,"interrupted":...} with strings
- * JSON-escaped, `path` and `query` cut at 256 bytes each. "client" is left
- * out when unknown, "query" when empty and "interrupted" when the request
+ * JSON-escaped, `path` and `query` cut at 256 bytes each. "request_id" and
+ * "client" are left out when unknown, "query" when empty and "interrupted" when the request
  * completed. */
 void log_access(const struct access_entry *entry);
 

@@ -15,8 +15,9 @@
  * router does) and the operation for the method, then the response for the status, and validate
  * the body against that response's schema (OpenAPI 3.1 = JSON Schema 2020-12). Requests that
  * match no operation are judged by the spec's `x-unmatched-requests` (unknown path → 404,
- * unlisted method → 405). Documented response headers that are present are validated too;
- * --require-headers also insists on the ones marked required.
+ * unlisted method → 405). Documented response headers that are present are validated too, and
+ * so are the spec's `x-every-response` headers, on every response; --require-headers also
+ * insists on the ones marked required.
  *
  * Prints one line per failure and a summary ("contract: N passed, M failed"); exits 1 when any
  * line fails (an undocumented method/path/status included), 2 on a usage or spec error.
@@ -140,6 +141,7 @@ export function createValidator(spec, options = {}) {
   };
   const templates = orderTemplates(spec.paths || {});
   const unmatched = spec['x-unmatched-requests'] || {};
+  const everyResponse = spec['x-every-response'] || {};
   const requireHeaders = Boolean(options.requireHeaders);
 
   /* Where a request lands: {kind, template, method, responses, responsesPointer}. */
@@ -269,6 +271,7 @@ export function createValidator(spec, options = {}) {
     const { node: response, pointer } = deref(spec, landing.responses[key], `${landing.responsesPointer}/${escapePointerSegment(key)}`);
     const headers = headerLookup(entry.headers);
     checkHeaders(response, pointer, headers, problems);
+    checkHeaders(everyResponse, pointerOf(['x-every-response']), headers, problems);
     checkBody(response, pointer, method, code, headers, entry.body, problems);
     return problems;
   }
@@ -381,7 +384,7 @@ function selfTestSamples(spec) {
     ['unknown path', { method: 'GET', path: '/nope', status: 404, headers: JSON_HEADERS, body: err('not_found', 'no resource at /nope') }],
     ['unlisted method', { method: 'DELETE', path: '/catalog', status: 405, headers: { ...JSON_HEADERS, Allow: 'GET, HEAD, OPTIONS' }, body: err('method_not_allowed', 'DELETE is not allowed here') }],
     ['HEAD on a POST-only path', { method: 'HEAD', path: '/quote', status: 405, headers: { Allow: 'POST, OPTIONS' }, body: null }],
-    ['preflight', { method: 'OPTIONS', path: '/quote', status: 204, headers: { Allow: 'POST, OPTIONS' }, body: null }],
+    ['preflight', { method: 'OPTIONS', path: '/quote', status: 204, headers: { Allow: 'POST, OPTIONS', 'X-Request-Id': 'storefront-7f3a:42' }, body: null }],
     ['contract as YAML', { method: 'GET', path: '/openapi.yaml', status: 200, headers: { 'content-type': 'application/yaml' }, body: 'openapi: 3.1.0\n' }],
     ['out-of-memory 500', { method: 'POST', path: '/recommend', status: 500, headers: {}, body: { error: { code: 'internal_error', message: 'the server ran out of memory' } } }],
   ];
@@ -412,6 +415,7 @@ function selfTestSamples(spec) {
     ['undocumented content type', { method: 'GET', path: '/healthz', status: 200, headers: { 'content-type': 'text/html' }, body: '<p>ok</p>' }],
     ['empty body where one is documented', { method: 'GET', path: '/healthz', status: 200, headers: JSON_HEADERS, body: null }],
     ['text that is not JSON', { method: 'GET', path: '/readyz', status: 200, headers: JSON_HEADERS, body: 'ready' }],
+    ['bad X-Request-Id header', { method: 'GET', path: '/healthz', status: 200, headers: { ...JSON_HEADERS, 'X-Request-Id': 'two words' }, body: { status: 'ok', version: '0.1.0' } }],
     ['bad ETag header', { method: 'GET', path: '/catalog/v100-16g-x1', status: 200, headers: { ...JSON_HEADERS, ETag: 'abc' }, body: SKU }],
     ['hint next to recommendations', { method: 'POST', path: '/recommend', status: 200, headers: JSON_HEADERS, body: { ...clone(recommendation), hint: 'x' } }],
     ['bad date', { method: 'POST', path: '/quote', status: 200, headers: JSON_HEADERS, body: { ...clone(unsaved), created_at: 'yesterday' } }],

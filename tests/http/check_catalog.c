@@ -587,7 +587,7 @@ START_TEST(test_catalog_cors)
     expect_status(response, 200);
     ck_assert_str_eq(http_header(response, "access-control-allow-origin"), "https://shop.example");
     ck_assert_str_eq(http_header(response, "access-control-expose-headers"),
-                     "ETag, Location, Idempotent-Replayed, Retry-After");
+                     "ETag, Location, Idempotent-Replayed, Retry-After, X-Request-Id");
     ck_assert_ptr_null(http_header(response, "access-control-allow-methods"));
     http_response_free(response);
 

@@ -286,6 +286,81 @@ START_TEST(test_operations_keep_alive)
 }
 END_TEST
 
+/* True when `id` is "req_" and 32 lowercase hex digits. */
+static bool is_generated_request_id(const char *id)
+{
+    if (id == NULL || strncmp(id, "req_", 4) != 0 || strlen(id) != 36)
+        return false;
+    return strspn(id + 4, "0123456789abcdef") == 32;
+}
+
+/* Every answer carries X-Request-Id: the client's when it is acceptable,
+ * otherwise a new one; the access log records the same id. */
+START_TEST(test_operations_request_id)
+{
+    struct http_response *first = http_get(client, "/healthz");
+    struct http_response *second = http_get(client, "/nope");
+    expect_status(first, 200);
+    expect_status(second, 404);
+    const char *first_id = http_header(first, "x-request-id");
+    const char *second_id = http_header(second, "x-request-id");
+    ck_assert_msg(is_generated_request_id(first_id), "generated id %s", first_id);
+    ck_assert_msg(is_generated_request_id(second_id), "generated id %s", second_id);
+    ck_assert_str_ne(first_id, second_id);
+    http_response_free(first);
+    http_response_free(second);
+
+    /* A proxy's id is passed on, on errors too, and logged. */
+    char path[96], header[160], id[96];
+    snprintf(path, sizeof path, "/request-id-probe-%ld", (long)getpid());
+    snprintf(id, sizeof id, "storefront-7f3a.%ld:42_A", (long)getpid());
+    snprintf(header, sizeof header, "X-Request-Id: %s", id);
+    const char *const given[] = {header, NULL};
+    struct http_response *response = http_request(client, "GET", path, given, NULL);
+    expect_status(response, 404);
+    ck_assert_str_eq(http_header(response, "x-request-id"), id);
+    http_response_free(response);
+    json_t *line = find_access_line(&shared, path);
+    ck_assert_msg(line != NULL, "no access-log line for %s", path);
+    expect_str(line, "request_id", id);
+    json_decref(line);
+
+    const char *const on_post[] = {header, "Content-Type: application/json", NULL};
+    response = http_request(client, "POST", "/quote", on_post, "{\"items\":[]}");
+    expect_status(response, 422);
+    ck_assert_str_eq(http_header(response, "x-request-id"), id);
+    http_response_free(response);
+
+    /* Unacceptable ids are replaced, not refused: a space, a quote, too
+     * long, empty, or given twice. */
+    char too_long[200];
+    memset(too_long, 'a', sizeof too_long);
+    memcpy(too_long, "X-Request-Id: ", 14);
+    too_long[14 + 129] = '\0';
+    const char *const bad[][3] = {
+        {"X-Request-Id: two words", NULL, NULL},
+        {"X-Request-Id: quo\"te", NULL, NULL},
+        {too_long, NULL, NULL},
+        {"X-Request-Id;", NULL, NULL}, /* libcurl: sent with an empty value */
+        {"X-Request-Id: first", "X-Request-Id: second", NULL},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        response = http_request(client, "GET", "/healthz", bad[i], NULL);
+        expect_status(response, 200);
+        const char *replaced = http_header(response, "x-request-id");
+        ck_assert_msg(is_generated_request_id(replaced), "case %zu: %s", i, replaced);
+        http_response_free(response);
+    }
+
+    /* The longest acceptable id, 128 characters, is kept whole. */
+    too_long[14 + 128] = '\0';
+    const char *const longest[] = {too_long, NULL};
+    response = http_request(client, "GET", "/healthz", longest, NULL);
+    ck_assert_str_eq(http_header(response, "x-request-id"), too_long + 14);
+    http_response_free(response);
+}
+END_TEST
+
 START_TEST(test_operations_access_log)
 {
     char path[96];
@@ -294,7 +369,8 @@ START_TEST(test_operations_access_log)
     expect_status(response, 404);
     json_t *line = find_access_line(&shared, path);
     ck_assert_msg(line != NULL, "no access-log line for %s", path);
-    ck_assert_str_eq(json_keys(line, ""), "ts,client,method,path,status,bytes,us");
+    ck_assert_str_eq(json_keys(line, ""), "ts,request_id,client,method,path,status,bytes,us");
+    expect_str(line, "request_id", http_header(response, "x-request-id"));
     expect_str(line, "client", "127.0.0.1");
     expect_str(line, "method", "GET");
     expect_str(line, "path", path);
@@ -321,7 +397,7 @@ START_TEST(test_operations_access_log)
     http_response_free(response);
     line = find_access_line(&shared, path);
     ck_assert_msg(line != NULL, "no access-log line for %s", path);
-    ck_assert_str_eq(json_keys(line, ""), "ts,client,method,path,query,status,bytes,us");
+    ck_assert_str_eq(json_keys(line, ""), "ts,request_id,client,method,path,query,status,bytes,us");
     expect_str(line, "query", "gpu=V100&sort=%22price%22&x");
     json_decref(line);
 
@@ -369,7 +445,7 @@ START_TEST(test_operations_access_log)
     close(fd);
     line = find_access_line(&shared, path);
     ck_assert_msg(line != NULL, "no access-log line for %s", path);
-    ck_assert_str_eq(json_keys(line, ""), "ts,client,method,path,status,bytes,us,interrupted");
+    ck_assert_str_eq(json_keys(line, ""), "ts,request_id,client,method,path,status,bytes,us,interrupted");
     expect_text(line, "status", "0");
     expect_text(line, "bytes", "0");
     expect_str(line, "interrupted", "client_abort");
@@ -926,6 +1002,7 @@ static Suite *make_suite(void)
                         (int)(sizeof wrong_methods / sizeof wrong_methods[0]));
     tcase_add_test(endpoints, test_operations_keep_alive);
     tcase_add_test(endpoints, test_operations_access_log);
+    tcase_add_test(endpoints, test_operations_request_id);
     tcase_add_test(endpoints, test_operations_raw_protocol_errors);
     suite_add_tcase(suite, endpoints);
 

@@ -266,24 +266,28 @@ START_TEST(test_interrupted_request_says_why)
 }
 END_TEST
 
-/* The client's address comes after the time, the query after the path,
- * each only when there is one. */
-START_TEST(test_client_and_query_members)
+/* The request id and the client's address come after the time, the query
+ * after the path, each only when there is one. */
+START_TEST(test_request_id_client_and_query_members)
 {
-    struct access_entry entry = {.client = "203.0.113.7", .method = "GET", .path = "/catalog",
+    struct access_entry entry = {.request_id = "req_0193", .client = "203.0.113.7",
+                                 .method = "GET", .path = "/catalog",
                                  .query = "gpu=V100&sort=price", .status = 200, .bytes = 1116,
                                  .microseconds = 41};
     char *text = log_one_entry(&entry);
     const char *members = strstr(text, "Z\",");
     ck_assert_ptr_nonnull(members);
-    ck_assert_str_eq(members, "Z\",\"client\":\"203.0.113.7\",\"method\":\"GET\","
-                              "\"path\":\"/catalog\",\"query\":\"gpu=V100&sort=price\","
+    ck_assert_str_eq(members, "Z\",\"request_id\":\"req_0193\",\"client\":\"203.0.113.7\","
+                              "\"method\":\"GET\",\"path\":\"/catalog\","
+                              "\"query\":\"gpu=V100&sort=price\","
                               "\"status\":200,\"bytes\":1116,\"us\":41}\n");
     free(text);
 
+    entry.request_id = NULL;
     entry.client = "";
     entry.query = "";
     text = log_one_entry(&entry);
+    ck_assert_ptr_null(strstr(text, "request_id"));
     ck_assert_ptr_null(strstr(text, "client"));
     ck_assert_ptr_null(strstr(text, "query"));
     ck_assert_ptr_nonnull(strstr(text, "Z\",\"method\":\"GET\",\"path\":\"/catalog\",\"status\""));
@@ -633,7 +637,7 @@ static Suite *log_suite(void)
     tcase_add_test(format, test_line_is_exact);
     tcase_add_loop_test(format, test_numbers_are_exact, 0,
                         (int)(sizeof number_cases / sizeof number_cases[0]));
-    tcase_add_test(format, test_client_and_query_members);
+    tcase_add_test(format, test_request_id_client_and_query_members);
     tcase_add_test(format, test_query_is_escaped_and_cut);
     tcase_add_loop_test(format, test_path_escaping, 0,
                         (int)(sizeof escape_cases / sizeof escape_cases[0]));
