@@ -124,7 +124,9 @@ struct http_request {
     const char *method_name; /* as sent, owned by libmicrohttpd */
     enum http_method method;
     const char *path; /* owned by libmicrohttpd, valid until completion */
-    char query[REQUEST_QUERY_KEPT + 1]; /* as sent, for the access log */
+    /* As sent, for the access log; 3 bytes over, so that the log's cut at
+     * REQUEST_QUERY_KEPT never splits a UTF-8 character kept whole here. */
+    char query[REQUEST_QUERY_KEPT + 3 + 1];
     bool begun; /* the first call of the access handler has set it up */
     /* X-Request-Id: the client's (a proxy's), or one made here; sent on the
      * answer and logged. */

@@ -43,7 +43,7 @@ static const unsigned code_status[GQ_CODE_COUNT] = {
  * a price change reaches every client within a minute. */
 #define CATALOG_CACHE_CONTROL "public, max-age=60"
 #define JSON_CONTENT_TYPE "application/json"
-#define CORS_ALLOW_HEADERS "Content-Type, Idempotency-Key, If-None-Match"
+#define CORS_ALLOW_HEADERS "Content-Type, Idempotency-Key, If-None-Match, X-Request-Id"
 #define CORS_EXPOSE_HEADERS "ETag, Location, Idempotent-Replayed, Retry-After, X-Request-Id"
 
 unsigned reply_status_for(enum gq_code code)

@@ -77,7 +77,7 @@ static void *note_request_target(void *context, const char *target,
         return NULL;
     const char *query = target != NULL ? strchr(target, '?') : NULL; /* NULL: "GET " */
     if (query != NULL) {
-        size_t length = strnlen(query + 1, REQUEST_QUERY_KEPT);
+        size_t length = strnlen(query + 1, sizeof request->query - 1);
         memcpy(request->query, query + 1, length); /* calloc ended it */
     }
     return request;
@@ -129,14 +129,16 @@ static bool declared_body_too_large(const struct http_request *request)
 struct headers_seen {
     struct http_request *request; /* receives the Content-Length and the key count */
     unsigned host, content_length, transfer_encoding, request_ids;
-    const char *coding;     /* the Transfer-Encoding's value */
-    const char *request_id; /* the X-Request-Id's value */
+    const char *coding;       /* the Transfer-Encoding's value */
+    const char *request_id;   /* the X-Request-Id's value */
+    size_t request_id_length;
 };
 
-static enum MHD_Result note_header(void *context, enum MHD_ValueKind kind,
-                                            const char *name, const char *value)
+static enum MHD_Result note_header(void *context, enum MHD_ValueKind kind, const char *name,
+                                   size_t name_length, const char *value, size_t value_length)
 {
     (void)kind;
+    (void)name_length;
     struct headers_seen *seen = context;
     if (strcasecmp(name, MHD_HTTP_HEADER_HOST) == 0) {
         seen->host++;
@@ -151,16 +153,17 @@ static enum MHD_Result note_header(void *context, enum MHD_ValueKind kind,
     } else if (strcasecmp(name, REQUEST_ID_HEADER) == 0) {
         seen->request_ids++;
         seen->request_id = value;
+        seen->request_id_length = value_length;
     }
     return MHD_YES;
 }
 
 /* A request id worth passing on: 1..REQUEST_ID_MAX letters, digits and
  * "-_.:" (UUIDs, trace ids), nothing that could break a log line or a
- * header. */
-static bool is_acceptable_request_id(const char *id)
+ * header. (libmicrohttpd 0.9.75 ends every header value at a NUL byte, so
+ * "a<NUL>b" arrives, and is kept, as "a".) */
+static bool is_acceptable_request_id(const char *id, size_t length)
 {
-    size_t length = strnlen(id, REQUEST_ID_MAX + 1);
     if (length == 0 || length > REQUEST_ID_MAX)
         return false;
     for (size_t i = 0; i < length; i++) {
@@ -174,16 +177,22 @@ static bool is_acceptable_request_id(const char *id)
 
 /* Keeps the id a proxy or client sent, so that one request can be followed
  * through every service's logs; otherwise (none, two, or an unacceptable
- * one) makes one. */
+ * one) makes one. libmicrohttpd drops the whitespace before a value but not
+ * after it, which is not part of the value either (RFC 9110 5.5). */
 static void assign_request_id(struct http_request *request, const struct headers_seen *seen)
 {
-    if (seen->request_ids == 1 && is_acceptable_request_id(seen->request_id)) {
-        strcpy(request->request_id, seen->request_id);
+    const char *id = seen->request_id;
+    size_t length = seen->request_id_length;
+    while (length > 0 && (id[length - 1] == ' ' || id[length - 1] == '\t'))
+        length--;
+    if (seen->request_ids == 1 && is_acceptable_request_id(id, length)) {
+        memcpy(request->request_id, id, length);
+        request->request_id[length] = '\0';
         return;
     }
-    char id[IDS_SIZE];
-    if (ids_generate(REQUEST_ID_PREFIX, id))
-        strcpy(request->request_id, id);
+    char generated[IDS_SIZE];
+    if (ids_generate(REQUEST_ID_PREFIX, generated))
+        strcpy(request->request_id, generated);
 }
 
 /* Refuses a request whose length or target is ambiguous (RFC 9112 3.2 and
@@ -370,7 +379,7 @@ static enum MHD_Result handle_access(void *context, struct MHD_Connection *conne
         if (!begin_request(request, context, connection, path, method))
             return MHD_NO;
         struct headers_seen seen = {.request = request};
-        MHD_get_connection_values(connection, MHD_HEADER_KIND, note_header, &seen);
+        MHD_get_connection_values_n(connection, MHD_HEADER_KIND, note_header, &seen);
         assign_request_id(request, &seen);
         enum MHD_Result refused;
         if (!framing_is_sound(request, &seen, version, &refused))

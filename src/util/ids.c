@@ -12,7 +12,9 @@
 
 #define ID_BYTES 16
 #define ID_TIME_BYTES 6 /* 48 bits of milliseconds: until the year 10889 */
-#define RANDOM_POOL_BYTES 400 /* 40 ids per getrandom(2) call */
+/* 25 ids per getrandom(2) call; up to 256 bytes it never returns fewer
+ * than asked, even when a signal arrives. */
+#define RANDOM_POOL_BYTES 256
 
 /* Random bytes from a per-thread pool that one getrandom(2) call refills:
  * every request gets an id, and a system call for each would be a

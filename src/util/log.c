@@ -261,7 +261,7 @@ static size_t format_access_line(char line[LOG_LINE_MAX], const struct access_en
     *out++ = '"';
     out = append_optional_member(out, ",\"query\":\"", entry->query, LOG_QUERY_MAX);
     /* Room is certain: every string is cut to its maximum, and the rest is
-     * at most 3 numbers of 20 digits and 100 bytes of text. */
+     * at most 3 numbers of 20 digits and ~130 bytes of member names. */
     out = append_literal(out, ",\"status\":");
     out = append_unsigned(out, entry->status);
     out = append_literal(out, ",\"bytes\":");

@@ -567,7 +567,7 @@ START_TEST(test_catalog_cors)
     ck_assert_str_eq(http_header(response, "access-control-allow-origin"), "https://shop.example");
     ck_assert_str_eq(http_header(response, "access-control-allow-methods"), "GET, HEAD, OPTIONS");
     ck_assert_str_eq(http_header(response, "access-control-allow-headers"),
-                     "Content-Type, Idempotency-Key, If-None-Match");
+                     "Content-Type, Idempotency-Key, If-None-Match, X-Request-Id");
     ck_assert_str_eq(http_header(response, "access-control-max-age"), "600");
     ck_assert_str_eq(http_header(response, "vary"), "Origin");
     http_response_free(response);

@@ -352,6 +352,39 @@ START_TEST(test_operations_request_id)
         http_response_free(response);
     }
 
+    /* Whitespace after the value is not part of it; a quote anywhere
+     * makes the id unacceptable. */
+    static const struct {
+        const char *header;
+        size_t length;
+        const char *expected; /* NULL: a generated id */
+    } raw_cases[] = {
+#define RAW_HEADER(text) text, sizeof text - 1
+        {RAW_HEADER("X-Request-Id: abc:def \t\r\n"), "abc:def"},
+        {RAW_HEADER("X-Request-Id: abc\" \r\n"), NULL},
+#undef RAW_HEADER
+    };
+    for (size_t i = 0; i < sizeof raw_cases / sizeof raw_cases[0]; i++) {
+        char request[256];
+        int head = snprintf(request, sizeof request, "GET /healthz HTTP/1.1\r\nHost: x\r\n");
+        memcpy(request + head, raw_cases[i].header, raw_cases[i].length);
+        memcpy(request + head + raw_cases[i].length, "\r\n", 2);
+        int fd = raw_connect(shared.port);
+        ck_assert_int_ge(fd, 0);
+        ck_assert(raw_send(fd, request, (size_t)head + raw_cases[i].length + 2));
+        char *answer = raw_read_response(fd, suite_wait_ms(3), true, NULL);
+        close(fd);
+        ck_assert_ptr_nonnull(answer);
+        ck_assert_int_eq(raw_status(answer), 200);
+        char got[160];
+        ck_assert(raw_header(answer, "X-Request-Id", got, sizeof got));
+        if (raw_cases[i].expected != NULL)
+            ck_assert_str_eq(got, raw_cases[i].expected);
+        else
+            ck_assert_msg(is_generated_request_id(got), "case %zu: %s", i, got);
+        free(answer);
+    }
+
     /* The longest acceptable id, 128 characters, is kept whole. */
     too_long[14 + 128] = '\0';
     const char *const longest[] = {too_long, NULL};
@@ -399,6 +432,21 @@ START_TEST(test_operations_access_log)
     ck_assert_msg(line != NULL, "no access-log line for %s", path);
     ck_assert_str_eq(json_keys(line, ""), "ts,request_id,client,method,path,query,status,bytes,us");
     expect_str(line, "query", "gpu=V100&sort=%22price%22&x");
+    json_decref(line);
+
+    /* A query is logged up to 256 bytes, never ending in half a character:
+     * 255 bytes and a 2-byte "é" log the 255 bytes. */
+    snprintf(path, sizeof path, "/access-log-long-query-%ld", (long)getpid());
+    char long_target[512], expected_query[300];
+    memset(expected_query, 'a', 255);
+    expected_query[255] = '\0';
+    snprintf(long_target, sizeof long_target, "%s?%s\xc3\xa9tail", path, expected_query);
+    response = http_get(client, long_target);
+    expect_status(response, 404);
+    http_response_free(response);
+    line = find_access_line(&shared, path);
+    ck_assert_msg(line != NULL, "no access-log line for %s", path);
+    expect_str(line, "query", expected_query);
     json_decref(line);
 
     /* A POST that answers 201 logs its method, status and size. */
