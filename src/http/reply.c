@@ -1,8 +1,7 @@
 /*
  * Replies: the one table from error code to HTTP status, the error
  * envelope, the headers every response carries (X-Request-Id, CORS),
- * conditional GETs,
- * and queueing a response with libmicrohttpd.
+ * conditional GETs, and queueing a response with libmicrohttpd.
  */
 #include <stdarg.h>
 #include <stdio.h>

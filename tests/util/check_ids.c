@@ -1,8 +1,8 @@
 /*
  * Quote and request ids: the documented form, no repeats (across threads
- * too: each draws its random bytes from a pool of its own), and time order (ids made
- * later sort after ids made earlier), which keeps inserts at the end of
- * the database's index.
+ * too: each draws its random bytes from a pool of its own), and time
+ * order (ids made later sort after ids made earlier), which keeps inserts
+ * at the end of the database's index.
  */
 #include <check.h>
 #include <pthread.h>
