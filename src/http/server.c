@@ -123,9 +123,10 @@ static bool declared_body_too_large(const struct http_request *request)
     return *end == '\0' && length > request->app->config->body_limit_bytes;
 }
 
-/* The headers whose repetition matters, counted in the one pass over the
- * headers a request gets (libmicrohttpd's lookup returns the first of a
- * repeated header and does not say there were more). */
+/* What the one pass over a request's headers notes: the headers whose
+ * repetition matters, counted (libmicrohttpd's lookup returns the first of
+ * a repeated header and does not say there were more), and the
+ * X-Request-Id. */
 struct headers_seen {
     struct http_request *request; /* receives the Content-Length and the key count */
     unsigned host, content_length, transfer_encoding, request_ids;

@@ -35,11 +35,11 @@ struct access_entry {
     const char *interrupted; /* why it did not complete (a short word); NULL if it did */
 };
 
-/* Appends {"ts":"...","request_id":...,"client":...,"method":...,"path":...,"query":...,
- * "status":...,"bytes":...,"us":...,"interrupted":...} with strings
- * JSON-escaped, `path` and `query` cut at 256 bytes each. "request_id" and
- * "client" are left out when unknown, "query" when empty and "interrupted" when the request
- * completed. */
+/* Appends {"ts":"...","request_id":...,"client":...,"method":...,
+ * "path":...,"query":...,"status":...,"bytes":...,"us":...,
+ * "interrupted":...} with strings JSON-escaped, `path` and `query` cut at
+ * 256 bytes each. "request_id" and "client" are left out when unknown,
+ * "query" when empty and "interrupted" when the request completed. */
 void log_access(const struct access_entry *entry);
 
 /* A human line on standard error, "gpuquote: <level>: <message>". Not for
