@@ -109,9 +109,10 @@ enum http_method {
 
 struct route;
 
-/* Bytes of the query, as sent, that a request keeps for the access log
- * (which cuts it there too). */
+/* Bytes of the query and of the path, as sent, that a request keeps for
+ * the access log (which cuts them there too). */
 #define REQUEST_QUERY_KEPT 256
+#define REQUEST_PATH_KEPT 256
 /* Every answer carries an X-Request-Id: the client's when acceptable
  * (at most REQUEST_ID_MAX characters), otherwise "req_" and 32 hex digits. */
 #define REQUEST_ID_HEADER "X-Request-Id"
@@ -127,6 +128,9 @@ struct http_request {
     /* As sent, for the access log; 3 bytes over, so that the log's cut at
      * REQUEST_QUERY_KEPT never splits a UTF-8 character kept whole here. */
     char query[REQUEST_QUERY_KEPT + 3 + 1];
+    /* The path as sent, logged instead of `path` when libmicrohttpd refuses
+     * the request before the access handler sees it. */
+    char raw_path[REQUEST_PATH_KEPT + 3 + 1];
     bool begun; /* the first call of the access handler has set it up */
     /* X-Request-Id: the client's (a proxy's), or one made here; sent on the
      * answer and logged. */

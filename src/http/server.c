@@ -62,11 +62,12 @@ static enum http_method parse_method(const char *name)
     return HTTP_OTHER;
 }
 
-/* libmicrohttpd calls this with the request target as sent, before it
- * splits off the query and decodes it in place: the one moment the query
- * can be kept as the client wrote it, for the access log. The request is
- * allocated here and set up by begin_request(). Returning NULL (no memory)
- * makes the access handler refuse the request. */
+/* libmicrohttpd calls this with the request target as sent, once it has
+ * read the request line and before it splits off the query and decodes it
+ * in place: the one moment the target can be kept as the client wrote it,
+ * for the access log. The request is allocated here, timed from here, and
+ * set up by begin_request(). Returning NULL (no memory) makes the access
+ * handler refuse the request. */
 static void *note_request_target(void *context, const char *target,
                                  struct MHD_Connection *connection)
 {
@@ -75,10 +76,17 @@ static void *note_request_target(void *context, const char *target,
     struct http_request *request = calloc(1, sizeof *request);
     if (request == NULL)
         return NULL;
-    const char *query = target != NULL ? strchr(target, '?') : NULL; /* NULL: "GET " */
-    if (query != NULL) {
-        size_t length = strnlen(query + 1, sizeof request->query - 1);
-        memcpy(request->query, query + 1, length); /* calloc ended it */
+    request->started_us = clock_monotonic_us();
+    if (target == NULL) /* "GET " with no target */
+        return request;
+    size_t path_length = strcspn(target, "?");
+    /* calloc ended both copies */
+    memcpy(request->raw_path, target,
+           path_length < sizeof request->raw_path - 1 ? path_length
+                                                      : sizeof request->raw_path - 1);
+    if (target[path_length] == '?') {
+        const char *query = target + path_length + 1;
+        memcpy(request->query, query, strnlen(query, sizeof request->query - 1));
     }
     return request;
 }
@@ -95,7 +103,6 @@ static bool begin_request(struct http_request *request, struct app *app,
     request->method_name = method;
     request->method = parse_method(method);
     request->path = path;
-    request->started_us = clock_monotonic_us();
     request->deadline_us =
         request->started_us + (int64_t)app->config->request_timeout_seconds * 1000000;
     /* Sequentially consistent with http_server_stop(): either this request
@@ -457,6 +464,48 @@ static const char *client_address(struct MHD_Connection *connection)
     return info != NULL ? info->socket_context : NULL;
 }
 
+/* The status of an answer libmicrohttpd queued itself (a 400, 413 or 431
+ * it sends without calling the access handler, or in the middle of a
+ * chunked body); 0 when none was queued. */
+static unsigned status_queued_by_library(struct MHD_Connection *connection)
+{
+    const union MHD_ConnectionInfo *info =
+        MHD_get_connection_info(connection, MHD_CONNECTION_INFO_HTTP_STATUS);
+    return info != NULL ? info->http_status : 0;
+}
+
+/* libmicrohttpd ends the request it refused "with error" once its answer
+ * has been sent whole: that is the refusal itself, not an interruption. */
+static const char *refusal_interruption(enum MHD_RequestTerminationCode termination)
+{
+    return termination == MHD_REQUEST_TERMINATED_WITH_ERROR ? NULL : interruption(termination);
+}
+
+/* A request that libmicrohttpd refused after reading its request line
+ * (header fields too large, a Content-Length that is not a number, no
+ * Host) never reached the access handler, but it was answered: it is
+ * logged with the library's status and the path as sent. The method and
+ * the size of the library's body are not known here (logged as none and
+ * 0), and the answer carries no X-Request-Id, so none is logged. A request
+ * closed unanswered (the server stopping, the client gone) is not logged. */
+static void log_refused_request(const struct http_request *request,
+                                struct MHD_Connection *connection,
+                                enum MHD_RequestTerminationCode termination)
+{
+    unsigned status = status_queued_by_library(connection);
+    if (status == 0)
+        return;
+    struct access_entry entry = {
+        .client = client_address(connection),
+        .path = request->raw_path,
+        .query = request->query,
+        .status = status,
+        .microseconds = clock_monotonic_us() - request->started_us,
+        .interrupted = refusal_interruption(termination),
+    };
+    log_access(&entry);
+}
+
 static void complete_request(void *context, struct MHD_Connection *connection,
                              void **request_context, enum MHD_RequestTerminationCode termination)
 {
@@ -466,19 +515,27 @@ static void complete_request(void *context, struct MHD_Connection *connection,
         return;
     *request_context = NULL;
     if (!request->begun) { /* refused by libmicrohttpd, or while stopping */
+        log_refused_request(request, connection, termination);
         free(request);
         return;
     }
+    unsigned status = request->status;
     const char *interrupted = interruption(termination);
     if (interrupted != NULL && request->closed_because != NULL)
         interrupted = request->closed_because; /* more precise than MHD's "with error" */
+    if (!request->replied) {
+        /* libmicrohttpd may have refused a malformed chunk of the body */
+        status = status_queued_by_library(connection);
+        if (status != 0)
+            interrupted = refusal_interruption(termination);
+    }
     struct access_entry entry = {
         .request_id = request->request_id,
         .client = client_address(connection),
         .method = request->method_name,
         .path = request->path,
         .query = request->query,
-        .status = request->replied ? request->status : 0,
+        .status = status,
         /* An answer to HEAD has the GET's headers and no body. */
         .bytes = request->method == HTTP_HEAD ? 0 : request->response_bytes,
         .microseconds = clock_monotonic_us() - request->started_us,

@@ -254,9 +254,8 @@ static size_t format_access_line(char line[LOG_LINE_MAX], const struct access_en
     out = append_optional_member(out, ",\"request_id\":\"", entry->request_id,
                                  LOG_REQUEST_ID_MAX);
     out = append_optional_member(out, ",\"client\":\"", entry->client, LOG_CLIENT_MAX);
-    out = append_literal(out, ",\"method\":\"");
-    out = escape_json(out, entry->method != NULL ? entry->method : "", LOG_METHOD_MAX);
-    out = append_literal(out, "\",\"path\":\"");
+    out = append_optional_member(out, ",\"method\":\"", entry->method, LOG_METHOD_MAX);
+    out = append_literal(out, ",\"path\":\"");
     out = escape_json(out, entry->path != NULL ? entry->path : "", LOG_PATH_MAX);
     *out++ = '"';
     out = append_optional_member(out, ",\"query\":\"", entry->query, LOG_QUERY_MAX);

@@ -38,8 +38,9 @@ struct access_entry {
 /* Appends {"ts":"...","request_id":...,"client":...,"method":...,
  * "path":...,"query":...,"status":...,"bytes":...,"us":...,
  * "interrupted":...} with strings JSON-escaped, `path` and `query` cut at
- * 256 bytes each. "request_id" and "client" are left out when unknown,
- * "query" when empty and "interrupted" when the request completed. */
+ * 256 bytes each. "request_id", "client" and "method" are left out when
+ * unknown, "query" when empty and "interrupted" when the request
+ * completed. */
 void log_access(const struct access_entry *entry);
 
 /* A human line on standard error, "gpuquote: <level>: <message>". Not for

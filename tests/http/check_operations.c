@@ -501,6 +501,67 @@ START_TEST(test_operations_access_log)
 }
 END_TEST
 
+/* Requests libmicrohttpd answers itself after reading the request line
+ * are logged too, with its status: the handler never ran, so there is no
+ * method, no request id and no body size; the path is as sent. */
+START_TEST(test_operations_access_log_library_refusals)
+{
+    /* Header fields over the connection's memory: 431. */
+    char path[96], request[20480];
+    snprintf(path, sizeof path, "/access-log-431-%ld", (long)getpid());
+    int length = snprintf(request, sizeof request, "GET %s?gpu=V100 HTTP/1.1\r\nHost: test\r\nX-Big: ",
+                          path);
+    memset(request + length, 'a', 18000);
+    strcpy(request + length + 18000, "\r\n\r\n");
+    char *answer = raw_exchange(shared.port, request, suite_wait_ms(5));
+    ck_assert_ptr_nonnull(answer);
+    ck_assert_int_eq(raw_status(answer), 431);
+    free(answer);
+    json_t *line = find_access_line(&shared, path);
+    ck_assert_msg(line != NULL, "no access-log line for %s", path);
+    ck_assert_str_eq(json_keys(line, ""), "ts,client,path,query,status,bytes,us");
+    expect_str(line, "client", "127.0.0.1");
+    expect_str(line, "query", "gpu=V100");
+    expect_text(line, "status", "431");
+    expect_text(line, "bytes", "0");
+    json_decref(line);
+
+    /* A Content-Length that is not a number: 400. The path is logged as
+     * sent, not decoded. */
+    snprintf(path, sizeof path, "/access-log-length-%ld%%41", (long)getpid());
+    snprintf(request, sizeof request,
+             "POST %s HTTP/1.1\r\nHost: test\r\nContent-Length: ten\r\n\r\n", path);
+    answer = raw_exchange(shared.port, request, suite_wait_ms(5));
+    ck_assert_ptr_nonnull(answer);
+    ck_assert_int_eq(raw_status(answer), 400);
+    free(answer);
+    line = find_access_line(&shared, path);
+    ck_assert_msg(line != NULL, "no access-log line for %s", path);
+    ck_assert_str_eq(json_keys(line, ""), "ts,client,path,status,bytes,us");
+    expect_text(line, "status", "400");
+    json_decref(line);
+
+    /* A malformed chunk: the handler had begun (method and id known), the
+     * library answered 400, and the answer was sent whole. */
+    snprintf(path, sizeof path, "/access-log-chunk-%ld", (long)getpid());
+    snprintf(request, sizeof request,
+             "POST %s HTTP/1.1\r\nHost: test\r\nX-Request-Id: chunk-probe\r\n"
+             "Transfer-Encoding: chunked\r\n\r\nzz\r\n",
+             path);
+    answer = raw_exchange(shared.port, request, suite_wait_ms(5));
+    ck_assert_ptr_nonnull(answer);
+    ck_assert_int_eq(raw_status(answer), 400);
+    free(answer);
+    line = find_access_line(&shared, path);
+    ck_assert_msg(line != NULL, "no access-log line for %s", path);
+    ck_assert_str_eq(json_keys(line, ""), "ts,request_id,client,method,path,status,bytes,us");
+    expect_str(line, "request_id", "chunk-probe");
+    expect_str(line, "method", "POST");
+    expect_text(line, "status", "400");
+    json_decref(line);
+}
+END_TEST
+
 START_TEST(test_operations_raw_protocol_errors)
 {
     /* A header line without a colon: libmicrohttpd's own 400, and close. */
@@ -1050,6 +1111,7 @@ static Suite *make_suite(void)
                         (int)(sizeof wrong_methods / sizeof wrong_methods[0]));
     tcase_add_test(endpoints, test_operations_keep_alive);
     tcase_add_test(endpoints, test_operations_access_log);
+    tcase_add_test(endpoints, test_operations_access_log_library_refusals);
     tcase_add_test(endpoints, test_operations_request_id);
     tcase_add_test(endpoints, test_operations_raw_protocol_errors);
     suite_add_tcase(suite, endpoints);

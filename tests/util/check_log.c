@@ -321,13 +321,25 @@ START_TEST(test_query_is_escaped_and_cut)
 }
 END_TEST
 
-START_TEST(test_method_is_escaped_and_null_is_empty)
+START_TEST(test_method_is_escaped_and_null_path_is_empty)
 {
     char *text = log_one("G\"T\n", NULL, 200, 0, 0);
     ck_assert_ptr_nonnull(strstr(text, "\"method\":\"G\\\"T\\n\",\"path\":\"\",\"status\""));
     json_t *line = parse_line(text);
     ck_assert_str_eq(string_field(line, "method"), "G\"T\n");
     ck_assert_str_eq(string_field(line, "path"), "");
+    json_decref(line);
+    free(text);
+}
+END_TEST
+
+/* A request libmicrohttpd refused before the handler saw its method. */
+START_TEST(test_unknown_method_is_left_out)
+{
+    char *text = log_one(NULL, "/catalog", 431, 0, 5);
+    ck_assert_ptr_nonnull(strstr(text, "Z\",\"path\":\"/catalog\",\"status\":431,"));
+    json_t *line = parse_line(text);
+    ck_assert_ptr_null(json_object_get(line, "method"));
     json_decref(line);
     free(text);
 }
@@ -642,7 +654,8 @@ static Suite *log_suite(void)
     tcase_add_loop_test(format, test_path_escaping, 0,
                         (int)(sizeof escape_cases / sizeof escape_cases[0]));
     tcase_add_test(format, test_interrupted_request_says_why);
-    tcase_add_test(format, test_method_is_escaped_and_null_is_empty);
+    tcase_add_test(format, test_method_is_escaped_and_null_path_is_empty);
+    tcase_add_test(format, test_unknown_method_is_left_out);
     tcase_add_loop_test(format, test_path_is_cut_at_256_bytes, 0,
                         (int)(sizeof cut_cases / sizeof cut_cases[0]));
     tcase_add_test(format, test_method_is_cut_at_32_bytes);
