@@ -99,7 +99,7 @@ static const struct key_spec keys[KEY_COUNT] = {
                                         "30", "idle connection timeout, 1..3600"},
     [KEY_REQUEST_TIMEOUT_SECONDS] = {"request_timeout_seconds", "GPUQUOTE_REQUEST_TIMEOUT_SECONDS",
                                      KIND_INTEGER, STORE_UNSIGNED, FIELD(request_timeout_seconds),
-                                     1, 3600, "10", "deadline for a whole request body, 1..3600"},
+                                     1, 3600, "10", "deadline for a whole request, from its first line, 1..3600"},
     [KEY_SHUTDOWN_GRACE_SECONDS] = {"shutdown_grace_seconds", "GPUQUOTE_SHUTDOWN_GRACE_SECONDS",
                                     KIND_INTEGER, STORE_UNSIGNED, FIELD(shutdown_grace_seconds),
                                     1, 600, "10",

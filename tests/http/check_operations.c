@@ -1087,6 +1087,22 @@ START_TEST(test_operations_request_timeout)
     expect_str(line, "interrupted", "timeout");
     json_decref(line);
 
+    /* The deadline runs from the request line: headers that end late get
+     * 408 even without a body. */
+    fd = raw_connect(server.port);
+    ck_assert_int_ge(fd, 0);
+    const char *slow = "GET /readyz HTTP/1.1\r\nHost: test\r\n";
+    ck_assert(raw_send(fd, slow, strlen(slow)));
+    ck_assert_uint_eq(raw_trickle(fd, "X-Slow: 1\r\n", 12, 1, 100), 12); /* 1.2 s */
+    ck_assert(raw_send(fd, "\r\n", 2));
+    char *late = raw_read_response(fd, suite_wait_ms(2), true, &closed);
+    ck_assert_ptr_nonnull(late);
+    ck_assert_int_eq(raw_status(late), 408);
+    ck_assert_str_eq(raw_body(late), "{\"error\":{\"code\":\"request_timeout\",\"message\":"
+                                     "\"the request took longer than 1 s to arrive\"}}");
+    free(late);
+    close(fd);
+
     http_client_free(other);
     server_finish(&server);
 }
