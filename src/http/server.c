@@ -62,6 +62,27 @@ static enum http_method parse_method(const char *name)
     return HTTP_OTHER;
 }
 
+/* What the server keeps for a connection, as its socket context: made
+ * when it opens, freed when it closes. */
+struct connection_state {
+    /* The peer's address as text (it cannot change), for the access log
+     * lines of all its requests; "" when unknown. */
+    char client[INET6_ADDRSTRLEN];
+    /* The request whose request line has been read and whose completion
+     * has not been reported yet. libmicrohttpd 0.9.75 closes some
+     * connections without reporting it (a query with more parameters than
+     * the connection's memory holds): such a request is finished when its
+     * connection closes, so it is neither lost from the log nor leaked. */
+    struct http_request *open_request;
+};
+
+static struct connection_state *connection_state_of(struct MHD_Connection *connection)
+{
+    const union MHD_ConnectionInfo *info =
+        MHD_get_connection_info(connection, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
+    return info != NULL ? info->socket_context : NULL;
+}
+
 /* libmicrohttpd calls this with the request target as sent, once it has
  * read the request line and before it splits off the query and decodes it
  * in place: the one moment the target can be kept as the client wrote it,
@@ -72,10 +93,13 @@ static void *note_request_target(void *context, const char *target,
                                  struct MHD_Connection *connection)
 {
     (void)context;
-    (void)connection;
+    struct connection_state *state = connection_state_of(connection);
+    if (state == NULL) /* track_connection() had no memory */
+        return NULL;
     struct http_request *request = calloc(1, sizeof *request);
     if (request == NULL)
         return NULL;
+    state->open_request = request;
     request->started_us = clock_monotonic_us();
     if (target == NULL) /* "GET " with no target */
         return request;
@@ -110,6 +134,7 @@ static bool begin_request(struct http_request *request, struct app *app,
     atomic_fetch_add(&app->active_requests, 1);
     if (atomic_load(&app->refusing)) {
         atomic_fetch_sub(&app->active_requests, 1);
+        request->closed_because = "shutdown";
         return false;
     }
     request->route = router_match(path, request->method, request->path_id,
@@ -431,37 +456,10 @@ static const char *interruption(enum MHD_RequestTerminationCode termination)
     }
 }
 
-/* The peer's address as text, formatted once when a connection opens (it
- * cannot change) and kept as its socket context for the access log lines
- * of all its requests; freed when it closes. */
-static void track_connection(void *context, struct MHD_Connection *connection,
-                             void **socket_context, enum MHD_ConnectionNotificationCode code)
-{
-    (void)context;
-    if (code == MHD_CONNECTION_NOTIFY_CLOSED) {
-        free(*socket_context);
-        *socket_context = NULL;
-        return;
-    }
-    const union MHD_ConnectionInfo *info =
-        MHD_get_connection_info(connection, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
-    const struct sockaddr *peer = info != NULL ? info->client_addr : NULL;
-    char text[INET6_ADDRSTRLEN];
-    const char *formatted = NULL;
-    if (peer != NULL && peer->sa_family == AF_INET)
-        formatted = inet_ntop(AF_INET, &((const struct sockaddr_in *)peer)->sin_addr, text,
-                              sizeof text);
-    else if (peer != NULL && peer->sa_family == AF_INET6)
-        formatted = inet_ntop(AF_INET6, &((const struct sockaddr_in6 *)peer)->sin6_addr, text,
-                              sizeof text);
-    *socket_context = formatted != NULL ? strdup(formatted) : NULL; /* NULL: not logged */
-}
-
 static const char *client_address(struct MHD_Connection *connection)
 {
-    const union MHD_ConnectionInfo *info =
-        MHD_get_connection_info(connection, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
-    return info != NULL ? info->socket_context : NULL;
+    const struct connection_state *state = connection_state_of(connection);
+    return state != NULL && state->client[0] != '\0' ? state->client : NULL;
 }
 
 /* The status of an answer libmicrohttpd queued itself (a 400, 413 or 431
@@ -481,41 +479,41 @@ static const char *refusal_interruption(enum MHD_RequestTerminationCode terminat
     return termination == MHD_REQUEST_TERMINATED_WITH_ERROR ? NULL : interruption(termination);
 }
 
-/* A request that libmicrohttpd refused after reading its request line
- * (header fields too large, a Content-Length that is not a number, no
- * Host) never reached the access handler, but it was answered: it is
- * logged with the library's status and the path as sent. The method and
- * the size of the library's body are not known here (logged as none and
- * 0), and the answer carries no X-Request-Id, so none is logged. A request
- * closed unanswered (the server stopping, the client gone) is not logged. */
-static void log_refused_request(const struct http_request *request,
-                                struct MHD_Connection *connection,
-                                enum MHD_RequestTerminationCode termination)
+/* A request the access handler never saw, though libmicrohttpd had read
+ * its request line: the library refused it (header fields too large, a
+ * Content-Length that is not a number) and answered itself, or it ended
+ * unanswered (the client gone before its headers were whole, a query with
+ * more parameters than the connection's memory holds, the server
+ * stopping). It is logged with the library's status, or 0 and why it
+ * ended, and the path as sent. The method and the size of the library's
+ * body are not known here (logged as none and 0), and no X-Request-Id was
+ * sent, so none is logged. */
+static void log_unhandled_request(const struct http_request *request,
+                                  struct MHD_Connection *connection,
+                                  enum MHD_RequestTerminationCode termination)
 {
     unsigned status = status_queued_by_library(connection);
-    if (status == 0)
-        return;
+    const char *interrupted = status != 0 ? refusal_interruption(termination)
+                                          : interruption(termination);
+    if (status == 0 && request->closed_because != NULL)
+        interrupted = request->closed_because;
     struct access_entry entry = {
         .client = client_address(connection),
         .path = request->raw_path,
         .query = request->query,
         .status = status,
         .microseconds = clock_monotonic_us() - request->started_us,
-        .interrupted = refusal_interruption(termination),
+        .interrupted = interrupted,
     };
     log_access(&entry);
 }
 
-static void complete_request(void *context, struct MHD_Connection *connection,
-                             void **request_context, enum MHD_RequestTerminationCode termination)
+/* Logs a request and frees it with everything it holds. */
+static void finish_request(struct http_request *request, struct MHD_Connection *connection,
+                           enum MHD_RequestTerminationCode termination)
 {
-    (void)context;
-    struct http_request *request = *request_context;
-    if (request == NULL)
-        return;
-    *request_context = NULL;
-    if (!request->begun) { /* refused by libmicrohttpd, or while stopping */
-        log_refused_request(request, connection, termination);
+    if (!request->begun) {
+        log_unhandled_request(request, connection, termination);
         free(request);
         return;
     }
@@ -549,6 +547,50 @@ static void complete_request(void *context, struct MHD_Connection *connection,
     free(request->body);
     snapshot_release(request->snapshot);
     free(request);
+}
+
+static void complete_request(void *context, struct MHD_Connection *connection,
+                             void **request_context, enum MHD_RequestTerminationCode termination)
+{
+    (void)context;
+    struct http_request *request = *request_context;
+    if (request == NULL)
+        return;
+    *request_context = NULL;
+    connection_state_of(connection)->open_request = NULL; /* it made the request */
+    finish_request(request, connection, termination);
+}
+
+/* Makes a connection's state when it opens; when it closes, finishes a
+ * request libmicrohttpd left unreported and frees the state. */
+static void track_connection(void *context, struct MHD_Connection *connection,
+                             void **socket_context, enum MHD_ConnectionNotificationCode code)
+{
+    (void)context;
+    struct connection_state *state = *socket_context;
+    if (code == MHD_CONNECTION_NOTIFY_CLOSED) {
+        if (state != NULL && state->open_request != NULL)
+            finish_request(state->open_request, connection, MHD_REQUEST_TERMINATED_WITH_ERROR);
+        free(state);
+        *socket_context = NULL;
+        return;
+    }
+    state = calloc(1, sizeof *state);
+    *socket_context = state; /* NULL: its requests are refused */
+    if (state == NULL)
+        return;
+    const union MHD_ConnectionInfo *info =
+        MHD_get_connection_info(connection, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
+    const struct sockaddr *peer = info != NULL ? info->client_addr : NULL;
+    const char *formatted = NULL;
+    if (peer != NULL && peer->sa_family == AF_INET)
+        formatted = inet_ntop(AF_INET, &((const struct sockaddr_in *)peer)->sin_addr,
+                              state->client, sizeof state->client);
+    else if (peer != NULL && peer->sa_family == AF_INET6)
+        formatted = inet_ntop(AF_INET6, &((const struct sockaddr_in6 *)peer)->sin6_addr,
+                              state->client, sizeof state->client);
+    if (formatted == NULL)
+        state->client[0] = '\0'; /* not logged */
 }
 
 /* The value of a hex digit, or -1. */

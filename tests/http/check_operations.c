@@ -501,9 +501,10 @@ START_TEST(test_operations_access_log)
 }
 END_TEST
 
-/* Requests libmicrohttpd answers itself after reading the request line
- * are logged too, with its status: the handler never ran, so there is no
- * method, no request id and no body size; the path is as sent. */
+/* Requests libmicrohttpd answers itself, or closes unanswered, after
+ * reading the request line are logged too, with its status: the handler
+ * never ran, so there is no method, no request id and no body size; the
+ * path is as sent. */
 START_TEST(test_operations_access_log_library_refusals)
 {
     /* Header fields over the connection's memory: 431. */
@@ -558,6 +559,24 @@ START_TEST(test_operations_access_log_library_refusals)
     expect_str(line, "request_id", "chunk-probe");
     expect_str(line, "method", "POST");
     expect_text(line, "status", "400");
+    json_decref(line);
+
+    /* 400 query parameters (2 KB) do not fit the connection's memory:
+     * libmicrohttpd closes the connection unanswered, and the line says so. */
+    snprintf(path, sizeof path, "/access-log-parameters-%ld", (long)getpid());
+    length = snprintf(request, sizeof request, "GET %s?a=1", path);
+    for (int i = 1; i < 400; i++)
+        length += snprintf(request + length, sizeof request - (size_t)length, "&a=1");
+    snprintf(request + length, sizeof request - (size_t)length,
+             " HTTP/1.1\r\nHost: test\r\n\r\n");
+    answer = raw_exchange(shared.port, request, suite_wait_ms(5));
+    ck_assert_ptr_null(answer);
+    line = find_access_line(&shared, path);
+    ck_assert_msg(line != NULL, "no access-log line for %s", path);
+    ck_assert_str_eq(json_keys(line, ""), "ts,client,path,query,status,bytes,us,interrupted");
+    expect_text(line, "status", "0");
+    expect_str(line, "interrupted", "error");
+    ck_assert_uint_eq(strlen(json_str(line, "query")), 256); /* the log keeps 256 bytes */
     json_decref(line);
 }
 END_TEST
