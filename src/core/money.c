@@ -81,22 +81,25 @@ static bool is_digit(char c)
     return c >= '0' && c <= '9';
 }
 
-bool money_parse(const char *text, gq_money *out)
+enum money_parse_result money_parse_amount(const char *text, gq_money *out)
 {
     if (text == NULL || !is_digit(*text))
-        return false;
+        return MONEY_PARSE_MALFORMED;
+    /* The digits are read to the end even once the amount is too large, so
+     * that malformed text is called malformed whatever its size. */
     gq_money yuan = 0;
+    bool too_large = false;
     const char *p = text;
     for (; is_digit(*p); p++) {
-        yuan = yuan * 10 + (*p - '0');
-        if (yuan > MONEY_MAX / 100)
-            return false;
+        if (!too_large)
+            yuan = yuan * 10 + (*p - '0'); /* at most 10 × MONEY_MAX / 100 + 9 */
+        too_large = too_large || yuan > MONEY_MAX / 100;
     }
     gq_money fen = 0;
     if (*p == '.') {
         p++;
         if (!is_digit(p[0]))
-            return false;
+            return MONEY_PARSE_MALFORMED;
         fen = (p[0] - '0') * 10;
         p++;
         if (is_digit(p[0])) {
@@ -105,10 +108,14 @@ bool money_parse(const char *text, gq_money *out)
         }
     }
     if (*p != '\0')
-        return false;
-    gq_money total = yuan * 100 + fen;
-    if (total > MONEY_MAX)
-        return false;
-    *out = total;
-    return true;
+        return MONEY_PARSE_MALFORMED;
+    if (too_large || yuan * 100 + fen > MONEY_MAX)
+        return MONEY_PARSE_TOO_LARGE;
+    *out = yuan * 100 + fen;
+    return MONEY_PARSE_OK;
+}
+
+bool money_parse(const char *text, gq_money *out)
+{
+    return money_parse_amount(text, out) == MONEY_PARSE_OK;
 }

@@ -41,10 +41,19 @@ bool money_scale(gq_money a, int64_t num, int64_t den, gq_money *out);
  * "-0.05") into `buf`, which holds MONEY_FORMAT_SIZE bytes. Returns `buf`. */
 char *money_format(gq_money fen, char buf[MONEY_FORMAT_SIZE]);
 
+enum money_parse_result {
+    MONEY_PARSE_OK,
+    MONEY_PARSE_MALFORMED, /* not an amount in the form below */
+    MONEY_PARSE_TOO_LARGE  /* in that form, but above MONEY_MAX */
+};
+
 /* Parses a non-negative decimal amount: digits, optionally "." and one or
  * two digits ("3000", "3000.5", "3000.50"). Nothing else is accepted: no
- * sign, exponent, spaces or third decimal. Returns false (leaving *out
- * untouched) on any other text or an amount above MONEY_MAX. */
+ * sign, exponent, spaces or third decimal. *out is left untouched unless
+ * the result is MONEY_PARSE_OK. */
+enum money_parse_result money_parse_amount(const char *text, gq_money *out);
+
+/* money_parse_amount() == MONEY_PARSE_OK, for callers that need no reason. */
 bool money_parse(const char *text, gq_money *out);
 
 #endif

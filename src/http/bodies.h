@@ -51,7 +51,8 @@ enum gq_code fields_real(json_t *object, const char *key, const char *path, bool
 enum gq_code fields_boolean(json_t *object, const char *key, const char *path, bool required,
                             bool *out, struct gq_error *err);
 
-/* Money as a decimal string ("3000.00") or a whole number of yuan (3000). */
+/* Money as a decimal string ("3000.00") or a whole number of yuan (3000,
+ * 3000.0), at most MONEY_MAX. */
 enum gq_code fields_money(json_t *object, const char *key, const char *path, bool required,
                           gq_money *out, struct gq_error *err);
 

@@ -220,20 +220,36 @@ enum gq_code fields_money(json_t *object, const char *key, const char *path, boo
     enum gq_code code = lookup(object, key, path, required, &value, err);
     if (code != GQ_OK || value == NULL)
         return code;
-    if (json_is_integer(value)) {
-        json_int_t yuan = json_integer_value(value);
-        if (yuan < 0 || yuan > MONEY_MAX / 100)
-            return fail_at(err, GQ_ERR_OUT_OF_RANGE, path, key, " is out of range");
+    char most[MONEY_FORMAT_SIZE];
+    if (json_is_number(value)) {
+        /* Whole yuan (3000 or 3000.0); fen only in a string, since a
+         * binary fraction cannot hold them exactly. */
+        int64_t yuan;
+        bool whole = integral_value(value, &yuan);
+        if (!whole && json_number_value(value) != floor(json_number_value(value)))
+            return fail_at(err, GQ_ERR_INVALID_VALUE, path, key,
+                           " as a number must be whole yuan; write fen in a decimal string "
+                           "such as \"3000.50\"");
+        if (!whole || yuan < 0 || yuan > MONEY_MAX / 100) /* not whole here: beyond ±9e15 */
+            return fail_at(err, GQ_ERR_OUT_OF_RANGE, path, key, " must be 0..%s",
+                           money_format(MONEY_MAX, most));
         *out = (gq_money)yuan * 100;
         return GQ_OK;
     }
     if (!json_is_string(value))
         return wrong_type(path, key, "a decimal string such as \"3000.00\"", value, err);
-    if (!money_parse(json_string_value(value), out))
-        return fail_at(err, GQ_ERR_INVALID_VALUE, path, key,
-                       " must be a non-negative amount with at most two decimals, such as "
-                       "\"3000.00\"");
-    return GQ_OK;
+    switch (money_parse_amount(json_string_value(value), out)) {
+    case MONEY_PARSE_OK:
+        return GQ_OK;
+    case MONEY_PARSE_TOO_LARGE:
+        return fail_at(err, GQ_ERR_OUT_OF_RANGE, path, key, " must be 0..%s",
+                       money_format(MONEY_MAX, most));
+    case MONEY_PARSE_MALFORMED:
+        break;
+    }
+    return fail_at(err, GQ_ERR_INVALID_VALUE, path, key,
+                   " must be a non-negative amount with at most two decimals, such as "
+                   "\"3000.00\"");
 }
 
 enum gq_code fields_array(json_t *object, const char *key, const char *path, bool required,

@@ -69,6 +69,31 @@ START_TEST(refuses_null)
 }
 END_TEST
 
+/* Why an amount is refused: too large only when it is otherwise well
+ * formed, so that a caller can say "out of range" truthfully. */
+static const struct {
+    const char *text;
+    enum money_parse_result result;
+} parse_reason_cases[] = {
+    {"10000000000000.00", MONEY_PARSE_OK},
+    {"10000000000000.01", MONEY_PARSE_TOO_LARGE},
+    {"10000000000001", MONEY_PARSE_TOO_LARGE},
+    {"99999999999999999999999999999999999999.99", MONEY_PARSE_TOO_LARGE},
+    {"99999999999999999999999999999999999999x", MONEY_PARSE_MALFORMED},
+    {"99999999999999999999.123", MONEY_PARSE_MALFORMED},
+    {"1.234", MONEY_PARSE_MALFORMED},
+    {"", MONEY_PARSE_MALFORMED},
+};
+
+START_TEST(says_why_an_amount_is_refused)
+{
+    gq_money value = 42;
+    ck_assert_int_eq(money_parse_amount(parse_reason_cases[_i].text, &value),
+                     parse_reason_cases[_i].result);
+    ck_assert_int_eq(value, parse_reason_cases[_i].result == MONEY_PARSE_OK ? MONEY_MAX : 42);
+}
+END_TEST
+
 /* money_scale(a, num, den): half-up, away from zero at exactly half. */
 static const struct {
     gq_money a;
@@ -172,6 +197,8 @@ static Suite *money_suite(void)
     LOOP(tc, parses_decimal_amounts, parse_ok_cases);
     LOOP(tc, refuses_anything_else, parse_bad_cases);
     tcase_add_test(tc, refuses_null);
+    tcase_add_loop_test(tc, says_why_an_amount_is_refused, 0,
+                        (int)(sizeof parse_reason_cases / sizeof parse_reason_cases[0]));
     LOOP(tc, scales_half_up, scale_cases);
     tcase_add_test(tc, scale_refuses_overflow);
     tcase_add_test(tc, checked_arithmetic_refuses_overflow);

@@ -175,8 +175,8 @@ END_TEST
 
 START_TEST(test_recommend_over_budget)
 {
-    const char *const budgets[] = {"\"100.00\"", "100"};
-    for (size_t i = 0; i < 2; i++) {
+    const char *const budgets[] = {"\"100.00\"", "100", "100.0"};
+    for (size_t i = 0; i < sizeof budgets / sizeof budgets[0]; i++) {
         char body[256];
         snprintf(body, sizeof body, "{\"workload\":" FINETUNE_7B ",\"budget\":%s}", budgets[i]);
         struct http_response *response = recommend(body);
@@ -321,7 +321,10 @@ static const struct invalid_recommend invalid_requests[] = {
     {"{\"workload\":" INFERENCE ",\"budget\":\"abc\"}", 422, "invalid_value", "budget"},
     {"{\"workload\":" INFERENCE ",\"budget\":\"10.001\"}", 422, "invalid_value", "budget"},
     {"{\"workload\":" INFERENCE ",\"budget\":-5}", 422, "out_of_range", "budget"},
-    {"{\"workload\":" INFERENCE ",\"budget\":1.5}", 422, "invalid_type", "budget"},
+    {"{\"workload\":" INFERENCE ",\"budget\":\"10000000000000.01\"}", 422, "out_of_range",
+     "budget"},
+    {"{\"workload\":" INFERENCE ",\"budget\":10000000000001}", 422, "out_of_range", "budget"},
+    {"{\"workload\":" INFERENCE ",\"budget\":1.5}", 422, "invalid_value", "budget"},
     {"{\"workload\":" INFERENCE ",\"hours_per_day\":25}", 422, "out_of_range", "hours_per_day"},
     {"{\"workload\":" INFERENCE ",\"hours_per_day\":8.0001}", 422, "invalid_value",
      "hours_per_day"},
