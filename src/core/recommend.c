@@ -770,10 +770,22 @@ static const char *memory_advice(enum sizing_task task)
     return "use lora instead of full training";
 }
 
+/* The advice to allow more instances, followed by `then` ("raise
+ * assumptions.max_instances (now 8, at most 64) or "), written into
+ * `buf`; "" when max_instances is already at its limit. */
+static const char *more_instances(const struct scan *scan, const char *then, char buf[96])
+{
+    if (scan->max_instances >= SIZING_MAX_INSTANCES_LIMIT)
+        return "";
+    snprintf(buf, 96, "raise assumptions.max_instances (now %d, at most %d)%s",
+             (int)scan->max_instances, SIZING_MAX_INSTANCES_LIMIT, then);
+    return buf;
+}
+
 /* What to change when nothing fits, from the nearest miss. */
 static void write_hint(const struct scan *scan, char *buf, size_t size)
 {
-    char total[MONEY_FORMAT_SIZE + 4], rate[DECIMAL_SIZE], days[DECIMAL_SIZE];
+    char total[MONEY_FORMAT_SIZE + 4], rate[DECIMAL_SIZE], days[DECIMAL_SIZE], more[96];
     const struct sizing_estimate *e = scan->estimate;
     if (scan->catalog->n_skus == 0)
         snprintf(buf, size, "the catalog has no SKUs");
@@ -786,24 +798,35 @@ static void write_hint(const struct scan *scan, char *buf, size_t size)
     else if (scan->has_late && scan->fastest_late.too_long)
         snprintf(buf, size,
                  "the fastest configuration, %s × %d, takes %s days, past the %d-day maximum "
-                 "rental: raise assumptions.max_instances (now %d) or train on fewer tokens",
+                 "rental: %strain on fewer tokens",
                  scan->fastest_late.sku->id, (int)scan->fastest_late.instances,
                  one_decimal(tenths_up(days_of(scan, &scan->fastest_late)), days), USAGE_MAX_DAYS,
-                 (int)scan->max_instances);
-    else if (scan->has_late)
+                 more_instances(scan, " or ", more));
+    else if (scan->has_late && scan->max_instances < SIZING_MAX_INSTANCES_LIMIT)
         snprintf(buf, size,
                  "the fastest configuration, %s × %d, takes %s days: extend deadline_days, "
-                 "raise assumptions.max_instances (now %d) or train on fewer tokens",
+                 "%strain on fewer tokens",
                  scan->fastest_late.sku->id, (int)scan->fastest_late.instances,
                  one_decimal(tenths_up(days_of(scan, &scan->fastest_late)), days),
-                 (int)scan->max_instances);
-    else if (scan->has_replicas)
+                 more_instances(scan, " or ", more));
+    else if (scan->has_late)
+        snprintf(buf, size,
+                 "the fastest configuration, %s × %d, takes %s days: extend deadline_days or "
+                 "train on fewer tokens",
+                 scan->fastest_late.sku->id, (int)scan->fastest_late.instances,
+                 one_decimal(tenths_up(days_of(scan, &scan->fastest_late)), days));
+    else if (scan->has_replicas && scan->fewest_replicas.replicas <= SIZING_MAX_INSTANCES_LIMIT)
         snprintf(buf, size,
                  "%s tok/s needs at least %.0f replicas of %s: lower tokens_per_second, "
-                 "quantise (int8, int4) or raise assumptions.max_instances (now %d, at most %d)",
+                 "quantise (int8, int4) or %s",
                  tokens_rate(e->tokens_per_second, rate), scan->fewest_replicas.replicas,
-                 scan->fewest_replicas.sku->id, (int)scan->max_instances,
-                 SIZING_MAX_INSTANCES_LIMIT);
+                 scan->fewest_replicas.sku->id, more_instances(scan, "", more));
+    else if (scan->has_replicas)
+        snprintf(buf, size,
+                 "%s tok/s needs at least %.0f replicas of %s: lower tokens_per_second or "
+                 "quantise (int8, int4)",
+                 tokens_rate(e->tokens_per_second, rate), scan->fewest_replicas.replicas,
+                 scan->fewest_replicas.sku->id);
     else if (scan->by_reason[RECOMMEND_REJECT_INSUFFICIENT_MEMORY] == scan->n_rejected_total)
         snprintf(buf, size,
                  "no instance holds %.1f GB (the largest has %d GB): %s, or a smaller model",

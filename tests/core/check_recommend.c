@@ -357,6 +357,53 @@ START_TEST(test_rejection_misses_deadline)
 }
 END_TEST
 
+/* The hint advises more instances only while max_instances is below its
+ * limit. */
+START_TEST(test_hint_advises_more_instances_below_the_limit)
+{
+    struct recommend_request request =
+        request_for(SIZING_TASK_FINETUNE, 7, SIZING_PRECISION_FP16, 1);
+    request.millihours_per_day = 1000;
+    request.deadline_days = 5;
+    run_ok(&request);
+    ck_assert_str_eq(result->hint, "the fastest configuration, v100-32g-x8 × 8, takes 8.2 days: "
+                                   "extend deadline_days, raise assumptions.max_instances (now "
+                                   "8, at most 64) or train on fewer tokens");
+    request.assumptions.value[SIZING_MAX_INSTANCES] = SIZING_MAX_INSTANCES_LIMIT;
+    request.assumptions.set[SIZING_MAX_INSTANCES] = true;
+    request.deadline_days = 1;
+    run_ok(&request);
+    ck_assert_str_eq(result->hint, "the fastest configuration, v100-32g-x8 × 64, takes 1.1 days: "
+                                   "extend deadline_days or train on fewer tokens");
+
+    request = request_for(SIZING_TASK_PRETRAIN, 10, SIZING_PRECISION_BF16, 20000);
+    run_ok(&request);
+    ck_assert_str_eq(result->hint,
+                     "the fastest configuration, v100-32g-x8 × 8, takes 9726.2 days, past the "
+                     "3650-day maximum rental: raise assumptions.max_instances (now 8, at most "
+                     "64) or train on fewer tokens");
+    request.assumptions.value[SIZING_MAX_INSTANCES] = SIZING_MAX_INSTANCES_LIMIT;
+    request.assumptions.set[SIZING_MAX_INSTANCES] = true;
+    request.workload.tokens_b = 200000;
+    run_ok(&request);
+    ck_assert_str_eq(result->hint,
+                     "the fastest configuration, v100-32g-x8 × 64, takes 12157.7 days, past the "
+                     "3650-day maximum rental: train on fewer tokens");
+
+    /* More instances help a throughput only up to the limit. */
+    request = request_for(SIZING_TASK_INFERENCE, 70, SIZING_PRECISION_INT8, 0);
+    request.workload.tokens_per_second = 2000;
+    run_ok(&request);
+    ck_assert_str_eq(result->hint, "2000.0 tok/s needs at least 39 replicas of v100-32g-x8: lower "
+                                   "tokens_per_second, quantise (int8, int4) or raise "
+                                   "assumptions.max_instances (now 8, at most 64)");
+    request.workload.tokens_per_second = 100000;
+    run_ok(&request);
+    ck_assert_str_eq(result->hint, "100000.0 tok/s needs at least 1907 replicas of v100-32g-x8: "
+                                   "lower tokens_per_second or quantise (int8, int4)");
+}
+END_TEST
+
 /* A rental lasts its days on every SKU: a deadline before they are up is a
  * contradiction of the request, not a deadline every SKU misses (whose hint
  * would advise more instances or fewer tokens). */
@@ -829,6 +876,7 @@ static Suite *recommend_suite(void)
     tcase_add_test(rejected, test_days_far_past_max_rental_in_significant_digits);
     tcase_add_test(rejected, test_run_past_max_rental);
     tcase_add_test(rejected, test_no_fit_answers_with_hint);
+    tcase_add_test(rejected, test_hint_advises_more_instances_below_the_limit);
     tcase_add_test(rejected, test_rejections_are_bounded_and_nearest_first);
     suite_add_tcase(suite, rejected);
 
