@@ -151,6 +151,8 @@ static const char *expected_form(enum query_param param)
 enum gq_code catalog_query_set(struct catalog_query *query, const char *name, const char *value,
                                struct gq_error *err)
 {
+    if (name[0] == '\0') /* "?=x": there is no name for `field` to give */
+        return gq_fail(err, GQ_ERR_INVALID_PARAMETER, NULL, "a query parameter has no name");
     int param = find_param(name);
     if (param < 0)
         return gq_fail(err, GQ_ERR_INVALID_PARAMETER, name,

@@ -325,6 +325,16 @@ START_TEST(test_catalog_unknown_and_repeated_parameter_messages)
     expect_error(response, 400, "invalid_parameter", "colour");
     ck_assert_ptr_nonnull(strstr(json_str(response->json, "error.message"), "'colour'"));
     http_response_free(response);
+
+    /* A parameter with no name has no name to give as `field`. */
+    const char *const nameless[] = {"/catalog?=x", "/catalog?=", "/catalog?gpu=V100&="};
+    for (size_t i = 0; i < sizeof nameless / sizeof nameless[0]; i++) {
+        response = http_get(client, nameless[i]);
+        expect_status(response, 400);
+        ck_assert_str_eq(response->body, "{\"error\":{\"code\":\"invalid_parameter\","
+                                         "\"message\":\"a query parameter has no name\"}}");
+        http_response_free(response);
+    }
 }
 END_TEST
 
@@ -570,6 +580,16 @@ START_TEST(test_catalog_cors)
                      "Content-Type, Idempotency-Key, If-None-Match, X-Request-Id");
     ck_assert_str_eq(http_header(response, "access-control-max-age"), "600");
     ck_assert_str_eq(http_header(response, "vary"), "Origin");
+    http_response_free(response);
+
+    /* A preflight for a path that does not exist is a 404 with no
+     * preflight headers: there are no methods to allow. */
+    response = http_request(cors, "OPTIONS", "/nowhere", preflight, NULL);
+    expect_status(response, 404);
+    ck_assert_str_eq(http_header(response, "access-control-allow-origin"), "https://shop.example");
+    ck_assert_ptr_null(http_header(response, "access-control-allow-methods"));
+    ck_assert_ptr_null(http_header(response, "access-control-allow-headers"));
+    ck_assert_ptr_null(http_header(response, "access-control-max-age"));
     http_response_free(response);
 
     /* The second configured origin, on a POST resource. */
