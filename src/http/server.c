@@ -115,6 +115,20 @@ static void *note_request_target(void *context, const char *target,
     return request;
 }
 
+/* The path of a target in absolute form ("http://host:8080/catalog"),
+ * which an HTTP/1.1 server must accept (RFC 9112, 3.2.2) and a proxy may
+ * send; any other target as it is. */
+static const char *origin_form_path(const char *target)
+{
+    size_t scheme = strncasecmp(target, "http://", 7) == 0    ? 7
+                    : strncasecmp(target, "https://", 8) == 0 ? 8
+                                                              : 0;
+    if (scheme == 0)
+        return target;
+    const char *path = strchr(target + scheme, '/'); /* the authority holds no '/' */
+    return path != NULL ? path : "/";
+}
+
 /* Sets up a request on the first call of the access handler and counts it
  * as active; false when the server is stopping (the caller then closes the
  * connection unanswered, and complete_request() frees the request). */
@@ -126,7 +140,7 @@ static bool begin_request(struct http_request *request, struct app *app,
     request->connection = connection;
     request->method_name = method;
     request->method = parse_method(method);
-    request->path = path;
+    request->path = origin_form_path(path);
     request->deadline_us =
         request->started_us + (int64_t)app->config->request_timeout_seconds * 1000000;
     /* Sequentially consistent with http_server_stop(): either this request
@@ -137,7 +151,7 @@ static bool begin_request(struct http_request *request, struct app *app,
         request->closed_because = "shutdown";
         return false;
     }
-    request->route = router_match(path, request->method, request->path_id,
+    request->route = router_match(request->path, request->method, request->path_id,
                                   sizeof request->path_id, &request->allowed_methods);
     request->snapshot = snapshot_acquire(app);
     request->begun = true;

@@ -608,6 +608,24 @@ START_TEST(test_operations_raw_protocol_errors)
         "{\"error\":{\"code\":\"not_found\",\"message\":\"no resource at /ca?talog\"}}");
     free(response);
 
+    /* A target in absolute form, as a proxy may send it, is routed by its
+     * path. */
+    response = raw_exchange(shared.port,
+                            "GET http://localhost:8080/catalog/v100-16g-x1 HTTP/1.1\r\n"
+                            "Host: localhost:8080\r\n\r\n",
+                            suite_wait_ms(5));
+    ck_assert_ptr_nonnull(response);
+    ck_assert_int_eq(raw_status(response), 200);
+    ck_assert_ptr_eq(strstr(raw_body(response), "{\"id\":\"v100-16g-x1\","), raw_body(response));
+    free(response);
+    response = raw_exchange(shared.port, "GET HTTPS://example.test HTTP/1.1\r\nHost: test\r\n\r\n",
+                            suite_wait_ms(5));
+    ck_assert_ptr_nonnull(response);
+    ck_assert_int_eq(raw_status(response), 404);
+    ck_assert_str_eq(raw_body(response),
+                     "{\"error\":{\"code\":\"not_found\",\"message\":\"no resource at /\"}}");
+    free(response);
+
     /* A request line that is not one: the connection is dropped. */
     response = raw_exchange(shared.port, "GARBAGE\r\n\r\n", suite_wait_ms(5));
     ck_assert_ptr_null(response);
