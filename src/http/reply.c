@@ -176,6 +176,8 @@ enum MHD_Result reply_error(struct http_request *request, const struct gq_error 
         router_allow_header(request->allowed_methods, allow, sizeof allow);
         MHD_add_response_header(response, MHD_HTTP_HEADER_ALLOW, allow);
     }
+    if (response != NULL && status == MHD_HTTP_UNSUPPORTED_MEDIA_TYPE) /* RFC 9110, 12.5.3 */
+        MHD_add_response_header(response, MHD_HTTP_HEADER_ACCEPT_ENCODING, "identity");
     if (response != NULL && status == MHD_HTTP_SERVICE_UNAVAILABLE)
         MHD_add_response_header(response, MHD_HTTP_HEADER_RETRY_AFTER, "1");
     return reply_queue(request, status, response);

@@ -195,6 +195,11 @@ static enum MHD_Result note_header(void *context, enum MHD_ValueKind kind, const
     } else if (strcasecmp(name, MHD_HTTP_HEADER_TRANSFER_ENCODING) == 0) {
         seen->transfer_encoding++;
         seen->coding = value;
+    } else if (strcasecmp(name, MHD_HTTP_HEADER_CONTENT_TYPE) == 0) {
+        seen->request->content_types++;
+        seen->request->content_type = value;
+    } else if (strcasecmp(name, MHD_HTTP_HEADER_CONTENT_ENCODING) == 0) {
+        seen->request->content_encoding = value;
     } else if (strcasecmp(name, "Idempotency-Key") == 0) {
         seen->request->idempotency_keys++;
     } else if (strcasecmp(name, REQUEST_ID_HEADER) == 0) {
@@ -329,15 +334,40 @@ static bool is_json_content_type(const char *value)
     return next == '\0' || next == ';' || next == ' ' || next == '\t';
 }
 
+/* No Content-Encoding, or "identity": the body is as sent. A compressed
+ * body would parse as garbage and be called malformed JSON. */
+static bool is_identity_coding(const char *value)
+{
+    if (value == NULL)
+        return true;
+    value += strspn(value, " \t");
+    static const char identity[] = "identity";
+    size_t length = sizeof identity - 1;
+    if (value[0] == '\0')
+        return true;
+    if (strncasecmp(value, identity, length) != 0)
+        return false;
+    return value[length + strspn(value + length, " \t")] == '\0';
+}
+
 /* Parses the body once for routes that take JSON; replies itself and
  * returns false when the body is not a JSON object. */
 static bool parse_json_body(struct http_request *request, enum MHD_Result *result)
 {
-    const char *type = MHD_lookup_connection_value(request->connection, MHD_HEADER_KIND,
-                                                   MHD_HTTP_HEADER_CONTENT_TYPE);
-    if (!is_json_content_type(type)) {
+    if (!is_json_content_type(request->content_type)) {
         *result = reply_fail(request, GQ_ERR_UNSUPPORTED_MEDIA_TYPE, NULL,
                              "Content-Type must be application/json");
+        return false;
+    }
+    if (request->content_types > 1) {
+        *result = reply_fail(request, GQ_ERR_UNSUPPORTED_MEDIA_TYPE, NULL,
+                             "Content-Type must be given once");
+        return false;
+    }
+    if (!is_identity_coding(request->content_encoding)) {
+        *result = reply_fail(request, GQ_ERR_UNSUPPORTED_MEDIA_TYPE, NULL,
+                             "Content-Encoding '%.40s' is not supported: send the body as it is",
+                             request->content_encoding);
         return false;
     }
     if (request->body_length == 0) {

@@ -488,6 +488,41 @@ START_TEST(test_quote_content_type)
     expect_status(response, 200);
     expect_str(response->json, "total", "1641.60");
     http_response_free(response);
+
+    /* Two media types: which one the body is cannot be told. */
+    const char *const twice[] = {"Content-Type: application/json", "Content-Type: text/plain",
+                                 NULL};
+    response = http_request(client, "POST", "/quote", twice, body);
+    expect_error(response, 415, "unsupported_media_type", NULL);
+    http_response_free(response);
+    const char *const twice_json[] = {"Content-Type: application/json",
+                                      "Content-Type: application/json", NULL};
+    response = http_request(client, "POST", "/quote", twice_json, body);
+    expect_error(response, 415, "unsupported_media_type", NULL);
+    expect_str(response->json, "error.message", "Content-Type must be given once");
+    http_response_free(response);
+}
+END_TEST
+
+/* A compressed body is refused as such (with the codings accepted), not
+ * parsed as malformed JSON; "identity" is the body as it is. */
+START_TEST(test_quote_content_encoding)
+{
+    const char *body = "{\"items\":[{" V100_8H_90D "}],\"save\":false}";
+    const char *const gzip[] = {"Content-Type: application/json", "Content-Encoding: gzip", NULL};
+    struct http_response *response = http_request(client, "POST", "/quote", gzip, body);
+    expect_error(response, 415, "unsupported_media_type", NULL);
+    expect_str(response->json, "error.message",
+               "Content-Encoding 'gzip' is not supported: send the body as it is");
+    ck_assert_str_eq(http_header(response, "accept-encoding"), "identity");
+    http_response_free(response);
+
+    const char *const identity[] = {"Content-Type: application/json",
+                                    "Content-Encoding: Identity ", NULL};
+    response = http_request(client, "POST", "/quote", identity, body);
+    expect_status(response, 200);
+    expect_str(response->json, "total", "1641.60");
+    http_response_free(response);
 }
 END_TEST
 
@@ -999,6 +1034,7 @@ static Suite *make_suite(void)
                         (int)(sizeof invalid_quotes / sizeof invalid_quotes[0]));
     tcase_add_test(refusals, test_quote_refusal_messages);
     tcase_add_test(refusals, test_quote_content_type);
+    tcase_add_test(refusals, test_quote_content_encoding);
     tcase_add_test(refusals, test_quote_bundles_only);
     tcase_add_test(refusals, test_quote_body_not_an_object);
     tcase_add_test(refusals, test_quote_body_limit_by_content_length);
