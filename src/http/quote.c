@@ -10,6 +10,7 @@
  * quote is never re-priced: reading it back returns the stored text with
  * only its status brought up to date.
  */
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -144,6 +145,43 @@ static enum MHD_Result reply_saved(struct http_request *request)
     return result;
 }
 
+/* A new integer for an integral real that a double holds exactly (within
+ * ±2^53); NULL for any other value. */
+static json_t *integer_for_integral_real(const json_t *value)
+{
+    double real = json_real_value(value);
+    if (!json_is_real(value) || real != floor(real) || fabs(real) > 9007199254740992.0)
+        return NULL;
+    return json_integer((json_int_t)real);
+}
+
+/* Writes every integral real in `value` as an integer (24.0 as 24), so
+ * that the canonical text of a request does not depend on how a client
+ * writes a whole number: openapi accepts both forms as the same value.
+ * Other reals are already written one way whatever their spelling (8.50 and
+ * 8.5 both as 8.5). Nesting is bounded by jansson's parser. */
+static void integral_reals_as_integers(json_t *value)
+{
+    if (json_is_object(value)) {
+        for (void *it = json_object_iter(value); it != NULL;
+             it = json_object_iter_next(value, it)) {
+            json_t *integer = integer_for_integral_real(json_object_iter_value(it));
+            if (integer != NULL)
+                json_object_iter_set_new(value, it, integer);
+            else
+                integral_reals_as_integers(json_object_iter_value(it));
+        }
+    } else if (json_is_array(value)) {
+        for (size_t i = 0; i < json_array_size(value); i++) {
+            json_t *integer = integer_for_integral_real(json_array_get(value, i));
+            if (integer != NULL)
+                json_array_set_new(value, i, integer);
+            else
+                integral_reals_as_integers(json_array_get(value, i));
+        }
+    }
+}
+
 /* Hands the rendered quote (taking `text`) to the store and suspends the
  * connection until it is written; reply_saved() answers. */
 static enum MHD_Result store_new_quote(struct http_request *request, char *text,
@@ -155,6 +193,7 @@ static enum MHD_Result store_new_quote(struct http_request *request, char *text,
         return reply_queue(request, MHD_HTTP_INTERNAL_SERVER_ERROR, NULL);
     }
     struct stored_quote *quote = &save->quote;
+    integral_reals_as_integers(request->json); /* parsed already: the tree is ours to change */
     quote->request_json = json_dumps(request->json, JSON_COMPACT | JSON_SORT_KEYS);
     quote->response_json = text;
     quote->idempotency_key = (char *)key;

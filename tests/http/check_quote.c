@@ -730,11 +730,15 @@ START_TEST(test_quote_idempotency_key)
     ck_assert_ptr_null(http_header(first, "idempotent-replayed"));
     const char *id = json_str(first->json, "id");
 
-    /* The same body again, and with its keys in another order. */
+    /* The same body again, with its keys in another order, and with its
+     * whole numbers written as reals (as some JSON libraries do). */
     const char *const retries[] = {
-        body, "{\"customer\":{\"segment\":\"startup\"},\"items\":[{\"days\":90,\"hours_per_day\":8,"
-              "\"sku\":\"v100-16g-x1\"}]}"};
-    for (size_t i = 0; i < 2; i++) {
+        body,
+        "{\"customer\":{\"segment\":\"startup\"},\"items\":[{\"days\":90,\"hours_per_day\":8,"
+        "\"sku\":\"v100-16g-x1\"}]}",
+        "{\"items\":[{\"sku\":\"v100-16g-x1\",\"hours_per_day\":8.0,\"days\":9e1}],"
+        "\"customer\":{\"segment\":\"startup\"}}"};
+    for (size_t i = 0; i < sizeof retries / sizeof retries[0]; i++) {
         struct http_response *retry = post_quote_with_key(client, key, retries[i]);
         expect_status(retry, 201);
         ck_assert_str_eq(http_header(retry, "idempotent-replayed"), "true");
