@@ -24,7 +24,7 @@ static bool reserve(struct jsonw *writer, size_t extra)
     size_t needed = writer->length + extra + 1;
     if (needed <= writer->capacity)
         return true;
-    size_t capacity = writer->capacity;
+    size_t capacity = writer->capacity > 0 ? writer->capacity : 64; /* 0: finished */
     while (capacity < needed)
         capacity *= 2;
     char *grown = realloc(writer->buffer, capacity);
@@ -74,7 +74,12 @@ void jsonw_init(struct jsonw *writer, size_t capacity)
     memset(writer, 0, sizeof *writer);
     writer->capacity = capacity < 64 ? 64 : capacity;
     writer->buffer = malloc(writer->capacity);
-    writer->failed = writer->buffer == NULL;
+    if (writer->buffer == NULL) {
+        /* No room at all: every append then goes to reserve(), which
+         * refuses, instead of writing through a NULL buffer. */
+        writer->capacity = 0;
+        writer->failed = true;
+    }
 }
 
 void jsonw_discard(struct jsonw *writer)

@@ -6,6 +6,7 @@
 #include <check.h>
 #include <jansson.h>
 #include <math.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -140,6 +141,30 @@ START_TEST(refuses_incomplete_or_misused_documents)
     ck_assert_ptr_null(jsonw_finish(&w, NULL)); /* no decimals is not fixed point */
     jsonw_init(&w, 0);
     ck_assert_ptr_null(jsonw_finish(&w, NULL)); /* empty */
+}
+END_TEST
+
+/* Under ASan, let an impossible allocation return NULL as libc's does,
+ * rather than stop the test. Ignored without ASan. */
+const char *__asan_default_options(void);
+const char *__asan_default_options(void)
+{
+    return "allocator_may_return_null=1";
+}
+
+/* When the first allocation fails, every write fails with it (none goes
+ * through a NULL buffer) and the document is refused. */
+START_TEST(failed_first_allocation_fails_every_write)
+{
+    struct jsonw w;
+    jsonw_init(&w, PTRDIFF_MAX); /* no allocator grants this */
+    ck_assert(w.failed);
+    jsonw_object_begin(&w);
+    jsonw_key_string(&w, "sku", "v100-16g-x1");
+    jsonw_key_money(&w, "total", 164160);
+    jsonw_key_integer(&w, "quantity", 3);
+    jsonw_object_end(&w);
+    ck_assert_ptr_null(jsonw_finish(&w, NULL));
 }
 END_TEST
 
@@ -284,6 +309,7 @@ static Suite *json_writer_suite(void)
     LOOP(tc, writes_reals_as_jansson_does, real_cases);
     LOOP(tc, escapes_strings_and_repairs_utf8, string_cases);
     tcase_add_test(tc, refuses_incomplete_or_misused_documents);
+    tcase_add_test(tc, failed_first_allocation_fails_every_write);
     tcase_add_test(tc, embeds_raw_json);
     tcase_add_test(tc, repeats_an_earlier_value);
     tcase_add_test(tc, random_documents_parse_back_equal);
