@@ -19,6 +19,15 @@
  * writers wait a few milliseconds) and runs a RESTART checkpoint, after
  * which the next write starts the WAL over; journal_size_limit (set on the
  * pool's connections) then trims the file.
+ *
+ * A RESTART also waits for every reader to leave the WAL. A reader in
+ * another process (a backup, an sqlite3 shell with a transaction open) may
+ * stay for minutes; waiting for it with the write mutex held would stall
+ * every save in this process and fail them with 503 (measured: each second
+ * quote waited the whole 2 s busy timeout and failed). So the restart waits
+ * at most RESTART_WAIT_MS, and after one that could not finish the next is
+ * tried only RESTART_RETRY_US later; meanwhile the WAL grows, as SQLite
+ * must let it while a reader holds an old snapshot.
  */
 #include <pthread.h>
 #include <stdlib.h>
@@ -34,6 +43,11 @@
  * tail did not improve (it follows the kernel's writeback of the dirty
  * pages, not the restarts). */
 #define RESTART_PAGES 2000
+/* How long a restart, with the write mutex held, waits for readers and
+ * other processes' writers: long enough for a read of this process to end. */
+#define RESTART_WAIT_MS 20
+/* After a restart that could not finish, the next is tried this much later. */
+#define RESTART_RETRY_US 1000000
 
 struct store_checkpointer {
     sqlite3 *db;
@@ -43,19 +57,30 @@ struct store_checkpointer {
     pthread_cond_t wake;
     bool wanted;
     bool stopping;
+    int64_t restart_not_before_us; /* monotonic; 0: any time */
 };
 
+static int64_t monotonic_us(void)
+{
+    struct timespec now;
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    return (int64_t)now.tv_sec * 1000000 + now.tv_nsec / 1000;
+}
+
 /* A passive checkpoint, and a restart with writers held back when the WAL
- * stays long. */
+ * stays long, unless the last restart found a reader in the way a moment
+ * ago. Only this thread touches restart_not_before_us. */
 static void checkpoint(struct store_checkpointer *checkpointer)
 {
     int wal_pages = 0;
     sqlite3_wal_checkpoint_v2(checkpointer->db, NULL, SQLITE_CHECKPOINT_PASSIVE, &wal_pages, NULL);
-    if (wal_pages <= RESTART_PAGES)
+    if (wal_pages <= RESTART_PAGES || monotonic_us() < checkpointer->restart_not_before_us)
         return;
     pthread_mutex_lock(checkpointer->write_lock);
-    sqlite3_wal_checkpoint_v2(checkpointer->db, NULL, SQLITE_CHECKPOINT_RESTART, NULL, NULL);
+    int rc = sqlite3_wal_checkpoint_v2(checkpointer->db, NULL, SQLITE_CHECKPOINT_RESTART, NULL,
+                                       NULL);
     pthread_mutex_unlock(checkpointer->write_lock);
+    checkpointer->restart_not_before_us = rc == SQLITE_OK ? 0 : monotonic_us() + RESTART_RETRY_US;
 }
 
 static void *run_checkpoints(void *argument)
@@ -94,8 +119,7 @@ int store_checkpointer_on_commit(void *argument, sqlite3 *db, const char *name, 
 }
 
 enum gq_code store_checkpointer_start(const char *path, pthread_mutex_t *write_lock,
-                                      int busy_timeout_ms, struct store_checkpointer **out,
-                                      struct gq_error *err)
+                                      struct store_checkpointer **out, struct gq_error *err)
 {
     struct store_checkpointer *checkpointer = calloc(1, sizeof *checkpointer);
     if (checkpointer == NULL)
@@ -107,8 +131,8 @@ enum gq_code store_checkpointer_start(const char *path, pthread_mutex_t *write_l
      * then a checkpoint on it is a silent no-op. */
     if (rc == SQLITE_OK)
         rc = sqlite3_exec(checkpointer->db, "PRAGMA journal_mode=WAL", NULL, NULL, NULL);
-    if (rc == SQLITE_OK) /* a restart waits this long for other processes */
-        rc = sqlite3_busy_timeout(checkpointer->db, busy_timeout_ms > 0 ? busy_timeout_ms : 0);
+    if (rc == SQLITE_OK)
+        rc = sqlite3_busy_timeout(checkpointer->db, RESTART_WAIT_MS);
     if (rc != SQLITE_OK) {
         enum gq_code code = gq_fail(err, GQ_ERR_NOT_READY, NULL, "cannot open database %s: %s",
                                     path, sqlite3_errmsg(checkpointer->db));

@@ -223,8 +223,7 @@ enum gq_code store_open(const struct store_options *options, struct store **out,
         store->conns[i].write_lock = &store->write_lock;
         store->conns[i].write_wait_ms = options->busy_timeout_ms;
     }
-    code = store_checkpointer_start(options->path, &store->write_lock, options->busy_timeout_ms,
-                                    &store->checkpointer, err);
+    code = store_checkpointer_start(options->path, &store->write_lock, &store->checkpointer, err);
     if (code != GQ_OK) {
         store_close(store);
         return code;

@@ -92,8 +92,7 @@ struct store_checkpointer;
 /* Opens its own connection to `path` and starts the checkpoint thread,
  * which holds `write_lock` (the store's) while it restarts the WAL. */
 enum gq_code store_checkpointer_start(const char *path, pthread_mutex_t *write_lock,
-                                      int busy_timeout_ms, struct store_checkpointer **out,
-                                      struct gq_error *err);
+                                      struct store_checkpointer **out, struct gq_error *err);
 
 /* Stops the thread, checkpoints once more and closes. NULL is fine. */
 void store_checkpointer_stop(struct store_checkpointer *checkpointer);

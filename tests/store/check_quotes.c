@@ -729,6 +729,63 @@ START_TEST(test_wal_is_checkpointed_in_the_background)
 }
 END_TEST
 
+/* Inserts `count` quotes of ~5 KB named q_<prefix>_<n>; returns how many
+ * the store refused. */
+static int insert_large_quotes(const char *prefix, int count)
+{
+    static char response[5000];
+    memset(response, 'x', sizeof response - 1);
+    int refused = 0;
+    for (int i = 0; i < count; i++) {
+        char id[STORE_QUOTE_ID_SIZE];
+        snprintf(id, sizeof id, "q_%s_%d", prefix, i);
+        struct stored_quote quote = make_quote(id, NULL, 100, 200);
+        quote.response_json = response;
+        bool replayed = false;
+        struct stored_quote existing;
+        memset(&existing, 0, sizeof existing);
+        struct gq_error err;
+        if (store_quote_insert(store, &quote, &replayed, &existing, &err) != GQ_OK)
+            refused++;
+        stored_quote_clear(&existing);
+    }
+    return refused;
+}
+
+/* A reader in another process (a backup, a shell with a transaction open)
+ * keeps the WAL from being restarted. Saves go on meanwhile: the restart
+ * must not wait for the reader with the write mutex held, which made each
+ * save wait the whole busy timeout and fail. Once the reader leaves, the
+ * WAL is restarted and trimmed again. */
+START_TEST(test_reader_holding_the_wal_does_not_stall_saves)
+{
+    reopen_store(300, 4);
+    ck_assert_int_eq(insert_large_quotes("before", 100), 0);
+    sqlite3 *reader;
+    ck_assert_int_eq(sqlite3_open_v2(db_path, &reader, SQLITE_OPEN_READONLY, NULL), SQLITE_OK);
+    ck_assert_int_eq(sqlite3_exec(reader, "BEGIN; SELECT count(*) FROM quotes;", NULL, NULL, NULL),
+                     SQLITE_OK);
+    /* ~6,000 WAL pages: three times past the restart threshold. */
+    ck_assert_int_eq(insert_large_quotes("held", 3000), 0);
+    char wal_file[720];
+    snprintf(wal_file, sizeof wal_file, "%s-wal", db_path);
+    ck_assert_int_gt(file_size(wal_file), 20 * 1024 * 1024); /* kept: the reader needs it */
+
+    ck_assert_int_eq(sqlite3_exec(reader, "COMMIT", NULL, NULL, NULL), SQLITE_OK);
+    sqlite3_close(reader);
+    usleep(1100 * 1000); /* past the pause after a restart that could not finish */
+    long long wal = file_size(wal_file);
+    for (int round = 0; round < 100 && wal > 10 * 1024 * 1024; round++) {
+        char prefix[16];
+        snprintf(prefix, sizeof prefix, "after%d", round);
+        ck_assert_int_eq(insert_large_quotes(prefix, 20), 0);
+        usleep(20 * 1000);
+        wal = file_size(wal_file);
+    }
+    ck_assert_int_le(wal, 10 * 1024 * 1024); /* journal_size_limit: 8 MB */
+}
+END_TEST
+
 static Suite *quotes_suite(void)
 {
     Suite *suite = suite_create("store_quotes");
@@ -770,6 +827,7 @@ static Suite *quotes_suite(void)
     tcase_set_timeout(threads, 60);
     tcase_add_test(threads, test_threads_share_the_pool);
     tcase_add_test(threads, test_wal_is_checkpointed_in_the_background);
+    tcase_add_test(threads, test_reader_holding_the_wal_does_not_stall_saves);
     suite_add_tcase(suite, threads);
     return suite;
 }
