@@ -86,6 +86,14 @@ char *render_dump(json_t *value);
 /* A decimal money string ("1641.60"). NULL on memory exhaustion. */
 json_t *render_money(gq_money amount);
 
+/* ---- the catalog's bodies, for the snapshot (catalog_render.c) -------- */
+
+/* Each returns a new reference, or NULL when memory ran out: never a body
+ * with a member missing. */
+json_t *catalog_render_sku(const struct catalog *catalog, const struct sku *sku);
+json_t *catalog_render_billing_modes(const struct catalog *catalog);
+json_t *catalog_render_bundles(const struct catalog *catalog);
+
 
 /* Writes a plan for one instance of `sku`:
  * {"summary", "amount_per_instance", "parts": [{"billing", "units", "unit",

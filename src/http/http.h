@@ -243,11 +243,6 @@ enum MHD_Result health_handle_live(struct http_request *request);
 enum MHD_Result health_handle_ready(struct http_request *request);
 enum MHD_Result health_handle_openapi(struct http_request *request);
 
-/* Renderers the snapshot uses (catalog.c). Each returns a new reference. */
-json_t *catalog_render_sku(const struct catalog *catalog, const struct sku *sku);
-json_t *catalog_render_billing_modes(const struct catalog *catalog);
-json_t *catalog_render_bundles(const struct catalog *catalog);
-
 /* ---- the server (server.c) -------------------------------------------- */
 
 struct http_server;

@@ -37,13 +37,19 @@ static enum MHD_Result reply_stored(struct http_request *request,
     if (quote == NULL)
         return reply_fail(request, GQ_ERR_INTERNAL, NULL, "stored quote %s is unreadable",
                           stored->id);
-    json_object_set_new(quote, "status", json_string(quote_status(stored->accepted,
-                                                                  stored->expires_at,
-                                                                  clock_now_seconds())));
-    if (stored->accepted) {
+    bool current = json_object_set_new(quote, "status",
+                                       json_string(quote_status(stored->accepted,
+                                                                stored->expires_at,
+                                                                clock_now_seconds()))) == 0;
+    if (current && stored->accepted) {
         char accepted[CLOCK_RFC3339_SIZE];
-        json_object_set_new(quote, "accepted_at",
-                            json_string(clock_format_rfc3339(stored->accepted_at, accepted)));
+        current = json_object_set_new(quote, "accepted_at",
+                                      json_string(clock_format_rfc3339(stored->accepted_at,
+                                                                       accepted))) == 0;
+    }
+    if (!current) { /* never the stored status, which may be out of date: a 500 */
+        json_decref(quote);
+        quote = NULL;
     }
     struct MHD_Response *response = reply_make_json(request, quote);
     if (response != NULL && replayed)

@@ -166,8 +166,11 @@ enum MHD_Result reply_error(struct http_request *request, const struct gq_error 
     utf8_repair(copy.field);
     json_t *detail = json_pack("{s:s, s:s}", "code", gq_code_name(err->code), "message",
                                err->message[0] ? err->message : gq_code_name(err->code));
-    if (detail != NULL && err->field[0] != '\0')
-        json_object_set_new(detail, "field", json_string(err->field));
+    if (detail != NULL && err->field[0] != '\0' &&
+        json_object_set_new(detail, "field", json_string(err->field)) != 0) {
+        json_decref(detail); /* no envelope without its field: the 500 below */
+        detail = NULL;
+    }
     struct MHD_Response *response =
         reply_make_json(request, detail ? json_pack("{s:o}", "error", detail) : NULL);
     unsigned status = reply_status_for(err->code);

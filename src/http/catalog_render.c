@@ -1,0 +1,139 @@
+/*
+ * The catalog's bodies as the snapshot keeps them: one SKU, the billing
+ * modes, the bundles. Rendered once per catalog load (snapshot.c), never
+ * per request; built with jansson, without libmicrohttpd, so that they are
+ * tested on their own (tests/bodies/check_catalog_render.c).
+ *
+ * A body that cannot be built whole (memory ran out inside jansson) is
+ * NULL, never a body with a member missing: the snapshot would publish it,
+ * with an ETag, until the next reload.
+ */
+#include "http/bodies.h"
+
+/* Appends `value` (taken, also on failure, as jansson does) to *array.
+ * When it cannot be appended (a NULL value from a failed allocation, or no
+ * room), *array is freed and set to NULL: a body missing a member is never
+ * published, as jansson's -1 alone would let it be. */
+static void append_or_drop(json_t **array, json_t *value)
+{
+    if (*array == NULL) {
+        json_decref(value);
+        return;
+    }
+    if (json_array_append_new(*array, value) != 0) {
+        json_decref(*array);
+        *array = NULL;
+    }
+}
+
+/* The same for the member `key` of *object. */
+static void set_or_drop(json_t **object, const char *key, json_t *value)
+{
+    if (*object == NULL) {
+        json_decref(value);
+        return;
+    }
+    if (json_object_set_new(*object, key, value) != 0) {
+        json_decref(*object);
+        *object = NULL;
+    }
+}
+
+static json_t *render_segments(uint32_t mask)
+{
+    json_t *segments = json_array();
+    for (int s = 0; segments != NULL && s < SEGMENT_COUNT; s++)
+        if (mask & SEGMENT_BIT(s))
+            append_or_drop(&segments, json_string(segment_id((enum customer_segment)s)));
+    return segments;
+}
+
+static json_t *render_gpu(const struct gpu_model *gpu)
+{
+    return json_pack("{s:s, s:i, s:s, s:f, s:i, s:i}", "model", gpu->name, "memory_gb",
+                     (int)gpu->memory_gb, "memory_type", gpu->memory_type, "fp16_tflops",
+                     gpu->fp16_tflops, "memory_bandwidth_gbps", (int)gpu->memory_bandwidth_gbps,
+                     "tdp_watts", (int)gpu->tdp_watts);
+}
+
+/* {"amount", "per"} and, for blocks, what an hour of the block costs
+ * ("hourly_equivalent": 1231.00 / 720 h = "1.71"), for comparison. */
+static json_t *render_price(const struct catalog *catalog, const struct sku *sku,
+                            enum billing_mode mode)
+{
+    json_t *price = json_pack("{s:o, s:s}", "amount", render_money(sku->price[mode]), "per",
+                              billing_mode_unit(mode));
+    const struct billing_mode_info *info = &catalog->modes[mode];
+    gq_money per_hour;
+    if (price != NULL && info->block_hours > 0 &&
+        money_scale(sku->price[mode], 1, info->block_hours, &per_hour))
+        set_or_drop(&price, "hourly_equivalent", render_money(per_hour));
+    if (price != NULL && info->segment_mask != SEGMENT_MASK_ALL)
+        set_or_drop(&price, "eligible_segments", render_segments(info->segment_mask));
+    return price;
+}
+
+static json_t *render_prices(const struct catalog *catalog, const struct sku *sku)
+{
+    json_t *prices = json_object();
+    for (int m = 0; prices != NULL && m < BILLING_MODE_COUNT; m++)
+        if (sku->priced[m])
+            set_or_drop(&prices, billing_mode_id((enum billing_mode)m),
+                        render_price(catalog, sku, (enum billing_mode)m));
+    return prices;
+}
+
+json_t *catalog_render_sku(const struct catalog *catalog, const struct sku *sku)
+{
+    return json_pack("{s:s, s:s, s:o, s:i, s:i, s:f, s:s, s:o}", "id", sku->id, "name", sku->name,
+                     "gpu", render_gpu(sku->gpu), "gpu_count", (int)sku->gpu_count,
+                     "total_memory_gb", (int)sku_total_memory_gb(sku), "total_fp16_tflops",
+                     sku_total_fp16_tflops(sku), "interconnect", interconnect_id(sku->interconnect),
+                     "prices", render_prices(catalog, sku));
+}
+
+json_t *catalog_render_billing_modes(const struct catalog *catalog)
+{
+    json_t *modes = json_array();
+    for (int m = 0; modes != NULL && m < BILLING_MODE_COUNT; m++) {
+        const struct billing_mode_info *info = &catalog->modes[m];
+        append_or_drop(
+            &modes, json_pack("{s:s, s:s, s:s, s:s, s:i, s:i, s:i, s:o}", "id",
+                             billing_mode_id((enum billing_mode)m), "name", info->name,
+                             "description", info->description, "per",
+                             billing_mode_unit((enum billing_mode)m), "block_hours",
+                             (int)info->block_hours, "block_days", (int)info->block_days,
+                             "list_basis_points", (int)info->list_basis_points,
+                             "eligible_segments", render_segments(info->segment_mask)));
+    }
+    return json_pack("{s:o}", "billing_modes", modes);
+}
+
+static json_t *render_bundle_contents(const struct bundle *bundle)
+{
+    json_t *contents = json_array();
+    for (size_t i = 0; contents != NULL && i < bundle->n_items; i++)
+        append_or_drop(&contents, json_pack("{s:s, s:i, s:i}", "sku", bundle->items[i].sku->id,
+                                            "quantity", (int)bundle->items[i].quantity, "hours",
+                                            (int)bundle->items[i].hours));
+    return contents;
+}
+
+static json_t *render_bundle(const struct bundle *bundle)
+{
+    return json_pack("{s:s, s:s, s:s, s:o, s:o, s:o, s:o, s:o}", "id", bundle->id, "name",
+                     bundle->name, "description", bundle->description, "list_price",
+                     render_money(bundle->list_price), "price", render_money(bundle->price),
+                     "saving", render_money(bundle->list_price - bundle->price),
+                     "eligible_segments", render_segments(bundle->segment_mask), "contents",
+                     render_bundle_contents(bundle));
+}
+
+json_t *catalog_render_bundles(const struct catalog *catalog)
+{
+    json_t *bundles = json_array();
+    for (size_t i = 0; bundles != NULL && i < catalog->n_bundles; i++)
+        append_or_drop(&bundles, render_bundle(&catalog->bundles[i]));
+    return json_pack("{s:s, s:I, s:o}", "currency", catalog->currency, "price_list_version",
+                     (json_int_t)catalog->price_list_version, "bundles", bundles);
+}
