@@ -29,6 +29,10 @@ enum billing_mode {
     BILLING_MODE_COUNT
 };
 
+/* A set of billing modes holds one bit per mode. */
+#define BILLING_MODE_BIT(mode) (1u << (mode))
+#define BILLING_MODE_MASK_ALL ((1u << BILLING_MODE_COUNT) - 1u)
+
 enum customer_segment {
     SEGMENT_INDIVIDUAL,
     SEGMENT_STUDENT,

@@ -4,11 +4,14 @@
  *
  * The cheapest cover is exact. A cover is determined by how many quarters
  * (q) and months (m) it buys: blocks take whole days, so the days they leave
- * over, max(0, days - 90q - 30m), are paid by the hour. For a fixed q the
- * cost m·M + c·max(0, R - 30m) is convex in m (slope M - 30c while months
- * replace hourly days, then +M), so its minimum is at m = 0 or at one of the
- * two month counts around R/30. Trying every q with those three m is
- * therefore the exhaustive optimum, in O(days/90) steps and no memory.
+ * over, R - 30m with R = max(0, days - 90q), are paid by the hour. For a
+ * fixed q the cost m·M + c·max(0, R - 30m) is convex in m (slope M - 30c
+ * while months replace hourly days, then +M), so its minimum is at m = 0 or
+ * at one of the two month counts around R/30. When the customer may not pay
+ * by the hour, a cover must leave no day over: for a fixed q the cheapest is
+ * then the fewest months that cover R, ⌈R/30⌉, one of those same counts.
+ * Trying every q from 0 to ⌈days/90⌉ with those three m is therefore the
+ * exhaustive optimum, in O(days/90) steps and no memory.
  *
  * Costs are compared in fen × milli-hours (exact integers, 128-bit to rule
  * out overflow) and rounded to the fen once, on the hourly part, at the end.
@@ -114,51 +117,74 @@ enum gq_code plan_single_mode(const struct sku *sku, enum billing_mode mode,
     return add_block_part(sku, mode, blocks, usage->days, usage, out);
 }
 
+/* True when the customer may use `mode` (it is in `usable_modes`) and the
+ * SKU has a price for it. */
+static bool mode_usable(const struct sku *sku, uint32_t usable_modes, enum billing_mode mode)
+{
+    return sku->priced[mode] && (usable_modes & BILLING_MODE_BIT(mode)) != 0;
+}
+
+/* The cost of a cover that cannot be bought, and the price of a mode the
+ * cover may not use. Real costs and prices are never negative. */
+#define NOT_OFFERED ((exact_cost)-1)
+
 /* A candidate cover: q quarters, m months, the rest by the hour. */
 struct cover {
     int32_t quarters;
     int32_t months;
-    exact_cost cost;
+    exact_cost cost; /* NOT_OFFERED until a cover is found */
 };
 
 struct cover_prices {
-    exact_cost quarter; /* price × 1000, or -1 when not offered */
-    exact_cost month;
-    exact_cost hourly_day; /* rate × milli-hours per day */
+    exact_cost quarter;    /* price × 1000, or NOT_OFFERED */
+    exact_cost month;      /* price × 1000, or NOT_OFFERED */
+    exact_cost hourly_day; /* rate × milli-hours per day, or NOT_OFFERED */
 };
 
+/* The cost of `quarters` quarters and `months` months with the days they
+ * leave over paid by the hour, or NOT_OFFERED when days are left over and
+ * there is no hourly mode to pay them. */
 static exact_cost cover_cost(const struct cover_prices *prices, int32_t days, int32_t quarters,
                              int32_t months)
 {
+    assert(quarters == 0 || prices->quarter != NOT_OFFERED);
+    assert(months == 0 || prices->month != NOT_OFFERED);
     int32_t hourly_days = days - quarters * QUARTER_DAYS - months * MONTH_DAYS;
-    if (hourly_days < 0)
-        hourly_days = 0;
+    if (hourly_days <= 0)
+        return quarters * prices->quarter + months * prices->month;
+    if (prices->hourly_day == NOT_OFFERED)
+        return NOT_OFFERED;
     return quarters * prices->quarter + months * prices->month + hourly_days * prices->hourly_day;
 }
 
-/* Keeps `candidate` when it is cheaper, or as cheap with fewer blocks. */
+/* Keeps the candidate when it can be bought and is cheaper than `best`, or
+ * as cheap with fewer blocks. */
 static void consider(struct cover *best, const struct cover_prices *prices, int32_t days,
                      int32_t quarters, int32_t months)
 {
     if (months < 0)
         return;
     exact_cost cost = cover_cost(prices, days, quarters, months);
+    if (cost == NOT_OFFERED)
+        return;
+    bool first = best->cost == NOT_OFFERED;
     bool cheaper = cost < best->cost;
     bool fewer_blocks = cost == best->cost && quarters + months < best->quarters + best->months;
-    if (cheaper || fewer_blocks)
+    if (first || cheaper || fewer_blocks)
         *best = (struct cover){quarters, months, cost};
 }
 
+/* The cheapest cover; its cost is NOT_OFFERED when no cover can be bought. */
 static struct cover cheapest_cover(const struct cover_prices *prices, int32_t days)
 {
-    struct cover best = {0, 0, cover_cost(prices, days, 0, 0)};
-    int32_t max_quarters = prices->quarter < 0 ? 0 : blocks_to_cover(days, QUARTER_DAYS);
+    struct cover best = {0, 0, NOT_OFFERED};
+    int32_t max_quarters = prices->quarter == NOT_OFFERED ? 0 : blocks_to_cover(days, QUARTER_DAYS);
     for (int32_t quarters = 0; quarters <= max_quarters; quarters++) {
         int32_t rest = days - quarters * QUARTER_DAYS;
         if (rest < 0)
             rest = 0;
         consider(&best, prices, days, quarters, 0);
-        if (prices->month < 0)
+        if (prices->month == NOT_OFFERED)
             continue;
         consider(&best, prices, days, quarters, rest / MONTH_DAYS);
         consider(&best, prices, days, quarters, blocks_to_cover(rest, MONTH_DAYS));
@@ -166,43 +192,56 @@ static struct cover cheapest_cover(const struct cover_prices *prices, int32_t da
     return best;
 }
 
-static exact_cost scaled_block_price(const struct sku *sku, enum billing_mode mode)
+static exact_cost usable_block_price(const struct sku *sku, uint32_t usable_modes,
+                                     enum billing_mode mode)
 {
-    if (!sku->priced[mode])
-        return -1;
+    if (!mode_usable(sku, usable_modes, mode))
+        return NOT_OFFERED;
     return (exact_cost)sku->price[mode] * USAGE_MILLIHOURS_PER_HOUR;
 }
 
-enum gq_code plan_cheapest(const struct sku *sku, enum billing_mode hourly_mode,
-                           const struct usage *usage, struct plan *out)
+/* Writes `cover` as parts: the quarters, then the months, each covering
+ * the days it can of those still uncovered, then the hourly days left. */
+static enum gq_code add_cover_parts(const struct sku *sku, enum billing_mode hourly_mode,
+                                    const struct cover *cover, const struct usage *usage,
+                                    struct plan *out)
+{
+    int32_t days_left = usage->days;
+    int32_t quarter_days =
+        cover->quarters * QUARTER_DAYS < days_left ? cover->quarters * QUARTER_DAYS : days_left;
+    days_left -= quarter_days;
+    int32_t month_days =
+        cover->months * MONTH_DAYS < days_left ? cover->months * MONTH_DAYS : days_left;
+    days_left -= month_days;
+
+    enum gq_code code = GQ_OK;
+    if (cover->quarters > 0)
+        code = add_block_part(sku, BILLING_QUARTERLY, cover->quarters, quarter_days, usage, out);
+    if (code == GQ_OK && cover->months > 0)
+        code = add_block_part(sku, BILLING_MONTHLY, cover->months, month_days, usage, out);
+    if (code == GQ_OK && days_left > 0)
+        code = add_hourly_part(sku, hourly_mode, days_left, usage, out);
+    return code;
+}
+
+enum gq_code plan_cheapest(const struct sku *sku, uint32_t usable_modes,
+                           enum billing_mode hourly_mode, const struct usage *usage,
+                           struct plan *out)
 {
     assert(usage_is_valid(usage));
     assert(billing_mode_is_hourly(hourly_mode));
     *out = (struct plan){0};
-    if (!sku->priced[hourly_mode])
-        return GQ_ERR_NOT_ELIGIBLE;
     struct cover_prices prices = {
-        .quarter = scaled_block_price(sku, BILLING_QUARTERLY),
-        .month = scaled_block_price(sku, BILLING_MONTHLY),
-        .hourly_day = (exact_cost)sku->price[hourly_mode] * usage->millihours_per_day,
+        .quarter = usable_block_price(sku, usable_modes, BILLING_QUARTERLY),
+        .month = usable_block_price(sku, usable_modes, BILLING_MONTHLY),
+        .hourly_day = mode_usable(sku, usable_modes, hourly_mode)
+                          ? (exact_cost)sku->price[hourly_mode] * usage->millihours_per_day
+                          : NOT_OFFERED,
     };
     struct cover best = cheapest_cover(&prices, usage->days);
-
-    int32_t days_left = usage->days;
-    int32_t quarter_days = best.quarters * QUARTER_DAYS < days_left ? best.quarters * QUARTER_DAYS
-                                                                    : days_left;
-    days_left -= quarter_days;
-    int32_t month_days = best.months * MONTH_DAYS < days_left ? best.months * MONTH_DAYS : days_left;
-    days_left -= month_days;
-
-    enum gq_code code = GQ_OK;
-    if (best.quarters > 0)
-        code = add_block_part(sku, BILLING_QUARTERLY, best.quarters, quarter_days, usage, out);
-    if (code == GQ_OK && best.months > 0)
-        code = add_block_part(sku, BILLING_MONTHLY, best.months, month_days, usage, out);
-    if (code == GQ_OK && days_left > 0)
-        code = add_hourly_part(sku, hourly_mode, days_left, usage, out);
-    return code;
+    if (best.cost == NOT_OFFERED)
+        return GQ_ERR_NOT_ELIGIBLE;
+    return add_cover_parts(sku, hourly_mode, &best, usage, out);
 }
 
 /* numerator ÷ denominator in tenths, half-up. Both positive. */

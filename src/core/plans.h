@@ -58,13 +58,19 @@ enum gq_code plan_single_mode(const struct sku *sku, enum billing_mode mode,
                               const struct usage *usage, struct plan *out);
 
 /* The minimum-cost cover of the usage's days by quarters, months and hours
- * billed at `hourly_mode` (on-demand, or student for students). An exact
- * dynamic programme over days, not a rule of thumb. Modes the SKU has no
- * price for are left out. Ties go to the plan with fewer committed blocks.
- * Returns GQ_ERR_NOT_ELIGIBLE when the SKU has no price in `hourly_mode`,
+ * billed at `hourly_mode` (on-demand, or student for students), using only
+ * the modes in `usable_modes` (BILLING_MODE_BIT of each mode the customer
+ * may use) that the SKU has a price for. When `hourly_mode` is not usable,
+ * every day is covered by blocks, buying more days than used if need be
+ * (100 days: a quarter and a month, two quarters or four months, whichever
+ * costs least). Exact, not a rule of thumb: every quarter count is tried
+ * with the month counts that can be cheapest for it (see plans.c). Ties go
+ * to the plan with fewer committed blocks.
+ * Returns GQ_ERR_NOT_ELIGIBLE when no usable mode can cover the usage,
  * GQ_ERR_AMOUNT_TOO_LARGE on overflow. */
-enum gq_code plan_cheapest(const struct sku *sku, enum billing_mode hourly_mode,
-                           const struct usage *usage, struct plan *out);
+enum gq_code plan_cheapest(const struct sku *sku, uint32_t usable_modes,
+                           enum billing_mode hourly_mode, const struct usage *usage,
+                           struct plan *out);
 
 /* True when the plan uses more than one mode. */
 bool plan_is_mixed(const struct plan *plan);
@@ -76,7 +82,8 @@ bool plan_equal(const struct plan *a, const struct plan *b);
  * quarterly) costs less than paying `hourly_mode` for every day it covers:
  * block price ÷ (hourly rate × block days), in tenths of an hour rounded
  * half-up (180 = 18.0 h/day). A value above 240 means the block never wins.
- * Returns -1 when the SKU lacks either price. */
+ * Returns -1 when the SKU lacks either price. Whether the customer may use
+ * both modes is the caller's to check. */
 int32_t plan_break_even_tenths(const struct sku *sku, enum billing_mode hourly_mode,
                                enum billing_mode block_mode);
 

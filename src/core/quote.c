@@ -6,6 +6,7 @@
  */
 #include "core/quote.h"
 
+#include <assert.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -34,26 +35,36 @@ void quote_result_free(struct quote_result *result)
     free(result);
 }
 
-enum billing_mode quote_hourly_mode(enum customer_segment segment)
-{
-    return segment == SEGMENT_STUDENT ? BILLING_STUDENT : BILLING_ON_DEMAND;
-}
-
 bool quote_mode_allowed(const struct catalog *catalog, const struct sku *sku,
                         enum customer_segment segment, enum billing_mode mode)
 {
     return sku->priced[mode] && (catalog->modes[mode].segment_mask & SEGMENT_BIT(segment)) != 0;
 }
 
-/* The hourly mode this customer pays for this SKU: the student rate when
- * they may use it and the SKU has one, else on-demand. */
-static enum billing_mode hourly_mode_for(const struct catalog *catalog, const struct sku *sku,
-                                         enum customer_segment segment)
+/* BILLING_MODE_BIT of every mode `segment` may use for `sku`. */
+static uint32_t usable_modes_for(const struct catalog *catalog, const struct sku *sku,
+                                 enum customer_segment segment)
 {
-    enum billing_mode preferred = quote_hourly_mode(segment);
-    if (quote_mode_allowed(catalog, sku, segment, preferred))
-        return preferred;
-    return BILLING_ON_DEMAND;
+    uint32_t usable = 0;
+    for (int m = 0; m < BILLING_MODE_COUNT; m++)
+        if (quote_mode_allowed(catalog, sku, segment, (enum billing_mode)m))
+            usable |= BILLING_MODE_BIT(m);
+    return usable;
+}
+
+static bool is_usable(uint32_t usable_modes, enum billing_mode mode)
+{
+    return (usable_modes & BILLING_MODE_BIT(mode)) != 0;
+}
+
+/* The hourly mode a customer who may use `usable_modes` pays: the student
+ * rate when they may use it, else on-demand. They pay by the hour at all
+ * only when the mode returned is usable; when even on-demand is not, the
+ * SKU is theirs in blocks only (plan_cheapest covers the days with blocks,
+ * and there is no hourly option to compare with). */
+static enum billing_mode hourly_mode_for(uint32_t usable_modes)
+{
+    return is_usable(usable_modes, BILLING_STUDENT) ? BILLING_STUDENT : BILLING_ON_DEMAND;
 }
 
 const char *quote_status(bool accepted, int64_t expires_at, int64_t now)
@@ -124,13 +135,13 @@ static uint32_t plan_billing_bit(const struct plan *plan)
 
 static enum gq_code price_every_mode(const struct catalog *catalog,
                                      const struct quote_request *request,
-                                     const struct quote_item_request *item,
+                                     const struct quote_item_request *item, uint32_t usable_modes,
                                      struct quote_item_result *result)
 {
     result->n_options = 0;
     for (int m = 0; m < BILLING_MODE_COUNT; m++) {
         enum billing_mode mode = (enum billing_mode)m;
-        if (!quote_mode_allowed(catalog, item->sku, request->segment, mode))
+        if (!is_usable(usable_modes, mode))
             continue;
         struct priced_option *option = &result->options[result->n_options];
         enum gq_code code = plan_single_mode(item->sku, mode, &item->usage, &option->plan);
@@ -143,16 +154,18 @@ static enum gq_code price_every_mode(const struct catalog *catalog,
     return GQ_OK;
 }
 
-/* The cheapest plan after discounts: the exact cheapest cover, unless a
- * discount on one mode makes that mode's single-mode option cheaper. */
+/* The cheapest plan after discounts: the exact cheapest cover by the modes
+ * the customer may use, unless a discount on one mode makes that mode's
+ * single-mode option cheaper. GQ_ERR_NOT_ELIGIBLE when they may use none. */
 static enum gq_code price_cheapest(const struct catalog *catalog,
                                    const struct quote_request *request,
-                                   const struct quote_item_request *item,
+                                   const struct quote_item_request *item, uint32_t usable_modes,
                                    struct quote_item_result *result)
 {
-    enum billing_mode hourly = hourly_mode_for(catalog, item->sku, request->segment);
+    enum billing_mode hourly = hourly_mode_for(usable_modes);
     struct priced_option *cheapest = &result->cheapest;
-    enum gq_code code = plan_cheapest(item->sku, hourly, &item->usage, &cheapest->plan);
+    enum gq_code code =
+        plan_cheapest(item->sku, usable_modes, hourly, &item->usage, &cheapest->plan);
     if (code == GQ_OK)
         code = price_option(catalog, request, item, plan_billing_bit(&cheapest->plan), cheapest);
     if (code != GQ_OK)
@@ -172,41 +185,47 @@ static const struct priced_option *option_for_mode(const struct quote_item_resul
     return NULL;
 }
 
-static void fill_break_even(const struct catalog *catalog, const struct quote_item_request *item,
-                            enum customer_segment segment, struct quote_item_result *result)
+/* A break-even compares a block with paying by the hour, so there is one
+ * only where the customer may use both. */
+static void fill_break_even(const struct quote_item_request *item, uint32_t usable_modes,
+                            struct quote_item_result *result)
 {
-    enum billing_mode hourly = hourly_mode_for(catalog, item->sku, segment);
+    enum billing_mode hourly = hourly_mode_for(usable_modes);
     for (int m = 0; m < BILLING_MODE_COUNT; m++) {
         enum billing_mode mode = (enum billing_mode)m;
-        bool is_block = !billing_mode_is_hourly(mode);
+        bool comparable = !billing_mode_is_hourly(mode) && is_usable(usable_modes, mode) &&
+                          is_usable(usable_modes, hourly);
         result->break_even_tenths[m] =
-            is_block && quote_mode_allowed(catalog, item->sku, segment, mode)
-                ? plan_break_even_tenths(item->sku, hourly, mode)
-                : -1;
+            comparable ? plan_break_even_tenths(item->sku, hourly, mode) : -1;
     }
 }
 
+/* Prices one item whose ranges check_item() has accepted. Returns
+ * GQ_ERR_NOT_ELIGIBLE when the customer may use no mode of its SKU,
+ * GQ_ERR_AMOUNT_TOO_LARGE on overflow. */
 static enum gq_code price_item(const struct catalog *catalog, const struct quote_request *request,
                                const struct quote_item_request *item,
                                struct quote_item_result *result)
 {
+    uint32_t usable_modes = usable_modes_for(catalog, item->sku, request->segment);
     result->billable_millihours = usage_millihours(&item->usage);
-    enum gq_code code = price_every_mode(catalog, request, item, result);
+    enum gq_code code = price_every_mode(catalog, request, item, usable_modes, result);
     if (code == GQ_OK)
-        code = price_cheapest(catalog, request, item, result);
+        code = price_cheapest(catalog, request, item, usable_modes, result);
     if (code != GQ_OK)
         return code;
 
     if (item->cheapest) {
         result->billed = &result->cheapest;
-        enum billing_mode hourly = hourly_mode_for(catalog, item->sku, request->segment);
+        enum billing_mode hourly = hourly_mode_for(usable_modes);
+        /* NULL when the customer may not pay by the hour: no saving then. */
         const struct priced_option *by_the_hour = option_for_mode(result, hourly);
         result->saving = by_the_hour ? by_the_hour->total - result->cheapest.total : 0;
     } else {
         result->billed = option_for_mode(result, item->billing);
         result->saving = result->billed->total - result->cheapest.total;
     }
-    fill_break_even(catalog, item, request->segment, result);
+    fill_break_even(item, usable_modes, result);
     return GQ_OK;
 }
 
@@ -229,6 +248,23 @@ static enum gq_code too_large(struct gq_error *err, const char *field)
 {
     return gq_fail(err, GQ_ERR_AMOUNT_TOO_LARGE, field,
                    "the amount is larger than this service can price");
+}
+
+/* Reports why price_item() failed for item `index`. */
+static enum gq_code item_not_priced(enum gq_code code, const struct quote_item_request *item,
+                                    enum customer_segment segment, size_t index,
+                                    struct gq_error *err)
+{
+    char field[64];
+    if (code == GQ_ERR_NOT_ELIGIBLE) {
+        snprintf(field, sizeof field, "items[%zu].billing", index);
+        return gq_fail(err, GQ_ERR_NOT_ELIGIBLE, field,
+                       "no billing mode of SKU '%s' is available to customers of segment %s",
+                       item->sku->id, segment_id(segment));
+    }
+    assert(code == GQ_ERR_AMOUNT_TOO_LARGE);
+    snprintf(field, sizeof field, "items[%zu]", index);
+    return too_large(err, field);
 }
 
 static enum gq_code add_totals(struct quote_result *out, struct gq_error *err)
@@ -272,11 +308,9 @@ enum gq_code quote_compute(const struct catalog *catalog, const struct quote_req
         enum gq_code code = check_item(catalog, item, request->segment, i, err);
         if (code != GQ_OK)
             return code;
-        if (price_item(catalog, request, item, &out->items[i]) != GQ_OK) {
-            char field[32];
-            snprintf(field, sizeof field, "items[%zu]", i);
-            return too_large(err, field);
-        }
+        code = price_item(catalog, request, item, &out->items[i]);
+        if (code != GQ_OK)
+            return item_not_priced(code, item, request->segment, i, err);
     }
     for (size_t i = 0; i < request->n_bundles; i++) {
         enum gq_code code = check_bundle(request->bundles[i], request, i, err);

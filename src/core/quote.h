@@ -60,10 +60,12 @@ struct quote_item_result {
     /* What the item is billed at: the option asked for, or the cheapest. */
     const struct priced_option *billed;
     /* What the cheapest plan saves against the billing asked for, or, when
-     * the cheapest was asked for, against paying by the hour. >= 0. */
+     * the cheapest was asked for, against paying by the hour (0 when the
+     * customer may not pay by the hour). >= 0. */
     gq_money saving;
     /* plan_break_even_tenths() against the customer's hourly mode, for
-     * BILLING_MONTHLY and BILLING_QUARTERLY; -1 elsewhere. */
+     * BILLING_MONTHLY and BILLING_QUARTERLY when the customer may use both
+     * the block and the hourly mode; -1 elsewhere. */
     int32_t break_even_tenths[BILLING_MODE_COUNT];
 };
 
@@ -91,9 +93,6 @@ struct quote_result *quote_result_new(size_t capacity);
 /* Frees a result. NULL is fine. */
 void quote_result_free(struct quote_result *result);
 
-/* The hourly mode a segment pays when it pays by the hour. */
-enum billing_mode quote_hourly_mode(enum customer_segment segment);
-
 /* True when `segment` may use `mode` for `sku` (priced and allowed). */
 bool quote_mode_allowed(const struct catalog *catalog, const struct sku *sku,
                         enum customer_segment segment, enum billing_mode mode);
@@ -106,7 +105,9 @@ const char *quote_status(bool accepted, int64_t expires_at, int64_t now);
  * request's items). On failure returns the code and fills `err` with the
  * field path ("items[2].days"); `out` is then unspecified. Codes:
  * GQ_ERR_OUT_OF_RANGE (also when `out` has too little room),
- * GQ_ERR_NOT_ELIGIBLE, GQ_ERR_AMOUNT_TOO_LARGE. */
+ * GQ_ERR_NOT_ELIGIBLE (a billing or bundle the customer may not use, or an
+ * item billed "cheapest" whose SKU has no mode they may use),
+ * GQ_ERR_AMOUNT_TOO_LARGE. */
 enum gq_code quote_compute(const struct catalog *catalog, const struct quote_request *request,
                            struct quote_result *out, struct gq_error *err);
 

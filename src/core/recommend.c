@@ -736,9 +736,14 @@ static void write_detail(const struct scan *scan, const struct miss *m, char *bu
                  yuan(m->total, total), n, plural(n), yuan(scan->request->budget, budget));
         break;
     default:
-        snprintf(buf, RECOMMEND_TEXT_SIZE, "cannot be priced: %s",
-                 m->code == GQ_ERR_AMOUNT_TOO_LARGE ? "the amount is larger than quotes allow"
-                                                    : gq_code_name(m->code));
+        if (m->code == GQ_ERR_NOT_ELIGIBLE)
+            snprintf(buf, RECOMMEND_TEXT_SIZE,
+                     "cannot be priced: no billing mode of it is available to segment %s",
+                     segment_id(scan->request->segment));
+        else
+            snprintf(buf, RECOMMEND_TEXT_SIZE, "cannot be priced: %s",
+                     m->code == GQ_ERR_AMOUNT_TOO_LARGE ? "the amount is larger than quotes allow"
+                                                        : gq_code_name(m->code));
         break;
     }
 }

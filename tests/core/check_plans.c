@@ -2,7 +2,8 @@
  * Plans: single-mode prices, the cheapest cover and break-even usage, on
  * the seed catalog. The digest's figures are asserted to the fen; the
  * cheapest cover is checked against an independent day-by-day dynamic
- * programme over thousands of random usages.
+ * programme over thousands of random usages, with every mode usable and
+ * with only some.
  */
 #include <check.h>
 #include <stdlib.h>
@@ -113,7 +114,8 @@ START_TEST(finds_the_cheapest_cover)
 {
     struct usage usage = hours_days(cheapest_cases[_i].hours, cheapest_cases[_i].days);
     struct plan plan;
-    ck_assert_int_eq(plan_cheapest(sku("v100-16g-x1"), cheapest_cases[_i].hourly, &usage, &plan),
+    ck_assert_int_eq(plan_cheapest(sku("v100-16g-x1"), BILLING_MODE_MASK_ALL,
+                                   cheapest_cases[_i].hourly, &usage, &plan),
                      GQ_OK);
     ck_assert_int_eq(plan.amount, cheapest_cases[_i].amount);
     ck_assert_int_eq(plan.n_parts, cheapest_cases[_i].n_parts);
@@ -129,7 +131,9 @@ START_TEST(mixed_plan_parts_add_up)
 {
     struct usage usage = hours_days(24, 100);
     struct plan plan;
-    ck_assert_int_eq(plan_cheapest(sku("v100-16g-x1"), BILLING_ON_DEMAND, &usage, &plan), GQ_OK);
+    ck_assert_int_eq(
+        plan_cheapest(sku("v100-16g-x1"), BILLING_MODE_MASK_ALL, BILLING_ON_DEMAND, &usage, &plan),
+        GQ_OK);
     ck_assert(plan_is_mixed(&plan));
     ck_assert_int_eq(plan.parts[0].amount, 330500);
     ck_assert_int_eq(plan.parts[1].amount, 54720); /* 2.28 × 240 h */
@@ -143,8 +147,12 @@ START_TEST(compares_plans)
 {
     struct usage usage = hours_days(24, 100);
     struct plan mixed, again, monthly;
-    ck_assert_int_eq(plan_cheapest(sku("v100-16g-x1"), BILLING_ON_DEMAND, &usage, &mixed), GQ_OK);
-    ck_assert_int_eq(plan_cheapest(sku("v100-16g-x1"), BILLING_ON_DEMAND, &usage, &again), GQ_OK);
+    ck_assert_int_eq(
+        plan_cheapest(sku("v100-16g-x1"), BILLING_MODE_MASK_ALL, BILLING_ON_DEMAND, &usage, &mixed),
+        GQ_OK);
+    ck_assert_int_eq(
+        plan_cheapest(sku("v100-16g-x1"), BILLING_MODE_MASK_ALL, BILLING_ON_DEMAND, &usage, &again),
+        GQ_OK);
     ck_assert_int_eq(plan_single_mode(sku("v100-16g-x1"), BILLING_MONTHLY, &usage, &monthly),
                      GQ_OK);
     ck_assert(plan_equal(&mixed, &again));
@@ -157,6 +165,89 @@ START_TEST(compares_plans)
     again = mixed;
     again.n_parts = 1;
     ck_assert(!plan_equal(&mixed, &again));
+}
+END_TEST
+
+#define OD BILLING_MODE_BIT(BILLING_ON_DEMAND)
+#define MONTHS BILLING_MODE_BIT(BILLING_MONTHLY)
+#define QUARTERS BILLING_MODE_BIT(BILLING_QUARTERLY)
+#define BLOCKS (MONTHS | QUARTERS)
+
+/* Covers by only the modes a customer may use, on V100 16GB × 1 (2.28/h,
+ * 1231 a month, 3305 a quarter). */
+static const struct {
+    uint32_t usable;
+    int32_t hours, days;
+    enum billing_mode hourly;
+    gq_money amount;
+    int n_parts;
+    enum billing_mode modes[3];
+    int32_t blocks[3];
+    int32_t part_days[3];
+} restricted_cases[] = {
+    /* No blocks: 2.28 × 24 × 100 = 5472.00, though a quarter and ten days
+     * on demand (3852.20) would be cheaper. */
+    {OD, 24, 100, BILLING_ON_DEMAND, 547200, 1, {BILLING_ON_DEMAND}, {0}, {100}},
+    /* No quarters: three months and ten days (3693 + 547.20) beat four
+     * months (4924). */
+    {OD | MONTHS, 24, 100, BILLING_ON_DEMAND, 424020, 2, {BILLING_MONTHLY, BILLING_ON_DEMAND},
+     {3, 0}, {90, 10}},
+    /* Blocks only, 100 days: a quarter and a month (4536) beat four months
+     * (4924) and two quarters (6610). */
+    {BLOCKS, 24, 100, BILLING_ON_DEMAND, 453600, 2, {BILLING_QUARTERLY, BILLING_MONTHLY}, {1, 1},
+     {90, 10}},
+    /* Blocks only, 30 days at 8 h: one month (1231), though on demand would
+     * be 547.20. */
+    {BLOCKS, 8, 30, BILLING_ON_DEMAND, 123100, 1, {BILLING_MONTHLY}, {1}, {30}},
+    /* Blocks only, one hour on one day: still a whole month. */
+    {BLOCKS, 1, 1, BILLING_ON_DEMAND, 123100, 1, {BILLING_MONTHLY}, {1}, {1}},
+    /* Blocks only, 85 days: one quarter (3305) beats three months (3693). */
+    {BLOCKS, 8, 85, BILLING_ON_DEMAND, 330500, 1, {BILLING_QUARTERLY}, {1}, {85}},
+    /* Quarters alone: 100 days take two. */
+    {QUARTERS, 24, 100, BILLING_ON_DEMAND, 661000, 1, {BILLING_QUARTERLY}, {2}, {100}},
+    /* Months alone: 100 days take four. */
+    {MONTHS, 24, 100, BILLING_ON_DEMAND, 492400, 1, {BILLING_MONTHLY}, {4}, {100}},
+    /* The hourly mode passed (student) is not usable: blocks only, even
+     * with on-demand in the mask (falling back is the caller's choice). */
+    {OD | BLOCKS, 8, 90, BILLING_STUDENT, 330500, 1, {BILLING_QUARTERLY}, {1}, {90}},
+};
+
+START_TEST(cheapest_uses_only_usable_modes)
+{
+    struct usage usage = hours_days(restricted_cases[_i].hours, restricted_cases[_i].days);
+    struct plan plan;
+    ck_assert_int_eq(plan_cheapest(sku("v100-16g-x1"), restricted_cases[_i].usable,
+                                   restricted_cases[_i].hourly, &usage, &plan),
+                     GQ_OK);
+    ck_assert_int_eq(plan.amount, restricted_cases[_i].amount);
+    ck_assert_int_eq(plan.n_parts, restricted_cases[_i].n_parts);
+    for (int p = 0; p < plan.n_parts; p++) {
+        ck_assert_int_eq(plan.parts[p].mode, restricted_cases[_i].modes[p]);
+        ck_assert_int_eq(plan.parts[p].blocks, restricted_cases[_i].blocks[p]);
+        ck_assert_int_eq(plan.parts[p].days, restricted_cases[_i].part_days[p]);
+    }
+}
+END_TEST
+
+/* Nothing the customer may use can cover the days. */
+START_TEST(cheapest_without_a_usable_mode_is_not_eligible)
+{
+    struct usage usage = hours_days(8, 90);
+    struct plan plan;
+    ck_assert_int_eq(plan_cheapest(sku("v100-16g-x1"), 0, BILLING_ON_DEMAND, &usage, &plan),
+                     GQ_ERR_NOT_ELIGIBLE);
+    ck_assert_int_eq(plan.n_parts, 0);
+    ck_assert_int_eq(plan.amount, 0);
+    /* Student usable, but on-demand is the hourly mode asked for. */
+    ck_assert_int_eq(plan_cheapest(sku("v100-16g-x1"), BILLING_MODE_BIT(BILLING_STUDENT),
+                                   BILLING_ON_DEMAND, &usage, &plan),
+                     GQ_ERR_NOT_ELIGIBLE);
+    /* Blocks usable, but the SKU has no block prices. */
+    struct sku hourly_only = *sku("v100-16g-x1");
+    hourly_only.priced[BILLING_MONTHLY] = false;
+    hourly_only.priced[BILLING_QUARTERLY] = false;
+    ck_assert_int_eq(plan_cheapest(&hourly_only, BLOCKS, BILLING_ON_DEMAND, &usage, &plan),
+                     GQ_ERR_NOT_ELIGIBLE);
 }
 END_TEST
 
@@ -182,21 +273,44 @@ START_TEST(computes_break_even)
 }
 END_TEST
 
+#define NO_COVER INT64_MAX
+
+/* `cost` of what came before plus `step`, unless there is no such cover. */
+static int64_t extend(int64_t cost, int64_t step)
+{
+    return cost == NO_COVER ? NO_COVER : cost + step;
+}
+
+static int64_t cheaper(int64_t a, int64_t b)
+{
+    return a < b ? a : b;
+}
+
 /* Independent reference: cost[d] = min(cost[d-1] + one hourly day,
- * cost[d-30] + a month, cost[d-90] + a quarter), in fen × milli-hours. */
-static int64_t reference_cheapest(const struct sku *s, enum billing_mode hourly,
+ * cost[d-30] + a month, cost[d-90] + a quarter), in fen × milli-hours,
+ * each step taken only when its mode is in `usable` (and priced).
+ * NO_COVER when the usable modes cannot cover the days. */
+static int64_t reference_cheapest(const struct sku *s, uint32_t usable, enum billing_mode hourly,
                                   const struct usage *usage)
 {
+    for (int m = 0; m < BILLING_MODE_COUNT; m++)
+        if (!s->priced[m])
+            usable &= ~BILLING_MODE_BIT(m);
     int64_t *cost = malloc(((size_t)usage->days + 1) * sizeof *cost);
     ck_assert_ptr_nonnull(cost);
     cost[0] = 0;
     int64_t day = s->price[hourly] * usage->millihours_per_day;
     for (int32_t d = 1; d <= usage->days; d++) {
-        int64_t best = cost[d - 1] + day;
-        int64_t month = cost[d >= 30 ? d - 30 : 0] + s->price[BILLING_MONTHLY] * 1000;
-        int64_t quarter = cost[d >= 90 ? d - 90 : 0] + s->price[BILLING_QUARTERLY] * 1000;
-        best = month < best ? month : best;
-        cost[d] = quarter < best ? quarter : best;
+        int64_t before_month = cost[d >= 30 ? d - 30 : 0];
+        int64_t before_quarter = cost[d >= 90 ? d - 90 : 0];
+        int64_t best = NO_COVER;
+        if (usable & BILLING_MODE_BIT(hourly))
+            best = extend(cost[d - 1], day);
+        if (usable & MONTHS)
+            best = cheaper(best, extend(before_month, s->price[BILLING_MONTHLY] * 1000));
+        if (usable & QUARTERS)
+            best = cheaper(best, extend(before_quarter, s->price[BILLING_QUARTERLY] * 1000));
+        cost[d] = best;
     }
     int64_t result = cost[usage->days];
     free(cost);
@@ -224,8 +338,9 @@ START_TEST(cheapest_matches_reference_and_beats_every_mode)
         if (trial % 10 == 0)
             usage.days = 1 + rand() % USAGE_MAX_DAYS;
         struct plan cheapest;
-        ck_assert_int_eq(plan_cheapest(s, hourly, &usage, &cheapest), GQ_OK);
-        ck_assert_int_eq(exact_plan_cost(s, &cheapest), reference_cheapest(s, hourly, &usage));
+        ck_assert_int_eq(plan_cheapest(s, BILLING_MODE_MASK_ALL, hourly, &usage, &cheapest), GQ_OK);
+        ck_assert_int_eq(exact_plan_cost(s, &cheapest),
+                         reference_cheapest(s, BILLING_MODE_MASK_ALL, hourly, &usage));
         ck_assert_int_ge(cheapest.amount, 0);
         int32_t covered = 0;
         for (int p = 0; p < cheapest.n_parts; p++)
@@ -237,6 +352,38 @@ START_TEST(cheapest_matches_reference_and_beats_every_mode)
             ck_assert_int_eq(plan_single_mode(s, modes[m], &usage, &single), GQ_OK);
             ck_assert_int_le(cheapest.amount, single.amount);
         }
+    }
+}
+END_TEST
+
+/* Every subset of the modes, against the same reference: the plan uses
+ * only usable modes, covers every day, and is NOT_ELIGIBLE exactly when
+ * the reference finds no cover. */
+START_TEST(restricted_cheapest_matches_reference)
+{
+    srand(20260214);
+    for (int trial = 0; trial < 4000; trial++) {
+        const struct sku *s = &catalog->skus[rand() % (int)catalog->n_skus];
+        uint32_t usable = (uint32_t)rand() & BILLING_MODE_MASK_ALL;
+        enum billing_mode hourly = rand() % 2 == 0 ? BILLING_STUDENT : BILLING_ON_DEMAND;
+        struct usage usage = {1 + rand() % USAGE_MAX_MILLIHOURS_PER_DAY, 1 + rand() % 400};
+        if (trial % 10 == 0)
+            usage.days = 1 + rand() % USAGE_MAX_DAYS;
+        int64_t reference = reference_cheapest(s, usable, hourly, &usage);
+        struct plan cheapest;
+        enum gq_code code = plan_cheapest(s, usable, hourly, &usage, &cheapest);
+        if (reference == NO_COVER) {
+            ck_assert_int_eq(code, GQ_ERR_NOT_ELIGIBLE);
+            continue;
+        }
+        ck_assert_int_eq(code, GQ_OK);
+        ck_assert_int_eq(exact_plan_cost(s, &cheapest), reference);
+        int32_t covered = 0;
+        for (int p = 0; p < cheapest.n_parts; p++) {
+            ck_assert(usable & BILLING_MODE_BIT(cheapest.parts[p].mode));
+            covered += cheapest.parts[p].days;
+        }
+        ck_assert_int_eq(covered, usage.days);
     }
 }
 END_TEST
@@ -267,8 +414,11 @@ static Suite *plans_suite(void)
     LOOP(tc, finds_the_cheapest_cover, cheapest_cases);
     tcase_add_test(tc, mixed_plan_parts_add_up);
     tcase_add_test(tc, compares_plans);
+    LOOP(tc, cheapest_uses_only_usable_modes, restricted_cases);
+    tcase_add_test(tc, cheapest_without_a_usable_mode_is_not_eligible);
     LOOP(tc, computes_break_even, break_even_cases);
     tcase_add_test(tc, cheapest_matches_reference_and_beats_every_mode);
+    tcase_add_test(tc, restricted_cheapest_matches_reference);
     tcase_add_test(tc, usage_ranges);
     suite_add_tcase(suite, tc);
     return suite;

@@ -4,6 +4,7 @@
  * and totals; and properties over thousands of random quotes.
  */
 #include <check.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -292,6 +293,207 @@ START_TEST(bundles_add_their_own_price)
 }
 END_TEST
 
+/* Restricts `mode` to `segments` in the test's catalog, as a row of the
+ * catalog's billing-mode table would. */
+static void restrict_mode(enum billing_mode mode, uint32_t segments)
+{
+    catalog->modes[mode].segment_mask = segments;
+}
+
+START_TEST(cheapest_skips_blocks_the_customer_may_not_use)
+{
+    restrict_mode(BILLING_MONTHLY, SEGMENT_BIT(SEGMENT_ENTERPRISE));
+    restrict_mode(BILLING_QUARTERLY, SEGMENT_BIT(SEGMENT_ENTERPRISE));
+    struct quote_item_request items[] = {item("v100-16g-x1", 1, "cheapest", 24, 100)};
+
+    /* An individual may only pay on demand: 2.28 × 24 × 100 = 5472.00. */
+    ck_assert_int_eq(price(SEGMENT_INDIVIDUAL, items, 1, NULL), GQ_OK);
+    const struct quote_item_result *line = &result->items[0];
+    ck_assert_int_eq(line->n_options, 1);
+    ck_assert_int_eq(line->cheapest.plan.n_parts, 1);
+    ck_assert_int_eq(line->cheapest.plan.parts[0].mode, BILLING_ON_DEMAND);
+    ck_assert_int_eq(line->cheapest.total, 547200);
+    ck_assert_int_eq(line->cheapest.total, option(line, BILLING_ON_DEMAND)->total);
+    ck_assert_int_eq(line->billed->amount, 547200);
+    ck_assert_int_eq(line->saving, 0);
+    ck_assert_int_eq(line->break_even_tenths[BILLING_MONTHLY], -1);
+    ck_assert_int_eq(line->break_even_tenths[BILLING_QUARTERLY], -1);
+    ck_assert_int_eq(result->total, 547200);
+
+    /* An enterprise still gets a quarter and ten days on demand: 3852.20. */
+    ck_assert_int_eq(price(SEGMENT_ENTERPRISE, items, 1, NULL), GQ_OK);
+    line = &result->items[0];
+    ck_assert_int_eq(line->cheapest.plan.parts[0].mode, BILLING_QUARTERLY);
+    ck_assert_int_eq(line->cheapest.plan.parts[1].mode, BILLING_ON_DEMAND);
+    ck_assert_int_eq(line->billed->amount, 385220);
+    ck_assert_int_eq(line->saving, 547200 - 385220);
+    ck_assert_int_eq(line->break_even_tenths[BILLING_QUARTERLY], 161);
+}
+END_TEST
+
+START_TEST(asked_billing_saves_nothing_against_an_unusable_cheaper_plan)
+{
+    restrict_mode(BILLING_MONTHLY, SEGMENT_BIT(SEGMENT_ENTERPRISE));
+    restrict_mode(BILLING_QUARTERLY, SEGMENT_BIT(SEGMENT_ENTERPRISE));
+    struct quote_item_request items[] = {item("v100-16g-x1", 1, "on_demand", 24, 100)};
+    ck_assert_int_eq(price(SEGMENT_INDIVIDUAL, items, 1, NULL), GQ_OK);
+    ck_assert_int_eq(result->items[0].billed->amount, 547200);
+    ck_assert_int_eq(result->items[0].cheapest.total, 547200);
+    ck_assert_int_eq(result->items[0].saving, 0);
+}
+END_TEST
+
+/* Blocks only when on-demand is enterprise-only: the days are covered by
+ * months and quarters, buying more days than used. */
+static const struct {
+    int32_t hours, days;
+    gq_money one; /* per instance */
+    int n_parts;
+    enum billing_mode modes[2];
+    int32_t blocks[2];
+} blocks_only_cases[] = {
+    /* A quarter and a month (4536) beat four months (4924) and two quarters. */
+    {24, 100, 453600, 2, {BILLING_QUARTERLY, BILLING_MONTHLY}, {1, 1}},
+    /* One month (1231), though 30 days on demand at 8 h would be 547.20. */
+    {8, 30, 123100, 1, {BILLING_MONTHLY}, {1}},
+    /* One month for a single hour. */
+    {1, 1, 123100, 1, {BILLING_MONTHLY}, {1}},
+    /* One quarter (3305) beats three months (3693). */
+    {8, 85, 330500, 1, {BILLING_QUARTERLY}, {1}},
+};
+
+START_TEST(cheapest_is_blocks_only_without_on_demand)
+{
+    restrict_mode(BILLING_ON_DEMAND, SEGMENT_BIT(SEGMENT_ENTERPRISE));
+    struct quote_item_request items[] = {item(
+        "v100-16g-x1", 3, "cheapest", blocks_only_cases[_i].hours, blocks_only_cases[_i].days)};
+    ck_assert_int_eq(price(SEGMENT_INDIVIDUAL, items, 1, NULL), GQ_OK);
+    const struct quote_item_result *line = &result->items[0];
+    ck_assert_ptr_null(option(line, BILLING_ON_DEMAND));
+    ck_assert_int_eq(line->n_options, 2);
+    const struct plan *plan = &line->billed->plan;
+    ck_assert_int_eq(plan->amount, blocks_only_cases[_i].one);
+    ck_assert_int_eq(plan->n_parts, blocks_only_cases[_i].n_parts);
+    for (int p = 0; p < plan->n_parts; p++) {
+        ck_assert_int_eq(plan->parts[p].mode, blocks_only_cases[_i].modes[p]);
+        ck_assert_int_eq(plan->parts[p].blocks, blocks_only_cases[_i].blocks[p]);
+    }
+    /* Three instances, billed at the cheapest. */
+    ck_assert_int_eq(line->billed->amount, 3 * blocks_only_cases[_i].one);
+    ck_assert_int_eq(result->total, 3 * blocks_only_cases[_i].one);
+    /* Nothing to compare by the hour. */
+    ck_assert_int_eq(line->saving, 0);
+    ck_assert_int_eq(line->break_even_tenths[BILLING_MONTHLY], -1);
+    ck_assert_int_eq(line->break_even_tenths[BILLING_QUARTERLY], -1);
+}
+END_TEST
+
+START_TEST(asked_monthly_without_on_demand_saves_nothing)
+{
+    restrict_mode(BILLING_ON_DEMAND, SEGMENT_BIT(SEGMENT_ENTERPRISE));
+    struct quote_item_request items[] = {item("v100-16g-x1", 1, "monthly", 8, 30)};
+    ck_assert_int_eq(price(SEGMENT_INDIVIDUAL, items, 1, NULL), GQ_OK);
+    ck_assert_int_eq(result->items[0].billed->amount, 123100);
+    ck_assert_int_eq(result->items[0].cheapest.total, 123100);
+    ck_assert_int_eq(result->items[0].saving, 0);
+}
+END_TEST
+
+/* A start-up allowed the student rate but not on-demand pays by the hour at
+ * the student rate, and its break-even is against that rate, not against
+ * on-demand (1231 / (2.28 × 30) = 18.0 h). */
+START_TEST(break_even_is_against_the_hourly_mode_the_customer_may_use)
+{
+    restrict_mode(BILLING_ON_DEMAND, SEGMENT_BIT(SEGMENT_ENTERPRISE));
+    restrict_mode(BILLING_STUDENT, SEGMENT_BIT(SEGMENT_STUDENT) | SEGMENT_BIT(SEGMENT_STARTUP));
+    struct quote_item_request items[] = {item("v100-16g-x1", 1, "cheapest", 24, 100)};
+    ck_assert_int_eq(price(SEGMENT_STARTUP, items, 1, NULL), GQ_OK);
+    const struct quote_item_result *line = &result->items[0];
+    /* 1.50 × 24 × 100 = 3600.00 beats a quarter and ten student days. */
+    ck_assert_int_eq(line->billed->amount, 360000);
+    ck_assert_int_eq(line->billed->plan.n_parts, 1);
+    ck_assert_int_eq(line->billed->plan.parts[0].mode, BILLING_STUDENT);
+    ck_assert_int_eq(line->break_even_tenths[BILLING_MONTHLY], 274);   /* 1231 / (1.50 × 30) */
+    ck_assert_int_eq(line->break_even_tenths[BILLING_QUARTERLY], 245); /* 3305 / (1.50 × 90) */
+}
+END_TEST
+
+START_TEST(cheapest_with_no_usable_mode_is_not_eligible)
+{
+    restrict_mode(BILLING_ON_DEMAND, SEGMENT_BIT(SEGMENT_ENTERPRISE));
+    restrict_mode(BILLING_MONTHLY, SEGMENT_BIT(SEGMENT_ENTERPRISE));
+    restrict_mode(BILLING_QUARTERLY, 0); /* no row: usable by nobody */
+    struct quote_item_request items[] = {item("t4-16g-x1", 1, "student", 8, 30),
+                                         item("v100-16g-x1", 1, "cheapest", 24, 100)};
+    struct gq_error err;
+    ck_assert_int_eq(price(SEGMENT_STARTUP, items, 2, &err), GQ_ERR_NOT_ELIGIBLE);
+    ck_assert_int_eq(err.code, GQ_ERR_NOT_ELIGIBLE);
+    ck_assert_str_eq(err.field, "items[0].billing"); /* student billing, not theirs */
+    items[0] = item("t4-16g-x1", 1, "cheapest", 8, 30);
+    ck_assert_int_eq(price(SEGMENT_STARTUP, items, 2, &err), GQ_ERR_NOT_ELIGIBLE);
+    ck_assert_str_eq(err.field, "items[0].billing");
+    ck_assert_str_eq(err.message,
+                     "no billing mode of SKU 't4-16g-x1' is available to customers of segment "
+                     "startup");
+    /* An enterprise may use on-demand and months: for the V100, three
+     * months and ten days on demand (3693 + 547.20). */
+    ck_assert_int_eq(price(SEGMENT_ENTERPRISE, items, 2, NULL), GQ_OK);
+    ck_assert_int_eq(result->items[1].billed->amount, 424020);
+    ck_assert_int_eq(result->items[1].billed->plan.parts[0].mode, BILLING_MONTHLY);
+    ck_assert_int_eq(result->items[1].billed->plan.parts[0].blocks, 3);
+}
+END_TEST
+
+static bool may_use_some_mode(const struct sku *sku, enum customer_segment segment)
+{
+    for (int m = 0; m < BILLING_MODE_COUNT; m++)
+        if (quote_mode_allowed(catalog, sku, segment, (enum billing_mode)m))
+            return true;
+    return false;
+}
+
+/* Random quotes against random restrictions: every plan uses only modes
+ * the customer may use, the cheapest is no dearer than any option, and a
+ * SKU with no usable mode is reported at its own item. */
+START_TEST(random_restricted_quotes_use_only_usable_modes)
+{
+    struct quote_item_request items[8];
+    srand(7);
+    for (int trial = 0; trial < 2000; trial++) {
+        for (int m = 0; m < BILLING_MODE_COUNT; m++)
+            restrict_mode((enum billing_mode)m, (uint32_t)rand() & SEGMENT_MASK_ALL);
+        enum customer_segment segment = (enum customer_segment)(rand() % SEGMENT_COUNT);
+        size_t n = 1 + (size_t)(rand() % 8);
+        for (size_t i = 0; i < n; i++) {
+            items[i] = item(catalog->skus[rand() % (int)catalog->n_skus].id, 1 + rand() % 20,
+                            "cheapest", 1, 1);
+            items[i].usage = (struct usage){1 + rand() % 24000, 1 + rand() % 400};
+        }
+        struct gq_error err;
+        enum gq_code code = price(segment, items, n, &err);
+        size_t unusable = 0;
+        while (unusable < n && may_use_some_mode(items[unusable].sku, segment))
+            unusable++;
+        if (unusable < n) {
+            char field[64];
+            snprintf(field, sizeof field, "items[%zu].billing", unusable);
+            ck_assert_int_eq(code, GQ_ERR_NOT_ELIGIBLE);
+            ck_assert_str_eq(err.field, field);
+            continue;
+        }
+        ck_assert_int_eq(code, GQ_OK);
+        for (size_t i = 0; i < n; i++) {
+            const struct quote_item_result *line = &result->items[i];
+            const struct plan *plan = &line->cheapest.plan;
+            for (int p = 0; p < plan->n_parts; p++)
+                ck_assert(quote_mode_allowed(catalog, items[i].sku, segment, plan->parts[p].mode));
+            for (int o = 0; o < line->n_options; o++)
+                ck_assert_int_le(line->cheapest.total, line->options[o].total);
+        }
+    }
+}
+END_TEST
+
 START_TEST(quote_status_over_time)
 {
     ck_assert_str_eq(quote_status(false, NOW + 1, NOW), "open");
@@ -360,6 +562,13 @@ static Suite *quote_suite(void)
     tcase_add_test(tc, discounts_reach_item_and_totals);
     tcase_add_test(tc, a_mode_discount_can_change_the_cheapest);
     tcase_add_test(tc, bundles_add_their_own_price);
+    tcase_add_test(tc, cheapest_skips_blocks_the_customer_may_not_use);
+    tcase_add_test(tc, asked_billing_saves_nothing_against_an_unusable_cheaper_plan);
+    LOOP(tc, cheapest_is_blocks_only_without_on_demand, blocks_only_cases);
+    tcase_add_test(tc, asked_monthly_without_on_demand_saves_nothing);
+    tcase_add_test(tc, break_even_is_against_the_hourly_mode_the_customer_may_use);
+    tcase_add_test(tc, cheapest_with_no_usable_mode_is_not_eligible);
+    tcase_add_test(tc, random_restricted_quotes_use_only_usable_modes);
     tcase_add_test(tc, quote_status_over_time);
     tcase_add_test(tc, random_quotes_hold_their_invariants);
     suite_add_tcase(suite, tc);

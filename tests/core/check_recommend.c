@@ -83,6 +83,40 @@ static void assert_rejected(const char *sku_id, enum recommend_reject_reason rea
         ck_assert_str_eq(r->detail, detail);
 }
 
+/* ---- billing modes the customer may not use ------------------------------- */
+
+/* Blocks for enterprises only: an individual is recommended by the hour. */
+START_TEST(test_recommends_only_modes_the_customer_may_use)
+{
+    catalog->modes[BILLING_MONTHLY].segment_mask = SEGMENT_BIT(SEGMENT_ENTERPRISE);
+    catalog->modes[BILLING_QUARTERLY].segment_mask = SEGMENT_BIT(SEGMENT_ENTERPRISE);
+    struct recommend_request request =
+        request_for(SIZING_TASK_INFERENCE, 7, SIZING_PRECISION_FP16, 0);
+    request.millihours_per_day = 24000; /* where a month would be cheapest */
+    run_ok(&request);
+    ck_assert_int_eq(result->n_recommendations, 3);
+    for (int i = 0; i < result->n_recommendations; i++)
+        ck_assert_str_eq(result->recommendations[i].billing, "on_demand");
+    request.segment = SEGMENT_ENTERPRISE;
+    run_ok(&request);
+    ck_assert_str_eq(result->recommendations[0].billing, "monthly");
+}
+END_TEST
+
+/* No mode at all: every SKU that fits is rejected, saying why. */
+START_TEST(test_sku_with_no_usable_mode_is_rejected_as_not_priced)
+{
+    for (int m = 0; m < BILLING_MODE_COUNT; m++)
+        catalog->modes[m].segment_mask = SEGMENT_BIT(SEGMENT_ENTERPRISE);
+    struct recommend_request request =
+        request_for(SIZING_TASK_INFERENCE, 7, SIZING_PRECISION_INT8, 0);
+    run_ok(&request);
+    ck_assert_int_eq(result->n_recommendations, 0);
+    assert_rejected("v100-16g-x1", RECOMMEND_REJECT_NOT_PRICED,
+                    "cannot be priced: no billing mode of it is available to segment individual");
+}
+END_TEST
+
 /* ---- the "must hold" ----------------------------------------------- */
 
 START_TEST(test_7b_fp16_inference_needs_multi_card_v100)
@@ -877,6 +911,8 @@ static Suite *recommend_suite(void)
     tcase_add_test(rejected, test_run_past_max_rental);
     tcase_add_test(rejected, test_no_fit_answers_with_hint);
     tcase_add_test(rejected, test_hint_advises_more_instances_below_the_limit);
+    tcase_add_test(rejected, test_recommends_only_modes_the_customer_may_use);
+    tcase_add_test(rejected, test_sku_with_no_usable_mode_is_rejected_as_not_priced);
     tcase_add_test(rejected, test_rejections_are_bounded_and_nearest_first);
     suite_add_tcase(suite, rejected);
 

@@ -252,26 +252,33 @@ static inline void fuzz_check_quote_item(const struct quote_item_request *item,
             FUZZ_CHECK(line->break_even_tenths[m] == -1);
 }
 
-/* plan_cheapest claims the exact minimum-cost cover, ties to fewer blocks.
- * Every cover of the days by q quarters and m months (the rest by the
- * hour) is tried here by brute force, in exact fen × milli-hours. */
+/* plan_cheapest claims the exact minimum-cost cover by the modes the
+ * customer may use, ties to fewer blocks. Every cover of the days by q
+ * quarters and m months (the rest by the hour, when the customer may pay by
+ * the hour) is tried here by brute force, in exact fen × milli-hours. */
 static inline void fuzz_check_cheapest_cover(const struct catalog *catalog,
                                              enum customer_segment segment,
                                              const struct quote_item_request *item)
 {
     const struct sku *sku = item->sku;
+    uint32_t usable = 0;
+    for (int m = 0; m < BILLING_MODE_COUNT; m++)
+        if (quote_mode_allowed(catalog, sku, segment, (enum billing_mode)m))
+            usable |= BILLING_MODE_BIT(m);
     enum billing_mode hourly =
-        segment == SEGMENT_STUDENT && quote_mode_allowed(catalog, sku, segment, BILLING_STUDENT)
-            ? BILLING_STUDENT
-            : BILLING_ON_DEMAND;
+        (usable & BILLING_MODE_BIT(BILLING_STUDENT)) ? BILLING_STUDENT : BILLING_ON_DEMAND;
+    const bool pays_by_the_hour = (usable & BILLING_MODE_BIT(hourly)) != 0;
     const int32_t days = item->usage.days, per_day = item->usage.millihours_per_day;
-    const int32_t max_quarters = sku->priced[BILLING_QUARTERLY] ? (days + 89) / 90 : 0;
-    const int32_t max_months = sku->priced[BILLING_MONTHLY] ? (days + 29) / 30 : 0;
+    const int32_t max_quarters =
+        (usable & BILLING_MODE_BIT(BILLING_QUARTERLY)) ? (days + 89) / 90 : 0;
+    const int32_t max_months = (usable & BILLING_MODE_BIT(BILLING_MONTHLY)) ? (days + 29) / 30 : 0;
     __extension__ __int128 best = -1;
     int32_t best_blocks = 0;
     for (int32_t q = 0; q <= max_quarters; q++)
         for (int32_t m = 0; m <= max_months; m++) {
             int32_t hourly_days = days - 90 * q - 30 * m;
+            if (hourly_days > 0 && !pays_by_the_hour)
+                continue;
             __extension__ __int128 cost =
                 ((__int128)q * sku->price[BILLING_QUARTERLY] +
                  (__int128)m * sku->price[BILLING_MONTHLY]) *
@@ -284,7 +291,11 @@ static inline void fuzz_check_cheapest_cover(const struct catalog *catalog,
         }
 
     struct plan plan;
-    enum gq_code code = plan_cheapest(sku, hourly, &item->usage, &plan);
+    enum gq_code code = plan_cheapest(sku, usable, hourly, &item->usage, &plan);
+    if (best < 0) {
+        FUZZ_CHECK(code == GQ_ERR_NOT_ELIGIBLE);
+        return;
+    }
     /* Rounded to the fen (half-up) as the plan's hourly part is. */
     __extension__ __int128 best_fen =
         (best + USAGE_MILLIHOURS_PER_HOUR / 2) / USAGE_MILLIHOURS_PER_HOUR;
@@ -297,6 +308,7 @@ static inline void fuzz_check_cheapest_cover(const struct catalog *catalog,
     for (int p = 0; p < plan.n_parts; p++) {
         const struct plan_part *part = &plan.parts[p];
         FUZZ_CHECK(part->mode == hourly || !billing_mode_is_hourly(part->mode));
+        FUZZ_CHECK((usable & BILLING_MODE_BIT(part->mode)) != 0);
         blocks += part->blocks;
         cost += billing_mode_is_hourly(part->mode)
                     ? (__int128)part->millihours * sku->price[part->mode]
