@@ -516,7 +516,7 @@ enum gq_code store_load_catalog(struct store *store, struct catalog **out, struc
         code = load_everything(&loader, err);
     if (code == GQ_OK)
         code = store_db_commit(conn, err);
-    store_db_rollback(conn);
+    store_db_end(conn);
     store_db_checkin(store, conn);
     if (code == GQ_OK)
         code = catalog_validate(catalog, err);

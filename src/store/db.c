@@ -279,7 +279,7 @@ void store_db_checkin(struct store *store, struct store_conn *conn)
 {
     for (unsigned i = 0; i < conn->n_cached; i++)
         store_db_done(conn->cache[i].stmt);
-    store_db_rollback(conn);
+    store_db_end(conn);
     pthread_mutex_lock(&store->lock);
     assert(store->n_idle < store->n_conns);
     store->idle[store->n_idle++] = conn;
@@ -409,12 +409,12 @@ enum gq_code store_db_commit(struct store_conn *conn, struct gq_error *err)
 {
     enum gq_code code = run_cached(conn, SQL_COMMIT, err);
     if (code != GQ_OK)
-        store_db_rollback(conn);
+        store_db_end(conn);
     release_write_lock(conn);
     return code;
 }
 
-void store_db_rollback(struct store_conn *conn)
+void store_db_end(struct store_conn *conn)
 {
     if (!sqlite3_get_autocommit(conn->db) && run_cached(conn, SQL_ROLLBACK, NULL) != GQ_OK)
         sqlite3_exec(conn->db, SQL_ROLLBACK, NULL, NULL, NULL);
@@ -441,7 +441,7 @@ enum gq_code store_check_writable(struct store *store, struct gq_error *err)
     }
     struct gq_error local;
     enum gq_code code = store_db_begin_write(conn, &local);
-    store_db_rollback(conn);
+    store_db_end(conn);
     store_db_checkin(store, conn);
     if (code != GQ_OK)
         return gq_fail(err, GQ_ERR_NOT_READY, NULL, "database is not writable: %s", local.message);

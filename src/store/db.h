@@ -57,19 +57,22 @@ sqlite3_stmt *store_db_prepare(struct store_conn *conn, const char *sql, struct 
 void store_db_done(sqlite3_stmt *stmt);
 
 /* BEGIN IMMEDIATE (a write transaction, taking the write lock now, waiting
- * up to the busy timeout), BEGIN (a read transaction), COMMIT and ROLLBACK.
+ * up to the busy timeout), BEGIN (a read transaction) and COMMIT.
  * Writers of this process first take the store's write mutex, so they queue
  * in order instead of meeting in SQLite's busy handler, which sleeps for
  * whole milliseconds; SQLite's busy handler then waits for other processes
  * only what is left of the busy timeout, so a write gives up after one busy
- * timeout in all.
+ * timeout in all. COMMIT releases the mutex, and rolls back if it fails.
  * Each returns GQ_OK, GQ_ERR_RETRY_LATER when the database stays busy, or
- * GQ_ERR_INTERNAL with SQLite's message. Rollback never fails visibly: it is
- * a no-op outside a transaction. */
+ * GQ_ERR_INTERNAL with SQLite's message. */
 enum gq_code store_db_begin_write(struct store_conn *conn, struct gq_error *err);
 enum gq_code store_db_begin_read(struct store_conn *conn, struct gq_error *err);
 enum gq_code store_db_commit(struct store_conn *conn, struct gq_error *err);
-void store_db_rollback(struct store_conn *conn);
+
+/* Ends the connection's transaction however it went: rolls back what is
+ * still open (nothing after a commit) and releases the write mutex if held.
+ * Never fails visibly; called after every begin, committed or not. */
+void store_db_end(struct store_conn *conn);
 
 /* Turns SQLite result `rc` on `conn` into a gq code and fills err:
  * SQLITE_BUSY/SQLITE_LOCKED become GQ_ERR_RETRY_LATER ("database is busy,

@@ -326,7 +326,7 @@ static enum gq_code apply_migration(struct store_conn *conn, const struct migrat
     char recorded[CHECKSUM_SIZE];
     code = find_recorded(conn, migration->version, recorded, err);
     if (code == GQ_OK && recorded[0] != '\0') {
-        store_db_rollback(conn);
+        store_db_end(conn);
         return strcmp(recorded, migration->checksum) == 0
                    ? GQ_OK
                    : report_changed(migration, recorded, err);
@@ -338,7 +338,7 @@ static enum gq_code apply_migration(struct store_conn *conn, const struct migrat
     if (code == GQ_OK)
         code = store_db_commit(conn, err);
     if (code != GQ_OK) {
-        store_db_rollback(conn);
+        store_db_end(conn);
         return code;
     }
     *done = true;

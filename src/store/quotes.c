@@ -294,7 +294,7 @@ enum gq_code store_quote_accept(struct store *store, const char *id, int64_t now
         code = accept_locked(conn, id, now, &quote, err);
     if (code == GQ_OK)
         code = store_db_commit(conn, err);
-    store_db_rollback(conn);
+    store_db_end(conn);
     store_db_checkin(store, conn);
     if (code != GQ_OK) {
         stored_quote_clear(&quote);
