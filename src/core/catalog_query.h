@@ -58,8 +58,10 @@ bool catalog_query_is_empty(const struct catalog_query *query);
 size_t catalog_query_run(const struct catalog *catalog, const struct catalog_query *query,
                          size_t *indices);
 
-/* A canonical text of the query ("gpu=v100&sort=-price"): equal queries
- * give equal text whatever the parameter order, for cache validators. */
+/* A canonical text of the query, every parameter in a fixed order
+ * ("gpu=v100&min_memory_gb=0&...&sort=-price"): equal queries give equal
+ * text whatever the order and spelling of their parameters, for cache
+ * validators. */
 void catalog_query_canonical(const struct catalog_query *query,
                              char buf[CATALOG_QUERY_CANONICAL_SIZE]);
 

@@ -4,8 +4,8 @@
  * A double never holds money. Every arithmetic step is checked: a result that
  * would not fit returns false and leaves *out untouched, it never wraps.
  * There is one rounding rule, half-up (a half fen rounds away from zero), and
- * one function that applies it, money_scale(); every computation that needs a
- * fraction of a fen calls it exactly once, on the final figure.
+ * one function that applies it, money_scale(), once per figure: an hourly
+ * charge is rounded once, a percentage discount once per rule.
  */
 #ifndef GQ_CORE_MONEY_H
 #define GQ_CORE_MONEY_H

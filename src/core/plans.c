@@ -68,8 +68,8 @@ static int32_t blocks_to_cover(int32_t days, int32_t days_per_block)
     return (days + days_per_block - 1) / days_per_block;
 }
 
-/* Appends a part; the amount is checked against MONEY_MAX by the caller's
- * final sum. */
+/* Appends a part and adds its amount to the plan's, refusing a plan over
+ * MONEY_MAX. */
 static enum gq_code add_part(struct plan *plan, enum billing_mode mode, int32_t blocks,
                              int32_t days, int32_t millihours_per_day, gq_money amount)
 {

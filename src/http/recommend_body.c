@@ -30,33 +30,37 @@ static enum gq_code parse_enum_field(json_t *object, const char *key, const char
 static bool parse_task(const char *text, int *out)
 {
     enum sizing_task task;
-    bool ok = sizing_task_parse(text, &task);
+    if (!sizing_task_parse(text, &task))
+        return false;
     *out = (int)task;
-    return ok;
+    return true;
 }
 
 static bool parse_precision(const char *text, int *out)
 {
     enum sizing_precision precision;
-    bool ok = sizing_precision_parse(text, &precision);
+    if (!sizing_precision_parse(text, &precision))
+        return false;
     *out = (int)precision;
-    return ok;
+    return true;
 }
 
 static bool parse_objective(const char *text, int *out)
 {
     enum recommend_objective objective;
-    bool ok = recommend_objective_parse(text, &objective);
+    if (!recommend_objective_parse(text, &objective))
+        return false;
     *out = (int)objective;
-    return ok;
+    return true;
 }
 
 static bool parse_segment_name(const char *text, int *out)
 {
     enum customer_segment segment;
-    bool ok = segment_parse(text, &segment);
+    if (!segment_parse(text, &segment))
+        return false;
     *out = (int)segment;
-    return ok;
+    return true;
 }
 
 static enum gq_code parse_workload(json_t *body, struct sizing_workload *workload,

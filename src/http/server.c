@@ -6,10 +6,11 @@
  * libmicrohttpd 0.9.75 calls the access handler (1) once with the headers,
  * (2) once per piece of body, (3) once more when the request is complete.
  * Responses are queued on the last call only: queueing on the first makes
- * this version answer "Connection: close" and lose keep-alive. Two
+ * this version answer "Connection: close" and lose keep-alive. Three
  * exceptions are refused at once, where closing the connection is what we
  * want: ambiguous framing or a missing Host (400), and a Content-Length
- * over the cap (413, so the body is never read).
+ * over the cap, on an unknown path (404) or a known one (413), so that the
+ * body is never read.
  * A body without Content-Length (chunked) is buffered up to the cap and the
  * rest drained unread; it gets its 413 at the end, within the request
  * deadline.
@@ -29,7 +30,8 @@
 #include "util/ids.h"
 #include "util/log.h"
 
-/* The first body allocation; it doubles up to the configured cap. */
+/* The first body allocation; it doubles while the body is under the
+ * configured cap (so it may end up to twice the cap). */
 #define BODY_INITIAL_CAPACITY 1024
 /* Pending connections the kernel may hold while every thread is busy. */
 #define LISTEN_BACKLOG 1024

@@ -31,6 +31,7 @@
 #include <unistd.h>
 
 #include "util/decimal.h"
+#include "util/utf8.h"
 
 #define LOG_BUFFER_BYTES (256u * 1024u)
 #define LOG_FLUSH_MARK (LOG_BUFFER_BYTES / 4)
@@ -74,36 +75,6 @@ static int output_fd = -1;
 static atomic_bool access_enabled;
 
 /* ---- formatting ------------------------------------------------------- */
-
-/* The length of the valid UTF-8 sequence at `s` (2..4), or 0 when the bytes
- * there are not one (overlong, surrogate, beyond U+10FFFF, cut short). */
-static size_t utf8_sequence_length(const unsigned char *s)
-{
-    unsigned char low = 0x80, high = 0xBF;
-    size_t length;
-    if (s[0] >= 0xC2 && s[0] <= 0xDF) {
-        length = 2;
-    } else if (s[0] >= 0xE0 && s[0] <= 0xEF) {
-        length = 3;
-        low = s[0] == 0xE0 ? 0xA0 : 0x80;
-        high = s[0] == 0xED ? 0x9F : 0xBF;
-    } else if (s[0] >= 0xF0 && s[0] <= 0xF4) {
-        length = 4;
-        low = s[0] == 0xF0 ? 0x90 : 0x80;
-        high = s[0] == 0xF4 ? 0x8F : 0xBF;
-    } else {
-        return 0;
-    }
-    if (s[1] < low || s[1] > high)
-        return 0;
-    /* Each byte is read only after the one before it proved not to be the
-     * terminating NUL. */
-    for (size_t i = 2; i < length; i++) {
-        if (s[i] < 0x80 || s[i] > 0xBF)
-            return 0;
-    }
-    return length;
-}
 
 /* Printable ASCII other than the two that JSON escapes; NUL is not. */
 static bool is_plain_ascii(unsigned char c)
