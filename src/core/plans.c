@@ -44,6 +44,11 @@ bool plan_is_mixed(const struct plan *plan)
     return plan->n_parts > 1;
 }
 
+const char *plan_billing_id(const struct plan *plan)
+{
+    return plan_is_mixed(plan) ? "mixed" : billing_mode_id(plan->parts[0].mode);
+}
+
 bool plan_equal(const struct plan *a, const struct plan *b)
 {
     if (a->n_parts != b->n_parts || a->amount != b->amount)

@@ -75,6 +75,9 @@ enum gq_code plan_cheapest(const struct sku *sku, uint32_t usable_modes,
 /* True when the plan uses more than one mode. */
 bool plan_is_mixed(const struct plan *plan);
 
+/* What the plan is billed as: its one mode's id, or "mixed". */
+const char *plan_billing_id(const struct plan *plan);
+
 /* True when both plans buy the same parts for the same amounts. */
 bool plan_equal(const struct plan *a, const struct plan *b);
 

@@ -683,7 +683,7 @@ static void write_recommendation(const struct scan *scan, const struct candidate
     r->quantity = c->instances;
     r->usage = c->usage;
     r->plan = c->plan;
-    r->billing = plan_is_mixed(&c->plan) ? "mixed" : billing_mode_id(c->plan.parts[0].mode);
+    r->billing = plan_billing_id(&c->plan);
     r->amount = c->amount;
     r->discount = c->discount;
     r->total = c->total;

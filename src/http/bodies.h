@@ -101,9 +101,6 @@ json_t *catalog_render_bundles(const struct catalog *catalog);
 struct plan;
 void render_plan(struct jsonw *writer, const struct sku *sku, const struct plan *plan);
 
-/* "on_demand" ... for a single-mode plan, "mixed" for a mix. */
-const char *render_plan_billing(const struct plan *plan);
-
 /* ---- POST /quote (quote_body.c) --------------------------------------- */
 
 /* What the request asked for, as plain structs the core takes. */

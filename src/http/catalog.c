@@ -12,8 +12,6 @@
 #include "core/catalog_query.h"
 #include "http/http.h"
 
-#define JSON_TYPE "application/json"
-
 /* ---- handlers --------------------------------------------------------- */
 
 struct query_parse {
@@ -76,13 +74,7 @@ static enum MHD_Result reply_filtered(struct http_request *request,
     size_t length = 0;
     struct MHD_Response *response = make_listing(snapshot, indices, count, &length);
     free(indices);
-    if (response == NULL)
-        return reply_queue(request, MHD_HTTP_INTERNAL_SERVER_ERROR, NULL);
-    MHD_add_response_header(response, MHD_HTTP_HEADER_CONTENT_TYPE, JSON_TYPE);
-    MHD_add_response_header(response, MHD_HTTP_HEADER_ETAG, etag);
-    MHD_add_response_header(response, MHD_HTTP_HEADER_CACHE_CONTROL, "public, max-age=60");
-    request->response_bytes = length;
-    return reply_queue(request, MHD_HTTP_OK, response);
+    return reply_cacheable(request, response, JSON_CONTENT_TYPE, length, etag);
 }
 
 enum MHD_Result catalog_handle_list(struct http_request *request)
@@ -96,7 +88,7 @@ enum MHD_Result catalog_handle_list(struct http_request *request)
         return reply_error(request, &parse.err);
     const struct snapshot *snapshot = request->snapshot;
     if (catalog_query_is_empty(&parse.query))
-        return reply_cached(request, JSON_TYPE, snapshot->catalog_body.body,
+        return reply_cached(request, JSON_CONTENT_TYPE, snapshot->catalog_body.body,
                             snapshot->catalog_body.length, snapshot->catalog_body.etag);
     return reply_filtered(request, &parse.query);
 }
@@ -108,17 +100,17 @@ enum MHD_Result catalog_handle_sku(struct http_request *request)
     if (sku == NULL)
         return reply_fail(request, GQ_ERR_NOT_FOUND, NULL, "no SKU '%.64s'", request->path_id);
     const struct rendered *body = &snapshot->skus[sku - snapshot->catalog->skus];
-    return reply_cached(request, JSON_TYPE, body->body, body->length, body->etag);
+    return reply_cached(request, JSON_CONTENT_TYPE, body->body, body->length, body->etag);
 }
 
 enum MHD_Result catalog_handle_billing_modes(struct http_request *request)
 {
     const struct rendered *body = &request->snapshot->billing_modes;
-    return reply_cached(request, JSON_TYPE, body->body, body->length, body->etag);
+    return reply_cached(request, JSON_CONTENT_TYPE, body->body, body->length, body->etag);
 }
 
 enum MHD_Result catalog_handle_bundles(struct http_request *request)
 {
     const struct rendered *body = &request->snapshot->bundles;
-    return reply_cached(request, JSON_TYPE, body->body, body->length, body->etag);
+    return reply_cached(request, JSON_CONTENT_TYPE, body->body, body->length, body->etag);
 }

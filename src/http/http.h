@@ -216,10 +216,18 @@ enum MHD_Result reply_error(struct http_request *request, const struct gq_error 
 enum MHD_Result reply_fail(struct http_request *request, enum gq_code code, const char *field,
                            const char *format, ...) __attribute__((format(printf, 4, 5)));
 
+#define JSON_CONTENT_TYPE "application/json"
+
 /* Sends a body that outlives the request (snapshot or static data) with
  * its ETag and Cache-Control, or 304 when If-None-Match matches `etag`. */
 enum MHD_Result reply_cached(struct http_request *request, const char *content_type,
                              const char *body, size_t length, const char *etag);
+
+/* Queues `response`, a body of `length` bytes tagged `etag` that caches may
+ * keep, as a 200 with its ETag, Cache-Control and Content-Type; a NULL
+ * response is a 500. */
+enum MHD_Result reply_cacheable(struct http_request *request, struct MHD_Response *response,
+                                const char *content_type, size_t length, const char *etag);
 
 /* 304 for a client whose copy, tagged `etag`, is current: no body, and a
  * Content-Length that is the 200's, `full_length` (RFC 9110 8.6). */

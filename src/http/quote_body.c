@@ -194,7 +194,7 @@ static void write_option_members(struct jsonw *w, const struct sku *sku,
                                  const struct priced_option *option,
                                  struct written_plans *written)
 {
-    jsonw_key_string(w, "billing", render_plan_billing(&option->plan));
+    jsonw_key_string(w, "billing", plan_billing_id(&option->plan));
     jsonw_key_money(w, "amount", option->amount);
     jsonw_key_money(w, "discount_total", option->discounts.total);
     jsonw_key_money(w, "total", option->total);

@@ -26,11 +26,6 @@ json_t *render_money(gq_money amount)
     return json_string(money_format(amount, buf));
 }
 
-const char *render_plan_billing(const struct plan *plan)
-{
-    return plan_is_mixed(plan) ? "mixed" : billing_mode_id(plan->parts[0].mode);
-}
-
 /* A plan's summary, built without printf (it is on every quote's path).
  * Parts are at most three short phrases, so the buffer cannot overflow;
  * text_add still stops at its end. */

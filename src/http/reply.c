@@ -41,7 +41,6 @@ static const unsigned code_status[GQ_CODE_COUNT] = {
 /* Catalog responses may be cached briefly and revalidated with the ETag;
  * a price change reaches every client within a minute. */
 #define CATALOG_CACHE_CONTROL "public, max-age=60"
-#define JSON_CONTENT_TYPE "application/json"
 #define CORS_ALLOW_HEADERS "Content-Type, Idempotency-Key, If-None-Match, X-Request-Id"
 #define CORS_EXPOSE_HEADERS "ETag, Location, Idempotent-Replayed, Retry-After, X-Request-Id"
 
@@ -261,6 +260,12 @@ enum MHD_Result reply_cached(struct http_request *request, const char *content_t
         return reply_not_modified(request, length, etag);
     struct MHD_Response *response =
         MHD_create_response_from_buffer(length, (void *)body, MHD_RESPMEM_PERSISTENT);
+    return reply_cacheable(request, response, content_type, length, etag);
+}
+
+enum MHD_Result reply_cacheable(struct http_request *request, struct MHD_Response *response,
+                                const char *content_type, size_t length, const char *etag)
+{
     if (response == NULL)
         return reply_queue(request, MHD_HTTP_INTERNAL_SERVER_ERROR, NULL);
     MHD_add_response_header(response, MHD_HTTP_HEADER_ETAG, etag);
