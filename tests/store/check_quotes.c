@@ -776,7 +776,7 @@ START_TEST(test_reader_holding_the_wal_does_not_stall_saves)
     usleep(1100 * 1000); /* past the pause after a restart that could not finish */
     long long wal = file_size(wal_file);
     for (int round = 0; round < 100 && wal > 10 * 1024 * 1024; round++) {
-        char prefix[16];
+        char prefix[24];
         snprintf(prefix, sizeof prefix, "after%d", round);
         ck_assert_int_eq(insert_large_quotes(prefix, 20), 0);
         usleep(20 * 1000);
