@@ -26,8 +26,12 @@
  * every save in this process and fail them with 503 (measured: each second
  * quote waited the whole 2 s busy timeout and failed). So the restart waits
  * at most RESTART_WAIT_MS, and after one that could not finish the next is
- * tried only RESTART_RETRY_US later; meanwhile the WAL grows, as SQLite
- * must let it while a reader holds an old snapshot.
+ * tried only after a pause that doubles with each failure, from
+ * RESTART_BACKOFF_MIN_US (a reader of this process, between its commit and
+ * the reset of its statements, is gone by then) to RESTART_BACKOFF_MAX_US
+ * (a reader that stays then costs writers at most 20 ms every 2 s).
+ * Meanwhile the WAL grows, as SQLite must let it while a reader holds an
+ * old snapshot.
  */
 #include <pthread.h>
 #include <stdlib.h>
@@ -46,8 +50,10 @@
 /* How long a restart, with the write mutex held, waits for readers and
  * other processes' writers: long enough for a read of this process to end. */
 #define RESTART_WAIT_MS 20
-/* After a restart that could not finish, the next is tried this much later. */
-#define RESTART_RETRY_US 1000000
+/* The pause after a restart that could not finish: doubled after each
+ * failure in a row, within these bounds. */
+#define RESTART_BACKOFF_MIN_US 50000
+#define RESTART_BACKOFF_MAX_US 2000000
 
 struct store_checkpointer {
     sqlite3 *db;
@@ -58,6 +64,7 @@ struct store_checkpointer {
     bool wanted;
     bool stopping;
     int64_t restart_not_before_us; /* monotonic; 0: any time */
+    int64_t restart_backoff_us;    /* the next pause after a failure */
 };
 
 static int64_t monotonic_us(void)
@@ -69,7 +76,7 @@ static int64_t monotonic_us(void)
 
 /* A passive checkpoint, and a restart with writers held back when the WAL
  * stays long, unless the last restart found a reader in the way a moment
- * ago. Only this thread touches restart_not_before_us. */
+ * ago. Only this thread touches the restart_ fields. */
 static void checkpoint(struct store_checkpointer *checkpointer)
 {
     int wal_pages = 0;
@@ -80,7 +87,15 @@ static void checkpoint(struct store_checkpointer *checkpointer)
     int rc = sqlite3_wal_checkpoint_v2(checkpointer->db, NULL, SQLITE_CHECKPOINT_RESTART, NULL,
                                        NULL);
     pthread_mutex_unlock(checkpointer->write_lock);
-    checkpointer->restart_not_before_us = rc == SQLITE_OK ? 0 : monotonic_us() + RESTART_RETRY_US;
+    if (rc == SQLITE_OK) {
+        checkpointer->restart_not_before_us = 0;
+        checkpointer->restart_backoff_us = RESTART_BACKOFF_MIN_US;
+        return;
+    }
+    checkpointer->restart_not_before_us = monotonic_us() + checkpointer->restart_backoff_us;
+    checkpointer->restart_backoff_us = checkpointer->restart_backoff_us * 2 < RESTART_BACKOFF_MAX_US
+                                           ? checkpointer->restart_backoff_us * 2
+                                           : RESTART_BACKOFF_MAX_US;
 }
 
 static void *run_checkpoints(void *argument)
@@ -125,6 +140,7 @@ enum gq_code store_checkpointer_start(const char *path, pthread_mutex_t *write_l
     if (checkpointer == NULL)
         return gq_fail(err, GQ_ERR_NO_MEMORY, NULL, "out of memory opening the database");
     checkpointer->write_lock = write_lock;
+    checkpointer->restart_backoff_us = RESTART_BACKOFF_MIN_US;
     int rc = sqlite3_open_v2(path, &checkpointer->db,
                              SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX, NULL);
     /* A connection opens the WAL when it first reads the database; until

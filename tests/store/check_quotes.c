@@ -773,7 +773,7 @@ START_TEST(test_reader_holding_the_wal_does_not_stall_saves)
 
     ck_assert_int_eq(sqlite3_exec(reader, "COMMIT", NULL, NULL, NULL), SQLITE_OK);
     sqlite3_close(reader);
-    usleep(1100 * 1000); /* past the pause after a restart that could not finish */
+    usleep(2100 * 1000); /* past the longest pause after a restart that could not finish */
     long long wal = file_size(wal_file);
     for (int round = 0; round < 100 && wal > 10 * 1024 * 1024; round++) {
         char prefix[24];
