@@ -195,11 +195,13 @@ static void write_estimate(struct jsonw *w, const struct sizing_estimate *estima
     jsonw_key_string(w, "task", sizing_task_id(estimate->task));
     jsonw_key_string(w, "precision", sizing_precision_id(estimate->precision));
     jsonw_key_boolean(w, "preset", estimate->preset);
-    write_estimated(w, "model_params_b", estimate->params_b);
-    write_estimated(w, "tokens_b", estimate->tokens_b);
-    write_estimated(w, "tokens_per_second", estimate->tokens_per_second);
+    /* The workload as given (or preset), not rounded: 0.000001 B tokens
+     * must not read as 0, which means "no training run". */
+    jsonw_key_real(w, "model_params_b", estimate->params_b);
+    jsonw_key_real(w, "tokens_b", estimate->tokens_b);
+    jsonw_key_real(w, "tokens_per_second", estimate->tokens_per_second);
     jsonw_key_real(w, "bytes_per_param", estimate->bytes_per_param);
-    write_estimated(w, "trainable_params_b", estimate->trainable_params_b);
+    jsonw_key_real(w, "trainable_params_b", estimate->trainable_params_b); /* a count too */
     jsonw_key_real(w, "state_bytes_per_trainable_param", estimate->state_bytes_per_trainable_param);
     write_estimated(w, "weights_gb", estimate->weights_gb);
     write_estimated(w, "model_state_gb", estimate->model_state_gb);

@@ -83,6 +83,19 @@ START_TEST(test_recommend_7b_inference_fp16)
 }
 END_TEST
 
+/* The workload is echoed as given: a tiny training run is not shown as
+ * tokens_b 0, which would mean "no training run". */
+START_TEST(test_recommend_echoes_tiny_workload_unrounded)
+{
+    struct http_response *response = recommend(
+        "{\"workload\":{\"task\":\"finetune\",\"model_params_b\":0.001,\"tokens_b\":0.000001}}");
+    ck_assert_ptr_nonnull(strstr(response->body, "\"model_params_b\":0.001,\"tokens_b\":0.000001,"
+                                                 "\"tokens_per_second\":0.0,"));
+    ck_assert_ptr_nonnull(strstr(response->body, "\"trainable_params_b\":0.001,"));
+    http_response_free(response);
+}
+END_TEST
+
 START_TEST(test_recommend_7b_inference_int8)
 {
     struct http_response *response = recommend(
@@ -378,6 +391,7 @@ static Suite *make_suite(void)
     suite_set_timeout(cases, 10);
     tcase_add_test(cases, test_recommend_7b_inference_fp16);
     tcase_add_test(cases, test_recommend_7b_inference_int8);
+    tcase_add_test(cases, test_recommend_echoes_tiny_workload_unrounded);
     tcase_add_test(cases, test_recommend_learning_student);
     tcase_add_test(cases, test_recommend_7b_finetune);
     tcase_add_test(cases, test_recommend_time_buys_more_cards);
