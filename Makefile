@@ -67,7 +67,8 @@ HTTP_OBJ  := $(call obj,$(HTTP_SRC) $(HTTP_ASM))
 # The request and response bodies: JSON <-> the core's structs, without
 # libmicrohttpd (src/http/bodies.h), tested and fuzzed on their own.
 BODY_OBJ  := $(call obj,src/http/fields.c src/http/render.c src/http/quote_body.c \
-                         src/http/recommend_body.c src/http/catalog_render.c)
+                         src/http/recommend_body.c src/http/catalog_render.c \
+                         src/http/body_load.c)
 MAIN_OBJ  := $(call obj,src/main.c)
 
 BIN := $(BUILD)/gpuquote

@@ -64,12 +64,11 @@ enum gq_code fields_array(json_t *object, const char *key, const char *path, boo
 enum gq_code fields_object(json_t *object, const char *key, const char *path, bool required,
                            json_t **out, struct gq_error *err);
 
-/* Fills `err` for a body json_loadb() refused with `error` and returns its
- * code: out_of_range, with no field (jansson does not say which), for a
- * number too large to hold, since RFC 8259 sets no limit on numbers;
- * malformed_json for anything else. jansson stops at the first error, so
- * a body that has such a number is not checked past it. */
-enum gq_code fields_load_error(const json_error_t *error, struct gq_error *err);
+/* A request body as JSON (body_load.c): any JSON value, repeated keys
+ * refused. NULL with `err` set: malformed_json, or out_of_range naming the
+ * field of a number too large to hold (RFC 8259 sets no limit on numbers;
+ * the rest of the body is still checked for syntax). */
+json_t *body_load(const char *body, size_t length, struct gq_error *err);
 
 /* Writes "parent.key" (or "key" at the root) into buf. */
 void fields_path(char *buf, size_t size, const char *parent, const char *key);

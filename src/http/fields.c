@@ -26,15 +26,6 @@ void fields_index_path(char *buf, size_t size, const char *parent, size_t index)
     snprintf(buf, size, "%s[%zu]", parent, index);
 }
 
-enum gq_code fields_load_error(const json_error_t *error, struct gq_error *err)
-{
-    if (json_error_code(error) == json_error_numeric_overflow)
-        return gq_fail(err, GQ_ERR_OUT_OF_RANGE, NULL,
-                       "the number at line %d, column %d is too large", error->line, error->column);
-    return gq_fail(err, GQ_ERR_MALFORMED_JSON, NULL, "malformed JSON at line %d, column %d: %s",
-                   error->line, error->column, error->text);
-}
-
 static const char *type_name(const json_t *value)
 {
     switch (json_typeof(value)) {

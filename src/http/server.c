@@ -377,14 +377,9 @@ static bool parse_json_body(struct http_request *request, enum MHD_Result *resul
                              "the body is empty; expected a JSON object");
         return false;
     }
-    /* Any JSON value parses, so that a scalar and an array are both "valid
-     * JSON of the wrong type" (422), not one of them malformed. */
-    json_error_t error;
-    request->json = json_loadb(request->body, request->body_length,
-                               JSON_REJECT_DUPLICATES | JSON_DECODE_ANY, &error);
+    struct gq_error err;
+    request->json = body_load(request->body, request->body_length, &err);
     if (request->json == NULL) {
-        struct gq_error err;
-        fields_load_error(&error, &err);
         *result = reply_error(request, &err);
         return false;
     }

@@ -1,6 +1,6 @@
 /*
- * libFuzzer harness: a POST /quote body through json_loadb (the server's
- * flags), quote_body_parse, quote_compute (the result sized as the handler
+ * libFuzzer harness: a POST /quote body through body_load (the server's
+ * loader), quote_body_parse, quote_compute (the result sized as the handler
  * sizes it) and quote_body_render, the text loaded back, the totals, the
  * cheapest plan and every amount checked (tests/fuzz/replay_bodies.h).
  */

@@ -1,6 +1,6 @@
 /*
- * libFuzzer harness: a POST /recommend body through json_loadb (the
- * server's flags), recommend_body_parse, recommend_run and
+ * libFuzzer harness: a POST /recommend body through body_load (the
+ * server's loader), recommend_body_parse, recommend_run and
  * recommend_body_render, the text loaded back, every recommendation checked
  * against its limits and re-priced by quote_compute
  * (tests/fuzz/replay_bodies.h).

@@ -1,12 +1,12 @@
 /*
  * Replaying one fuzz input as a POST /quote or POST /recommend body, along
- * the path the handlers take minus the HTTP: bytes -> json_loadb (with the
- * server's flags) -> *_body_parse -> quote_compute / recommend_run ->
+ * the path the handlers take minus the HTTP: bytes -> body_load (the
+ * server's) -> *_body_parse -> quote_compute / recommend_run ->
  * *_body_render (JSON text) -> json_loadb again, with the invariants of each result checked
  * on the way (FUZZ_CHECK aborts).
  *
- * Needs jansson and the body code of src/http/ (fields.c, render.c,
- * quote_body.c, recommend_body.c, which call no libmicrohttpd) besides the
+ * Needs jansson and the body code of src/http/ (body_load.c, fields.c,
+ * render.c, quote_body.c, recommend_body.c, which call no libmicrohttpd) besides the
  * core and src/util/{clock,json_writer,utf8}.c.
  */
 #ifndef GQ_TESTS_FUZZ_REPLAY_BODIES_H
@@ -170,9 +170,8 @@ static inline json_t *fuzz_load_body(const uint8_t *data, size_t size,
                                      struct fuzz_body_outcome *out)
 {
     memset(out, 0, sizeof *out);
-    json_error_t error;
-    json_t *body =
-        json_loadb((const char *)data, size, JSON_REJECT_DUPLICATES | JSON_DECODE_ANY, &error);
+    struct gq_error err;
+    json_t *body = body_load((const char *)data, size, &err);
     out->stage = FUZZ_BODY_MALFORMED;
     if (body == NULL)
         return NULL;

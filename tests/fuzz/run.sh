@@ -31,9 +31,9 @@ sources() {
     money) echo src/core/money.c ;;
     catalog_query) echo src/core/catalog_query.c src/core/catalog.c src/core/money.c \
         src/core/error.c ;;
-    quote_body | recommend_body) echo src/core/*.c src/http/fields.c src/http/render.c \
-        src/http/quote_body.c src/http/recommend_body.c src/util/clock.c src/util/json_writer.c \
-        src/util/utf8.c ;;
+    quote_body | recommend_body) echo src/core/*.c src/http/body_load.c src/http/fields.c \
+        src/http/render.c src/http/quote_body.c src/http/recommend_body.c src/util/clock.c \
+        src/util/json_writer.c src/util/utf8.c ;;
     *) return 1 ;;
     esac
 }

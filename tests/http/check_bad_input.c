@@ -229,9 +229,9 @@ struct bad_request {
 #define GET(target) .method = "GET", .path = (target)
 #define RAW(literal) .transport = VIA_RAW, BYTES(literal)
 #define MALFORMED .status = 400, .code = "malformed_json"
-/* Valid JSON (RFC 8259 sets no limit on numbers) that jansson cannot hold,
- * so nothing says which field it was in. */
-#define TOO_BIG .status = 422, .code = "out_of_range", .field = NULL
+/* Valid JSON (RFC 8259 sets no limit on numbers) that jansson cannot hold:
+ * the field that held it is named all the same. */
+#define TOO_BIG(error_field) .status = 422, .code = "out_of_range", .field = (error_field)
 #define REFUSED(error_code, error_field) .status = 422, .code = (error_code), .field = (error_field)
 #define BAD_PARAMETER(name) .status = 400, .code = "invalid_parameter", .field = (name)
 #define NOT_FOUND .status = 404, .code = "not_found"
@@ -298,15 +298,30 @@ static const struct bad_request rows[] = {
     {"control character", QUOTE(ITEMS(ITEM_SKU("\"v100\x01\""))), MALFORMED},
 
     /* ---- numbers: beyond int64 and double, -0, underflow ---- */
-    {"huge number", QUOTE(ITEMS(ITEM_DAYS("1e400"))), TOO_BIG},
-    {"huge number", QUOTE(ITEMS(ITEM_HOURS("-1e400"))), TOO_BIG},
-    {"huge number", QUOTE(ITEMS(ITEM_DAYS("9223372036854775808"))), TOO_BIG}, /* 2^63 */
-    {"huge number", QUOTE(ITEMS(ITEM_WITH("\"quantity\":-9223372036854775809"))), TOO_BIG},
-    {"huge number", RECOMMEND("{" WORKLOAD ",\"budget\":100000000000000000000}"), TOO_BIG},
-    {"huge number", QUOTE(ITEMS(ITEM_WITH("\"quantity\":99999999999999999999999"))), TOO_BIG,
-     .message = "the number at line 1, column 93 is too large"},
-    {"huge number", RECOMMEND("{" WORKLOAD ",\"assumptions\":{\"mfu\":1e999}}"), TOO_BIG,
-     .message = "the number at line 1, column 77 is too large"},
+    {"huge number", QUOTE(ITEMS(ITEM_DAYS("1e400"))), TOO_BIG("items[0].days")},
+    {"huge number", QUOTE(ITEMS(ITEM_HOURS("-1e400"))), TOO_BIG("items[0].hours_per_day")},
+    {"huge number", QUOTE(ITEMS(ITEM_DAYS("9223372036854775808"))), /* 2^63 */
+     TOO_BIG("items[0].days")},
+    {"huge number", QUOTE(ITEMS(ITEM_WITH("\"quantity\":-9223372036854775809"))),
+     TOO_BIG("items[0].quantity")},
+    {"huge number", RECOMMEND("{" WORKLOAD ",\"budget\":100000000000000000000}"),
+     TOO_BIG("budget")},
+    {"huge number", QUOTE(ITEMS(ITEM_WITH("\"quantity\":99999999999999999999999"))),
+     TOO_BIG("items[0].quantity"), .message = "items[0].quantity is too large a number"},
+    {"huge number", RECOMMEND("{" WORKLOAD ",\"assumptions\":{\"mfu\":1e999}}"),
+     TOO_BIG("assumptions.mfu"), .message = "assumptions.mfu is too large a number"},
+    /* The rest of the body is read all the same: malformed after the number
+     * is malformed, and so is a repeated key. */
+    {"huge number", QUOTE("{\"items\":[" ITEM_DAYS("1e400") "],}"), MALFORMED,
+     .message = "malformed JSON at line 1, column 65: string or '}' expected near '}'"},
+    {"huge number", QUOTE(ITEMS(ITEM_WITH("\"quantity\":1e999,\"quantity\":2"))), MALFORMED},
+    {"huge number", QUOTE("[1e999]"), REFUSED("invalid_type", NULL)},
+    /* Past 16 such numbers they are not all read: the first is named by its
+     * place. */
+    {"huge number",
+     QUOTE("{\"a\":[1e999,1e999,1e999,1e999,1e999,1e999,1e999,1e999,1e999,1e999,1e999,1e999,"
+           "1e999,1e999,1e999,1e999,1e999]}"),
+     TOO_BIG(NULL), .message = "the number at line 1, column 11 is too large"},
     {"huge number", QUOTE(ITEMS(ITEM_DAYS("9223372036854775807"))),
      REFUSED("out_of_range", "items[0].days"), .message = "items[0].days must be 1..3650"},
     {"huge number", QUOTE(ITEMS(ITEM_WITH("\"quantity\":-9223372036854775808"))),

@@ -386,7 +386,7 @@ static const struct invalid_quote invalid_quotes[] = {
     {"{\"items\":", 400, "malformed_json", NULL},
     {"{\"items\":[{" V100_8H_90D "}],\"items\":[]}", 400, "malformed_json", NULL},
     {"{\"items\":[{\"sku\":\"v100-16g-x1\",\"hours_per_day\":8,\"days\":1e999}]}", 422,
-     "out_of_range", NULL},
+     "out_of_range", "items[0].days"},
     {"{\"items\":[{\"sku\":\"v100\xff\xfe\",\"hours_per_day\":8,\"days\":90}]}", 400,
      "malformed_json", NULL},
     {"{'items': []}", 400, "malformed_json", NULL},
