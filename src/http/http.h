@@ -155,7 +155,7 @@ struct http_request {
     const char *declared_length; /* the Content-Length, if any */
     const char *content_type;    /* the (last) Content-Type, if any */
     unsigned content_types;      /* how many Content-Type headers came */
-    const char *content_encoding; /* the Content-Encoding, if any */
+    const char *content_encoding; /* the first Content-Encoding not "identity" */
     unsigned idempotency_keys;   /* how many Idempotency-Key headers came */
     /* A handler that waits for the store suspends the connection and sets
      * `resume`, which runs on the call after the connection is resumed;

@@ -16,6 +16,7 @@
  * deadline.
  */
 #include <arpa/inet.h>
+#include <assert.h>
 #include <netinet/in.h>
 #include <stdlib.h>
 #include <string.h>
@@ -71,9 +72,10 @@ struct connection_state {
      * lines of all its requests; "" when unknown. */
     char client[INET6_ADDRSTRLEN];
     /* The request whose request line has been read and whose completion
-     * has not been reported yet. libmicrohttpd 0.9.75 closes some
-     * connections without reporting it (a query with more parameters than
-     * the connection's memory holds): such a request is finished when its
+     * has not been reported yet. libmicrohttpd 0.9.75 closes a connection
+     * without reporting it when it cannot queue its own error answer (a
+     * query with more parameters than the connection's memory holds; any
+     * refusal when memory is short): such a request is finished when its
      * connection closes, so it is neither lost from the log nor leaked. */
     struct http_request *open_request;
 };
@@ -183,6 +185,19 @@ struct headers_seen {
     size_t request_id_length;
 };
 
+/* No Content-Encoding, or "identity": the body is as sent. A compressed
+ * body would parse as garbage and be called malformed JSON. */
+static bool is_identity_coding(const char *value)
+{
+    static const char identity[] = "identity";
+    const size_t length = sizeof identity - 1;
+    value += strspn(value, " \t");
+    if (value[0] == '\0')
+        return true;
+    return strncasecmp(value, identity, length) == 0 &&
+           value[length + strspn(value + length, " \t")] == '\0';
+}
+
 static enum MHD_Result note_header(void *context, enum MHD_ValueKind kind, const char *name,
                                    size_t name_length, const char *value, size_t value_length)
 {
@@ -201,7 +216,8 @@ static enum MHD_Result note_header(void *context, enum MHD_ValueKind kind, const
         seen->request->content_types++;
         seen->request->content_type = value;
     } else if (strcasecmp(name, MHD_HTTP_HEADER_CONTENT_ENCODING) == 0) {
-        seen->request->content_encoding = value;
+        if (!is_identity_coding(value) && seen->request->content_encoding == NULL)
+            seen->request->content_encoding = value; /* the first coding not allowed */
     } else if (strcasecmp(name, "Idempotency-Key") == 0) {
         seen->request->idempotency_keys++;
     } else if (strcasecmp(name, REQUEST_ID_HEADER) == 0) {
@@ -336,21 +352,6 @@ static bool is_json_content_type(const char *value)
     return next == '\0' || next == ';' || next == ' ' || next == '\t';
 }
 
-/* No Content-Encoding, or "identity": the body is as sent. A compressed
- * body would parse as garbage and be called malformed JSON. */
-static bool is_identity_coding(const char *value)
-{
-    if (value == NULL)
-        return true;
-    value += strspn(value, " \t");
-    static const char identity[] = "identity";
-    size_t length = sizeof identity - 1;
-    if (value[0] == '\0')
-        return true;
-    if (strncasecmp(value, identity, length) != 0)
-        return false;
-    return value[length + strspn(value + length, " \t")] == '\0';
-}
 
 /* Parses the body once for routes that take JSON; replies itself and
  * returns false when the body is not a JSON object. */
@@ -366,7 +367,7 @@ static bool parse_json_body(struct http_request *request, enum MHD_Result *resul
                              "Content-Type must be given once");
         return false;
     }
-    if (!is_identity_coding(request->content_encoding)) {
+    if (request->content_encoding != NULL) {
         *result = reply_fail(request, GQ_ERR_UNSUPPORTED_MEDIA_TYPE, NULL,
                              "Content-Encoding '%.40s' is not supported: send the body as it is",
                              request->content_encoding);
@@ -514,7 +515,9 @@ static unsigned status_queued_by_library(struct MHD_Connection *connection)
 }
 
 /* libmicrohttpd ends the request it refused "with error" once its answer
- * has been sent whole: that is the refusal itself, not an interruption. */
+ * has been sent whole: that is the refusal itself, not an interruption.
+ * (0.9.75 reports a failure to send that answer the same way, so such a
+ * failure is logged as a refusal too.) */
 static const char *refusal_interruption(enum MHD_RequestTerminationCode termination)
 {
     return termination == MHD_REQUEST_TERMINATED_WITH_ERROR ? NULL : interruption(termination);
@@ -525,8 +528,8 @@ static const char *refusal_interruption(enum MHD_RequestTerminationCode terminat
  * Content-Length that is not a number) and answered itself, or it ended
  * unanswered (the client gone before its headers were whole, a query with
  * more parameters than the connection's memory holds, the server
- * stopping). It is logged with the library's status, or 0 and why it
- * ended, and the path as sent. The method and the size of the library's
+ * stopping). It is logged with the library's status if one is still
+ * queued, or 0 and why it ended, and the path as sent. The method and the size of the library's
  * body are not known here (logged as none and 0), and no X-Request-Id was
  * sent, so none is logged. */
 static void log_unhandled_request(const struct http_request *request,
@@ -598,8 +601,23 @@ static void complete_request(void *context, struct MHD_Connection *connection,
     if (request == NULL)
         return;
     *request_context = NULL;
-    connection_state_of(connection)->open_request = NULL; /* it made the request */
+    struct connection_state *state = connection_state_of(connection);
+    assert(state != NULL); /* note_request_target() makes no request without it */
+    state->open_request = NULL;
     finish_request(request, connection, termination);
+}
+
+/* Finishes the request whose completion libmicrohttpd never reported
+ * (it closed the connection at once after failing to queue an answer).
+ * By now it has freed the connection's memory, which holds the method and
+ * the decoded path: the request is logged from its own copies only, the
+ * path as sent and no method. */
+static void finish_unreported_request(struct http_request *request,
+                                      struct MHD_Connection *connection)
+{
+    request->method_name = NULL;
+    request->path = request->raw_path;
+    finish_request(request, connection, MHD_REQUEST_TERMINATED_WITH_ERROR);
 }
 
 /* Makes a connection's state when it opens; when it closes, finishes a
@@ -611,7 +629,7 @@ static void track_connection(void *context, struct MHD_Connection *connection,
     struct connection_state *state = *socket_context;
     if (code == MHD_CONNECTION_NOTIFY_CLOSED) {
         if (state != NULL && state->open_request != NULL)
-            finish_request(state->open_request, connection, MHD_REQUEST_TERMINATED_WITH_ERROR);
+            finish_unreported_request(state->open_request, connection);
         free(state);
         *socket_context = NULL;
         return;

@@ -517,6 +517,13 @@ START_TEST(test_quote_content_encoding)
     ck_assert_str_eq(http_header(response, "accept-encoding"), "identity");
     http_response_free(response);
 
+    /* Every Content-Encoding counts, not only the last. */
+    const char *const both[] = {"Content-Type: application/json", "Content-Encoding: gzip",
+                                "Content-Encoding: identity", NULL};
+    response = http_request(client, "POST", "/quote", both, body);
+    expect_error(response, 415, "unsupported_media_type", NULL);
+    http_response_free(response);
+
     const char *const identity[] = {"Content-Type: application/json",
                                     "Content-Encoding: Identity ", NULL};
     response = http_request(client, "POST", "/quote", identity, body);
