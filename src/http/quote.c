@@ -74,11 +74,75 @@ static bool read_idempotency_key(struct http_request *request, const char **key)
     return true;
 }
 
+/* A real that is a whole number a double holds exactly (within ±2^53). */
+static bool is_integral_real(const json_t *value)
+{
+    double real = json_real_value(value);
+    return json_is_real(value) && real == floor(real) && fabs(real) <= 9007199254740992.0;
+}
+
+static json_t *as_integer(const json_t *real)
+{
+    return json_integer((json_int_t)json_real_value(real));
+}
+
+/* Writes every integral real in `value` as an integer (24.0 as 24), so
+ * that the canonical text of a request does not depend on how a client
+ * writes a whole number: openapi accepts both forms as the same value.
+ * Other reals are already written one way whatever their spelling (8.50 and
+ * 8.5 both as 8.5). Nesting is bounded by jansson's parser. False when
+ * memory ran out (jansson refuses a NULL value). */
+static bool integral_reals_as_integers(json_t *value)
+{
+    bool whole = true;
+    if (json_is_object(value)) {
+        for (void *it = json_object_iter(value); it != NULL && whole;
+             it = json_object_iter_next(value, it)) {
+            json_t *member = json_object_iter_value(it);
+            whole = is_integral_real(member)
+                        ? json_object_iter_set_new(value, it, as_integer(member)) == 0
+                        : integral_reals_as_integers(member);
+        }
+    } else if (json_is_array(value)) {
+        for (size_t i = 0; i < json_array_size(value) && whole; i++) {
+            json_t *element = json_array_get(value, i);
+            whole = is_integral_real(element) ? json_array_set_new(value, i, as_integer(element)) == 0
+                                              : integral_reals_as_integers(element);
+        }
+    }
+    return whole;
+}
+
+/* The canonical text of a request body, by which a retry is recognised:
+ * compact, keys sorted, whole numbers as integers. Changes `body`. NULL
+ * when memory ran out. */
+static char *canonical_request(json_t *body)
+{
+    if (!integral_reals_as_integers(body))
+        return NULL;
+    return json_dumps(body, JSON_COMPACT | JSON_SORT_KEYS);
+}
+
+/* Whether `canonical` is the request stored as `stored`. A quote stored
+ * before whole numbers were canonical kept 24.0 as written; its text is
+ * brought to today's form before it is judged different. */
+static bool same_request(const char *stored, const char *canonical)
+{
+    if (strcmp(stored, canonical) == 0)
+        return true;
+    json_t *old = json_loads(stored, 0, NULL);
+    char *today = old != NULL ? canonical_request(old) : NULL;
+    json_decref(old);
+    bool same = today != NULL && strcmp(today, canonical) == 0;
+    free(today);
+    return same;
+}
+
 static enum MHD_Result reply_replay(struct http_request *request, const char *canonical,
                                     struct stored_quote *existing)
 {
     enum MHD_Result result;
-    if (strcmp(existing->request_json, canonical) == 0)
+    if (same_request(existing->request_json, canonical))
         result = reply_stored(request, existing, MHD_HTTP_CREATED, true);
     else
         result = reply_fail(request, GQ_ERR_IDEMPOTENCY_CONFLICT, "Idempotency-Key",
@@ -151,43 +215,6 @@ static enum MHD_Result reply_saved(struct http_request *request)
     return result;
 }
 
-/* A new integer for an integral real that a double holds exactly (within
- * ±2^53); NULL for any other value. */
-static json_t *integer_for_integral_real(const json_t *value)
-{
-    double real = json_real_value(value);
-    if (!json_is_real(value) || real != floor(real) || fabs(real) > 9007199254740992.0)
-        return NULL;
-    return json_integer((json_int_t)real);
-}
-
-/* Writes every integral real in `value` as an integer (24.0 as 24), so
- * that the canonical text of a request does not depend on how a client
- * writes a whole number: openapi accepts both forms as the same value.
- * Other reals are already written one way whatever their spelling (8.50 and
- * 8.5 both as 8.5). Nesting is bounded by jansson's parser. */
-static void integral_reals_as_integers(json_t *value)
-{
-    if (json_is_object(value)) {
-        for (void *it = json_object_iter(value); it != NULL;
-             it = json_object_iter_next(value, it)) {
-            json_t *integer = integer_for_integral_real(json_object_iter_value(it));
-            if (integer != NULL)
-                json_object_iter_set_new(value, it, integer);
-            else
-                integral_reals_as_integers(json_object_iter_value(it));
-        }
-    } else if (json_is_array(value)) {
-        for (size_t i = 0; i < json_array_size(value); i++) {
-            json_t *integer = integer_for_integral_real(json_array_get(value, i));
-            if (integer != NULL)
-                json_array_set_new(value, i, integer);
-            else
-                integral_reals_as_integers(json_array_get(value, i));
-        }
-    }
-}
-
 /* Hands the rendered quote (taking `text`) to the store and suspends the
  * connection until it is written; reply_saved() answers. */
 static enum MHD_Result store_new_quote(struct http_request *request, char *text,
@@ -199,8 +226,7 @@ static enum MHD_Result store_new_quote(struct http_request *request, char *text,
         return reply_queue(request, MHD_HTTP_INTERNAL_SERVER_ERROR, NULL);
     }
     struct stored_quote *quote = &save->quote;
-    integral_reals_as_integers(request->json); /* parsed already: the tree is ours to change */
-    quote->request_json = json_dumps(request->json, JSON_COMPACT | JSON_SORT_KEYS);
+    quote->request_json = canonical_request(request->json); /* parsed already: ours to change */
     quote->response_json = text;
     quote->idempotency_key = (char *)key;
     quote->price_list_version = request->snapshot->catalog->price_list_version;

@@ -773,6 +773,39 @@ START_TEST(test_quote_idempotency_key)
 }
 END_TEST
 
+/* A quote stored before whole numbers were canonical kept 8.0 as written;
+ * a retry of that very body is still a replay, not a conflict. */
+START_TEST(test_quote_idempotency_key_of_a_quote_stored_with_reals)
+{
+    char key[64];
+    snprintf(key, sizeof key, "legacy-%ld-%d", (long)getpid(), rand());
+    const char *body = "{\"items\":[{\"sku\":\"v100-16g-x1\",\"hours_per_day\":8.0,\"days\":90}]}";
+    struct http_response *first = post_quote_with_key(client, key, body);
+    expect_status(first, 201);
+    ck_assert_int_eq(server_db_exec(&shared,
+                                    "UPDATE quotes SET request_json = replace(request_json, "
+                                    "'\"hours_per_day\":8,', '\"hours_per_day\":8.0,') "
+                                    "WHERE idempotency_key = ?1",
+                                    key),
+                     1);
+    char *stored = server_db_text(&shared, "SELECT request_json FROM quotes WHERE idempotency_key = ?1",
+                                  key);
+    ck_assert_ptr_nonnull(strstr(stored, "\"hours_per_day\":8.0,"));
+    free(stored);
+
+    struct http_response *retry = post_quote_with_key(client, key, body);
+    expect_status(retry, 201);
+    ck_assert_str_eq(http_header(retry, "idempotent-replayed"), "true");
+    expect_str(retry->json, "id", json_str(first->json, "id"));
+    http_response_free(retry);
+    retry = post_quote_with_key(
+        client, key, "{\"items\":[{\"sku\":\"v100-16g-x1\",\"hours_per_day\":8,\"days\":91}]}");
+    expect_error(retry, 409, "idempotency_conflict", "Idempotency-Key");
+    http_response_free(retry);
+    http_response_free(first);
+}
+END_TEST
+
 /* Twenty connections send the same keyed request at once: one quote is
  * written, every answer names it, all but one say they are replays. */
 START_TEST(test_quote_idempotency_key_concurrent)
@@ -1060,6 +1093,7 @@ static Suite *make_suite(void)
     tcase_add_test(stored, test_quote_accepted_once);
     tcase_add_test(stored, test_quote_unknown_or_malformed_id);
     tcase_add_test(stored, test_quote_idempotency_key);
+    tcase_add_test(stored, test_quote_idempotency_key_of_a_quote_stored_with_reals);
     tcase_add_test(stored, test_quote_idempotency_key_concurrent);
     tcase_add_test(stored, test_quote_bad_idempotency_key);
     suite_add_tcase(suite, stored);
