@@ -551,11 +551,19 @@ static const char *plural(int64_t count)
     return count == 1 ? "" : "s";
 }
 
-/* "¥1231.00" */
-static const char *yuan(gq_money fen, char buf[MONEY_FORMAT_SIZE + 4])
+/* "¥" and an amount, or an amount, a space and a 3-letter code. */
+#define AMOUNT_TEXT_SIZE (MONEY_FORMAT_SIZE + 4)
+
+/* An amount as the reasons show it: "¥1512.17" in the catalog's CNY, else
+ * with its ISO code ("1512.17 USD"), since the currency is the catalog's. */
+static const char *amount_text(const struct scan *scan, gq_money fen, char buf[AMOUNT_TEXT_SIZE])
 {
     char digits[MONEY_FORMAT_SIZE];
-    snprintf(buf, MONEY_FORMAT_SIZE + 4, "¥%s", money_format(fen, digits));
+    const char *currency = scan->catalog->currency;
+    if (currency == NULL || strcmp(currency, "CNY") == 0)
+        snprintf(buf, AMOUNT_TEXT_SIZE, "¥%s", money_format(fen, digits));
+    else
+        snprintf(buf, AMOUNT_TEXT_SIZE, "%s %.3s", money_format(fen, digits), currency);
     return buf;
 }
 
@@ -617,17 +625,18 @@ static void reason_work(const struct scan *scan, const struct recommendation *r,
                  (int)r->usage.days, one_decimal(r->estimated_hours, b));
 }
 
-static void reason_plan(const struct recommendation *r, char *buf)
+static void reason_plan(const struct scan *scan, const struct recommendation *r, char *buf)
 {
-    char plan[RECOMMEND_TEXT_SIZE / 2], total[MONEY_FORMAT_SIZE + 4];
-    char discount[MONEY_FORMAT_SIZE + 4], count[24] = "", hours[DECIMAL_SIZE];
+    char plan[RECOMMEND_TEXT_SIZE / 2], total[AMOUNT_TEXT_SIZE];
+    char discount[AMOUNT_TEXT_SIZE], count[24] = "", hours[DECIMAL_SIZE];
     describe_plan(&r->plan, plan, sizeof plan);
     if (r->quantity > 1)
         snprintf(count, sizeof count, "%d × ", (int)r->quantity);
     snprintf(buf, RECOMMEND_TEXT_SIZE, "cheapest plan: %s%s, %s for %s%s h%s%s%s", plan,
-             r->quantity > 1 ? " per instance" : "", yuan(r->total, total), count,
+             r->quantity > 1 ? " per instance" : "", amount_text(scan, r->total, total), count,
              one_decimal((double)usage_millihours(&r->usage) / USAGE_MILLIHOURS_PER_HOUR, hours),
-             r->discount > 0 ? " after " : "", r->discount > 0 ? yuan(r->discount, discount) : "",
+             r->discount > 0 ? " after " : "",
+             r->discount > 0 ? amount_text(scan, r->discount, discount) : "",
              r->discount > 0 ? " discount" : "");
 }
 
@@ -655,11 +664,11 @@ static bool reason_schedule(const struct scan *scan, const struct recommendation
 
 static bool reason_budget(const struct scan *scan, const struct recommendation *r, char *buf)
 {
-    char total[MONEY_FORMAT_SIZE + 4], budget[MONEY_FORMAT_SIZE + 4];
+    char total[AMOUNT_TEXT_SIZE], budget[AMOUNT_TEXT_SIZE];
     if (scan->request->budget == 0)
         return false;
-    snprintf(buf, RECOMMEND_TEXT_SIZE, "within budget: %s of %s", yuan(r->total, total),
-             yuan(scan->request->budget, budget));
+    snprintf(buf, RECOMMEND_TEXT_SIZE, "within budget: %s of %s",
+             amount_text(scan, r->total, total), amount_text(scan, scan->request->budget, budget));
     return true;
 }
 
@@ -667,7 +676,7 @@ static void write_reasons(const struct scan *scan, struct recommendation *r)
 {
     reason_fit(r, r->reasons[r->n_reasons++]);
     reason_work(scan, r, r->reasons[r->n_reasons++]);
-    reason_plan(r, r->reasons[r->n_reasons++]);
+    reason_plan(scan, r, r->reasons[r->n_reasons++]);
     if (reason_schedule(scan, r, r->reasons[r->n_reasons]))
         r->n_reasons++;
     if (reason_budget(scan, r, r->reasons[r->n_reasons]))
@@ -700,7 +709,7 @@ static void write_recommendation(const struct scan *scan, const struct candidate
 
 static void write_detail(const struct scan *scan, const struct miss *m, char *buf)
 {
-    char total[MONEY_FORMAT_SIZE + 4], budget[MONEY_FORMAT_SIZE + 4];
+    char total[AMOUNT_TEXT_SIZE], budget[AMOUNT_TEXT_SIZE];
     char a[DECIMAL_SIZE], b[DECIMAL_SIZE];
     int n = (int)m->instances;
     switch (m->reason) {
@@ -733,7 +742,8 @@ static void write_detail(const struct scan *scan, const struct miss *m, char *bu
         break;
     case RECOMMEND_REJECT_OVER_BUDGET:
         snprintf(buf, RECOMMEND_TEXT_SIZE, "costs %s at best (%d instance%s), budget %s",
-                 yuan(m->total, total), n, plural(n), yuan(scan->request->budget, budget));
+                 amount_text(scan, m->total, total), n, plural(n),
+                 amount_text(scan, scan->request->budget, budget));
         break;
     default:
         if (m->code == GQ_ERR_NOT_ELIGIBLE)
@@ -790,7 +800,7 @@ static const char *more_instances(const struct scan *scan, const char *then, cha
 /* What to change when nothing fits, from the nearest miss. */
 static void write_hint(const struct scan *scan, char *buf, size_t size)
 {
-    char total[MONEY_FORMAT_SIZE + 4], rate[DECIMAL_SIZE], days[DECIMAL_SIZE], more[96];
+    char total[AMOUNT_TEXT_SIZE], rate[DECIMAL_SIZE], days[DECIMAL_SIZE], more[96];
     const struct sizing_estimate *e = scan->estimate;
     if (scan->catalog->n_skus == 0)
         snprintf(buf, size, "the catalog has no SKUs");
@@ -799,7 +809,7 @@ static void write_hint(const struct scan *scan, char *buf, size_t size)
                  "the cheapest configuration that meets every other limit is %s × %d at %s: "
                  "raise the budget to at least that",
                  scan->cheapest_over.sku->id, (int)scan->cheapest_over.instances,
-                 yuan(scan->cheapest_over.total, total));
+                 amount_text(scan, scan->cheapest_over.total, total));
     else if (scan->has_late && scan->fastest_late.too_long)
         snprintf(buf, size,
                  "the fastest configuration, %s × %d, takes %s days, past the %d-day maximum "

@@ -375,6 +375,20 @@ START_TEST(test_rejection_over_budget_and_hint)
 }
 END_TEST
 
+/* Amounts in the text are in the catalog's currency: "¥" only for CNY. */
+START_TEST(test_texts_name_the_catalog_currency)
+{
+    free(catalog->currency);
+    catalog->currency = strdup("USD");
+    struct recommend_request request =
+        request_for(SIZING_TASK_FINETUNE, 7, SIZING_PRECISION_FP16, 1);
+    request.budget = 50000;
+    run_ok(&request);
+    assert_rejected("v100-32g-x8", RECOMMEND_REJECT_OVER_BUDGET,
+                    "costs 756.08 USD at best (1 instance), budget 500.00 USD");
+}
+END_TEST
+
 START_TEST(test_rejection_misses_deadline)
 {
     struct recommend_request request =
@@ -902,6 +916,7 @@ static Suite *recommend_suite(void)
     tcase_add_checked_fixture(rejected, setup, teardown);
     tcase_add_test(rejected, test_rejection_insufficient_throughput);
     tcase_add_test(rejected, test_rejection_over_budget_and_hint);
+    tcase_add_test(rejected, test_texts_name_the_catalog_currency);
     tcase_add_test(rejected, test_rejection_misses_deadline);
     tcase_add_test(rejected, test_rental_longer_than_deadline_is_refused);
     tcase_add_test(rejected, test_rental_within_deadline_is_recommended);
