@@ -85,29 +85,47 @@ START_TEST(unpriced_mode_is_not_eligible)
 }
 END_TEST
 
-/* The cheapest covers the issue names, as parts. */
-static const struct {
-    int32_t hours, days;
-    enum billing_mode hourly;
+/* The parts a cover is expected to have: a mode, blocks and days each. */
+struct expected_parts {
     gq_money amount;
     int n_parts;
     enum billing_mode modes[3];
     int32_t blocks[3];
     int32_t part_days[3];
+};
+
+static void assert_parts(const struct plan *plan, const struct expected_parts *expected)
+{
+    ck_assert_int_eq(plan->amount, expected->amount);
+    ck_assert_int_eq(plan->n_parts, expected->n_parts);
+    for (int p = 0; p < plan->n_parts; p++) {
+        ck_assert_int_eq(plan->parts[p].mode, expected->modes[p]);
+        ck_assert_int_eq(plan->parts[p].blocks, expected->blocks[p]);
+        ck_assert_int_eq(plan->parts[p].days, expected->part_days[p]);
+    }
+}
+
+/* The cheapest covers the issue names, as parts. */
+static const struct {
+    int32_t hours, days;
+    enum billing_mode hourly;
+    struct expected_parts expected;
 } cheapest_cases[] = {
-    {8, 90, BILLING_ON_DEMAND, 164160, 1, {BILLING_ON_DEMAND}, {0}, {90}},
-    {8, 90, BILLING_STUDENT, 108000, 1, {BILLING_STUDENT}, {0}, {90}},
-    {24, 90, BILLING_ON_DEMAND, 330500, 1, {BILLING_QUARTERLY}, {1}, {90}},
-    {24, 100, BILLING_ON_DEMAND, 385220, 2, {BILLING_QUARTERLY, BILLING_ON_DEMAND}, {1, 0}, {90, 10}},
+    {8, 90, BILLING_ON_DEMAND, {164160, 1, {BILLING_ON_DEMAND}, {0}, {90}}},
+    {8, 90, BILLING_STUDENT, {108000, 1, {BILLING_STUDENT}, {0}, {90}}},
+    {24, 90, BILLING_ON_DEMAND, {330500, 1, {BILLING_QUARTERLY}, {1}, {90}}},
+    {24, 100, BILLING_ON_DEMAND,
+     {385220, 2, {BILLING_QUARTERLY, BILLING_ON_DEMAND}, {1, 0}, {90, 10}}},
     /* 24 h × 120 days: a quarter + a month (4536) beats a quarter + 30
      * on-demand days (4946.60) and two quarters (6610). */
-    {24, 120, BILLING_ON_DEMAND, 453600, 2, {BILLING_QUARTERLY, BILLING_MONTHLY}, {1, 1}, {90, 30}},
+    {24, 120, BILLING_ON_DEMAND,
+     {453600, 2, {BILLING_QUARTERLY, BILLING_MONTHLY}, {1, 1}, {90, 30}}},
     /* 24 h × 30 days: one month (1231) beats 30 days on demand (1641.60). */
-    {24, 30, BILLING_ON_DEMAND, 123100, 1, {BILLING_MONTHLY}, {1}, {30}},
+    {24, 30, BILLING_ON_DEMAND, {123100, 1, {BILLING_MONTHLY}, {1}, {30}}},
     /* 24 h × 85 days: one quarter (3305) beats 2 months + 25 days (3830). */
-    {24, 85, BILLING_ON_DEMAND, 330500, 1, {BILLING_QUARTERLY}, {1}, {85}},
+    {24, 85, BILLING_ON_DEMAND, {330500, 1, {BILLING_QUARTERLY}, {1}, {85}}},
     /* Students: the student rate beats a month at any usage (27.4 h). */
-    {24, 30, BILLING_STUDENT, 108000, 1, {BILLING_STUDENT}, {0}, {30}},
+    {24, 30, BILLING_STUDENT, {108000, 1, {BILLING_STUDENT}, {0}, {30}}},
 };
 
 START_TEST(finds_the_cheapest_cover)
@@ -117,13 +135,7 @@ START_TEST(finds_the_cheapest_cover)
     ck_assert_int_eq(plan_cheapest(sku("v100-16g-x1"), BILLING_MODE_MASK_ALL,
                                    cheapest_cases[_i].hourly, &usage, &plan),
                      GQ_OK);
-    ck_assert_int_eq(plan.amount, cheapest_cases[_i].amount);
-    ck_assert_int_eq(plan.n_parts, cheapest_cases[_i].n_parts);
-    for (int p = 0; p < plan.n_parts; p++) {
-        ck_assert_int_eq(plan.parts[p].mode, cheapest_cases[_i].modes[p]);
-        ck_assert_int_eq(plan.parts[p].blocks, cheapest_cases[_i].blocks[p]);
-        ck_assert_int_eq(plan.parts[p].days, cheapest_cases[_i].part_days[p]);
-    }
+    assert_parts(&plan, &cheapest_cases[_i].expected);
 }
 END_TEST
 
@@ -179,37 +191,33 @@ static const struct {
     uint32_t usable;
     int32_t hours, days;
     enum billing_mode hourly;
-    gq_money amount;
-    int n_parts;
-    enum billing_mode modes[3];
-    int32_t blocks[3];
-    int32_t part_days[3];
+    struct expected_parts expected;
 } restricted_cases[] = {
     /* No blocks: 2.28 × 24 × 100 = 5472.00, though a quarter and ten days
      * on demand (3852.20) would be cheaper. */
-    {OD, 24, 100, BILLING_ON_DEMAND, 547200, 1, {BILLING_ON_DEMAND}, {0}, {100}},
+    {OD, 24, 100, BILLING_ON_DEMAND, {547200, 1, {BILLING_ON_DEMAND}, {0}, {100}}},
     /* No quarters: three months and ten days (3693 + 547.20) beat four
      * months (4924). */
-    {OD | MONTHS, 24, 100, BILLING_ON_DEMAND, 424020, 2, {BILLING_MONTHLY, BILLING_ON_DEMAND},
-     {3, 0}, {90, 10}},
+    {OD | MONTHS, 24, 100, BILLING_ON_DEMAND, {424020, 2, {BILLING_MONTHLY, BILLING_ON_DEMAND},
+     {3, 0}, {90, 10}}},
     /* Blocks only, 100 days: a quarter and a month (4536) beat four months
      * (4924) and two quarters (6610). */
-    {BLOCKS, 24, 100, BILLING_ON_DEMAND, 453600, 2, {BILLING_QUARTERLY, BILLING_MONTHLY}, {1, 1},
-     {90, 10}},
+    {BLOCKS, 24, 100, BILLING_ON_DEMAND, {453600, 2, {BILLING_QUARTERLY, BILLING_MONTHLY}, {1, 1},
+     {90, 10}}},
     /* Blocks only, 30 days at 8 h: one month (1231), though on demand would
      * be 547.20. */
-    {BLOCKS, 8, 30, BILLING_ON_DEMAND, 123100, 1, {BILLING_MONTHLY}, {1}, {30}},
+    {BLOCKS, 8, 30, BILLING_ON_DEMAND, {123100, 1, {BILLING_MONTHLY}, {1}, {30}}},
     /* Blocks only, one hour on one day: still a whole month. */
-    {BLOCKS, 1, 1, BILLING_ON_DEMAND, 123100, 1, {BILLING_MONTHLY}, {1}, {1}},
+    {BLOCKS, 1, 1, BILLING_ON_DEMAND, {123100, 1, {BILLING_MONTHLY}, {1}, {1}}},
     /* Blocks only, 85 days: one quarter (3305) beats three months (3693). */
-    {BLOCKS, 8, 85, BILLING_ON_DEMAND, 330500, 1, {BILLING_QUARTERLY}, {1}, {85}},
+    {BLOCKS, 8, 85, BILLING_ON_DEMAND, {330500, 1, {BILLING_QUARTERLY}, {1}, {85}}},
     /* Quarters alone: 100 days take two. */
-    {QUARTERS, 24, 100, BILLING_ON_DEMAND, 661000, 1, {BILLING_QUARTERLY}, {2}, {100}},
+    {QUARTERS, 24, 100, BILLING_ON_DEMAND, {661000, 1, {BILLING_QUARTERLY}, {2}, {100}}},
     /* Months alone: 100 days take four. */
-    {MONTHS, 24, 100, BILLING_ON_DEMAND, 492400, 1, {BILLING_MONTHLY}, {4}, {100}},
+    {MONTHS, 24, 100, BILLING_ON_DEMAND, {492400, 1, {BILLING_MONTHLY}, {4}, {100}}},
     /* The hourly mode passed (student) is not usable: blocks only, even
      * with on-demand in the mask (falling back is the caller's choice). */
-    {OD | BLOCKS, 8, 90, BILLING_STUDENT, 330500, 1, {BILLING_QUARTERLY}, {1}, {90}},
+    {OD | BLOCKS, 8, 90, BILLING_STUDENT, {330500, 1, {BILLING_QUARTERLY}, {1}, {90}}},
 };
 
 START_TEST(cheapest_uses_only_usable_modes)
@@ -219,13 +227,7 @@ START_TEST(cheapest_uses_only_usable_modes)
     ck_assert_int_eq(plan_cheapest(sku("v100-16g-x1"), restricted_cases[_i].usable,
                                    restricted_cases[_i].hourly, &usage, &plan),
                      GQ_OK);
-    ck_assert_int_eq(plan.amount, restricted_cases[_i].amount);
-    ck_assert_int_eq(plan.n_parts, restricted_cases[_i].n_parts);
-    for (int p = 0; p < plan.n_parts; p++) {
-        ck_assert_int_eq(plan.parts[p].mode, restricted_cases[_i].modes[p]);
-        ck_assert_int_eq(plan.parts[p].blocks, restricted_cases[_i].blocks[p]);
-        ck_assert_int_eq(plan.parts[p].days, restricted_cases[_i].part_days[p]);
-    }
+    assert_parts(&plan, &restricted_cases[_i].expected);
 }
 END_TEST
 
