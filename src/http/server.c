@@ -290,7 +290,8 @@ static bool framing_is_sound(struct http_request *request, const struct headers_
     } else if (seen->host > 1) {
         field = MHD_HTTP_HEADER_HOST;
         problem = "Host is given more than once";
-    } else if (seen->host == 0 && strcmp(version, MHD_HTTP_VERSION_1_1) == 0) {
+    } else if (seen->host == 0 && strcmp(version, MHD_HTTP_VERSION_1_0) != 0) {
+        /* Not only "HTTP/1.1": libmicrohttpd serves 1.2 to 1.9 as 1.1. */
         field = MHD_HTTP_HEADER_HOST;
         problem = "an HTTP/1.1 request must carry a Host header";
     }

@@ -591,6 +591,15 @@ START_TEST(test_operations_raw_protocol_errors)
     ck_assert_int_eq(raw_status(response), 400);
     free(response);
 
+    /* A later HTTP/1 minor version is served as 1.1, Host required too. */
+    response = raw_exchange(shared.port, "GET /healthz HTTP/1.2\r\n\r\n", suite_wait_ms(5));
+    ck_assert_ptr_nonnull(response);
+    ck_assert_int_eq(raw_status(response), 400);
+    ck_assert_str_eq(raw_body(response),
+                     "{\"error\":{\"code\":\"invalid_parameter\",\"message\":\"an HTTP/1.1 "
+                     "request must carry a Host header\",\"field\":\"Host\"}}");
+    free(response);
+
     /* An HTTP version nobody speaks. */
     response =
         raw_exchange(shared.port, "GET /catalog HTTP/9.9\r\nHost: test\r\n\r\n", suite_wait_ms(5));
