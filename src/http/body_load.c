@@ -27,9 +27,33 @@ static json_t *load(const char *text, size_t length, json_error_t *error)
     return json_loadb(text, length, JSON_REJECT_DUPLICATES | JSON_DECODE_ANY, error);
 }
 
-static bool is_number_byte(char c)
+static bool is_digit(char c)
 {
-    return (c >= '0' && c <= '9') || c == '-' || c == '+' || c == '.' || c == 'e' || c == 'E';
+    return c >= '0' && c <= '9';
+}
+
+/* Where the number that ends at `end` begins, reading back by JSON's
+ * grammar: "." and "e" only after a digit, "+" and "-" only after such an
+ * "e", except a "-" that starts the number. So "5-1e999" gives "-1e999",
+ * and the "5" before it stays to make the body malformed, as it is. */
+static size_t number_start(const char *text, size_t end)
+{
+    size_t start = end;
+    while (start > 0) {
+        char c = text[start - 1];
+        bool after_digit = start >= 2 && is_digit(text[start - 2]);
+        bool exponent_sign = (c == '-' || c == '+') && start >= 3 &&
+                             (text[start - 2] == 'e' || text[start - 2] == 'E') &&
+                             is_digit(text[start - 3]);
+        if (is_digit(c) || exponent_sign || ((c == '.' || c == 'e' || c == 'E') && after_digit)) {
+            start--;
+            continue;
+        }
+        if (c == '-')
+            start--; /* the number's own sign */
+        break;
+    }
+    return start;
 }
 
 /* Overwrites the number that ends at `end` (jansson's error position) with
@@ -38,9 +62,7 @@ static bool is_number_byte(char c)
  * least "9e308", or 19 digits). */
 static bool replace_number(char *text, size_t end)
 {
-    size_t start = end;
-    while (start > 0 && is_number_byte(text[start - 1]))
-        start--;
+    size_t start = number_start(text, end);
     bool negative = start < end && text[start] == '-';
     const char *stand_in = negative ? "-1e300" : "1e300";
     size_t width = strlen(stand_in);

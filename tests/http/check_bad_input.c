@@ -316,6 +316,10 @@ static const struct bad_request rows[] = {
      .message = "malformed JSON at line 1, column 65: string or '}' expected near '}'"},
     {"huge number", QUOTE(ITEMS(ITEM_WITH("\"quantity\":1e999,\"quantity\":2"))), MALFORMED},
     {"huge number", QUOTE("[1e999]"), REFUSED("invalid_type", NULL)},
+    /* Only the number itself is replaced: what stands before it is read. */
+    {"huge number", QUOTE("{\"a\":5-1e999}"), MALFORMED},
+    {"huge number", QUOTE("{\"a\":1e5-1e999}"), MALFORMED},
+    {"huge number", QUOTE(ITEMS(ITEM_DAYS("-1e+999"))), TOO_BIG("items[0].days")},
     /* Past 16 such numbers they are not all read: the first is named by its
      * place. */
     {"huge number",
