@@ -56,6 +56,11 @@ enum gq_code fields_boolean(json_t *object, const char *key, const char *path, b
 enum gq_code fields_money(json_t *object, const char *key, const char *path, bool required,
                           gq_money *out, struct gq_error *err);
 
+/* A JSON number as an exact integer, if it is one: an integer, or a real
+ * with no fraction within ±9e15 (where a double still holds every whole
+ * number), such as 90.0. */
+bool fields_integral_value(const json_t *value, int64_t *out);
+
 /* An array of at most `max` elements. Absent: *out = NULL, or missing. */
 enum gq_code fields_array(json_t *object, const char *key, const char *path, bool required,
                           size_t max, json_t **out, struct gq_error *err);

@@ -118,8 +118,7 @@ enum gq_code fields_string(json_t *object, const char *key, const char *path, bo
     return GQ_OK;
 }
 
-/* A JSON number as an exact integer, if it is one. */
-static bool integral_value(const json_t *value, int64_t *out)
+bool fields_integral_value(const json_t *value, int64_t *out)
 {
     if (json_is_integer(value)) {
         *out = (int64_t)json_integer_value(value);
@@ -142,7 +141,7 @@ enum gq_code fields_integer(json_t *object, const char *key, const char *path, b
     if (!json_is_number(value))
         return wrong_type(path, key, "a whole number", value, err);
     int64_t number;
-    bool whole = integral_value(value, &number);
+    bool whole = fields_integral_value(value, &number);
     if (!whole && json_number_value(value) != floor(json_number_value(value)))
         return fail_at(err, GQ_ERR_INVALID_VALUE, path, key, " must be a whole number");
     if (!whole || number < min || number > max) /* not whole here: beyond ±9e15 */
@@ -216,7 +215,7 @@ enum gq_code fields_money(json_t *object, const char *key, const char *path, boo
         /* Whole yuan (3000 or 3000.0); fen only in a string, since a
          * binary fraction cannot hold them exactly. */
         int64_t yuan;
-        bool whole = integral_value(value, &yuan);
+        bool whole = fields_integral_value(value, &yuan);
         if (!whole && json_number_value(value) != floor(json_number_value(value)))
             return fail_at(err, GQ_ERR_INVALID_VALUE, path, key,
                            " as a number must be whole yuan; write fen in a decimal string "

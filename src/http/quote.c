@@ -10,7 +10,6 @@
  * quote is never re-priced: reading it back returns the stored text with
  * only its status brought up to date.
  */
-#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -74,16 +73,11 @@ static bool read_idempotency_key(struct http_request *request, const char **key)
     return true;
 }
 
-/* A real that is a whole number a double holds exactly (within ±2^53). */
-static bool is_integral_real(const json_t *value)
+/* A real with no fraction (24.0) as the integer it is; false for any
+ * other value. */
+static bool integral_real(const json_t *value, int64_t *whole)
 {
-    double real = json_real_value(value);
-    return json_is_real(value) && real == floor(real) && fabs(real) <= 9007199254740992.0;
-}
-
-static json_t *as_integer(const json_t *real)
-{
-    return json_integer((json_int_t)json_real_value(real));
+    return json_is_real(value) && fields_integral_value(value, whole);
 }
 
 /* Writes every integral real in `value` as an integer (24.0 as 24), so
@@ -99,15 +93,18 @@ static bool integral_reals_as_integers(json_t *value)
         for (void *it = json_object_iter(value); it != NULL && whole;
              it = json_object_iter_next(value, it)) {
             json_t *member = json_object_iter_value(it);
-            whole = is_integral_real(member)
-                        ? json_object_iter_set_new(value, it, as_integer(member)) == 0
+            int64_t number;
+            whole = integral_real(member, &number)
+                        ? json_object_iter_set_new(value, it, json_integer(number)) == 0
                         : integral_reals_as_integers(member);
         }
     } else if (json_is_array(value)) {
         for (size_t i = 0; i < json_array_size(value) && whole; i++) {
             json_t *element = json_array_get(value, i);
-            whole = is_integral_real(element) ? json_array_set_new(value, i, as_integer(element)) == 0
-                                              : integral_reals_as_integers(element);
+            int64_t number;
+            whole = integral_real(element, &number)
+                        ? json_array_set_new(value, i, json_integer(number)) == 0
+                        : integral_reals_as_integers(element);
         }
     }
     return whole;

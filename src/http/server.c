@@ -353,7 +353,6 @@ static bool is_json_content_type(const char *value)
     return next == '\0' || next == ';' || next == ' ' || next == '\t';
 }
 
-
 /* Parses the body once for routes that take JSON; replies itself and
  * returns false when the body is not a JSON object. */
 static bool parse_json_body(struct http_request *request, enum MHD_Result *result)
@@ -524,29 +523,36 @@ static const char *refusal_interruption(enum MHD_RequestTerminationCode terminat
     return termination == MHD_REQUEST_TERMINATED_WITH_ERROR ? NULL : interruption(termination);
 }
 
-/* A request the access handler never saw, though libmicrohttpd had read
- * its request line: the library refused it (header fields too large, a
- * Content-Length that is not a number) and answered itself, or it ended
- * unanswered (the client gone before its headers were whole, a query with
- * more parameters than the connection's memory holds, the server
- * stopping). It is logged with the library's status if one is still
- * queued, or 0 and why it ended, and the path as sent. The method and the size of the library's
- * body are not known here (logged as none and 0), and no X-Request-Id was
- * sent, so none is logged. */
-static void log_unhandled_request(const struct http_request *request,
-                                  struct MHD_Connection *connection,
-                                  enum MHD_RequestTerminationCode termination)
+/* Logs a request. One the access handler never saw, though libmicrohttpd
+ * had read its request line, was refused by the library (header fields too
+ * large, a Content-Length that is not a number) or ended unanswered (the
+ * client gone before its headers were whole, a query with more parameters
+ * than the connection's memory holds, the server stopping): it has no
+ * method or request id, and its path is logged as sent. A request not
+ * replied to is logged with the library's status if it queued one (its
+ * own refusals, also of a malformed chunk of a body), else with 0 and why
+ * it ended. */
+static void log_request(const struct http_request *request, struct MHD_Connection *connection,
+                        enum MHD_RequestTerminationCode termination)
 {
-    unsigned status = status_queued_by_library(connection);
-    const char *interrupted = status != 0 ? refusal_interruption(termination)
-                                          : interruption(termination);
-    if (status == 0 && request->closed_because != NULL)
-        interrupted = request->closed_because;
+    unsigned status = request->status;
+    const char *interrupted = interruption(termination);
+    if (interrupted != NULL && request->closed_because != NULL)
+        interrupted = request->closed_because; /* more precise than MHD's "with error" */
+    if (!request->replied) {
+        status = status_queued_by_library(connection);
+        if (status != 0)
+            interrupted = refusal_interruption(termination);
+    }
     struct access_entry entry = {
+        .request_id = request->request_id,
         .client = client_address(connection),
-        .path = request->raw_path,
+        .method = request->method_name,
+        .path = request->path != NULL ? request->path : request->raw_path,
         .query = request->query,
         .status = status,
+        /* An answer to HEAD has the GET's headers and no body. */
+        .bytes = request->method == HTTP_HEAD ? 0 : request->response_bytes,
         .microseconds = clock_monotonic_us() - request->started_us,
         .interrupted = interrupted,
     };
@@ -557,40 +563,15 @@ static void log_unhandled_request(const struct http_request *request,
 static void finish_request(struct http_request *request, struct MHD_Connection *connection,
                            enum MHD_RequestTerminationCode termination)
 {
-    if (!request->begun) {
-        log_unhandled_request(request, connection, termination);
-        free(request);
-        return;
+    log_request(request, connection, termination);
+    if (request->begun) {
+        atomic_fetch_sub_explicit(&request->app->active_requests, 1, memory_order_relaxed);
+        if (request->waiting != NULL)
+            request->discard_waiting(request->waiting);
+        json_decref(request->json);
+        free(request->body);
+        snapshot_release(request->snapshot);
     }
-    unsigned status = request->status;
-    const char *interrupted = interruption(termination);
-    if (interrupted != NULL && request->closed_because != NULL)
-        interrupted = request->closed_because; /* more precise than MHD's "with error" */
-    if (!request->replied) {
-        /* libmicrohttpd may have refused a malformed chunk of the body */
-        status = status_queued_by_library(connection);
-        if (status != 0)
-            interrupted = refusal_interruption(termination);
-    }
-    struct access_entry entry = {
-        .request_id = request->request_id,
-        .client = client_address(connection),
-        .method = request->method_name,
-        .path = request->path,
-        .query = request->query,
-        .status = status,
-        /* An answer to HEAD has the GET's headers and no body. */
-        .bytes = request->method == HTTP_HEAD ? 0 : request->response_bytes,
-        .microseconds = clock_monotonic_us() - request->started_us,
-        .interrupted = interrupted,
-    };
-    log_access(&entry);
-    atomic_fetch_sub_explicit(&request->app->active_requests, 1, memory_order_relaxed);
-    if (request->waiting != NULL)
-        request->discard_waiting(request->waiting);
-    json_decref(request->json);
-    free(request->body);
-    snapshot_release(request->snapshot);
     free(request);
 }
 
