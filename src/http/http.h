@@ -147,6 +147,8 @@ struct http_request {
     json_t *json;       /* the parsed body, for routes that take JSON */
     int64_t started_us;
     int64_t deadline_us;
+    /* The connection's place in the watch over slow requests (server.c). */
+    struct watched_connection *watched;
     unsigned status; /* what was queued, for the access log */
     uint64_t response_bytes;
     bool replied;
@@ -250,6 +252,50 @@ enum MHD_Result recommend_handle(struct http_request *request);
 enum MHD_Result health_handle_live(struct http_request *request);
 enum MHD_Result health_handle_ready(struct http_request *request);
 enum MHD_Result health_handle_openapi(struct http_request *request);
+
+/* ---- connections whose request arrives too slowly (slow_clients.c) ----- */
+
+/* A watch over open connections and a thread that cuts those whose request
+ * line or headers do not arrive in time. */
+struct slow_clients;
+
+/* One connection as the watch sees it, kept in the connection's own state.
+ * The list links belong to the watch. */
+struct watched_connection {
+    struct watched_connection *previous, *next;
+    int socket;
+    _Atomic int64_t deadline_us; /* monotonic; 0 while the handler has the request */
+    atomic_bool cut;             /* the watch shut its socket down */
+};
+
+/* Starts the watch's thread. NULL when a thread cannot be made. */
+struct slow_clients *slow_clients_start(unsigned idle_seconds, unsigned request_seconds);
+
+/* Stops the thread and frees the watch; every connection must have been
+ * removed. NULL is ignored. */
+void slow_clients_stop(struct slow_clients *watch);
+
+/* A connection opened on `socket`: it now waits for its first request. */
+void slow_clients_add(struct slow_clients *watch, struct watched_connection *connection,
+                      int socket);
+
+/* The connection closes; called before its socket is closed. */
+void slow_clients_remove(struct slow_clients *watch, struct watched_connection *connection);
+
+/* The connection's last request is over; it waits for the next one. */
+void slow_clients_awaiting_request(const struct slow_clients *watch,
+                                   struct watched_connection *connection);
+
+/* A request line arrived at `started_us`: its headers have until the
+ * request deadline. */
+void slow_clients_request_begun(const struct slow_clients *watch,
+                                struct watched_connection *connection, int64_t started_us);
+
+/* The headers are whole: the handler keeps the deadline from now on. */
+void slow_clients_headers_read(struct watched_connection *connection);
+
+/* True when the watch cut the connection. */
+bool slow_clients_was_cut(const struct watched_connection *connection);
 
 /* ---- the server (server.c) -------------------------------------------- */
 

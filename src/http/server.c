@@ -49,6 +49,7 @@
 struct http_server {
     struct MHD_Daemon *daemon;
     struct app *app;
+    struct slow_clients *slow_clients;
     uint16_t port;
 };
 
@@ -78,6 +79,8 @@ struct connection_state {
      * refusal when memory is short): such a request is finished when its
      * connection closes, so it is neither lost from the log nor leaked. */
     struct http_request *open_request;
+    /* Its deadline while it waits for a request or reads one's headers. */
+    struct watched_connection watched;
 };
 
 static struct connection_state *connection_state_of(struct MHD_Connection *connection)
@@ -96,7 +99,7 @@ static struct connection_state *connection_state_of(struct MHD_Connection *conne
 static void *note_request_target(void *context, const char *target,
                                  struct MHD_Connection *connection)
 {
-    (void)context;
+    const struct http_server *server = context;
     struct connection_state *state = connection_state_of(connection);
     if (state == NULL) /* track_connection() had no memory */
         return NULL;
@@ -105,6 +108,8 @@ static void *note_request_target(void *context, const char *target,
         return NULL;
     state->open_request = request;
     request->started_us = clock_monotonic_us();
+    request->watched = &state->watched;
+    slow_clients_request_begun(server->slow_clients, request->watched, request->started_us);
     if (target == NULL) /* "GET " with no target */
         return request;
     size_t path_length = strcspn(target, "?");
@@ -451,6 +456,7 @@ static enum MHD_Result handle_access(void *context, struct MHD_Connection *conne
     if (request == NULL) /* note_request_target() had no memory */
         return MHD_NO;
     if (!request->begun) {
+        slow_clients_headers_read(request->watched);
         if (!begin_request(request, context, connection, path, method))
             return MHD_NO;
         struct headers_seen seen = {.request = request};
@@ -563,6 +569,8 @@ static void log_request(const struct http_request *request, struct MHD_Connectio
 static void finish_request(struct http_request *request, struct MHD_Connection *connection,
                            enum MHD_RequestTerminationCode termination)
 {
+    if (request->closed_because == NULL && slow_clients_was_cut(request->watched))
+        request->closed_because = "timeout"; /* its headers took too long */
     log_request(request, connection, termination);
     if (request->begun) {
         atomic_fetch_sub_explicit(&request->app->active_requests, 1, memory_order_relaxed);
@@ -578,7 +586,7 @@ static void finish_request(struct http_request *request, struct MHD_Connection *
 static void complete_request(void *context, struct MHD_Connection *connection,
                              void **request_context, enum MHD_RequestTerminationCode termination)
 {
-    (void)context;
+    const struct http_server *server = context;
     struct http_request *request = *request_context;
     if (request == NULL)
         return;
@@ -586,6 +594,7 @@ static void complete_request(void *context, struct MHD_Connection *connection,
     struct connection_state *state = connection_state_of(connection);
     assert(state != NULL); /* note_request_target() makes no request without it */
     state->open_request = NULL;
+    slow_clients_awaiting_request(server->slow_clients, &state->watched);
     finish_request(request, connection, termination);
 }
 
@@ -607,10 +616,14 @@ static void finish_unreported_request(struct http_request *request,
 static void track_connection(void *context, struct MHD_Connection *connection,
                              void **socket_context, enum MHD_ConnectionNotificationCode code)
 {
-    (void)context;
+    const struct http_server *server = context;
     struct connection_state *state = *socket_context;
     if (code == MHD_CONNECTION_NOTIFY_CLOSED) {
-        if (state != NULL && state->open_request != NULL)
+        if (state == NULL)
+            return;
+        /* libmicrohttpd closes the socket after this call returns */
+        slow_clients_remove(server->slow_clients, &state->watched);
+        if (state->open_request != NULL)
             finish_unreported_request(state->open_request, connection);
         free(state);
         *socket_context = NULL;
@@ -620,6 +633,14 @@ static void track_connection(void *context, struct MHD_Connection *connection,
     *socket_context = state; /* NULL: its requests are refused */
     if (state == NULL)
         return;
+    const union MHD_ConnectionInfo *socket_info =
+        MHD_get_connection_info(connection, MHD_CONNECTION_INFO_CONNECTION_FD);
+    if (socket_info == NULL) { /* not in 0.9.75: a connection always has its socket */
+        free(state);
+        *socket_context = NULL;
+        return;
+    }
+    slow_clients_add(server->slow_clients, &state->watched, socket_info->connect_fd);
     const union MHD_ConnectionInfo *info =
         MHD_get_connection_info(connection, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
     const struct sockaddr *peer = info != NULL ? info->client_addr : NULL;
@@ -696,6 +717,13 @@ struct http_server *http_server_start(struct app *app, struct gq_error *err)
         return NULL;
     }
     server->app = app;
+    server->slow_clients =
+        slow_clients_start(config->connection_timeout_seconds, config->request_timeout_seconds);
+    if (server->slow_clients == NULL) {
+        gq_fail(err, GQ_ERR_NO_MEMORY, NULL, "cannot start a thread");
+        free(server);
+        return NULL;
+    }
     /* Poll, not epoll: 0.9.75's epoll mode can stall with exactly 128
      * ready sockets (notes/libmicrohttpd.md). ITC lets quiesce wake the
      * threads; suspend/resume lets a saved quote wait for the store's
@@ -716,12 +744,13 @@ struct http_server *http_server_start(struct app *app, struct gq_error *err)
         MHD_OPTION_CONNECTION_TIMEOUT, config->connection_timeout_seconds,
         MHD_OPTION_LISTEN_BACKLOG_SIZE, LISTEN_BACKLOG, MHD_OPTION_CONNECTION_MEMORY_LIMIT,
         CONNECTION_MEMORY_BYTES, MHD_OPTION_NOTIFY_COMPLETED,
-        complete_request, NULL, MHD_OPTION_UNESCAPE_CALLBACK, unescape_keeping_nul, NULL,
-        MHD_OPTION_URI_LOG_CALLBACK, note_request_target, NULL, MHD_OPTION_NOTIFY_CONNECTION,
-        track_connection, NULL, MHD_OPTION_END);
+        complete_request, server, MHD_OPTION_UNESCAPE_CALLBACK, unescape_keeping_nul, NULL,
+        MHD_OPTION_URI_LOG_CALLBACK, note_request_target, server, MHD_OPTION_NOTIFY_CONNECTION,
+        track_connection, server, MHD_OPTION_END);
     if (server->daemon == NULL) {
         gq_fail(err, GQ_ERR_NOT_READY, "listen", "cannot listen on %s port %u (in use?)",
                 config->listen, (unsigned)config->port);
+        slow_clients_stop(server->slow_clients);
         free(server);
         return NULL;
     }
@@ -778,5 +807,6 @@ void http_server_stop(struct http_server *server, int grace_ms)
      * already), so they get a short while of their own. */
     wait_for_requests(server->app, ANSWER_AFTER_STORE_MS);
     MHD_stop_daemon(server->daemon);
+    slow_clients_stop(server->slow_clients); /* every connection is closed */
     free(server);
 }

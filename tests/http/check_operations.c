@@ -1133,23 +1133,78 @@ START_TEST(test_operations_request_timeout)
     expect_str(line, "interrupted", "timeout");
     json_decref(line);
 
-    /* The deadline runs from the request line: headers that end late get
-     * 408 even without a body. */
+    http_client_free(other);
+    server_finish(&server);
+}
+END_TEST
+
+/* Sends `text` a byte every 100 ms until the server closes the connection;
+ * returns the milliseconds from `started` to the close, or -1 when all of
+ * it went out. */
+static long long trickle_until_cut(int fd, const char *text, long long started)
+{
+    size_t length = strlen(text);
+    if (raw_trickle(fd, text, length, 1, 100) == length)
+        return -1;
+    return suite_now_ms() - started;
+}
+
+/* A request line or headers that never end are cut at their deadline,
+ * though every byte resets libmicrohttpd's idle timeout: without the cut a
+ * client could hold a connection for days, a byte every 29 s. Headers have
+ * the request deadline from the request line (1 s here); a request line
+ * has the idle timeout and the deadline (1 + 1 s). */
+START_TEST(test_operations_slow_request_line_and_headers)
+{
+    struct server server = {0};
+    const char *const env[] = {"GPUQUOTE_REQUEST_TIMEOUT_SECONDS=1",
+                               "GPUQUOTE_CONNECTION_TIMEOUT_SECONDS=1", NULL};
+    struct server_options options = {NULL, env, false};
+    server_start(&server, &options);
+    /* 40 header lines of 10 bytes, a byte every 100 ms: 40 s if not cut. */
+    char headers[512] = "";
+    for (int i = 0; i < 40; i++)
+        snprintf(headers + strlen(headers), sizeof headers - strlen(headers), "X-Slow%02d: 1\r\n",
+                 i);
+
+    int fd = raw_connect(server.port);
+    ck_assert_int_ge(fd, 0);
+    const char *line = "GET /headers-never-end HTTP/1.1\r\nHost: test\r\n";
+    long long started = suite_now_ms();
+    ck_assert(raw_send(fd, line, strlen(line)));
+    long long cut = trickle_until_cut(fd, headers, started);
+    ck_assert_msg(cut >= 1000 && cut <= 1000 + suite_wait_ms(1.5), "cut off after %lld ms", cut);
+    bool closed = false;
+    char *nothing = raw_read_response(fd, suite_wait_ms(2), true, &closed);
+    ck_assert_msg(nothing == NULL, "answered: %s", nothing);
+    ck_assert(closed);
+    close(fd);
+    json_t *logged = find_access_line(&server, "/headers-never-end");
+    ck_assert_ptr_nonnull(logged);
+    ck_assert_str_eq(json_keys(logged, ""), "ts,client,path,status,bytes,us,interrupted");
+    expect_text(logged, "status", "0");
+    expect_str(logged, "interrupted", "timeout");
+    json_decref(logged);
+
+    /* A request line a byte at a time, after a request on the connection. */
     fd = raw_connect(server.port);
     ck_assert_int_ge(fd, 0);
-    const char *slow = "GET /readyz HTTP/1.1\r\nHost: test\r\n";
-    ck_assert(raw_send(fd, slow, strlen(slow)));
-    ck_assert_uint_eq(raw_trickle(fd, "X-Slow: 1\r\n", 12, 1, 100), 12); /* 1.2 s */
-    ck_assert(raw_send(fd, "\r\n", 2));
-    char *late = raw_read_response(fd, suite_wait_ms(2), true, &closed);
-    ck_assert_ptr_nonnull(late);
-    ck_assert_int_eq(raw_status(late), 408);
-    ck_assert_str_eq(raw_body(late), "{\"error\":{\"code\":\"request_timeout\",\"message\":"
-                                     "\"the request took longer than 1 s to arrive\"}}");
-    free(late);
+    const char *ready = "GET /readyz HTTP/1.1\r\nHost: test\r\n\r\n";
+    ck_assert(raw_send(fd, ready, strlen(ready)));
+    char *answer = raw_read_response(fd, suite_wait_ms(2), true, NULL);
+    ck_assert_ptr_nonnull(answer);
+    ck_assert_int_eq(raw_status(answer), 200);
+    free(answer);
+    started = suite_now_ms();
+    cut = trickle_until_cut(fd, "GET /request-line-never-ends-0123456789-0123456789", started);
+    ck_assert_msg(cut >= 2000 && cut <= 2000 + suite_wait_ms(1.5), "cut off after %lld ms", cut);
     close(fd);
 
-    http_client_free(other);
+    /* The server goes on. */
+    answer = raw_exchange(server.port, ready, suite_wait_ms(2));
+    ck_assert_ptr_nonnull(answer);
+    ck_assert_int_eq(raw_status(answer), 200);
+    free(answer);
     server_finish(&server);
 }
 END_TEST
@@ -1185,6 +1240,7 @@ static Suite *make_suite(void)
     tcase_add_test(signals, test_operations_sighup_reload);
     tcase_add_test(signals, test_operations_reloads_under_load_keep_answers_whole);
     tcase_add_test(signals, test_operations_request_timeout);
+    tcase_add_test(signals, test_operations_slow_request_line_and_headers);
     suite_add_tcase(suite, signals);
 
     TCase *process = tcase_create("process");

@@ -1,0 +1,178 @@
+/*
+ * Cuts connections whose request does not arrive in time.
+ *
+ * libmicrohttpd 0.9.75 calls the access handler only once a request's
+ * headers are whole, and its only clock is the idle timeout, which every
+ * byte received resets. A client that sends its request line or headers a
+ * byte at a time could therefore hold a connection for days (16 KB of
+ * headers at one byte every 29 s). This watch keeps a deadline for every
+ * open connection that is waiting for a request or reading one:
+ *
+ * - waiting for a request (just opened, or its last request answered):
+ *   the idle timeout plus the request deadline, so a connection that
+ *   idles as long as allowed still has the whole deadline for its request;
+ * - reading a request's headers: the request deadline from its first line,
+ *   the same deadline that gives 408 once the headers are whole.
+ *
+ * Once the headers are whole the handler has the request and enforces the
+ * deadline itself (a body still arriving late is cut in server.c), so the
+ * watch lets go. A thread looks at every deadline a few times a second and
+ * shuts a late connection's socket down; libmicrohttpd then reads the end
+ * of the stream and closes the connection in its own thread, the normal
+ * way. The watch's lock is held from that look to the shutdown, and a
+ * connection leaves the watch (under the same lock) before libmicrohttpd
+ * closes its socket, so the socket shut down is never another connection's.
+ */
+#include <stdlib.h>
+#include <sys/socket.h>
+#include <time.h>
+
+#include "http/http.h"
+#include "util/clock.h"
+
+/* How often the thread looks: a late connection is cut at most this long
+ * after its deadline. */
+#define LOOK_INTERVAL_NS (250L * 1000 * 1000)
+
+struct slow_clients {
+    pthread_t thread;
+    pthread_mutex_t lock;  /* guards the list and `stopping` */
+    pthread_cond_t wake;   /* signalled to stop */
+    bool stopping;
+    int64_t idle_us;       /* libmicrohttpd's idle timeout */
+    int64_t request_us;    /* the request deadline */
+    struct watched_connection *first;
+};
+
+/* Cuts the connection if its deadline has passed; the caller holds the
+ * lock. The exchange fails, and nothing is cut, when libmicrohttpd's
+ * thread has moved the deadline meanwhile (the headers became whole). */
+static void cut_if_late(struct watched_connection *connection, int64_t now_us)
+{
+    int64_t deadline = atomic_load_explicit(&connection->deadline_us, memory_order_acquire);
+    if (deadline == 0 || now_us <= deadline)
+        return;
+    if (!atomic_compare_exchange_strong(&connection->deadline_us, &deadline, 0))
+        return;
+    atomic_store_explicit(&connection->cut, true, memory_order_release);
+    shutdown(connection->socket, SHUT_RDWR);
+}
+
+static struct timespec next_look(void)
+{
+    struct timespec at;
+    clock_gettime(CLOCK_MONOTONIC, &at);
+    at.tv_nsec += LOOK_INTERVAL_NS;
+    if (at.tv_nsec >= 1000000000L) {
+        at.tv_sec++;
+        at.tv_nsec -= 1000000000L;
+    }
+    return at;
+}
+
+static void *watch_deadlines(void *argument)
+{
+    struct slow_clients *watch = argument;
+    pthread_mutex_lock(&watch->lock);
+    while (!watch->stopping) {
+        struct timespec at = next_look();
+        pthread_cond_timedwait(&watch->wake, &watch->lock, &at);
+        int64_t now_us = clock_monotonic_us();
+        for (struct watched_connection *c = watch->first; c != NULL; c = c->next)
+            cut_if_late(c, now_us);
+    }
+    pthread_mutex_unlock(&watch->lock);
+    return NULL;
+}
+
+struct slow_clients *slow_clients_start(unsigned idle_seconds, unsigned request_seconds)
+{
+    struct slow_clients *watch = calloc(1, sizeof *watch);
+    if (watch == NULL)
+        return NULL;
+    watch->idle_us = (int64_t)idle_seconds * 1000000;
+    watch->request_us = (int64_t)request_seconds * 1000000;
+    pthread_condattr_t attributes;
+    pthread_condattr_init(&attributes);
+    pthread_condattr_setclock(&attributes, CLOCK_MONOTONIC);
+    bool made = pthread_cond_init(&watch->wake, &attributes) == 0;
+    pthread_condattr_destroy(&attributes);
+    if (!made) {
+        free(watch);
+        return NULL;
+    }
+    pthread_mutex_init(&watch->lock, NULL);
+    if (pthread_create(&watch->thread, NULL, watch_deadlines, watch) != 0) {
+        pthread_cond_destroy(&watch->wake);
+        pthread_mutex_destroy(&watch->lock);
+        free(watch);
+        return NULL;
+    }
+    return watch;
+}
+
+void slow_clients_stop(struct slow_clients *watch)
+{
+    if (watch == NULL)
+        return;
+    pthread_mutex_lock(&watch->lock);
+    watch->stopping = true;
+    pthread_cond_signal(&watch->wake);
+    pthread_mutex_unlock(&watch->lock);
+    pthread_join(watch->thread, NULL);
+    pthread_cond_destroy(&watch->wake);
+    pthread_mutex_destroy(&watch->lock);
+    free(watch);
+}
+
+void slow_clients_add(struct slow_clients *watch, struct watched_connection *connection,
+                      int socket)
+{
+    connection->socket = socket;
+    atomic_store(&connection->cut, false);
+    slow_clients_awaiting_request(watch, connection);
+    pthread_mutex_lock(&watch->lock);
+    connection->previous = NULL;
+    connection->next = watch->first;
+    if (watch->first != NULL)
+        watch->first->previous = connection;
+    watch->first = connection;
+    pthread_mutex_unlock(&watch->lock);
+}
+
+void slow_clients_remove(struct slow_clients *watch, struct watched_connection *connection)
+{
+    pthread_mutex_lock(&watch->lock);
+    if (connection->previous != NULL)
+        connection->previous->next = connection->next;
+    else
+        watch->first = connection->next;
+    if (connection->next != NULL)
+        connection->next->previous = connection->previous;
+    pthread_mutex_unlock(&watch->lock);
+}
+
+void slow_clients_awaiting_request(const struct slow_clients *watch,
+                                   struct watched_connection *connection)
+{
+    atomic_store_explicit(&connection->deadline_us,
+                          clock_monotonic_us() + watch->idle_us + watch->request_us,
+                          memory_order_release);
+}
+
+void slow_clients_request_begun(const struct slow_clients *watch,
+                                struct watched_connection *connection, int64_t started_us)
+{
+    atomic_store_explicit(&connection->deadline_us, started_us + watch->request_us,
+                          memory_order_release);
+}
+
+void slow_clients_headers_read(struct watched_connection *connection)
+{
+    atomic_store_explicit(&connection->deadline_us, 0, memory_order_release);
+}
+
+bool slow_clients_was_cut(const struct watched_connection *connection)
+{
+    return atomic_load_explicit(&connection->cut, memory_order_acquire);
+}
