@@ -256,7 +256,7 @@ enum MHD_Result health_handle_openapi(struct http_request *request);
 /* ---- connections whose request arrives too slowly (slow_clients.c) ----- */
 
 /* A watch over open connections and a thread that cuts those whose request
- * line or headers do not arrive in time. */
+ * does not arrive in time. */
 struct slow_clients;
 
 /* One connection as the watch sees it, kept in the connection's own state.
@@ -264,7 +264,7 @@ struct slow_clients;
 struct watched_connection {
     struct watched_connection *previous, *next;
     int socket;
-    _Atomic int64_t deadline_us; /* monotonic; 0 while the handler has the request */
+    _Atomic int64_t deadline_us; /* monotonic; 0 once the request has arrived */
     atomic_bool cut;             /* the watch shut its socket down */
 };
 
@@ -286,13 +286,13 @@ void slow_clients_remove(struct slow_clients *watch, struct watched_connection *
 void slow_clients_awaiting_request(const struct slow_clients *watch,
                                    struct watched_connection *connection);
 
-/* A request line arrived at `started_us`: its headers have until the
- * request deadline. */
+/* A request line arrived at `started_us`: the rest of the request has
+ * until the request deadline (and the watch's grace). */
 void slow_clients_request_begun(const struct slow_clients *watch,
                                 struct watched_connection *connection, int64_t started_us);
 
-/* The headers are whole: the handler keeps the deadline from now on. */
-void slow_clients_headers_read(struct watched_connection *connection);
+/* The whole request has arrived: it is no longer watched. */
+void slow_clients_request_arrived(struct watched_connection *connection);
 
 /* True when the watch cut the connection. */
 bool slow_clients_was_cut(const struct watched_connection *connection);

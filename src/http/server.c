@@ -417,6 +417,7 @@ static bool needs_catalog(const struct route *route)
 /* The last call: everything has arrived; decide and answer. */
 static enum MHD_Result respond(struct http_request *request)
 {
+    slow_clients_request_arrived(request->watched);
     if (request->replied)
         return MHD_YES;
     if (request->resume != NULL) {
@@ -456,7 +457,6 @@ static enum MHD_Result handle_access(void *context, struct MHD_Connection *conne
     if (request == NULL) /* note_request_target() had no memory */
         return MHD_NO;
     if (!request->begun) {
-        slow_clients_headers_read(request->watched);
         if (!begin_request(request, context, connection, path, method))
             return MHD_NO;
         struct headers_seen seen = {.request = request};
@@ -570,7 +570,7 @@ static void finish_request(struct http_request *request, struct MHD_Connection *
                            enum MHD_RequestTerminationCode termination)
 {
     if (request->closed_because == NULL && slow_clients_was_cut(request->watched))
-        request->closed_because = "timeout"; /* its headers took too long */
+        request->closed_because = "timeout"; /* it took too long to arrive */
     log_request(request, connection, termination);
     if (request->begun) {
         atomic_fetch_sub_explicit(&request->app->active_requests, 1, memory_order_relaxed);

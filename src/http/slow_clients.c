@@ -1,27 +1,28 @@
 /*
  * Cuts connections whose request does not arrive in time.
  *
- * libmicrohttpd 0.9.75 calls the access handler only once a request's
- * headers are whole, and its only clock is the idle timeout, which every
- * byte received resets. A client that sends its request line or headers a
- * byte at a time could therefore hold a connection for days (16 KB of
- * headers at one byte every 29 s). This watch keeps a deadline for every
- * open connection that is waiting for a request or reading one:
+ * libmicrohttpd 0.9.75 resets its idle timeout on every byte it receives,
+ * and much of a request never reaches the access handler: the request line
+ * and headers (the handler is first called once they are whole), and a
+ * chunked body's chunk sizes, extensions and trailers. A client sending
+ * any of these a byte at a time could hold a connection for days (16 KB at
+ * one byte every 29 s). This watch keeps a deadline for every open
+ * connection until its request has arrived whole:
  *
  * - waiting for a request (just opened, or its last request answered):
- *   the idle timeout plus the request deadline, so a connection that
- *   idles as long as allowed still has the whole deadline for its request;
- * - reading a request's headers: the request deadline from its first line,
- *   the same deadline that gives 408 once the headers are whole.
+ *   the idle timeout plus the request deadline, so a connection that idles
+ *   as long as allowed still has the whole deadline for its request;
+ * - reading a request: the request deadline from its request line.
  *
- * Once the headers are whole the handler has the request and enforces the
- * deadline itself (a body still arriving late is cut in server.c), so the
- * watch lets go. A thread looks at every deadline a few times a second and
- * shuts a late connection's socket down; libmicrohttpd then reads the end
- * of the stream and closes the connection in its own thread, the normal
- * way. The watch's lock is held from that look to the shutdown, and a
- * connection leaves the watch (under the same lock) before libmicrohttpd
- * closes its socket, so the socket shut down is never another connection's.
+ * Each is extended by a grace: a request whose end arrives just after its
+ * deadline gets its 408 from the handler (server.c), and only a request
+ * still arriving a second later is cut without an answer. A thread looks at
+ * every deadline a few times a second and shuts a late connection's socket
+ * down; libmicrohttpd then reads the end of the stream and closes the
+ * connection in its own thread, the normal way. The watch's lock is held
+ * from that look to the shutdown, and a connection leaves the watch (under
+ * the same lock) before libmicrohttpd closes its socket, so the socket shut
+ * down is never another connection's.
  */
 #include <stdlib.h>
 #include <sys/socket.h>
@@ -30,8 +31,11 @@
 #include "http/http.h"
 #include "util/clock.h"
 
+/* How long after its deadline a request still arriving is cut: the end of
+ * a request that arrives within it is answered 408. */
+#define GRACE_US ((int64_t)1000 * 1000)
 /* How often the thread looks: a late connection is cut at most this long
- * after its deadline. */
+ * after its deadline and grace. */
 #define LOOK_INTERVAL_NS (250L * 1000 * 1000)
 
 struct slow_clients {
@@ -44,13 +48,14 @@ struct slow_clients {
     struct watched_connection *first;
 };
 
-/* Cuts the connection if its deadline has passed; the caller holds the
- * lock. The exchange fails, and nothing is cut, when libmicrohttpd's
- * thread has moved the deadline meanwhile (the headers became whole). */
+/* Cuts the connection if its deadline and grace have passed; the caller
+ * holds the lock. The exchange fails, and nothing is cut, when
+ * libmicrohttpd's thread has moved the deadline meanwhile (the request
+ * arrived whole). */
 static void cut_if_late(struct watched_connection *connection, int64_t now_us)
 {
     int64_t deadline = atomic_load_explicit(&connection->deadline_us, memory_order_acquire);
-    if (deadline == 0 || now_us <= deadline)
+    if (deadline == 0 || now_us <= deadline + GRACE_US)
         return;
     if (!atomic_compare_exchange_strong(&connection->deadline_us, &deadline, 0))
         return;
@@ -58,24 +63,12 @@ static void cut_if_late(struct watched_connection *connection, int64_t now_us)
     shutdown(connection->socket, SHUT_RDWR);
 }
 
-static struct timespec next_look(void)
-{
-    struct timespec at;
-    clock_gettime(CLOCK_MONOTONIC, &at);
-    at.tv_nsec += LOOK_INTERVAL_NS;
-    if (at.tv_nsec >= 1000000000L) {
-        at.tv_sec++;
-        at.tv_nsec -= 1000000000L;
-    }
-    return at;
-}
-
 static void *watch_deadlines(void *argument)
 {
     struct slow_clients *watch = argument;
     pthread_mutex_lock(&watch->lock);
     while (!watch->stopping) {
-        struct timespec at = next_look();
+        struct timespec at = clock_after(CLOCK_MONOTONIC, LOOK_INTERVAL_NS);
         pthread_cond_timedwait(&watch->wake, &watch->lock, &at);
         int64_t now_us = clock_monotonic_us();
         for (struct watched_connection *c = watch->first; c != NULL; c = c->next)
@@ -167,7 +160,7 @@ void slow_clients_request_begun(const struct slow_clients *watch,
                           memory_order_release);
 }
 
-void slow_clients_headers_read(struct watched_connection *connection)
+void slow_clients_request_arrived(struct watched_connection *connection)
 {
     atomic_store_explicit(&connection->deadline_us, 0, memory_order_release);
 }

@@ -365,11 +365,7 @@ static enum gq_code run_cached(struct store_conn *conn, const char *sql, struct 
 /* Takes the store's write mutex, waiting at most the busy timeout. */
 static bool take_write_lock(struct store_conn *conn)
 {
-    struct timespec deadline;
-    clock_gettime(CLOCK_REALTIME, &deadline);
-    int64_t nanoseconds = deadline.tv_nsec + (int64_t)conn->write_wait_ms * 1000000;
-    deadline.tv_sec += (time_t)(nanoseconds / 1000000000);
-    deadline.tv_nsec = (long)(nanoseconds % 1000000000);
+    struct timespec deadline = clock_after(CLOCK_REALTIME, (int64_t)conn->write_wait_ms * 1000000);
     return pthread_mutex_timedlock(conn->write_lock, &deadline) == 0;
 }
 

@@ -21,6 +21,16 @@ int64_t clock_monotonic_us(void)
     return (int64_t)now.tv_sec * 1000000 + now.tv_nsec / 1000;
 }
 
+struct timespec clock_after(clockid_t clock, int64_t nanoseconds)
+{
+    struct timespec at;
+    clock_gettime(clock, &at);
+    int64_t total = at.tv_nsec + nanoseconds;
+    at.tv_sec += (time_t)(total / 1000000000);
+    at.tv_nsec = (long)(total % 1000000000);
+    return at;
+}
+
 char *clock_format_rfc3339(int64_t unix_seconds, char buf[CLOCK_RFC3339_SIZE])
 {
     time_t seconds = (time_t)unix_seconds;

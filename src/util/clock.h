@@ -7,6 +7,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <time.h>
 
 #define CLOCK_RFC3339_SIZE 32
 
@@ -15,6 +16,10 @@ int64_t clock_now_seconds(void);
 
 /* Microseconds on the monotonic clock (durations only). */
 int64_t clock_monotonic_us(void);
+
+/* The time `nanoseconds` from now on `clock`, as the timed waits of
+ * pthreads take it (CLOCK_REALTIME for a mutex, a condition's own clock). */
+struct timespec clock_after(clockid_t clock, int64_t nanoseconds);
 
 /* Writes "2026-11-30T17:51:19Z" into `buf` (CLOCK_RFC3339_SIZE bytes).
  * Returns `buf`. */

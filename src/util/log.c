@@ -30,6 +30,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "util/clock.h"
 #include "util/decimal.h"
 #include "util/utf8.h"
 
@@ -333,13 +334,7 @@ static uint64_t flush_lines(const char *data, size_t length, uint64_t dropped)
 /* Sleeps until a line crosses the quarter mark, log_stop(), or 200 ms. */
 static void wait_for_lines(void)
 {
-    struct timespec deadline;
-    clock_gettime(CLOCK_MONOTONIC, &deadline);
-    deadline.tv_nsec += LOG_FLUSH_INTERVAL_NS;
-    if (deadline.tv_nsec >= 1000000000L) {
-        deadline.tv_sec++;
-        deadline.tv_nsec -= 1000000000L;
-    }
+    struct timespec deadline = clock_after(CLOCK_MONOTONIC, LOG_FLUSH_INTERVAL_NS);
     pthread_cond_timedwait(&shared.wake, &shared.lock, &deadline);
 }
 

@@ -1133,6 +1133,22 @@ START_TEST(test_operations_request_timeout)
     expect_str(line, "interrupted", "timeout");
     json_decref(line);
 
+    /* The deadline runs from the request line: headers that end late, but
+     * before the connection is cut, get 408 even without a body. */
+    fd = raw_connect(server.port);
+    ck_assert_int_ge(fd, 0);
+    const char *slow = "GET /readyz HTTP/1.1\r\nHost: test\r\n";
+    ck_assert(raw_send(fd, slow, strlen(slow)));
+    ck_assert_uint_eq(raw_trickle(fd, "X-Slow: 1\r\n", 12, 1, 100), 12); /* 1.2 s */
+    ck_assert(raw_send(fd, "\r\n", 2));
+    char *late = raw_read_response(fd, suite_wait_ms(2), true, &closed);
+    ck_assert_ptr_nonnull(late);
+    ck_assert_int_eq(raw_status(late), 408);
+    ck_assert_str_eq(raw_body(late), "{\"error\":{\"code\":\"request_timeout\",\"message\":"
+                                     "\"the request took longer than 1 s to arrive\"}}");
+    free(late);
+    close(fd);
+
     http_client_free(other);
     server_finish(&server);
 }
@@ -1149,11 +1165,11 @@ static long long trickle_until_cut(int fd, const char *text, long long started)
     return suite_now_ms() - started;
 }
 
-/* A request line or headers that never end are cut at their deadline,
- * though every byte resets libmicrohttpd's idle timeout: without the cut a
- * client could hold a connection for days, a byte every 29 s. Headers have
- * the request deadline from the request line (1 s here); a request line
- * has the idle timeout and the deadline (1 + 1 s). */
+/* A request still arriving a second after its deadline is cut, though
+ * every byte resets libmicrohttpd's idle timeout, and though the handler
+ * never sees the bytes: without the cut a client could hold a connection
+ * for days, a byte every 29 s. The deadline (1 s here) runs from the
+ * request line; a request line has the idle timeout (1 s) before it. */
 START_TEST(test_operations_slow_request_line_and_headers)
 {
     struct server server = {0};
@@ -1161,19 +1177,19 @@ START_TEST(test_operations_slow_request_line_and_headers)
                                "GPUQUOTE_CONNECTION_TIMEOUT_SECONDS=1", NULL};
     struct server_options options = {NULL, env, false};
     server_start(&server, &options);
-    /* 40 header lines of 10 bytes, a byte every 100 ms: 40 s if not cut. */
-    char headers[512] = "";
+    /* 40 lines of 12 bytes, a byte every 100 ms: 48 s if not cut. */
+    char lines[512] = "";
     for (int i = 0; i < 40; i++)
-        snprintf(headers + strlen(headers), sizeof headers - strlen(headers), "X-Slow%02d: 1\r\n",
-                 i);
+        snprintf(lines + strlen(lines), sizeof lines - strlen(lines), "X-Slow%02d: 1\r\n", i);
 
+    /* Headers. */
     int fd = raw_connect(server.port);
     ck_assert_int_ge(fd, 0);
-    const char *line = "GET /headers-never-end HTTP/1.1\r\nHost: test\r\n";
+    const char *start = "GET /headers-never-end HTTP/1.1\r\nHost: test\r\n";
     long long started = suite_now_ms();
-    ck_assert(raw_send(fd, line, strlen(line)));
-    long long cut = trickle_until_cut(fd, headers, started);
-    ck_assert_msg(cut >= 1000 && cut <= 1000 + suite_wait_ms(1.5), "cut off after %lld ms", cut);
+    ck_assert(raw_send(fd, start, strlen(start)));
+    long long cut = trickle_until_cut(fd, lines, started);
+    ck_assert_msg(cut >= 2000 && cut <= 2000 + suite_wait_ms(1.5), "cut off after %lld ms", cut);
     bool closed = false;
     char *nothing = raw_read_response(fd, suite_wait_ms(2), true, &closed);
     ck_assert_msg(nothing == NULL, "answered: %s", nothing);
@@ -1186,7 +1202,24 @@ START_TEST(test_operations_slow_request_line_and_headers)
     expect_str(logged, "interrupted", "timeout");
     json_decref(logged);
 
-    /* A request line a byte at a time, after a request on the connection. */
+    /* The trailers of a chunked body, which the handler never sees. */
+    fd = raw_connect(server.port);
+    ck_assert_int_ge(fd, 0);
+    start = "POST /trailers-never-end HTTP/1.1\r\nHost: test\r\nX-Request-Id: trailers\r\n"
+            "Transfer-Encoding: chunked\r\n\r\n2\r\n{}\r\n0\r\n";
+    started = suite_now_ms();
+    ck_assert(raw_send(fd, start, strlen(start)));
+    cut = trickle_until_cut(fd, lines, started);
+    ck_assert_msg(cut >= 2000 && cut <= 2000 + suite_wait_ms(1.5), "cut off after %lld ms", cut);
+    close(fd);
+    logged = find_access_line(&server, "/trailers-never-end");
+    ck_assert_ptr_nonnull(logged);
+    expect_str(logged, "request_id", "trailers");
+    expect_text(logged, "status", "0");
+    expect_str(logged, "interrupted", "timeout");
+    json_decref(logged);
+
+    /* A request line, after a request on the same connection. */
     fd = raw_connect(server.port);
     ck_assert_int_ge(fd, 0);
     const char *ready = "GET /readyz HTTP/1.1\r\nHost: test\r\n\r\n";
@@ -1197,7 +1230,8 @@ START_TEST(test_operations_slow_request_line_and_headers)
     free(answer);
     started = suite_now_ms();
     cut = trickle_until_cut(fd, "GET /request-line-never-ends-0123456789-0123456789", started);
-    ck_assert_msg(cut >= 2000 && cut <= 2000 + suite_wait_ms(1.5), "cut off after %lld ms", cut);
+    /* The wait began when the answer was sent, a little before `started`. */
+    ck_assert_msg(cut >= 2900 && cut <= 3000 + suite_wait_ms(1.5), "cut off after %lld ms", cut);
     close(fd);
 
     /* The server goes on. */
