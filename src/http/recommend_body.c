@@ -92,7 +92,7 @@ static enum gq_code parse_workload(json_t *body, struct sizing_workload *workloa
 }
 
 /* Every key must name an assumption; each value is a number (its range is
- * the core's to check). */
+ * the core's to check), or null, which keeps the default like an absent key. */
 static enum gq_code parse_assumptions(json_t *body, struct sizing_assumptions *assumptions,
                                       struct gq_error *err)
 {
@@ -109,6 +109,8 @@ static enum gq_code parse_assumptions(json_t *body, struct sizing_assumptions *a
         enum sizing_assumption assumption;
         if (!sizing_assumption_parse(key, &assumption))
             return gq_fail(err, GQ_ERR_UNKNOWN_FIELD, field, "unknown assumption '%.60s'", key);
+        if (json_is_null(value))
+            continue;
         if (!json_is_number(value))
             return gq_fail(err, GQ_ERR_INVALID_TYPE, field, "%s must be a number", field);
         assumptions->value[assumption] = json_number_value(value);

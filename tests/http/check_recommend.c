@@ -83,6 +83,19 @@ START_TEST(test_recommend_7b_inference_fp16)
 }
 END_TEST
 
+/* A null assumption keeps its default, as an absent one does. */
+START_TEST(test_recommend_null_assumption_is_the_default)
+{
+    struct http_response *response =
+        recommend("{\"workload\":{\"task\":\"finetune\",\"model_params_b\":7,\"tokens_b\":2},"
+                  "\"assumptions\":{\"mfu\":null,\"max_instances\":null,\"activation_allowance\":0.5}}");
+    expect_text(response->json, "estimate.assumptions.mfu", "0.35");
+    expect_text(response->json, "estimate.assumptions.max_instances", "8.0");
+    expect_text(response->json, "estimate.assumptions.activation_allowance", "0.5");
+    http_response_free(response);
+}
+END_TEST
+
 /* The workload is echoed as given: a tiny training run is not shown as
  * tokens_b 0, which would mean "no training run". */
 START_TEST(test_recommend_echoes_tiny_workload_unrounded)
@@ -392,6 +405,7 @@ static Suite *make_suite(void)
     tcase_add_test(cases, test_recommend_7b_inference_fp16);
     tcase_add_test(cases, test_recommend_7b_inference_int8);
     tcase_add_test(cases, test_recommend_echoes_tiny_workload_unrounded);
+    tcase_add_test(cases, test_recommend_null_assumption_is_the_default);
     tcase_add_test(cases, test_recommend_learning_student);
     tcase_add_test(cases, test_recommend_7b_finetune);
     tcase_add_test(cases, test_recommend_time_buys_more_cards);
