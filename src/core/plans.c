@@ -197,6 +197,49 @@ static struct cover cheapest_cover(const struct cover_prices *prices, int32_t da
     return best;
 }
 
+/* True when the cover uses at least two of quarters, months and hours,
+ * with no month that covers no day. (Blocks cover days in the order
+ * quarters, months, hours; quarters followed by another part cover only
+ * days.) */
+static bool is_mixed_cover(int32_t days, int32_t quarters, int32_t months)
+{
+    int32_t hourly_days = days - quarters * QUARTER_DAYS - months * MONTH_DAYS;
+    int parts = (quarters > 0) + (months > 0) + (hourly_days > 0);
+    bool every_month_used =
+        months == 0 || quarters * QUARTER_DAYS + (months - 1) * MONTH_DAYS < days;
+    return parts >= 2 && every_month_used;
+}
+
+static void consider_mixed(struct cover *best, const struct cover_prices *prices, int32_t days,
+                           int32_t quarters, int32_t months)
+{
+    if (months >= 0 && is_mixed_cover(days, quarters, months))
+        consider(best, prices, days, quarters, months);
+}
+
+/* The cheapest mixed cover, by the argument of cheapest_cover(): for a
+ * quarter count, the cost is linear in the months while days are left to
+ * pay by the hour, so the cheapest mixed month count is at an end of the
+ * range that keeps the cover mixed (1 or the most that leave an hourly day
+ * with no quarter; none or the most that leave one, with quarters) or is
+ * the count that covers every day. */
+static struct cover cheapest_mixed_cover(const struct cover_prices *prices, int32_t days)
+{
+    struct cover best = {0, 0, NOT_OFFERED};
+    int32_t max_quarters = prices->quarter == NOT_OFFERED ? 0 : (days - 1) / QUARTER_DAYS;
+    for (int32_t quarters = 0; quarters <= max_quarters; quarters++) {
+        int32_t rest = days - quarters * QUARTER_DAYS; /* > 0 */
+        consider_mixed(&best, prices, days, quarters, 0);
+        if (prices->month == NOT_OFFERED)
+            continue;
+        consider_mixed(&best, prices, days, quarters, 1);
+        consider_mixed(&best, prices, days, quarters, (rest - 1) / MONTH_DAYS);
+        consider_mixed(&best, prices, days, quarters, rest / MONTH_DAYS);
+        consider_mixed(&best, prices, days, quarters, blocks_to_cover(rest, MONTH_DAYS));
+    }
+    return best;
+}
+
 static exact_cost usable_block_price(const struct sku *sku, uint32_t usable_modes,
                                      enum billing_mode mode)
 {
@@ -229,6 +272,19 @@ static enum gq_code add_cover_parts(const struct sku *sku, enum billing_mode hou
     return code;
 }
 
+static struct cover_prices usable_cover_prices(const struct sku *sku, uint32_t usable_modes,
+                                               enum billing_mode hourly_mode,
+                                               const struct usage *usage)
+{
+    return (struct cover_prices){
+        .quarter = usable_block_price(sku, usable_modes, BILLING_QUARTERLY),
+        .month = usable_block_price(sku, usable_modes, BILLING_MONTHLY),
+        .hourly_day = mode_usable(sku, usable_modes, hourly_mode)
+                          ? (exact_cost)sku->price[hourly_mode] * usage->millihours_per_day
+                          : NOT_OFFERED,
+    };
+}
+
 enum gq_code plan_cheapest(const struct sku *sku, uint32_t usable_modes,
                            enum billing_mode hourly_mode, const struct usage *usage,
                            struct plan *out)
@@ -236,14 +292,22 @@ enum gq_code plan_cheapest(const struct sku *sku, uint32_t usable_modes,
     assert(usage_is_valid(usage));
     assert(billing_mode_is_hourly(hourly_mode));
     *out = (struct plan){0};
-    struct cover_prices prices = {
-        .quarter = usable_block_price(sku, usable_modes, BILLING_QUARTERLY),
-        .month = usable_block_price(sku, usable_modes, BILLING_MONTHLY),
-        .hourly_day = mode_usable(sku, usable_modes, hourly_mode)
-                          ? (exact_cost)sku->price[hourly_mode] * usage->millihours_per_day
-                          : NOT_OFFERED,
-    };
+    struct cover_prices prices = usable_cover_prices(sku, usable_modes, hourly_mode, usage);
     struct cover best = cheapest_cover(&prices, usage->days);
+    if (best.cost == NOT_OFFERED)
+        return GQ_ERR_NOT_ELIGIBLE;
+    return add_cover_parts(sku, hourly_mode, &best, usage, out);
+}
+
+enum gq_code plan_cheapest_mixed(const struct sku *sku, uint32_t usable_modes,
+                                 enum billing_mode hourly_mode, const struct usage *usage,
+                                 struct plan *out)
+{
+    assert(usage_is_valid(usage));
+    assert(billing_mode_is_hourly(hourly_mode));
+    *out = (struct plan){0};
+    struct cover_prices prices = usable_cover_prices(sku, usable_modes, hourly_mode, usage);
+    struct cover best = cheapest_mixed_cover(&prices, usage->days);
     if (best.cost == NOT_OFFERED)
         return GQ_ERR_NOT_ELIGIBLE;
     return add_cover_parts(sku, hourly_mode, &best, usage, out);

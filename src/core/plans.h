@@ -72,6 +72,16 @@ enum gq_code plan_cheapest(const struct sku *sku, uint32_t usable_modes,
                            enum billing_mode hourly_mode, const struct usage *usage,
                            struct plan *out);
 
+/* The minimum-cost mixed cover: one that uses at least two of quarters,
+ * months and hours, each part covering at least one day (1 month and 90
+ * days by the hour for 120 days). A discount on mixed plans can make it
+ * cheaper than the cheapest cover once discounted. Same modes, ties and
+ * errors as plan_cheapest(); GQ_ERR_NOT_ELIGIBLE also when no mixed cover
+ * exists (a usage of a month or less, one usable mode). */
+enum gq_code plan_cheapest_mixed(const struct sku *sku, uint32_t usable_modes,
+                                 enum billing_mode hourly_mode, const struct usage *usage,
+                                 struct plan *out);
+
 /* True when the plan uses more than one mode. */
 bool plan_is_mixed(const struct plan *plan);
 

@@ -154,9 +154,41 @@ static enum gq_code price_every_mode(const struct catalog *catalog,
     return GQ_OK;
 }
 
+/* True when some rule of the catalog discounts mixed plans. */
+static bool mixed_plans_discounted(const struct catalog *catalog)
+{
+    for (size_t i = 0; i < catalog->n_rules; i++)
+        if (catalog->rules[i].billing_mask & DISCOUNT_BILLING_MIXED)
+            return true;
+    return false;
+}
+
+/* Replaces the cheapest option by the cheapest mixed cover if, once
+ * discounted, it costs less: a discount on mixed plans can make it win
+ * though it costs more before discounts. */
+static enum gq_code consider_cheapest_mixed(const struct catalog *catalog,
+                                            const struct quote_request *request,
+                                            const struct quote_item_request *item,
+                                            uint32_t usable_modes, struct priced_option *cheapest)
+{
+    struct priced_option mixed = {0};
+    enum gq_code code = plan_cheapest_mixed(item->sku, usable_modes, hourly_mode_for(usable_modes),
+                                            &item->usage, &mixed.plan);
+    if (code == GQ_ERR_NOT_ELIGIBLE) /* no mixed cover of this usage */
+        return GQ_OK;
+    if (code == GQ_OK)
+        code = price_option(catalog, request, item, DISCOUNT_BILLING_MIXED, &mixed);
+    if (code == GQ_OK && mixed.total < cheapest->total)
+        *cheapest = mixed;
+    return code;
+}
+
 /* The cheapest plan after discounts: the exact cheapest cover by the modes
- * the customer may use, unless a discount on one mode makes that mode's
- * single-mode option cheaper. GQ_ERR_NOT_ELIGIBLE when they may use none. */
+ * the customer may use, unless a discount makes a single-mode option or
+ * (where mixed plans are discounted) the cheapest mixed cover cheaper.
+ * Discounts never raise a cheaper line above a dearer one of the same
+ * billing, so each kind of billing is represented by its cheapest plan.
+ * GQ_ERR_NOT_ELIGIBLE when the customer may use no mode. */
 static enum gq_code price_cheapest(const struct catalog *catalog,
                                    const struct quote_request *request,
                                    const struct quote_item_request *item, uint32_t usable_modes,
@@ -173,6 +205,8 @@ static enum gq_code price_cheapest(const struct catalog *catalog,
     for (int i = 0; i < result->n_options; i++)
         if (result->options[i].total < cheapest->total)
             *cheapest = result->options[i];
+    if (!plan_is_mixed(&cheapest->plan) && mixed_plans_discounted(catalog))
+        return consider_cheapest_mixed(catalog, request, item, usable_modes, cheapest);
     return GQ_OK;
 }
 

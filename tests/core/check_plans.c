@@ -390,6 +390,94 @@ START_TEST(restricted_cheapest_matches_reference)
 }
 END_TEST
 
+/* Independent reference for the cheapest mixed cover: every quarter and
+ * month count, kept when it uses two of quarters, months and hours with no
+ * month covering no day. NO_COVER when there is none. */
+static int64_t reference_cheapest_mixed(const struct sku *s, uint32_t usable,
+                                        enum billing_mode hourly, const struct usage *usage)
+{
+    for (int m = 0; m < BILLING_MODE_COUNT; m++)
+        if (!s->priced[m])
+            usable &= ~BILLING_MODE_BIT(m);
+    int32_t days = usage->days;
+    int64_t best = NO_COVER;
+    for (int32_t q = 0; q <= days / 90 + 1; q++) {
+        for (int32_t m = 0; m <= days / 30 + 2; m++) {
+            int32_t hourly_days = days - 90 * q - 30 * m;
+            bool month_wasted = m > 0 && 90 * q + 30 * (m - 1) >= days;
+            bool quarter_wasted = q > 0 && (m > 0 || hourly_days > 0) && 90 * q >= days;
+            int parts = (q > 0) + (m > 0) + (hourly_days > 0);
+            bool offered = (q == 0 || (usable & QUARTERS)) && (m == 0 || (usable & MONTHS)) &&
+                           (hourly_days <= 0 || (usable & BILLING_MODE_BIT(hourly)));
+            if (parts < 2 || month_wasted || quarter_wasted || !offered)
+                continue;
+            int64_t cost = q * s->price[BILLING_QUARTERLY] * 1000 +
+                           m * s->price[BILLING_MONTHLY] * 1000 +
+                           (hourly_days > 0 ? hourly_days * s->price[hourly] * usage->millihours_per_day
+                                            : 0);
+            best = cheaper(best, cost);
+        }
+    }
+    return best;
+}
+
+START_TEST(cheapest_mixed_matches_exhaustive_search)
+{
+    srand(20261201);
+    int found = 0;
+    for (int trial = 0; trial < 4000; trial++) {
+        const struct sku *s = &catalog->skus[rand() % (int)catalog->n_skus];
+        uint32_t usable = trial % 2 == 0 ? BILLING_MODE_MASK_ALL
+                                          : (uint32_t)rand() & BILLING_MODE_MASK_ALL;
+        enum billing_mode hourly = rand() % 4 == 0 ? BILLING_STUDENT : BILLING_ON_DEMAND;
+        struct usage usage = {1 + rand() % USAGE_MAX_MILLIHOURS_PER_DAY, 1 + rand() % 400};
+        if (trial % 10 == 0)
+            usage.days = 1 + rand() % USAGE_MAX_DAYS;
+        int64_t reference = reference_cheapest_mixed(s, usable, hourly, &usage);
+        struct plan mixed;
+        enum gq_code code = plan_cheapest_mixed(s, usable, hourly, &usage, &mixed);
+        if (reference == NO_COVER) {
+            ck_assert_int_eq(code, GQ_ERR_NOT_ELIGIBLE);
+            continue;
+        }
+        found++;
+        ck_assert_int_eq(code, GQ_OK);
+        ck_assert(plan_is_mixed(&mixed));
+        ck_assert_int_eq(exact_plan_cost(s, &mixed), reference);
+        int32_t covered = 0;
+        for (int p = 0; p < mixed.n_parts; p++) {
+            ck_assert(usable & BILLING_MODE_BIT(mixed.parts[p].mode));
+            ck_assert_int_gt(mixed.parts[p].days, 0);
+            covered += mixed.parts[p].days;
+        }
+        ck_assert_int_eq(covered, usage.days);
+    }
+    ck_assert_int_gt(found, 1000); /* the search is not vacuous */
+}
+END_TEST
+
+/* 120 days at 12 h on v100-16g-x1: by the hour is cheapest (3283.20); the
+ * cheapest mixed cover is a month and 90 days by the hour (3693.40), not
+ * a quarter and 30 days (4125.80). A month covers 30 days or less: none. */
+START_TEST(cheapest_mixed_cover_examples)
+{
+    const struct sku *s = sku("v100-16g-x1");
+    struct plan mixed;
+    struct usage usage = hours_days(12, 120);
+    ck_assert_int_eq(plan_cheapest_mixed(s, BILLING_MODE_MASK_ALL, BILLING_ON_DEMAND, &usage, &mixed),
+                     GQ_OK);
+    ck_assert_int_eq(mixed.amount, 369340);
+    ck_assert_int_eq(mixed.n_parts, 2);
+    ck_assert_int_eq(mixed.parts[0].mode, BILLING_MONTHLY);
+    ck_assert_int_eq(mixed.parts[0].blocks, 1);
+    ck_assert_int_eq(mixed.parts[1].mode, BILLING_ON_DEMAND);
+    ck_assert_int_eq(mixed.parts[1].days, 90);
+    usage = hours_days(24, 30);
+    ck_assert_int_eq(plan_cheapest_mixed(s, BILLING_MODE_MASK_ALL, BILLING_ON_DEMAND, &usage, &mixed),
+                     GQ_ERR_NOT_ELIGIBLE);
+}
+END_TEST
+
 START_TEST(usage_ranges)
 {
     ck_assert(usage_is_valid(&(struct usage){1, 1}));
@@ -421,6 +509,8 @@ static Suite *plans_suite(void)
     LOOP(tc, computes_break_even, break_even_cases);
     tcase_add_test(tc, cheapest_matches_reference_and_beats_every_mode);
     tcase_add_test(tc, restricted_cheapest_matches_reference);
+    tcase_add_test(tc, cheapest_mixed_matches_exhaustive_search);
+    tcase_add_test(tc, cheapest_mixed_cover_examples);
     tcase_add_test(tc, usage_ranges);
     suite_add_tcase(suite, tc);
     return suite;

@@ -251,6 +251,35 @@ START_TEST(a_mode_discount_can_change_the_cheapest)
 }
 END_TEST
 
+/* 30 % off mixed plans: a month and 90 days by the hour (3693.40, 2585.38
+ * after the discount) beats 120 days by the hour (3283.20), the cheapest
+ * before discounts, though no mixed plan is cheapest before them. */
+START_TEST(a_mixed_discount_can_change_the_cheapest)
+{
+    struct quote_item_request items[] = {item("v100-16g-x1", 1, "cheapest", 12, 120)};
+    ck_assert_int_eq(price(SEGMENT_ENTERPRISE, items, 1, NULL), GQ_OK);
+    ck_assert_int_eq(result->items[0].cheapest.total, 328320);
+
+    add_rule("mixed-30", 3000, DISCOUNT_BILLING_MIXED);
+    ck_assert_int_eq(price(SEGMENT_ENTERPRISE, items, 1, NULL), GQ_OK);
+    const struct priced_option *cheapest = &result->items[0].cheapest;
+    ck_assert(plan_is_mixed(&cheapest->plan));
+    ck_assert_int_eq(cheapest->plan.parts[0].mode, BILLING_MONTHLY);
+    ck_assert_int_eq(cheapest->plan.parts[1].mode, BILLING_ON_DEMAND);
+    ck_assert_int_eq(cheapest->amount, 369340);
+    ck_assert_int_eq(cheapest->discounts.total, 110802);
+    ck_assert_int_eq(cheapest->total, 258538);
+    ck_assert_int_eq(result->total, 258538);
+    /* By the hour, the saving is what the mixed plan saves. */
+    ck_assert_int_eq(result->items[0].saving, 328320 - 258538);
+    /* 30 days: no mixed cover exists, by the hour stays cheapest. */
+    items[0] = item("v100-16g-x1", 1, "cheapest", 12, 30);
+    ck_assert_int_eq(price(SEGMENT_ENTERPRISE, items, 1, NULL), GQ_OK);
+    ck_assert_int_eq(result->items[0].cheapest.total, 82080);
+    ck_assert_int_eq(result->items[0].cheapest.plan.parts[0].mode, BILLING_ON_DEMAND);
+}
+END_TEST
+
 static struct bundle *add_bundle(const char *id, gq_money list_price, gq_money bundle_price,
                                  uint32_t segments)
 {
@@ -561,6 +590,7 @@ static Suite *quote_suite(void)
     tcase_add_test(tc, rejects_an_empty_quote_and_too_many_items);
     tcase_add_test(tc, discounts_reach_item_and_totals);
     tcase_add_test(tc, a_mode_discount_can_change_the_cheapest);
+    tcase_add_test(tc, a_mixed_discount_can_change_the_cheapest);
     tcase_add_test(tc, bundles_add_their_own_price);
     tcase_add_test(tc, cheapest_skips_blocks_the_customer_may_not_use);
     tcase_add_test(tc, asked_billing_saves_nothing_against_an_unusable_cheaper_plan);
