@@ -30,7 +30,9 @@
 enum gq_code fields_only(json_t *object, const char *const *allowed, const char *path,
                          struct gq_error *err);
 
-/* A string field. Absent: *out = NULL, or missing_field when `required`. */
+/* A string field. Absent: *out = NULL, or missing_field when `required`.
+ * A string holding U+0000 ("\u0000", valid JSON) is invalid_value: C
+ * would read it only up to there. */
 enum gq_code fields_string(json_t *object, const char *key, const char *path, bool required,
                            const char **out, struct gq_error *err);
 
@@ -55,6 +57,10 @@ enum gq_code fields_boolean(json_t *object, const char *key, const char *path, b
  * 3000.0), at most MONEY_MAX. */
 enum gq_code fields_money(json_t *object, const char *key, const char *path, bool required,
                           gq_money *out, struct gq_error *err);
+
+/* True when `value` is a JSON string without U+0000, so that its C string
+ * is the whole of it. */
+bool fields_is_text(const json_t *value);
 
 /* A JSON number as an exact integer, if it is one: an integer, or a real
  * with no fraction within ±9e15 (where a double still holds every whole

@@ -23,8 +23,11 @@
 static json_t *load(const char *text, size_t length, json_error_t *error)
 {
     /* Any value, so that an array or a scalar is "valid JSON of the wrong
-     * type" (422), not malformed; a repeated key is malformed. */
-    return json_loadb(text, length, JSON_REJECT_DUPLICATES | JSON_DECODE_ANY, error);
+     * type" (422), not malformed; a repeated key is malformed. "\u0000" in
+     * a string is valid JSON: the field readers refuse it where a string is
+     * read (fields_is_text); jansson refuses it in a key. */
+    return json_loadb(text, length, JSON_REJECT_DUPLICATES | JSON_DECODE_ANY | JSON_ALLOW_NUL,
+                      error);
 }
 
 static bool is_digit(char c)

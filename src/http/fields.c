@@ -114,8 +114,16 @@ enum gq_code fields_string(json_t *object, const char *key, const char *path, bo
         return code;
     if (!json_is_string(value))
         return wrong_type(path, key, "a string", value, err);
+    if (!fields_is_text(value))
+        return fail_at(err, GQ_ERR_INVALID_VALUE, path, key, " must not contain U+0000");
     *out = json_string_value(value);
     return GQ_OK;
+}
+
+bool fields_is_text(const json_t *value)
+{
+    return json_is_string(value) &&
+           strlen(json_string_value(value)) == json_string_length(value);
 }
 
 bool fields_integral_value(const json_t *value, int64_t *out)
@@ -228,6 +236,8 @@ enum gq_code fields_money(json_t *object, const char *key, const char *path, boo
     }
     if (!json_is_string(value))
         return wrong_type(path, key, "a decimal string such as \"3000.00\"", value, err);
+    if (!fields_is_text(value))
+        return fail_at(err, GQ_ERR_INVALID_VALUE, path, key, " must not contain U+0000");
     switch (money_parse_amount(json_string_value(value), out)) {
     case MONEY_PARSE_OK:
         return GQ_OK;

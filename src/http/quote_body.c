@@ -115,6 +115,8 @@ static enum gq_code parse_bundles(json_t *body, const struct catalog *catalog,
         json_t *id = json_array_get(bundles, i);
         if (!json_is_string(id))
             return gq_fail(err, GQ_ERR_INVALID_TYPE, field, "%s must be a bundle id string", field);
+        if (!fields_is_text(id))
+            return gq_fail(err, GQ_ERR_INVALID_VALUE, field, "%s must not contain U+0000", field);
         parsed->bundles[i] = catalog_find_bundle(catalog, json_string_value(id));
         if (parsed->bundles[i] == NULL)
             return gq_fail(err, GQ_ERR_UNKNOWN_BUNDLE, field, "no bundle '%.64s'",

@@ -277,7 +277,16 @@ static const struct bad_request rows[] = {
     {"duplicate key", RECOMMEND("{" WORKLOAD "," WORKLOAD "}"), MALFORMED},
 
     /* ---- NUL bytes and text that is not UTF-8 ---- */
-    {"NUL", QUOTE(ITEMS(ITEM_SKU("\"v100-16g-x1\\u0000\""))), MALFORMED},
+    /* "\u0000" is valid JSON in a string, but C would read the string only
+     * up to it: "v100-16g-x1\u0000" must not price the v100-16g-x1. */
+    {"NUL", QUOTE(ITEMS(ITEM_SKU("\"v100-16g-x1\\u0000\""))),
+     REFUSED("invalid_value", "items[0].sku")},
+    {"NUL", QUOTE("{\"items\":[" ITEM "],\"bundles\":[\"training-starter-monthly\\u0000x\"]}"),
+     REFUSED("invalid_value", "bundles[0]")},
+    {"NUL", QUOTE("{\"items\":[" ITEM "],\"customer\":{\"segment\":\"student\\u0000\"}}"),
+     REFUSED("invalid_value", "customer.segment")},
+    {"NUL", RECOMMEND("{" WORKLOAD ",\"budget\":\"3000\\u0000.00\"}"),
+     REFUSED("invalid_value", "budget")},
     {"NUL", QUOTE("{\"items\":[" ITEM "],\"a\\u0000b\":1}"), MALFORMED},
     {"NUL", QUOTE_BYTES("{\"items\":[]\0}"), MALFORMED},
     {"NUL", QUOTE_BYTES("{\"items\":[{\"sku\":\"v1\0\",\"hours_per_day\":8,\"days\":90}]}"),
