@@ -137,6 +137,11 @@ enum MHD_Result reply_queue(struct http_request *request, unsigned status,
     }
     if (request->request_id[0] != '\0')
         MHD_add_response_header(response, REQUEST_ID_HEADER, request->request_id);
+    /* Only the catalog and contract bodies may be cached (reply_cacheable
+     * says so); without a word, a cache may keep a 200 or a 404 by
+     * heuristic, and a quote's status changes. */
+    if (MHD_get_response_header(response, MHD_HTTP_HEADER_CACHE_CONTROL) == NULL)
+        MHD_add_response_header(response, MHD_HTTP_HEADER_CACHE_CONTROL, "no-store");
     add_cors_headers(request, response);
     /* Once stopping, a keep-alive connection ends with its request in
      * flight, so that clients stop sending on it and the server can stop. */
@@ -208,13 +213,10 @@ static bool tag_equals(const char *tag, size_t length, const char *etag)
     return length == strlen(etag) && strncmp(tag, etag, length) == 0;
 }
 
-bool reply_etag_matches(struct http_request *request, const char *etag)
+/* True when an If-None-Match field value lists `etag` or is "*". */
+static bool list_matches(const char *list, const char *etag)
 {
-    const char *header =
-        MHD_lookup_connection_value(request->connection, MHD_HEADER_KIND, "If-None-Match");
-    if (header == NULL)
-        return false;
-    const char *p = header;
+    const char *p = list;
     while (*p != '\0') {
         p += strspn(p, " \t,");
         size_t length = strcspn(p, ",");
@@ -225,6 +227,32 @@ bool reply_etag_matches(struct http_request *request, const char *etag)
         p += strcspn(p, ",");
     }
     return false;
+}
+
+struct etag_search {
+    const char *etag;
+    bool matched;
+};
+
+static enum MHD_Result search_if_none_match(void *context, enum MHD_ValueKind kind,
+                                            const char *name, const char *value)
+{
+    (void)kind;
+    struct etag_search *search = context;
+    if (strcasecmp(name, "If-None-Match") == 0 && value != NULL &&
+        list_matches(value, search->etag))
+        search->matched = true;
+    return search->matched ? MHD_NO : MHD_YES; /* MHD_NO stops the walk */
+}
+
+/* Every If-None-Match field line counts: several lines of a list field
+ * are one list joined by commas (RFC 9110, 5.3). */
+bool reply_etag_matches(struct http_request *request, const char *etag)
+{
+    struct etag_search search = {etag, false};
+    MHD_get_connection_values(request->connection, MHD_HEADER_KIND, search_if_none_match,
+                              &search);
+    return search.matched;
 }
 
 /* The body of a 304, which libmicrohttpd never reads: it sends no body

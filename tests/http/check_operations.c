@@ -74,6 +74,7 @@ START_TEST(test_operations_healthz)
     expect_status(response, 200);
     ck_assert_str_eq(http_header(response, "content-type"), "application/json");
     ck_assert_str_eq(response->body, "{\"status\":\"ok\",\"version\":\"" GQ_VERSION "\"}");
+    ck_assert_str_eq(http_header(response, "cache-control"), "no-store");
     http_response_free(response);
 }
 END_TEST

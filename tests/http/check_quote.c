@@ -656,6 +656,9 @@ START_TEST(test_quote_saved_and_read_back)
     expect_status(read, 200);
     ck_assert_msg(json_equal(read->json, q), "read back %s, created %s", read->body, created->body);
     ck_assert_ptr_null(http_header(read, "location"));
+    /* Its status changes (accepted, expired): no cache may keep it. */
+    ck_assert_str_eq(http_header(created, "cache-control"), "no-store");
+    ck_assert_str_eq(http_header(read, "cache-control"), "no-store");
     http_response_free(read);
     http_response_free(created);
 }
