@@ -1,6 +1,6 @@
 /*
  * Operations: GET /healthz (the process answers), GET /readyz (the database
- * answers and a catalog is loaded) and GET /openapi.yaml (the contract).
+ * answers; the catalog's version) and GET /openapi.yaml (the contract).
  */
 #include <string.h>
 
@@ -19,8 +19,8 @@ enum MHD_Result health_handle_live(struct http_request *request)
 enum MHD_Result health_handle_ready(struct http_request *request)
 {
     const struct snapshot *snapshot = request->snapshot;
-    if (snapshot == NULL)
-        return reply_fail(request, GQ_ERR_NOT_READY, NULL, "the catalog is not loaded yet");
+    if (snapshot == NULL) /* cannot happen, see respond() in server.c */
+        return reply_fail(request, GQ_ERR_INTERNAL, NULL, "no catalog is loaded");
     if (store_ping(request->app->store) != GQ_OK)
         return reply_fail(request, GQ_ERR_NOT_READY, NULL, "the database does not answer");
     return reply_json(request, MHD_HTTP_OK,

@@ -440,8 +440,10 @@ static enum MHD_Result respond(struct http_request *request)
     if (request->body_overflow)
         return reply_fail(request, GQ_ERR_BODY_TOO_LARGE, NULL, "the body is over %zu bytes",
                           request->app->config->body_limit_bytes);
+    /* Cannot happen: main.c publishes a catalog before the server listens
+     * and keeps one until it has stopped. */
     if (request->snapshot == NULL && needs_catalog(request->route))
-        return reply_fail(request, GQ_ERR_NOT_READY, NULL, "the catalog is not loaded yet");
+        return reply_fail(request, GQ_ERR_INTERNAL, NULL, "no catalog is loaded");
     enum MHD_Result result;
     if (request->route->takes_json && !parse_json_body(request, &result))
         return result;
