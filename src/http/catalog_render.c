@@ -9,6 +9,7 @@
  * with an ETag, until the next reload.
  */
 #include "http/bodies.h"
+#include "util/clock.h"
 
 /* Appends `value` (taken, also on failure, as jansson does) to *array.
  * When it cannot be appended (a NULL value from a failed allocation, or no
@@ -119,13 +120,29 @@ static json_t *render_bundle_contents(const struct bundle *bundle)
     return contents;
 }
 
+/* A bound of a validity window in RFC 3339, or null when the window is
+ * open on that side (0). */
+static json_t *render_bound(int64_t unix_seconds)
+{
+    if (unix_seconds == 0)
+        return json_null();
+    char text[CLOCK_RFC3339_SIZE];
+    return json_string(clock_format_rfc3339(unix_seconds, text));
+}
+
+/* The window is listed so that a storefront can tell a bundle on offer now
+ * from one that has ended or not begun (quoting those is not_eligible);
+ * the body is rendered once per catalog load, so it cannot leave them out
+ * as time passes. */
 static json_t *render_bundle(const struct bundle *bundle)
 {
-    return json_pack("{s:s, s:s, s:s, s:o, s:o, s:o, s:o, s:o}", "id", bundle->id, "name",
-                     bundle->name, "description", bundle->description, "list_price",
+    return json_pack("{s:s, s:s, s:s, s:o, s:o, s:o, s:o, s:o, s:o, s:o}", "id", bundle->id,
+                     "name", bundle->name, "description", bundle->description, "list_price",
                      render_money(bundle->list_price), "price", render_money(bundle->price),
                      "saving", render_money(bundle->list_price - bundle->price),
-                     "eligible_segments", render_segments(bundle->segment_mask), "contents",
+                     "eligible_segments", render_segments(bundle->segment_mask), "valid_from",
+                     render_bound(bundle->valid_from), "valid_until",
+                     render_bound(bundle->valid_until), "contents",
                      render_bundle_contents(bundle));
 }
 

@@ -820,7 +820,9 @@ START_TEST(test_operations_sighup_reload)
     server_start(&server, NULL);
     struct http_client *to = http_client_new(server.port);
 
-    ck_assert_int_eq(server_db_exec(&server, "UPDATE bundles SET price_fen = 120000 WHERE id = ?1",
+    ck_assert_int_eq(server_db_exec(&server,
+                                    "UPDATE bundles SET price_fen = 120000, "
+                                    "valid_until = 1893456000 WHERE id = ?1",
                                     "training-starter-monthly"),
                      1);
     server_signal(&server, SIGHUP);
@@ -833,6 +835,9 @@ START_TEST(test_operations_sighup_reload)
     expect_text(bundles->json, "price_list_version", "2");
     expect_str(bundles->json, "bundles[1].price", "1200.00");
     expect_str(bundles->json, "bundles[1].saving", "442.00");
+    expect_str(bundles->json, "bundles[1].valid_until", "2030-01-01T00:00:00Z");
+    expect_text(bundles->json, "bundles[1].valid_from", "null");
+    expect_text(bundles->json, "bundles[0].valid_until", "null");
     http_response_free(bundles);
 
     /* A broken price list is refused and the last good one kept. */
