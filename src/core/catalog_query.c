@@ -53,15 +53,19 @@ bool catalog_query_is_empty(const struct catalog_query *query)
            !query->descending;
 }
 
-/* Digits only, no sign or spaces, within [min, max]. */
+/* Digits only, no sign or spaces, within [min, max]. Leading zeros do not
+ * count toward the 9 digits that always fit a long ("0016" is 16). */
 static bool parse_bounded_int(const char *text, int32_t min, int32_t max, int32_t *out)
 {
-    if (*text == '\0' || strlen(text) > 9)
+    if (*text == '\0')
         return false;
     for (const char *p = text; *p; p++)
         if (!isdigit((unsigned char)*p))
             return false;
-    long value = strtol(text, NULL, 10);
+    const char *significant = text + strspn(text, "0");
+    if (strlen(significant) > 9)
+        return false;
+    long value = strtol(significant, NULL, 10);
     if (value < min || value > max)
         return false;
     *out = (int32_t)value;

@@ -72,6 +72,10 @@ static const struct {
     {"sort=tflops", "t4-16g-x1 v100-16g-x1 v100-16g-x2 v100-32g-x4 v100-32g-x8"},
     {"sort=-id", "v100-32g-x8 v100-32g-x4 v100-16g-x2 v100-16g-x1 t4-16g-x1"},
     {"gpu=v100&min_total_memory_gb=32&sort=-price", "v100-32g-x8 v100-32g-x4 v100-16g-x2"},
+    /* Leading zeros are not digits of the value (the limit is 9 digits). */
+    {"min_memory_gb=0000000032", "v100-32g-x4 v100-32g-x8"},
+    {"gpu_count=000000000000000000008", "v100-32g-x8"},
+    {"min_memory_gb=0", "t4-16g-x1 v100-16g-x1 v100-16g-x2 v100-32g-x4 v100-32g-x8"},
 };
 
 START_TEST(filters_and_sorts)
@@ -88,6 +92,7 @@ static const struct {
 } bad_cases[] = {
     {"min_memory_gb", "abc"}, {"min_memory_gb", "-1"},   {"min_memory_gb", ""},
     {"min_memory_gb", "1e3"}, {"min_memory_gb", "9999999999"}, {"min_total_memory_gb", "1.5"},
+    {"min_memory_gb", "00009999999999"}, {"gpu_count", "0000"},
     {"gpu_count", "0"},       {"gpu_count", "2000"},     {"max_hourly", "cheap"},
     {"max_hourly", "-5"},     {"max_hourly", "1.234"},   {"sort", "colour"},
     {"sort", "--price"},      {"sort", ""},              {"gpu", ""},
