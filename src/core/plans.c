@@ -198,9 +198,10 @@ static struct cover cheapest_cover(const struct cover_prices *prices, int32_t da
 }
 
 /* True when the cover uses at least two of quarters, months and hours,
- * with no month that covers no day. (Blocks cover days in the order
- * quarters, months, hours; quarters followed by another part cover only
- * days.) */
+ * and every month covers a day. (Parts take the days in the order
+ * quarters, months, hours, so the last month covers none when the blocks
+ * before it cover every day; quarters followed by another part always
+ * cover days.) */
 static bool is_mixed_cover(int32_t days, int32_t quarters, int32_t months)
 {
     int32_t hourly_days = days - quarters * QUARTER_DAYS - months * MONTH_DAYS;

@@ -79,7 +79,7 @@ struct connection_state {
      * refusal when memory is short): such a request is finished when its
      * connection closes, so it is neither lost from the log nor leaked. */
     struct http_request *open_request;
-    /* Its deadline while it waits for a request or reads one's headers. */
+    /* Its deadline while it waits for a request or one is still arriving. */
     struct watched_connection watched;
 };
 
