@@ -737,10 +737,15 @@ struct http_server *http_server_start(struct app *app, struct gq_error *err)
                      MHD_ALLOW_SUSPEND_RESUME | MHD_USE_ERROR_LOG;
     if (address.ss_family == AF_INET6)
         flags |= MHD_USE_IPv6;
+    /* A pool of one thread is no pool: libmicrohttpd then serves from its
+     * one internal thread, and complains when given a size of 0 or 1. */
+    struct MHD_OptionItem pool[] = {
+        {config->threads > 1 ? MHD_OPTION_THREAD_POOL_SIZE : MHD_OPTION_END, config->threads, NULL},
+        {MHD_OPTION_END, 0, NULL}};
     server->daemon = MHD_start_daemon(
         flags, config->port, NULL, NULL, handle_access, app, MHD_OPTION_EXTERNAL_LOGGER,
         log_from_mhd, NULL, MHD_OPTION_SOCK_ADDR, &address,
-        MHD_OPTION_THREAD_POOL_SIZE, config->threads > 1 ? config->threads : 0,
+        MHD_OPTION_ARRAY, pool,
         MHD_OPTION_CONNECTION_LIMIT, config->connection_limit,
         MHD_OPTION_PER_IP_CONNECTION_LIMIT, config->per_ip_connection_limit,
         MHD_OPTION_CONNECTION_TIMEOUT, config->connection_timeout_seconds,
@@ -750,8 +755,9 @@ struct http_server *http_server_start(struct app *app, struct gq_error *err)
         MHD_OPTION_URI_LOG_CALLBACK, note_request_target, server, MHD_OPTION_NOTIFY_CONNECTION,
         track_connection, server, MHD_OPTION_END);
     if (server->daemon == NULL) {
-        gq_fail(err, GQ_ERR_NOT_READY, "listen", "cannot listen on %s port %u (in use?)",
-                config->listen, (unsigned)config->port);
+        /* libmicrohttpd has logged why (in use, not permitted, no such address) */
+        gq_fail(err, GQ_ERR_NOT_READY, "listen", "cannot listen on %s port %u", config->listen,
+                (unsigned)config->port);
         slow_clients_stop(server->slow_clients);
         free(server);
         return NULL;

@@ -1021,6 +1021,25 @@ START_TEST(test_operations_migrations_missing)
 }
 END_TEST
 
+/* One thread serves, and is no error: libmicrohttpd is not given a pool
+ * size it would complain about. */
+START_TEST(test_operations_one_thread)
+{
+    struct server server = {0};
+    const char *const args[] = {"--threads", "1", NULL};
+    struct server_options options = {args, NULL, false};
+    server_start(&server, &options);
+    struct http_response *response = http_once(server.port, "GET", "/healthz", NULL, NULL);
+    expect_status(response, 200);
+    http_response_free(response);
+    ck_assert_int_eq(server_stop(&server), 0);
+    char *err = server_read(&server, "stderr.log");
+    ck_assert_msg(strstr(err, "error") == NULL, "stderr: %s", err);
+    free(err);
+    server_cleanup(&server);
+}
+END_TEST
+
 /* A second server on a port in use must fail, not share the port. */
 START_TEST(test_operations_port_in_use)
 {
@@ -1032,10 +1051,12 @@ START_TEST(test_operations_port_in_use)
     struct server_options options = {args, NULL, false};
     ck_assert_int_eq(server_run(&second, &options), 1);
     char expected[128];
-    snprintf(expected, sizeof expected,
-             "gpuquote: error: cannot listen on 127.0.0.1 port %s (in use?)\n", port);
+    snprintf(expected, sizeof expected, "gpuquote: error: cannot listen on 127.0.0.1 port %s\n",
+             port);
     char *err = server_read(&second, "stderr.log");
     ck_assert_msg(strstr(err, expected) != NULL, "stderr: %s", err);
+    /* The reason is libmicrohttpd's line before it. */
+    ck_assert_msg(strstr(err, "Address already in use") != NULL, "stderr: %s", err);
     free(err);
     server_cleanup(&second);
 
@@ -1286,6 +1307,7 @@ static Suite *make_suite(void)
     TCase *process = tcase_create("process");
     suite_set_timeout(process, 20);
     tcase_add_test(process, test_operations_version_and_help);
+    tcase_add_test(process, test_operations_one_thread);
     tcase_add_loop_test(process, test_operations_bad_configuration, 0,
                         (int)(sizeof bad_configs / sizeof bad_configs[0]));
     tcase_add_test(process, test_operations_database_directory_missing);
