@@ -151,6 +151,7 @@ static const struct flag_spec flags[] = {
 struct source {
     const char *label;
     bool is_file;
+    int layer; /* 0 default, 1 file, 2 environment, 3 flag: a later one wins */
 };
 
 struct loader {
@@ -464,7 +465,7 @@ static int find_key(const char *name)
 
 static enum gq_code apply_object(struct loader *ld, const char *path, json_t *root)
 {
-    struct source src = {path, true};
+    struct source src = {path, true, 1};
     if (!json_is_object(root))
         return fail_line(ld->err, "config", "%s: expected a JSON object, got %s", path,
                          json_type_phrase(root));
@@ -522,7 +523,7 @@ static enum gq_code apply_env(struct loader *ld, char **envp)
         const char *text = lookup_env(envp, keys[id].env);
         if (text == NULL)
             continue;
-        struct source src = {keys[id].env, false};
+        struct source src = {keys[id].env, false, 2};
         enum gq_code code = parse_text(ld, (enum key_id)id, src, text);
         if (code != GQ_OK)
             return code;
@@ -585,7 +586,7 @@ static enum gq_code scan_flag(struct loader *ld, int argc, char **argv, int *ind
         ld->config_path = value;
         return GQ_OK;
     }
-    struct source src = {flag->name, false};
+    struct source src = {flag->name, false, 3};
     return apply ? parse_text(ld, flag->key, src, value) : GQ_OK;
 }
 
@@ -614,7 +615,7 @@ static enum gq_code scan_args(struct loader *ld, int argc, char **argv, bool app
 
 static enum gq_code apply_defaults(struct loader *ld)
 {
-    struct source src = {"default", false};
+    struct source src = {"default", false, 0};
     for (int id = 0; id < KEY_COUNT; id++) {
         enum gq_code code = parse_text(ld, (enum key_id)id, src, keys[id].default_text);
         assert(code != GQ_ERR_INVALID_VALUE && "a default breaks its own key's rules");
@@ -633,7 +634,12 @@ static enum gq_code check_per_ip_limit(struct loader *ld)
     if (config->per_ip_connection_limit <= config->connection_limit)
         return GQ_OK;
     struct source src = ld->origin[KEY_PER_IP_CONNECTION_LIMIT];
-    if (src.label == NULL) {
+    struct source limit_src = ld->origin[KEY_CONNECTION_LIMIT];
+    /* A per-IP limit left at its default, or set on a layer below the one
+     * that lowered connection_limit (the shipped file's 512 under
+     * GPUQUOTE_CONNECTION_LIMIT=100), follows the connection limit down.
+     * Set on the same layer or above, the two contradict each other. */
+    if (src.label == NULL || (limit_src.label != NULL && src.layer < limit_src.layer)) {
         config->per_ip_connection_limit = config->connection_limit;
         return GQ_OK;
     }

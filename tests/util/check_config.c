@@ -542,6 +542,30 @@ START_TEST(test_per_ip_default_follows_smaller_connection_limit)
 }
 END_TEST
 
+/* The shipped file sets every key at its default, per_ip_connection_limit
+ * 512 too: lowering connection_limit in the environment takes the per-IP
+ * limit down with it, as if the file had not set it. */
+START_TEST(test_per_ip_from_a_lower_layer_follows_connection_limit)
+{
+    write_file("gq.json", "{\"per_ip_connection_limit\": 512}");
+    struct gq_config c;
+    struct gq_error err;
+    char *argv[] = {"gpuquote", "--config", "gq.json", NULL};
+    char *envp[] = {"GPUQUOTE_CONNECTION_LIMIT=100", NULL};
+    ck_assert_int_eq(load(&c, NULL, argv, envp, &err), GQ_OK);
+    ck_assert_uint_eq(c.connection_limit, 100);
+    ck_assert_uint_eq(c.per_ip_connection_limit, 100);
+    config_free(&c);
+
+    /* Set on the layer that lowers the limit, or above it: a contradiction. */
+    char *both[] = {"GPUQUOTE_CONNECTION_LIMIT=100", "GPUQUOTE_PER_IP_CONNECTION_LIMIT=200", NULL};
+    char *plain[] = {"gpuquote", NULL};
+    ck_assert_int_eq(load(&c, NULL, plain, both, &err), GQ_ERR_INVALID_VALUE);
+    ck_assert_str_eq(err.message, "GPUQUOTE_PER_IP_CONNECTION_LIMIT: 200 is out of range 0..100 "
+                                  "(connection_limit)");
+}
+END_TEST
+
 START_TEST(test_range_bounds_are_accepted)
 {
     struct gq_config c;
@@ -1060,6 +1084,7 @@ static Suite *config_suite(void)
     tcase_add_loop_test(keys, test_boolean_variables, 0,
                         (int)(sizeof bool_cases / sizeof bool_cases[0]));
     tcase_add_test(keys, test_per_ip_default_follows_smaller_connection_limit);
+    tcase_add_test(keys, test_per_ip_from_a_lower_layer_follows_connection_limit);
     tcase_add_test(keys, test_range_bounds_are_accepted);
     tcase_add_test(keys, test_free_is_safe_twice_and_on_zero);
     suite_add_tcase(suite, keys);
