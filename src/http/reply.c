@@ -10,6 +10,7 @@
 #include <strings.h>
 
 #include "http/http.h"
+#include "util/log.h"
 #include "util/utf8.h"
 
 static const unsigned code_status[GQ_CODE_COUNT] = {
@@ -159,10 +160,22 @@ enum MHD_Result reply_json(struct http_request *request, unsigned status, json_t
     return reply_queue(request, status, reply_make_json(request, body));
 }
 
+/* What a client is told of a fault of the server: the cause (SQLite's
+ * words, a path on disk) is for the operator, in the error log under the
+ * request's id, which the answer carries too. */
+#define INTERNAL_ERROR_MESSAGE "the server failed; its log has the cause under this X-Request-Id"
+
 enum MHD_Result reply_error(struct http_request *request, const struct gq_error *original)
 {
     struct gq_error copy = *original;
     const struct gq_error *err = &copy;
+    if (reply_status_for(err->code) == MHD_HTTP_INTERNAL_SERVER_ERROR) {
+        /* the path as sent: percent-encoded, so no line break of the client's */
+        log_error("request %s: %s %s: %s", request->request_id,
+                  request->method_name != NULL ? request->method_name : "-", request->raw_path,
+                  err->message);
+        snprintf(copy.message, sizeof copy.message, "%s", INTERNAL_ERROR_MESSAGE);
+    }
     /* A message or field may quote the request (a path, a parameter name)
      * and be cut inside a character; jansson refuses such a string, which
      * would turn the error into a bare 500. */

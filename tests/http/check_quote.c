@@ -987,6 +987,38 @@ START_TEST(test_quote_database_busy)
 }
 END_TEST
 
+/* ---- a database that fails a write: 500, logged, nothing written ------------- */
+
+/* The client is told the server failed and given the request id; the
+ * cause, SQLite's own words, goes to the error log under that id. */
+START_TEST(test_quote_database_write_fails)
+{
+    struct server server = {0};
+    server_start(&server, NULL);
+    ck_assert_int_eq(server_db_exec(&server,
+                                    "CREATE TRIGGER quotes_fail BEFORE INSERT ON quotes "
+                                    "BEGIN SELECT RAISE(ABORT, 'no space left (test)'); END",
+                                    NULL),
+                     0);
+    const char *const id[] = {"X-Request-Id: write-fails", "Content-Type: application/json", NULL};
+    struct http_response *failed = http_once(server.port, "POST", "/quote", id,
+                                             "{\"items\":[{" V100_8H_90D "}]}");
+    expect_error(failed, 500, "internal_error", NULL);
+    expect_str(failed->json, "error.message",
+               "the server failed; its log has the cause under this X-Request-Id");
+    ck_assert_str_eq(http_header(failed, "x-request-id"), "write-fails");
+    http_response_free(failed);
+    ck_assert(server_wait_for_text(&server, "stderr.log",
+                                   "gpuquote: error: request write-fails: POST /quote: ",
+                                   suite_wait_ms(3)));
+    char *err = server_read(&server, "stderr.log");
+    ck_assert_msg(strstr(err, "no space left (test)") != NULL, "stderr: %s", err);
+    free(err);
+    ck_assert_int_eq(count_quotes(&server), 0);
+    server_finish(&server);
+}
+END_TEST
+
 /* ---- a price change does not touch stored quotes ------------------------------- */
 
 START_TEST(test_quote_survives_price_change)
@@ -1105,6 +1137,7 @@ static Suite *make_suite(void)
     suite_set_timeout(own, 20);
     tcase_add_test(own, test_quote_expired);
     tcase_add_test(own, test_quote_database_busy);
+    tcase_add_test(own, test_quote_database_write_fails);
     tcase_add_test(own, test_quote_survives_price_change);
     suite_add_tcase(suite, own);
     return suite;
