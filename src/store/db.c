@@ -105,6 +105,13 @@ static enum gq_code check_path(const struct store_options *options, struct gq_er
             return gq_fail(err, GQ_ERR_NOT_READY, NULL, "database %s: %s", path, strerror(errno));
     } else if (!S_ISREG(info.st_mode)) {
         return gq_fail(err, GQ_ERR_NOT_READY, NULL, "database %s is not a regular file", path);
+    } else if (access(path, W_OK) != 0) {
+        /* Checked before SQLite opens it: SQLite would first create the
+         * -shm file with the database's read-only mode, which then breaks
+         * the next start even once the database is made writable.
+         * (store_check_writable() still asks SQLite itself.) */
+        return gq_fail(err, GQ_ERR_NOT_READY, NULL,
+                       "database is not writable: %s is read-only to this process", path);
     }
     return GQ_OK;
 }

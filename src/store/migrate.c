@@ -189,6 +189,11 @@ static enum gq_code list_migrations(const char *directory, struct migration_list
     closedir(dir);
     if (code != GQ_OK)
         return code;
+    /* A mistyped or empty directory would otherwise "apply 0 migrations"
+     * and leave a database with no catalog. */
+    if (list->count == 0)
+        return gq_fail(err, GQ_ERR_NOT_READY, NULL,
+                       "migrations directory %s has no migration (NNNN_name.sql)", directory);
     if (list->count > 1)
         qsort(list->items, list->count, sizeof *list->items, compare_migrations);
     for (size_t i = 1; i < list->count; i++)

@@ -437,6 +437,31 @@ START_TEST(test_missing_directory_is_not_ready)
 }
 END_TEST
 
+/* A directory with no migration in it (mistyped, or a README only) is
+ * refused, by the check that runs before the database is created too. */
+START_TEST(test_empty_directory_is_refused)
+{
+    char empty[700];
+    snprintf(empty, sizeof empty, "%s/empty-migrations", temp_dir);
+    ck_assert_int_eq(mkdir(empty, 0700), 0);
+    char readme[760];
+    snprintf(readme, sizeof readme, "%s/README.md", empty);
+    FILE *file = fopen(readme, "w");
+    ck_assert_ptr_nonnull(file);
+    fclose(file);
+    int applied = -1;
+    struct gq_error err;
+    ck_assert_int_eq(migrate(empty, &applied, &err), GQ_ERR_NOT_READY);
+    char expected[800];
+    snprintf(expected, sizeof expected, "migrations directory %s has no migration (NNNN_name.sql)",
+             empty);
+    ck_assert_str_eq(err.message, expected);
+    ck_assert_int_eq(applied, 0);
+    ck_assert_int_eq(store_check_migrations(empty, &err), GQ_ERR_NOT_READY);
+    ck_assert_str_eq(err.message, expected);
+}
+END_TEST
+
 static Suite *migrate_suite(void)
 {
     Suite *suite = suite_create("store_migrate");
@@ -465,6 +490,7 @@ static Suite *migrate_suite(void)
     tcase_add_test(rerun, test_failing_file_is_rolled_back_and_named);
     tcase_add_test(rerun, test_duplicate_version_is_refused);
     tcase_add_test(rerun, test_missing_directory_is_not_ready);
+    tcase_add_test(rerun, test_empty_directory_is_refused);
     suite_add_tcase(suite, rerun);
     return suite;
 }
