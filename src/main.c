@@ -14,6 +14,7 @@
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "http/http.h"
@@ -43,6 +44,8 @@ static int open_store(const struct gq_config *config, bool migrate, struct store
     if (store_open(&options, store, &err) != GQ_OK)
         return fail(&err);
     int applied = 0;
+    if (migrate)
+        log_info("database %s: migrating from %s", config->database, config->migrations_dir);
     if (migrate && store_migrate(*store, config->migrations_dir, &applied, &err) != GQ_OK)
         return fail(&err);
     if (migrate)
@@ -150,6 +153,22 @@ static void block_signals(sigset_t *signals)
     signal(SIGPIPE, SIG_IGN);
 }
 
+/* The SIGTERM or SIGINT that came while the database was opened and
+ * migrated, or 0. Signals are blocked from the start (so that every thread
+ * inherits the mask) and only waited for once serving; one that came during
+ * a long migration is taken here, once the migrations, each a transaction,
+ * are done: the process then stops instead of serving. */
+static int stop_requested_at_start(void)
+{
+    sigset_t stop;
+    sigemptyset(&stop);
+    sigaddset(&stop, SIGTERM);
+    sigaddset(&stop, SIGINT);
+    struct timespec no_wait = {0, 0};
+    int signal_number = sigtimedwait(&stop, NULL, &no_wait);
+    return signal_number > 0 ? signal_number : 0;
+}
+
 int main(int argc, char **argv)
 {
     struct gq_config config;
@@ -174,7 +193,10 @@ int main(int argc, char **argv)
     pthread_mutex_init(&app.snapshot_lock, NULL);
     bool migrate = command == CONFIG_COMMAND_MIGRATE || config.auto_migrate;
     int status = open_store(&config, migrate, &app.store);
-    if (status == EXIT_SUCCESS && command == CONFIG_COMMAND_SERVE)
+    int stop_signal = stop_requested_at_start();
+    if (stop_signal != 0)
+        log_info("signal %d during start-up: stopping before serving", stop_signal);
+    else if (status == EXIT_SUCCESS && command == CONFIG_COMMAND_SERVE)
         status = serve(&app, &signals);
     snapshot_publish(&app, NULL);
     store_close(app.store);

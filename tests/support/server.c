@@ -378,6 +378,11 @@ void server_start(struct server *server, const struct server_options *options)
     }
 }
 
+void server_launch(struct server *server, const struct server_options *options)
+{
+    spawn(server, options);
+}
+
 int server_run(struct server *server, const struct server_options *options)
 {
     spawn(server, options);

@@ -59,6 +59,10 @@ const char *server_path(struct server *server, const char *name);
  * Fails the test when it exits or does not become ready in time. */
 void server_start(struct server *server, const struct server_options *options);
 
+/* Starts the binary and returns at once, for a test that acts while it
+ * starts; server_wait() or server_stop() reaps it. */
+void server_launch(struct server *server, const struct server_options *options);
+
 /* Runs the binary to completion (for --help, --version and refusals to
  * start) and returns its exit status as server_stop() does. Output lands
  * in the directory's stdout.log and stderr.log. */
