@@ -21,7 +21,7 @@ RUN make build/gpuquote
 FROM debian:bookworm-slim
 RUN apt-get update \
  && apt-get install -y --no-install-recommends libmicrohttpd12 libjansson4 libsqlite3-0 \
-      libnettle8 curl ca-certificates \
+      libnettle8 curl \
  && rm -rf /var/lib/apt/lists/* \
  && useradd --system --uid 10001 --home-dir /data --shell /usr/sbin/nologin gpuquote \
  && mkdir -p /data && chown gpuquote:gpuquote /data
@@ -29,11 +29,16 @@ COPY --from=build /src/build/gpuquote /usr/local/bin/gpuquote
 WORKDIR /usr/share/gpuquote
 COPY migrations/ migrations/
 COPY config/ config/
+# Docker stops a container with SIGKILL 10 s after SIGTERM unless told
+# otherwise (--stop-timeout): 7 s of grace for requests in flight, then up
+# to 2 s to answer quotes already committed, fit in that.
 ENV GPUQUOTE_LISTEN=0.0.0.0 \
-    GPUQUOTE_DATABASE=/data/gpuquote.db
+    GPUQUOTE_DATABASE=/data/gpuquote.db \
+    GPUQUOTE_SHUTDOWN_GRACE_SECONDS=7
 VOLUME ["/data"]
 USER gpuquote
 EXPOSE 8080
+# The port the server was given (-e GPUQUOTE_PORT=9090 too).
 HEALTHCHECK --interval=10s --timeout=3s --start-period=5s --retries=3 \
-  CMD curl -fsS http://127.0.0.1:8080/healthz || exit 1
+  CMD curl -fsS "http://127.0.0.1:${GPUQUOTE_PORT:-8080}/healthz" || exit 1
 ENTRYPOINT ["/usr/local/bin/gpuquote"]
