@@ -51,6 +51,16 @@ static int open_store(const struct gq_config *config, bool migrate, struct store
     if (migrate)
         log_info("database %s: %d migration%s applied", config->database, applied,
                  applied == 1 ? "" : "s");
+    int unknown = 0;
+    char newest[128];
+    if (migrate && store_unknown_migrations(*store, config->migrations_dir, &unknown, newest,
+                                            sizeof newest, &err) != GQ_OK)
+        return fail(&err);
+    if (unknown > 0)
+        log_warning("database %s: %d migration%s applied by a newer version (the newest %s) "
+                  "%s no file in %s; this version may not know the schema it serves from",
+                  config->database, unknown, unknown == 1 ? "" : "s", newest,
+                  unknown == 1 ? "has" : "have", config->migrations_dir);
     return EXIT_SUCCESS;
 }
 

@@ -58,6 +58,7 @@ static const char SQL_RECORDED_CHECKSUM[] =
     "SELECT checksum FROM schema_migrations WHERE version = ?1";
 static const char SQL_RECORD[] =
     "INSERT INTO schema_migrations (version, name, checksum, applied_at) VALUES (?1, ?2, ?3, ?4)";
+static const char SQL_RECORDED[] = "SELECT version, name FROM schema_migrations ORDER BY version";
 
 /* ---- The files. ---- */
 
@@ -401,5 +402,42 @@ enum gq_code store_migrate(struct store *store, const char *directory, int *appl
     free_migrations(&list);
     if (applied != NULL)
         *applied = count;
+    return code;
+}
+
+static bool is_listed(const struct migration_list *list, int version)
+{
+    for (size_t i = 0; i < list->count; i++)
+        if (list->items[i].version == version)
+            return true;
+    return false;
+}
+
+/* See store.h. */
+enum gq_code store_unknown_migrations(struct store *store, const char *directory, int *count,
+                                      char *newest, size_t newest_size, struct gq_error *err)
+{
+    *count = 0;
+    if (newest_size > 0)
+        newest[0] = '\0';
+    struct migration_list list = {NULL, 0};
+    enum gq_code code = list_migrations(directory, &list, err);
+    struct store_conn *conn = store_db_checkout(store);
+    sqlite3_stmt *stmt = code == GQ_OK ? store_db_prepare(conn, SQL_RECORDED, err) : NULL;
+    if (code == GQ_OK && stmt == NULL)
+        code = err != NULL ? err->code : GQ_ERR_INTERNAL;
+    int rc = SQLITE_DONE;
+    while (stmt != NULL && (rc = sqlite3_step(stmt)) == SQLITE_ROW) {
+        if (is_listed(&list, sqlite3_column_int(stmt, 0)))
+            continue;
+        (*count)++;
+        const unsigned char *name = sqlite3_column_text(stmt, 1);
+        snprintf(newest, newest_size, "%s", name != NULL ? (const char *)name : "?");
+    }
+    if (stmt != NULL && rc != SQLITE_DONE)
+        code = store_db_fail(conn, rc, "reading schema_migrations", err);
+    sqlite3_finalize(stmt);
+    store_db_checkin(store, conn);
+    free_migrations(&list);
     return code;
 }

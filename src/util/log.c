@@ -465,6 +465,16 @@ void log_info(const char *format, ...)
     va_end(args);
 }
 
+/* "gpuquote: warning: <message>" on standard error: served, but worth a
+ * look. */
+void log_warning(const char *format, ...)
+{
+    va_list args;
+    va_start(args, format);
+    log_human("warning", format, args);
+    va_end(args);
+}
+
 /* "gpuquote: error: <message>" on standard error. */
 void log_error(const char *format, ...)
 {

@@ -46,6 +46,7 @@ void log_access(const struct access_entry *entry);
 /* A human line on standard error, "gpuquote: <level>: <message>". Not for
  * the request path. */
 void log_info(const char *format, ...) __attribute__((format(printf, 1, 2)));
+void log_warning(const char *format, ...) __attribute__((format(printf, 1, 2)));
 void log_error(const char *format, ...) __attribute__((format(printf, 1, 2)));
 
 #endif

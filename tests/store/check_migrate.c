@@ -437,6 +437,43 @@ START_TEST(test_missing_directory_is_not_ready)
 }
 END_TEST
 
+/* A database migrated by a newer version (its migrations have no file
+ * here) is served, and the two it applied are counted and the newest named. */
+START_TEST(test_migrations_of_a_newer_version_are_counted)
+{
+    int applied = -1;
+    struct gq_error err;
+    ck_assert_int_eq(migrate(source_migrations(), &applied, &err), GQ_OK);
+    struct store *store = open_store();
+    int unknown = -1;
+    char newest[64];
+    ck_assert_int_eq(store_unknown_migrations(store, source_migrations(), &unknown, newest,
+                                              sizeof newest, &err),
+                     GQ_OK);
+    ck_assert_int_eq(unknown, 0);
+    ck_assert_str_eq(newest, "");
+    store_close(store);
+
+    sqlite3 *db;
+    ck_assert_int_eq(sqlite3_open(db_path, &db), SQLITE_OK);
+    ck_assert_int_eq(sqlite3_exec(db,
+                                  "INSERT INTO schema_migrations VALUES "
+                                  "(3, '0003_future.sql', 'x', 1), (4, '0004_later.sql', 'y', 2)",
+                                  NULL, NULL, NULL),
+                     SQLITE_OK);
+    sqlite3_close(db);
+    ck_assert_int_eq(migrate(source_migrations(), &applied, &err), GQ_OK);
+    ck_assert_int_eq(applied, 0);
+    store = open_store();
+    ck_assert_int_eq(store_unknown_migrations(store, source_migrations(), &unknown, newest,
+                                              sizeof newest, &err),
+                     GQ_OK);
+    ck_assert_int_eq(unknown, 2);
+    ck_assert_str_eq(newest, "0004_later.sql");
+    store_close(store);
+}
+END_TEST
+
 /* A directory with no migration in it (mistyped, or a README only) is
  * refused, by the check that runs before the database is created too. */
 START_TEST(test_empty_directory_is_refused)
@@ -491,6 +528,7 @@ static Suite *migrate_suite(void)
     tcase_add_test(rerun, test_duplicate_version_is_refused);
     tcase_add_test(rerun, test_missing_directory_is_not_ready);
     tcase_add_test(rerun, test_empty_directory_is_refused);
+    tcase_add_test(rerun, test_migrations_of_a_newer_version_are_counted);
     suite_add_tcase(suite, rerun);
     return suite;
 }
