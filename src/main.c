@@ -185,7 +185,7 @@ int main(int argc, char **argv)
     enum config_command command;
     struct gq_error err;
     if (config_load(&config, &command, argc, argv, environ, &err) != GQ_OK) {
-        fprintf(stderr, "gpuquote: %s\n", err.message);
+        fprintf(stderr, "gpuquote: error: %s\n", err.message);
         config_free(&config);
         return 2;
     }

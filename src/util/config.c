@@ -23,6 +23,7 @@
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 enum key_id {
@@ -493,6 +494,12 @@ static enum gq_code apply_file(struct loader *ld, const char *path, const char *
     if (file == NULL)
         return fail_line(ld->err, "config", "%s: %s: %s", named_by ? named_by : path, path,
                          strerror(errno));
+    struct stat info;
+    if (fstat(fileno(file), &info) == 0 && S_ISDIR(info.st_mode)) { /* fopen allows it */
+        fclose(file);
+        return fail_line(ld->err, "config", "%s: %s: %s", named_by ? named_by : path, path,
+                         strerror(EISDIR));
+    }
     json_error_t jerr;
     json_t *root = json_loadf(file, JSON_REJECT_DUPLICATES, &jerr);
     fclose(file);

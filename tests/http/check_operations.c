@@ -913,22 +913,23 @@ struct bad_config {
 };
 
 static const struct bad_config bad_configs[] = {
-    {"--threads", "0", NULL, NULL, "gpuquote: --threads: 0 is out of range 1..64\n"},
-    {"--port", "70000", NULL, NULL, "gpuquote: --port: 70000 is out of range 0..65535\n"},
-    {"--port", NULL, NULL, NULL, "gpuquote: --port: missing value\n"},
-    {"--bogus", NULL, NULL, NULL, "gpuquote: unknown option --bogus\n"},
-    {NULL, NULL, "GPUQUOTE_PORT=abc", NULL, "gpuquote: GPUQUOTE_PORT: \"abc\" is not an integer\n"},
+    {"--threads", "0", NULL, NULL, "gpuquote: error: --threads: 0 is out of range 1..64\n"},
+    {"--port", "70000", NULL, NULL, "gpuquote: error: --port: 70000 is out of range 0..65535\n"},
+    {"--port", NULL, NULL, NULL, "gpuquote: error: --port: missing value\n"},
+    {"--bogus", NULL, NULL, NULL, "gpuquote: error: unknown option --bogus\n"},
+    {NULL, NULL, "GPUQUOTE_PORT=abc", NULL, "gpuquote: error: GPUQUOTE_PORT: \"abc\" is not an integer\n"},
     {NULL, NULL, "GPUQUOTE_REQUEST_TIMEOUT_SECONDS=0", NULL,
-     "gpuquote: GPUQUOTE_REQUEST_TIMEOUT_SECONDS: 0 is out of range 1..3600\n"},
+     "gpuquote: error: GPUQUOTE_REQUEST_TIMEOUT_SECONDS: 0 is out of range 1..3600\n"},
     {NULL, NULL, "GPUQUOTE_ACCESS_LOG=maybe", NULL,
-     "gpuquote: GPUQUOTE_ACCESS_LOG: \"maybe\" is not a boolean (true, false, 1 or 0)\n"},
+     "gpuquote: error: GPUQUOTE_ACCESS_LOG: \"maybe\" is not a boolean (true, false, 1 or 0)\n"},
     {NULL, NULL, "GPUQUOTE_QUOTE_EXPIRY_SECONDS=59", NULL,
-     "gpuquote: GPUQUOTE_QUOTE_EXPIRY_SECONDS: 59 is out of range 60..31536000\n"},
+     "gpuquote: error: GPUQUOTE_QUOTE_EXPIRY_SECONDS: 59 is out of range 60..31536000\n"},
     {NULL, NULL, NULL, "{\"body_limit_bytes\": 10}",
-     "gpuquote: {file}: body_limit_bytes: 10 is out of range 1024..16777216\n"},
+     "gpuquote: error: {file}: body_limit_bytes: 10 is out of range 1024..16777216\n"},
     {NULL, NULL, NULL, "{\"port\": \"8080\"}",
-     "gpuquote: {file}: port: expected an integer, got a string\n"},
-    {NULL, NULL, NULL, "{\"colour\": 1}", "gpuquote: {file}: unknown key \"colour\"\n"},
+     "gpuquote: error: {file}: port: expected an integer, got a string\n"},
+    {NULL, NULL, NULL, "{\"colour\": 1}", "gpuquote: error: {file}: unknown key \"colour\"\n"},
+    {"--config", "/", NULL, NULL, "gpuquote: error: --config: /: Is a directory\n"},
 };
 
 /* `message` with {file} replaced by `path`. */
@@ -1078,7 +1079,7 @@ START_TEST(test_operations_bad_listen_address)
     struct server_options options = {args, NULL, false};
     ck_assert_int_eq(server_run(&server, &options), 2);
     char *err = server_read(&server, "stderr.log");
-    ck_assert_msg(strstr(err, "gpuquote: --listen: '999.1.1.1' is not a numeric IPv4 or "
+    ck_assert_msg(strstr(err, "gpuquote: error: --listen: '999.1.1.1' is not a numeric IPv4 or "
                               "IPv6 address\n") != NULL,
                   "stderr: %s", err);
     free(err);
