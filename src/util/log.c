@@ -317,17 +317,36 @@ static uint64_t count_lines(const char *data, size_t length)
     return lines;
 }
 
+/* The access log's descriptor fails (a closed pipe, a full disk): said
+ * once on standard error when it starts failing, and once when it works
+ * again; meanwhile lost lines are counted as dropped. */
+static void note_write_outcome(bool failed, int error)
+{
+    static bool failing; /* the writer thread's own */
+    if (failed && !failing)
+        log_error("access log: cannot write (%s); lines are dropped and counted until it can",
+                  strerror(error));
+    else if (!failed && failing)
+        log_info("access log: writing again");
+    failing = failed;
+}
+
 /* Writes the drop report, then the lines; returns how many lines were lost
  * to a failing descriptor. */
 static uint64_t flush_lines(const char *data, size_t length, uint64_t dropped)
 {
+    size_t note_unwritten = 0;
     if (dropped > 0) {
         char note[64];
         int note_length = snprintf(note, sizeof note, "{\"dropped_log_lines\":%llu}\n",
                                    (unsigned long long)dropped);
-        (void)write_all(output_fd, note, (size_t)note_length);
+        note_unwritten = write_all(output_fd, note, (size_t)note_length);
     }
-    size_t unwritten = write_all(output_fd, data, length);
+    int error = errno;
+    size_t unwritten = length > 0 ? write_all(output_fd, data, length) : 0;
+    if (unwritten > 0)
+        error = errno;
+    note_write_outcome(note_unwritten > 0 || unwritten > 0, error);
     return count_lines(data + (length - unwritten), unwritten);
 }
 

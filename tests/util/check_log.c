@@ -18,6 +18,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <signal.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -641,6 +642,33 @@ START_TEST(test_long_human_line_is_cut_to_one_line)
 }
 END_TEST
 
+static void emit_to_a_closed_pipe(void)
+{
+    int fds[2];
+    ck_assert_int_eq(pipe(fds), 0);
+    close(fds[0]); /* nobody will read: every write fails with EPIPE */
+    signal(SIGPIPE, SIG_IGN);
+    ck_assert_int_eq(log_start(fds[1], 1), 0);
+    for (int i = 0; i < 3; i++) {
+        log_request("GET", "/lost", 200, 0, 0);
+        struct timespec pause = {0, 300 * 1000 * 1000}; /* past a flush */
+        nanosleep(&pause, NULL);
+    }
+    log_stop();
+    close(fds[1]);
+}
+
+/* An access log that cannot be written is said once on standard error,
+ * not once per flush, and not silently. */
+START_TEST(test_write_failure_is_said_once)
+{
+    char *text = capture_stderr(emit_to_a_closed_pipe);
+    ck_assert_str_eq(text, "gpuquote: error: access log: cannot write (Broken pipe); lines are "
+                           "dropped and counted until it can\n");
+    free(text);
+}
+END_TEST
+
 static Suite *log_suite(void)
 {
     Suite *suite = suite_create("log");
@@ -674,6 +702,7 @@ static Suite *log_suite(void)
     TCase *human = tcase_create("human");
     tcase_add_test(human, test_info_and_error_lines);
     tcase_add_test(human, test_long_human_line_is_cut_to_one_line);
+    tcase_add_test(human, test_write_failure_is_said_once);
     suite_add_tcase(suite, human);
 
     return suite;
