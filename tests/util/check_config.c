@@ -563,6 +563,7 @@ START_TEST(test_per_ip_from_a_lower_layer_follows_connection_limit)
     ck_assert_int_eq(load(&c, NULL, plain, both, &err), GQ_ERR_INVALID_VALUE);
     ck_assert_str_eq(err.message, "GPUQUOTE_PER_IP_CONNECTION_LIMIT: 200 is out of range 0..100 "
                                   "(connection_limit)");
+    config_free(&c);
 }
 END_TEST
 
