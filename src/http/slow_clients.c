@@ -40,11 +40,11 @@
 
 struct slow_clients {
     pthread_t thread;
-    pthread_mutex_t lock;  /* guards the list and `stopping` */
-    pthread_cond_t wake;   /* signalled to stop */
+    pthread_mutex_t lock; /* guards the list and `stopping` */
+    pthread_cond_t wake;  /* signalled to stop */
     bool stopping;
-    int64_t idle_us;       /* libmicrohttpd's idle timeout */
-    int64_t request_us;    /* the request deadline */
+    int64_t idle_us;    /* libmicrohttpd's idle timeout */
+    int64_t request_us; /* the request deadline */
     struct watched_connection *first;
 };
 
@@ -118,8 +118,7 @@ void slow_clients_stop(struct slow_clients *watch)
     free(watch);
 }
 
-void slow_clients_add(struct slow_clients *watch, struct watched_connection *connection,
-                      int socket)
+void slow_clients_add(struct slow_clients *watch, struct watched_connection *connection, int socket)
 {
     connection->socket = socket;
     atomic_store(&connection->cut, false);

@@ -20,8 +20,8 @@ static int64_t now_ns(clockid_t clock)
 }
 
 /* Offsets that carry into the seconds, by one and by several. */
-static const int64_t offsets_ns[] = {0, 1, 999999999, 1000000000, 1500000000, 250000000,
-                                     7999999999};
+static const int64_t offsets_ns[] = {0,          1,         999999999, 1000000000,
+                                     1500000000, 250000000, 7999999999};
 
 START_TEST(test_clock_after_is_the_offset_from_now)
 {
