@@ -58,9 +58,9 @@ static int open_store(const struct gq_config *config, bool migrate, struct store
         return fail(&err);
     if (unknown > 0)
         log_warning("database %s: %d migration%s applied by a newer version (the newest %s) "
-                  "%s no file in %s; this version may not know the schema it serves from",
-                  config->database, unknown, unknown == 1 ? "" : "s", newest,
-                  unknown == 1 ? "has" : "have", config->migrations_dir);
+                    "%s no file in %s; this version may not know the schema it serves from",
+                    config->database, unknown, unknown == 1 ? "" : "s", newest,
+                    unknown == 1 ? "has" : "have", config->migrations_dir);
     return EXIT_SUCCESS;
 }
 
