@@ -320,19 +320,22 @@ static uint64_t count_lines(const char *data, size_t length)
 /* The access log's descriptor fails (a closed pipe, a full disk): said
  * once on standard error when it starts failing, and once when it works
  * again; meanwhile lost lines are counted as dropped. */
+static bool output_failing; /* the writer thread's own; reset by log_start() */
+
 static void note_write_outcome(bool failed, int error)
 {
-    static bool failing; /* the writer thread's own */
+    bool failing = output_failing;
     if (failed && !failing)
         log_error("access log: cannot write (%s); lines are dropped and counted until it can",
                   strerror(error));
     else if (!failed && failing)
         log_info("access log: writing again");
-    failing = failed;
+    output_failing = failed;
 }
 
 /* Writes the drop report, then the lines; returns how many lines were lost
- * to a failing descriptor. */
+ * to a failing descriptor, those of a drop report it could not write
+ * included, so that the next report still counts them. */
 static uint64_t flush_lines(const char *data, size_t length, uint64_t dropped)
 {
     size_t note_unwritten = 0;
@@ -347,7 +350,7 @@ static uint64_t flush_lines(const char *data, size_t length, uint64_t dropped)
     if (unwritten > 0)
         error = errno;
     note_write_outcome(note_unwritten > 0 || unwritten > 0, error);
-    return count_lines(data + (length - unwritten), unwritten);
+    return (note_unwritten > 0 ? dropped : 0) + count_lines(data + (length - unwritten), unwritten);
 }
 
 /* Sleeps until a line crosses the quarter mark, log_stop(), or 200 ms. */
@@ -427,6 +430,7 @@ int log_start(int access_fd, int enable_access)
     shared.running = true;
     pthread_mutex_unlock(&shared.lock);
     output_fd = access_fd;
+    output_failing = false;
     if (spawn_writer() != 0) {
         pthread_mutex_lock(&shared.lock);
         shared.running = false;

@@ -43,8 +43,9 @@ struct access_entry {
  * completed. */
 void log_access(const struct access_entry *entry);
 
-/* A human line on standard error, "gpuquote: <level>: <message>". Not for
- * the request path. */
+/* A human line on standard error, "gpuquote: <level>: <message>", written
+ * at once. For rare events: start-up, stop, reloads, and a request thread
+ * only for a 500, never on a request's normal path. */
 void log_info(const char *format, ...) __attribute__((format(printf, 1, 2)));
 void log_warning(const char *format, ...) __attribute__((format(printf, 1, 2)));
 void log_error(const char *format, ...) __attribute__((format(printf, 1, 2)));
