@@ -112,6 +112,35 @@ static void add_cors_headers(struct http_request *request, struct MHD_Response *
     }
 }
 
+/* What a client is told of a fault of the server: the cause (SQLite's
+ * words, a path on disk) is for the operator, in the error log under the
+ * request's id, which the answer carries too. */
+#define INTERNAL_ERROR_MESSAGE "the server failed; its log has the cause under this X-Request-Id"
+
+/* `text` into `out` with every byte that is not printable ASCII shown as
+ * '?': a client's bytes must not reach a terminal as escape sequences. */
+static const char *printable(const char *text, char *out, size_t size)
+{
+    size_t i = 0;
+    for (; text[i] != '\0' && i < size - 1; i++) {
+        unsigned char c = (unsigned char)text[i];
+        out[i] = c >= 0x20 && c < 0x7f ? (char)c : '?';
+    }
+    out[i] = '\0';
+    return out;
+}
+
+/* One error-log line for a 500: the request id (its characters checked),
+ * the method and the path as sent, made printable, and the cause. */
+static void log_internal_error(const struct http_request *request, const char *cause)
+{
+    char method[32], path[sizeof request->raw_path];
+    log_error("request %s: %s %s: %s", request->request_id[0] ? request->request_id : "-",
+              request->method_name != NULL ? printable(request->method_name, method, sizeof method)
+                                           : "-",
+              printable(request->raw_path, path, sizeof path), cause);
+}
+
 /* The envelope for when building a response failed: static, so sending
  * it needs no allocation beyond the response object itself. */
 static const char out_of_memory_body[] =
@@ -119,6 +148,7 @@ static const char out_of_memory_body[] =
 
 static struct MHD_Response *make_out_of_memory_response(struct http_request *request)
 {
+    log_internal_error(request, "out of memory while building the answer");
     struct MHD_Response *response = MHD_create_response_from_buffer(
         sizeof out_of_memory_body - 1, (void *)out_of_memory_body, MHD_RESPMEM_PERSISTENT);
     if (response != NULL)
@@ -160,20 +190,12 @@ enum MHD_Result reply_json(struct http_request *request, unsigned status, json_t
     return reply_queue(request, status, reply_make_json(request, body));
 }
 
-/* What a client is told of a fault of the server: the cause (SQLite's
- * words, a path on disk) is for the operator, in the error log under the
- * request's id, which the answer carries too. */
-#define INTERNAL_ERROR_MESSAGE "the server failed; its log has the cause under this X-Request-Id"
-
 enum MHD_Result reply_error(struct http_request *request, const struct gq_error *original)
 {
     struct gq_error copy = *original;
     const struct gq_error *err = &copy;
     if (reply_status_for(err->code) == MHD_HTTP_INTERNAL_SERVER_ERROR) {
-        /* the path as sent: percent-encoded, so no line break of the client's */
-        log_error("request %s: %s %s: %s", request->request_id,
-                  request->method_name != NULL ? request->method_name : "-", request->raw_path,
-                  err->message);
+        log_internal_error(request, err->message);
         snprintf(copy.message, sizeof copy.message, "%s", INTERNAL_ERROR_MESSAGE);
     }
     /* A message or field may quote the request (a path, a parameter name)

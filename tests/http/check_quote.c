@@ -1014,6 +1014,22 @@ START_TEST(test_quote_database_write_fails)
     char *err = server_read(&server, "stderr.log");
     ck_assert_msg(strstr(err, "no space left (test)") != NULL, "stderr: %s", err);
     free(err);
+
+    /* The client's bytes reach the log line printable: a target in absolute
+     * form routes to /quote whatever its authority holds. */
+    const char *body = "{\"items\":[{" V100_8H_90D "}]}";
+    char request[512];
+    snprintf(request, sizeof request,
+             "POST http://h\x1b[31mx/quote HTTP/1.1\r\nHost: test\r\nX-Request-Id: escapes\r\n"
+             "Content-Type: application/json\r\nContent-Length: %zu\r\n\r\n%s",
+             strlen(body), body);
+    char *answer = raw_exchange(server.port, request, suite_wait_ms(5));
+    ck_assert_ptr_nonnull(answer);
+    ck_assert_int_eq(raw_status(answer), 500);
+    free(answer);
+    ck_assert(server_wait_for_text(&server, "stderr.log",
+                                   "gpuquote: error: request escapes: POST http://h?[31mx/quote: ",
+                                   suite_wait_ms(3)));
     ck_assert_int_eq(count_quotes(&server), 0);
     server_finish(&server);
 }
