@@ -30,11 +30,11 @@ WORKDIR /usr/share/gpuquote
 COPY migrations/ migrations/
 COPY config/ config/
 # Docker stops a container with SIGKILL 10 s after SIGTERM unless told
-# otherwise (--stop-timeout): 7 s of grace for requests in flight, then up
-# to 2 s to answer quotes already committed, fit in that.
+# otherwise (--stop-timeout): 6 s of grace for requests in flight, up to 2 s
+# to answer quotes already committed, and closing the database fit in that.
 ENV GPUQUOTE_LISTEN=0.0.0.0 \
     GPUQUOTE_DATABASE=/data/gpuquote.db \
-    GPUQUOTE_SHUTDOWN_GRACE_SECONDS=7
+    GPUQUOTE_SHUTDOWN_GRACE_SECONDS=6
 VOLUME ["/data"]
 USER gpuquote
 EXPOSE 8080

@@ -205,7 +205,8 @@ int main(int argc, char **argv)
     int status = open_store(&config, migrate, &app.store);
     int stop_signal = stop_requested_at_start();
     if (stop_signal != 0)
-        log_info("signal %d during start-up: stopping before serving", stop_signal);
+        log_info("signal %d during start-up: stopping%s", stop_signal,
+                 command == CONFIG_COMMAND_SERVE ? " before serving" : "");
     else if (status == EXIT_SUCCESS && command == CONFIG_COMMAND_SERVE)
         status = serve(&app, &signals);
     snapshot_publish(&app, NULL);

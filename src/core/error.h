@@ -40,7 +40,7 @@ enum gq_code {
     GQ_ERR_NOT_ELIGIBLE,
     GQ_ERR_AMOUNT_TOO_LARGE, /* an amount does not fit the money type */
     /* Service state. */
-    GQ_ERR_NOT_READY,   /* 503: catalog not loaded */
+    GQ_ERR_NOT_READY,   /* 503: the database does not answer (/readyz); at start, cannot serve */
     GQ_ERR_RETRY_LATER, /* 503: database busy */
     GQ_ERR_INTERNAL,    /* 500 */
     GQ_ERR_NO_MEMORY,   /* 500 */

@@ -773,14 +773,16 @@ uint16_t http_server_port(const struct http_server *server)
 }
 
 /* Waits up to `grace_ms` for the requests in flight to complete; returns
- * the milliseconds waited. */
+ * the milliseconds waited, by the clock (a sleep may last longer than
+ * asked, and the stop must fit the orchestrator's budget). */
 static int wait_for_requests(struct app *app, int grace_ms)
 {
     struct timespec pause = {0, 10 * 1000 * 1000};
+    int64_t started_us = clock_monotonic_us();
     int waited = 0;
     while (waited < grace_ms && atomic_load(&app->active_requests) != 0) {
         nanosleep(&pause, NULL);
-        waited += 10;
+        waited = (int)((clock_monotonic_us() - started_us) / 1000);
     }
     return waited;
 }

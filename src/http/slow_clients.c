@@ -14,9 +14,11 @@
  *   as long as allowed still has the whole deadline for its request;
  * - reading a request: the request deadline from its request line.
  *
- * Each is extended by a grace: a request whose end arrives just after its
- * deadline gets its 408 from the handler (server.c), and only a request
- * still arriving a second later is cut without an answer. A thread looks at
+ * Each is extended by a grace: a request whose end (the headers' end, the
+ * last chunk) arrives just after its deadline gets its 408 from the
+ * handler (server.c), and only a request still arriving a second later is
+ * cut without an answer. (Body data that reaches the handler after the
+ * deadline is cut by the handler itself, at once.) A thread looks at
  * every deadline a few times a second and shuts a late connection's socket
  * down; libmicrohttpd then reads the end of the stream and closes the
  * connection in its own thread, the normal way. The watch's lock is held

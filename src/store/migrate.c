@@ -405,14 +405,6 @@ enum gq_code store_migrate(struct store *store, const char *directory, int *appl
     return code;
 }
 
-static bool is_listed(const struct migration_list *list, int version)
-{
-    for (size_t i = 0; i < list->count; i++)
-        if (list->items[i].version == version)
-            return true;
-    return false;
-}
-
 /* See store.h. */
 enum gq_code store_unknown_migrations(struct store *store, const char *directory, int *count,
                                       char *newest, size_t newest_size, struct gq_error *err)
@@ -426,9 +418,12 @@ enum gq_code store_unknown_migrations(struct store *store, const char *directory
     sqlite3_stmt *stmt = code == GQ_OK ? store_db_prepare(conn, SQL_RECORDED, err) : NULL;
     if (code == GQ_OK && stmt == NULL)
         code = err != NULL ? err->code : GQ_ERR_INTERNAL;
+    /* Versions above the newest file; a gap below it is a migration since
+     * deleted from the directory, not one of a newer version. */
+    int newest_file = list.count > 0 ? list.items[list.count - 1].version : 0;
     int rc = SQLITE_DONE;
     while (stmt != NULL && (rc = sqlite3_step(stmt)) == SQLITE_ROW) {
-        if (is_listed(&list, sqlite3_column_int(stmt, 0)))
+        if (sqlite3_column_int(stmt, 0) <= newest_file)
             continue;
         (*count)++;
         const unsigned char *name = sqlite3_column_text(stmt, 1);

@@ -45,9 +45,9 @@ void store_close(struct store *store);
 enum gq_code store_migrate(struct store *store, const char *directory, int *applied,
                            struct gq_error *err);
 
-/* How many migrations recorded in the database have no file in `directory`
- * (the database was migrated by a newer version of the service, which
- * store_migrate() tolerates), and the name of the newest of them. */
+/* How many migrations recorded in the database are newer than the newest
+ * file of `directory` (the database was migrated by a newer version of the
+ * service, which store_migrate() tolerates), and the name of the newest. */
 enum gq_code store_unknown_migrations(struct store *store, const char *directory, int *count,
                                       char *newest, size_t newest_size, struct gq_error *err);
 

@@ -438,7 +438,8 @@ START_TEST(test_missing_directory_is_not_ready)
 END_TEST
 
 /* A database migrated by a newer version (its migrations have no file
- * here) is served, and the two it applied are counted and the newest named. */
+ * here) is served, and the two it applied are counted and the newest named;
+ * a recorded migration below the newest file (deleted since) is not one. */
 START_TEST(test_migrations_of_a_newer_version_are_counted)
 {
     int applied = -1;
@@ -458,7 +459,8 @@ START_TEST(test_migrations_of_a_newer_version_are_counted)
     ck_assert_int_eq(sqlite3_open(db_path, &db), SQLITE_OK);
     ck_assert_int_eq(sqlite3_exec(db,
                                   "INSERT INTO schema_migrations VALUES "
-                                  "(3, '0003_future.sql', 'x', 1), (4, '0004_later.sql', 'y', 2)",
+                                  "(3, '0003_future.sql', 'x', 1), (4, '0004_later.sql', 'y', 2), "
+                                  "(0, '0000_since_deleted.sql', 'z', 0)",
                                   NULL, NULL, NULL),
                      SQLITE_OK);
     sqlite3_close(db);
