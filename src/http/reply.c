@@ -122,7 +122,7 @@ static void add_cors_headers(struct http_request *request, struct MHD_Response *
 static const char *printable(const char *text, char *out, size_t size)
 {
     size_t i = 0;
-    for (; text[i] != '\0' && i < size - 1; i++) {
+    for (; i < size - 1 && text[i] != '\0'; i++) {
         unsigned char c = (unsigned char)text[i];
         out[i] = c >= 0x20 && c < 0x7f ? (char)c : '?';
     }
