@@ -1,6 +1,7 @@
 /*
  * Operations: GET /healthz (the process answers), GET /readyz (the database
- * answers; the catalog's version) and GET /openapi.yaml (the contract).
+ * answers and takes writes; the catalog's version) and GET /openapi.yaml
+ * (the contract).
  */
 #include <string.h>
 
@@ -23,6 +24,11 @@ enum MHD_Result health_handle_ready(struct http_request *request)
         return reply_fail(request, GQ_ERR_INTERNAL, NULL, "no catalog is loaded");
     if (store_ping(request->app->store) != GQ_OK)
         return reply_fail(request, GQ_ERR_NOT_READY, NULL, "the database does not answer");
+    /* Saves failing on a full disk: not ready, so that traffic goes to an
+     * instance that can save, until a probe write succeeds again. */
+    struct gq_error err;
+    if (store_check_storage(request->app->store, &err) != GQ_OK)
+        return reply_error(request, &err);
     return reply_json(request, MHD_HTTP_OK,
                       json_pack("{s:s, s:I, s:I}", "status", "ready", "price_list_version",
                                 (json_int_t)snapshot->catalog->price_list_version, "skus",

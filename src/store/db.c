@@ -32,6 +32,9 @@ struct store {
     pthread_mutex_t lock;
     pthread_cond_t available;
     pthread_mutex_t write_lock; /* one write transaction at a time */
+    /* A write failed on the storage (full disk, I/O error, read-only
+     * file): set by store_db_fail(), cleared by the next commit. */
+    atomic_bool storage_failing;
     struct store_checkpointer *checkpointer;
     struct store_quote_batcher *batcher;
     bool sync_ready; /* lock and available were initialised */
@@ -53,12 +56,31 @@ bool store_db_is_busy(int rc)
     return primary == SQLITE_BUSY || primary == SQLITE_LOCKED;
 }
 
+/* The storage refused a write: full, failing, or not writable. (Not a
+ * constraint, a busy lock or a bug in a statement.) */
+static bool is_storage_failure(int rc)
+{
+    switch (rc & 0xff) {
+    case SQLITE_FULL:
+    case SQLITE_IOERR:
+    case SQLITE_READONLY:
+    case SQLITE_CANTOPEN:
+    case SQLITE_CORRUPT:
+    case SQLITE_NOTADB:
+        return true;
+    default:
+        return false;
+    }
+}
+
 enum gq_code store_db_fail(struct store_conn *conn, int rc, const char *what, struct gq_error *err)
 {
     if (store_db_is_busy(rc))
         return gq_fail(err, GQ_ERR_RETRY_LATER, NULL, "database is busy, retry");
     if ((rc & 0xff) == SQLITE_NOMEM)
         return gq_fail(err, GQ_ERR_NO_MEMORY, NULL, "%s: out of memory", what);
+    if (conn != NULL && conn->storage_failing != NULL && is_storage_failure(rc))
+        atomic_store(conn->storage_failing, true);
     const char *message = conn != NULL ? sqlite3_errmsg(conn->db) : sqlite3_errstr(rc);
     return gq_fail(err, GQ_ERR_INTERNAL, NULL, "%s: %s", what, message);
 }
@@ -228,6 +250,7 @@ enum gq_code store_open(const struct store_options *options, struct store **out,
         store->n_conns = i + 1;
         store->idle[store->n_idle++] = &store->conns[i];
         store->conns[i].write_lock = &store->write_lock;
+        store->conns[i].storage_failing = &store->storage_failing;
         store->conns[i].write_wait_ms = options->busy_timeout_ms;
     }
     code = store_checkpointer_start(options->path, &store->write_lock, &store->checkpointer, err);
@@ -413,6 +436,8 @@ enum gq_code store_db_commit(struct store_conn *conn, struct gq_error *err)
     enum gq_code code = run_cached(conn, SQL_COMMIT, err);
     if (code != GQ_OK)
         store_db_end(conn);
+    else if (conn->storage_failing != NULL)
+        atomic_store(conn->storage_failing, false); /* the storage took a write */
     release_write_lock(conn);
     return code;
 }
@@ -449,6 +474,41 @@ enum gq_code store_check_writable(struct store *store, struct gq_error *err)
     if (code != GQ_OK)
         return gq_fail(err, GQ_ERR_NOT_READY, NULL, "database is not writable: %s", local.message);
     return GQ_OK;
+}
+
+/* Rewrites the database header's user_version with its own value in a
+ * write transaction: the smallest write that must reach the storage. */
+static enum gq_code probe_write(struct store_conn *conn, struct gq_error *err)
+{
+    enum gq_code code = store_db_begin_write(conn, err);
+    if (code != GQ_OK)
+        return code;
+    sqlite3_stmt *stmt = store_db_prepare(conn, "PRAGMA user_version", err);
+    int version = stmt != NULL && sqlite3_step(stmt) == SQLITE_ROW ? sqlite3_column_int(stmt, 0) : 0;
+    sqlite3_finalize(stmt);
+    char sql[48];
+    snprintf(sql, sizeof sql, "PRAGMA user_version = %d", version);
+    int rc = sqlite3_exec(conn->db, sql, NULL, NULL, NULL);
+    if (rc != SQLITE_OK) {
+        code = store_db_fail(conn, rc, "writing", err);
+        store_db_end(conn);
+        return code;
+    }
+    return store_db_commit(conn, err);
+}
+
+enum gq_code store_check_storage(struct store *store, struct gq_error *err)
+{
+    if (!atomic_load(&store->storage_failing))
+        return GQ_OK;
+    struct store_conn *conn = store_db_checkout(store);
+    struct gq_error local;
+    enum gq_code code = probe_write(conn, &local);
+    store_db_checkin(store, conn);
+    if (code == GQ_OK || code == GQ_ERR_RETRY_LATER) /* busy: another writer, so not the disk */
+        return GQ_OK;
+    return gq_fail(err, GQ_ERR_NOT_READY, NULL, "the database cannot be written: %s",
+                   local.message);
 }
 
 /* GQ_OK when `SELECT 1` runs; GQ_ERR_NOT_READY otherwise. */

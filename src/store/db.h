@@ -15,6 +15,7 @@
 
 #include <pthread.h>
 #include <sqlite3.h>
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -36,6 +37,7 @@ struct store_conn {
     pthread_mutex_t *write_lock; /* the store's: one writer at a time */
     int write_wait_ms;           /* how long to wait for it (the busy timeout) */
     bool writing;                /* holds write_lock, in a write transaction */
+    atomic_bool *storage_failing; /* the store's: the last write hit the disk's limits */
 };
 
 /* Waits for a free connection of the pool and returns it; never NULL. */

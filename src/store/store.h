@@ -61,6 +61,11 @@ enum gq_code store_check_migrations(const char *directory, struct gq_error *err)
 enum gq_code store_check_writable(struct store *store, struct gq_error *err);
 
 /* GQ_OK when a trivial query succeeds. */
+/* GQ_OK unless a write has failed on the storage (a full disk, an I/O
+ * error) and a probe write, tried now, fails too: GQ_ERR_NOT_READY with the
+ * cause. A commit that succeeds clears the failure. */
+enum gq_code store_check_storage(struct store *store, struct gq_error *err);
+
 enum gq_code store_ping(struct store *store);
 
 /* Reads the whole catalog. On success *out is a new catalog that passed

@@ -35,6 +35,7 @@
 #include <limits.h>
 #include <linux/fs.h>
 #include <pthread.h>
+#include <sched.h>
 #include <signal.h>
 #include <sqlite3.h>
 #include <stdatomic.h>
@@ -42,6 +43,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/mount.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -865,6 +867,81 @@ START_TEST(test_faults_saves_held_past_the_grace_are_answered)
 }
 END_TEST
 
+/* ---- a full disk: saves fail, /readyz says so, and both recover ----------- */
+
+/* Fills the file system of `directory` with one file; returns its path. */
+static void fill(const char *path)
+{
+    int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+    ck_assert_int_ge(fd, 0);
+    static char block[64 * 1024];
+    while (write(fd, block, sizeof block) > 0)
+        ;
+    ck_assert_int_eq(errno, ENOSPC);
+    close(fd);
+}
+
+/* The database on a 4 MB tmpfs, filled up once the server runs: a save
+ * fails (500), /readyz answers 503 naming the cause, so that traffic goes
+ * elsewhere; once space is freed, a probe write succeeds and both recover.
+ * Needs root and a mountable tmpfs; skipped otherwise. */
+START_TEST(test_faults_full_disk_makes_the_server_unready)
+{
+    struct server server = {0};
+    server_prepare(&server);
+    char small[SERVER_PATH_SIZE - 16];
+    snprintf(small, sizeof small, "%s", server_path(&server, "small"));
+    ck_assert_int_eq(mkdir(small, 0700), 0);
+    /* In a mount namespace of this test's own (the server it starts shares
+     * it): the tmpfs goes away with the test's processes, even if it fails. */
+    if (geteuid() != 0 || unshare(CLONE_NEWNS) != 0 ||
+        mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) != 0 ||
+        mount("tmpfs", small, "tmpfs", 0, "size=4m") != 0) {
+        fprintf(stderr, "test_faults_full_disk_makes_the_server_unready: skipped, cannot mount "
+                        "a tmpfs here (%s)\n",
+                strerror(errno));
+        server_cleanup(&server);
+        return;
+    }
+    snprintf(server.db_path, sizeof server.db_path, "%s/gpuquote.db", small);
+    server_start(&server, NULL);
+    struct http_client *to = http_client_new(server.port);
+    struct http_response *ready = http_get(to, "/readyz");
+    expect_status(ready, 200);
+    http_response_free(ready);
+
+    char filler[SERVER_PATH_SIZE + 16];
+    snprintf(filler, sizeof filler, "%s/filler", small);
+    fill(filler);
+    long status = 0;
+    for (int i = 0; i < 400 && status != 500; i++) {
+        struct http_response *saved = http_post_json(to, "/quote", EXAMPLE);
+        status = saved->status;
+        http_response_free(saved);
+    }
+    ck_assert_int_eq(status, 500);
+    ready = http_get(to, "/readyz");
+    expect_error(ready, 503, "not_ready", NULL);
+    const char *message = json_str(ready->json, "error.message");
+    static const char prefix[] = "the database cannot be written: ";
+    ck_assert_msg(strncmp(message, prefix, sizeof prefix - 1) == 0, "%s", message);
+    ck_assert_str_eq(http_header(ready, "retry-after"), "1");
+    http_response_free(ready);
+
+    ck_assert_int_eq(unlink(filler), 0);
+    ready = http_get(to, "/readyz");
+    expect_status(ready, 200);
+    http_response_free(ready);
+    struct http_response *saved = http_post_json(to, "/quote", EXAMPLE);
+    expect_status(saved, 201);
+    http_response_free(saved);
+    http_client_free(to);
+    ck_assert_int_eq(server_stop(&server), 0);
+    ck_assert_int_eq(umount(small), 0);
+    server_cleanup(&server);
+}
+END_TEST
+
 static Suite *make_suite(void)
 {
     Suite *suite = suite_create("http_faults");
@@ -883,6 +960,7 @@ static Suite *make_suite(void)
     suite_set_timeout(locked, 20);
     tcase_add_test(locked, test_faults_locked_while_saving);
     tcase_add_test(locked, test_faults_saves_held_past_the_grace_are_answered);
+    tcase_add_test(locked, test_faults_full_disk_makes_the_server_unready);
     suite_add_tcase(suite, locked);
 
     TCase *crash = tcase_create("crash");
