@@ -286,32 +286,35 @@ static struct cover_prices usable_cover_prices(const struct sku *sku, uint32_t u
     };
 }
 
-enum gq_code plan_cheapest(const struct sku *sku, uint32_t usable_modes,
-                           enum billing_mode hourly_mode, const struct usage *usage,
-                           struct plan *out)
+/* The plan of the cover `search` finds among those the usable modes can
+ * buy; GQ_ERR_NOT_ELIGIBLE when it finds none. */
+static enum gq_code plan_found_cover(const struct sku *sku, uint32_t usable_modes,
+                                     enum billing_mode hourly_mode, const struct usage *usage,
+                                     struct cover (*search)(const struct cover_prices *, int32_t),
+                                     struct plan *out)
 {
     assert(usage_is_valid(usage));
     assert(billing_mode_is_hourly(hourly_mode));
     *out = (struct plan){0};
     struct cover_prices prices = usable_cover_prices(sku, usable_modes, hourly_mode, usage);
-    struct cover best = cheapest_cover(&prices, usage->days);
+    struct cover best = search(&prices, usage->days);
     if (best.cost == NOT_OFFERED)
         return GQ_ERR_NOT_ELIGIBLE;
     return add_cover_parts(sku, hourly_mode, &best, usage, out);
+}
+
+enum gq_code plan_cheapest(const struct sku *sku, uint32_t usable_modes,
+                           enum billing_mode hourly_mode, const struct usage *usage,
+                           struct plan *out)
+{
+    return plan_found_cover(sku, usable_modes, hourly_mode, usage, cheapest_cover, out);
 }
 
 enum gq_code plan_cheapest_mixed(const struct sku *sku, uint32_t usable_modes,
                                  enum billing_mode hourly_mode, const struct usage *usage,
                                  struct plan *out)
 {
-    assert(usage_is_valid(usage));
-    assert(billing_mode_is_hourly(hourly_mode));
-    *out = (struct plan){0};
-    struct cover_prices prices = usable_cover_prices(sku, usable_modes, hourly_mode, usage);
-    struct cover best = cheapest_mixed_cover(&prices, usage->days);
-    if (best.cost == NOT_OFFERED)
-        return GQ_ERR_NOT_ELIGIBLE;
-    return add_cover_parts(sku, hourly_mode, &best, usage, out);
+    return plan_found_cover(sku, usable_modes, hourly_mode, usage, cheapest_mixed_cover, out);
 }
 
 /* numerator ÷ denominator in tenths, half-up. Both positive. */

@@ -117,28 +117,14 @@ static void add_cors_headers(struct http_request *request, struct MHD_Response *
  * request's id, which the answer carries too. */
 #define INTERNAL_ERROR_MESSAGE "the server failed; its log has the cause under this X-Request-Id"
 
-/* `text` into `out` with every byte that is not printable ASCII shown as
- * '?': a client's bytes must not reach a terminal as escape sequences. */
-static const char *printable(const char *text, char *out, size_t size)
-{
-    size_t i = 0;
-    for (; i < size - 1 && text[i] != '\0'; i++) {
-        unsigned char c = (unsigned char)text[i];
-        out[i] = c >= 0x20 && c < 0x7f ? (char)c : '?';
-    }
-    out[i] = '\0';
-    return out;
-}
-
-/* One error-log line for a 500: the request id (its characters checked),
- * the method and the path as sent, made printable, and the cause. */
+/* One error-log line for a 500: the request id, the method and the path
+ * as sent (log_error() shows any byte a terminal would act on as '?'),
+ * and the cause. */
 static void log_internal_error(const struct http_request *request, const char *cause)
 {
-    char method[32], path[sizeof request->raw_path];
     log_error("request %s: %s %s: %s", request->request_id[0] ? request->request_id : "-",
-              request->method_name != NULL ? printable(request->method_name, method, sizeof method)
-                                           : "-",
-              printable(request->raw_path, path, sizeof path), cause);
+              request->method_name != NULL ? request->method_name : "-", request->raw_path,
+              cause);
 }
 
 /* The envelope for when building a response failed: static, so sending

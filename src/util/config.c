@@ -149,10 +149,11 @@ static const struct flag_spec flags[] = {
 
 /* Where a value came from. A file names the key after itself
  * ("gq.json: port: ..."); a variable or a flag stands for its key. */
+enum source_layer { LAYER_DEFAULT, LAYER_FILE, LAYER_ENVIRONMENT, LAYER_FLAG }; /* later wins */
+
 struct source {
     const char *label;
-    bool is_file;
-    int layer; /* 0 default, 1 file, 2 environment, 3 flag: a later one wins */
+    enum source_layer layer;
 };
 
 struct loader {
@@ -203,7 +204,7 @@ static enum gq_code fail_value(struct loader *ld, const struct key_spec *key, st
     va_start(args, format);
     vsnprintf(problem, sizeof problem, format, args);
     va_end(args);
-    if (src.is_file)
+    if (src.layer == LAYER_FILE)
         return fail_line(ld->err, key->name, "%s: %s: %s", src.label, key->name, problem);
     return fail_line(ld->err, key->name, "%s: %s", src.label, problem);
 }
@@ -466,7 +467,7 @@ static int find_key(const char *name)
 
 static enum gq_code apply_object(struct loader *ld, const char *path, json_t *root)
 {
-    struct source src = {path, true, 1};
+    struct source src = {path, LAYER_FILE};
     if (!json_is_object(root))
         return fail_line(ld->err, "config", "%s: expected a JSON object, got %s", path,
                          json_type_phrase(root));
@@ -530,7 +531,7 @@ static enum gq_code apply_env(struct loader *ld, char **envp)
         const char *text = lookup_env(envp, keys[id].env);
         if (text == NULL)
             continue;
-        struct source src = {keys[id].env, false, 2};
+        struct source src = {keys[id].env, LAYER_ENVIRONMENT};
         enum gq_code code = parse_text(ld, (enum key_id)id, src, text);
         if (code != GQ_OK)
             return code;
@@ -593,7 +594,7 @@ static enum gq_code scan_flag(struct loader *ld, int argc, char **argv, int *ind
         ld->config_path = value;
         return GQ_OK;
     }
-    struct source src = {flag->name, false, 3};
+    struct source src = {flag->name, LAYER_FLAG};
     return apply ? parse_text(ld, flag->key, src, value) : GQ_OK;
 }
 
@@ -622,7 +623,7 @@ static enum gq_code scan_args(struct loader *ld, int argc, char **argv, bool app
 
 static enum gq_code apply_defaults(struct loader *ld)
 {
-    struct source src = {"default", false, 0};
+    struct source src = {"default", LAYER_DEFAULT};
     for (int id = 0; id < KEY_COUNT; id++) {
         enum gq_code code = parse_text(ld, (enum key_id)id, src, keys[id].default_text);
         assert(code != GQ_ERR_INVALID_VALUE && "a default breaks its own key's rules");

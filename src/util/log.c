@@ -463,6 +463,17 @@ void log_stop(void)
 
 /* ---- human lines ---------------------------------------------------- */
 
+/* Shows every control byte and every byte that is not well-formed UTF-8
+ * as '?': a message may quote what a client sent (a path), which must
+ * neither break the line nor reach a terminal as an escape sequence. */
+static void make_printable(char *text)
+{
+    utf8_repair(text);
+    for (unsigned char *p = (unsigned char *)text; *p != '\0'; p++)
+        if (*p < 0x20 || *p == 0x7f)
+            *p = '?';
+}
+
 /* One write of "gpuquote: <level>: <message>\n", so concurrent lines do not
  * interleave; a message longer than the line is cut. */
 static void __attribute__((format(printf, 2, 0)))
@@ -475,6 +486,8 @@ log_human(const char *level, const char *format, va_list args)
     int body = vsnprintf(line + used, room, format, args);
     if (body > 0)
         used += (size_t)body < room ? (size_t)body : room - 1;
+    line[used] = '\0';
+    make_printable(line);
     line[used++] = '\n';
     fwrite(line, 1, used, stderr);
 }

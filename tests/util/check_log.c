@@ -642,6 +642,21 @@ START_TEST(test_long_human_line_is_cut_to_one_line)
 }
 END_TEST
 
+static void emit_client_bytes(void)
+{
+    log_error("request x: GET %s: cause", "/a\x1b[31mb\nc\xff\xc3\xa9");
+}
+
+/* Bytes a client sent reach the line printable: no escape sequence, no
+ * second line, no broken UTF-8 (a well-formed character stays). */
+START_TEST(test_human_line_shows_client_bytes_printable)
+{
+    char *text = capture_stderr(emit_client_bytes);
+    ck_assert_str_eq(text, "gpuquote: error: request x: GET /a?[31mb?c?\xc3\xa9: cause\n");
+    free(text);
+}
+END_TEST
+
 static void emit_to_a_closed_pipe(void)
 {
     int fds[2];
@@ -703,6 +718,7 @@ static Suite *log_suite(void)
     tcase_add_test(human, test_info_and_error_lines);
     tcase_add_test(human, test_long_human_line_is_cut_to_one_line);
     tcase_add_test(human, test_write_failure_is_said_once);
+    tcase_add_test(human, test_human_line_shows_client_bytes_printable);
     suite_add_tcase(suite, human);
 
     return suite;
