@@ -1,8 +1,9 @@
 /*
  * gpuquote: configuration, start-up, signals and shutdown — nothing else.
  *
- * Start-up: load the configuration; open (and, when asked, create and
- * migrate) the database; check it takes writes; load the catalog into the
+ * Start-up: load the configuration; bind the port (so that a port in use
+ * stops start-up before the database is touched); open (and, when asked,
+ * create and migrate) the database; check it takes writes; load the catalog into the
  * first snapshot; start the HTTP server. Then the main thread waits for
  * signals: SIGHUP reloads the catalog (the old snapshot stays in use until
  * the new one is ready, and if loading fails it stays for good), SIGTERM
@@ -14,6 +15,7 @@
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -123,26 +125,38 @@ static void wait_for_shutdown(struct app *app, const sigset_t *signals)
     }
 }
 
-static int serve(struct app *app, const sigset_t *signals)
+/* Serves on `listener` (which it closes) until SIGTERM or SIGINT. */
+static int serve(struct app *app, int listener, const sigset_t *signals)
 {
     const struct gq_config *config = app->config;
     struct gq_error err;
-    if (store_check_writable(app->store, &err) != GQ_OK)
+    if (store_check_writable(app->store, &err) != GQ_OK) {
+        close(listener);
         return fail(&err);
-    if (!load_catalog(app))
+    }
+    if (!load_catalog(app)) {
+        close(listener);
         return EXIT_FAILURE;
+    }
     if (log_start(STDOUT_FILENO, config->access_log) != 0) {
+        close(listener);
         log_error("cannot start the access log");
         return EXIT_FAILURE;
     }
-    struct http_server *server = http_server_start(app, &err);
+    struct http_server *server = http_server_start(app, listener, &err);
     if (server == NULL) {
         log_stop();
         return fail(&err);
     }
     uint16_t port = http_server_port(server);
-    if (config->port_file != NULL && !write_port_file(config->port_file, port))
-        log_error("cannot write the port to %s", config->port_file);
+    /* Whoever asked for the port file waits for it: serving on a port it
+     * never learns would leave it waiting for good. */
+    if (config->port_file != NULL && !write_port_file(config->port_file, port)) {
+        log_error("cannot write the port to %s: %s", config->port_file, strerror(errno));
+        http_server_stop(server, (int)config->shutdown_grace_seconds * 1000);
+        log_stop();
+        return EXIT_FAILURE;
+    }
     log_info("listening on %s port %u", config->listen, (unsigned)port);
     wait_for_shutdown(app, signals);
     http_server_stop(server, (int)config->shutdown_grace_seconds * 1000);
@@ -199,6 +213,11 @@ int main(int argc, char **argv)
     }
     sigset_t signals;
     block_signals(&signals);
+    int listener = -1;
+    if (command == CONFIG_COMMAND_SERVE && (listener = http_listener_bind(&config, &err)) < 0) {
+        config_free(&config);
+        return fail(&err);
+    }
     struct app app = {.config = &config};
     pthread_mutex_init(&app.snapshot_lock, NULL);
     bool migrate = command == CONFIG_COMMAND_MIGRATE || config.auto_migrate;
@@ -207,8 +226,10 @@ int main(int argc, char **argv)
     if (stop_signal != 0)
         log_info("signal %d during start-up: stopping%s", stop_signal,
                  command == CONFIG_COMMAND_SERVE ? " before serving" : "");
-    else if (status == EXIT_SUCCESS && command == CONFIG_COMMAND_SERVE)
-        status = serve(&app, &signals);
+    if (stop_signal == 0 && status == EXIT_SUCCESS && command == CONFIG_COMMAND_SERVE)
+        status = serve(&app, listener, &signals);
+    else if (listener >= 0)
+        close(listener);
     snapshot_publish(&app, NULL);
     store_close(app.store);
     pthread_mutex_destroy(&app.snapshot_lock);

@@ -301,9 +301,15 @@ bool slow_clients_was_cut(const struct watched_connection *connection);
 
 struct http_server;
 
-/* Starts libmicrohttpd's thread pool on config->listen:config->port.
- * Returns NULL with a message in `err` when it cannot bind. */
-struct http_server *http_server_start(struct app *app, struct gq_error *err);
+/* Binds config->listen:config->port without listening yet (listener.c),
+ * so that a port in use is found before the database is touched. Returns
+ * the socket, or -1 with a message in `err`. */
+int http_listener_bind(const struct gq_config *config, struct gq_error *err);
+
+/* Starts libmicrohttpd's thread pool listening on the socket
+ * http_listener_bind() returned, which it takes over (closed on failure
+ * too). Returns NULL with a message in `err` when it cannot serve. */
+struct http_server *http_server_start(struct app *app, int listener, struct gq_error *err);
 
 /* The port actually bound (the configured one, or the ephemeral one). */
 uint16_t http_server_port(const struct http_server *server);

@@ -17,6 +17,7 @@
  */
 #include <arpa/inet.h>
 #include <assert.h>
+#include <errno.h>
 #include <netinet/in.h>
 #include <stdlib.h>
 #include <string.h>
@@ -704,18 +705,22 @@ static void log_from_mhd(void *context, const char *format, va_list args)
     log_error("http: %s", message);
 }
 
-struct http_server *http_server_start(struct app *app, struct gq_error *err)
+struct http_server *http_server_start(struct app *app, int listener, struct gq_error *err)
 {
     const struct gq_config *config = app->config;
     struct sockaddr_storage address;
-    if (!config_listen_address(config->listen, config->port, &address)) {
-        gq_fail(err, GQ_ERR_INVALID_VALUE, "listen",
-                "listen: '%s' is not a numeric IPv4 or IPv6 address", config->listen);
+    socklen_t address_length = sizeof address;
+    if (getsockname(listener, (struct sockaddr *)&address, &address_length) != 0 ||
+        listen(listener, LISTEN_BACKLOG) != 0) {
+        gq_fail(err, GQ_ERR_NOT_READY, "listen", "cannot listen on %s port %u: %s",
+                config->listen, (unsigned)config->port, strerror(errno));
+        close(listener);
         return NULL;
     }
     struct http_server *server = calloc(1, sizeof *server);
     if (server == NULL) {
         gq_fail(err, GQ_ERR_NO_MEMORY, NULL, "out of memory");
+        close(listener);
         return NULL;
     }
     server->app = app;
@@ -724,15 +729,14 @@ struct http_server *http_server_start(struct app *app, struct gq_error *err)
     if (server->slow_clients == NULL) {
         gq_fail(err, GQ_ERR_NO_MEMORY, NULL, "cannot start a thread");
         free(server);
+        close(listener);
         return NULL;
     }
     /* Poll, not epoll: 0.9.75's epoll mode can stall with exactly 128
      * ready sockets (notes/libmicrohttpd.md). ITC lets quiesce wake the
      * threads; suspend/resume lets a saved quote wait for the store's
-     * group commit without holding its thread. No
-     * MHD_OPTION_LISTENING_ADDRESS_REUSE: it means SO_REUSEPORT, which lets
-     * a second instance bind the same port and take half the connections;
-     * MHD's default SO_REUSEADDR already allows a restart. */
+     * group commit without holding its thread. The socket is ours
+     * (listener.c), bound before the database was opened. */
     unsigned flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_POLL | MHD_USE_ITC |
                      MHD_ALLOW_SUSPEND_RESUME | MHD_USE_ERROR_LOG;
     if (address.ss_family == AF_INET6)
@@ -744,26 +748,28 @@ struct http_server *http_server_start(struct app *app, struct gq_error *err)
         {MHD_OPTION_END, 0, NULL}};
     server->daemon = MHD_start_daemon(
         flags, config->port, NULL, NULL, handle_access, app, MHD_OPTION_EXTERNAL_LOGGER,
-        log_from_mhd, NULL, MHD_OPTION_SOCK_ADDR, &address,
+        log_from_mhd, NULL, MHD_OPTION_LISTEN_SOCKET, (MHD_socket)listener,
         MHD_OPTION_ARRAY, pool,
         MHD_OPTION_CONNECTION_LIMIT, config->connection_limit,
         MHD_OPTION_PER_IP_CONNECTION_LIMIT, config->per_ip_connection_limit,
         MHD_OPTION_CONNECTION_TIMEOUT, config->connection_timeout_seconds,
-        MHD_OPTION_LISTEN_BACKLOG_SIZE, LISTEN_BACKLOG, MHD_OPTION_CONNECTION_MEMORY_LIMIT,
+        MHD_OPTION_CONNECTION_MEMORY_LIMIT,
         CONNECTION_MEMORY_BYTES, MHD_OPTION_NOTIFY_COMPLETED,
         complete_request, server, MHD_OPTION_UNESCAPE_CALLBACK, unescape_keeping_nul, NULL,
         MHD_OPTION_URI_LOG_CALLBACK, note_request_target, server, MHD_OPTION_NOTIFY_CONNECTION,
         track_connection, server, MHD_OPTION_END);
     if (server->daemon == NULL) {
-        /* libmicrohttpd has logged why (in use, not permitted, no such address) */
-        gq_fail(err, GQ_ERR_NOT_READY, "listen", "cannot listen on %s port %u", config->listen,
+        /* libmicrohttpd has logged why (threads, memory), and has closed
+         * the socket */
+        gq_fail(err, GQ_ERR_NOT_READY, "listen", "cannot serve on %s port %u", config->listen,
                 (unsigned)config->port);
         slow_clients_stop(server->slow_clients);
         free(server);
         return NULL;
     }
-    const union MHD_DaemonInfo *info = MHD_get_daemon_info(server->daemon, MHD_DAEMON_INFO_BIND_PORT);
-    server->port = info ? info->port : config->port;
+    server->port = ntohs(address.ss_family == AF_INET6
+                             ? ((const struct sockaddr_in6 *)&address)->sin6_port
+                             : ((const struct sockaddr_in *)&address)->sin_port);
     return server;
 }
 

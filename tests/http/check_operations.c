@@ -1052,13 +1052,14 @@ START_TEST(test_operations_port_in_use)
     struct server_options options = {args, NULL, false};
     ck_assert_int_eq(server_run(&second, &options), 1);
     char expected[128];
-    snprintf(expected, sizeof expected, "gpuquote: error: cannot listen on 127.0.0.1 port %s\n",
+    snprintf(expected, sizeof expected,
+             "gpuquote: error: cannot listen on 127.0.0.1 port %s: Address already in use\n",
              port);
     char *err = server_read(&second, "stderr.log");
-    ck_assert_msg(strstr(err, expected) != NULL, "stderr: %s", err);
-    /* The reason is libmicrohttpd's line before it. */
-    ck_assert_msg(strstr(err, "Address already in use") != NULL, "stderr: %s", err);
+    ck_assert_str_eq(err, expected);
     free(err);
+    /* Found before the database is touched: none was created. */
+    ck_assert_msg(access(second.db_path, F_OK) != 0, "%s was created", second.db_path);
     server_cleanup(&second);
 
     /* Every connection still reaches the first one. */
@@ -1068,6 +1069,29 @@ START_TEST(test_operations_port_in_use)
         http_response_free(response);
     }
     server_finish(&first);
+}
+END_TEST
+
+/* A port file that cannot be written stops the server: whoever asked for
+ * it would otherwise wait for a port it never learns. */
+START_TEST(test_operations_port_file_unwritable)
+{
+    struct server server = {0};
+    server_prepare(&server);
+    char port_file[SERVER_PATH_SIZE];
+    snprintf(port_file, sizeof port_file, "%s", server_path(&server, "missing/port"));
+    const char *const args[] = {"--port-file", port_file, NULL};
+    struct server_options options = {args, NULL, false};
+    ck_assert_int_eq(server_run(&server, &options), 1);
+    char expected[1024];
+    snprintf(expected, sizeof expected,
+             "gpuquote: error: cannot write the port to %s: No such file or directory\n",
+             port_file);
+    char *err = server_read(&server, "stderr.log");
+    ck_assert_msg(strstr(err, expected) != NULL, "stderr: %s", err);
+    ck_assert_msg(strstr(err, "listening on") == NULL, "stderr: %s", err);
+    free(err);
+    server_cleanup(&server);
 }
 END_TEST
 
@@ -1314,6 +1338,7 @@ static Suite *make_suite(void)
     tcase_add_test(process, test_operations_database_directory_missing);
     tcase_add_test(process, test_operations_migrations_missing);
     tcase_add_test(process, test_operations_port_in_use);
+    tcase_add_test(process, test_operations_port_file_unwritable);
     tcase_add_test(process, test_operations_bad_listen_address);
     tcase_add_test(process, test_operations_restart_on_same_port);
     suite_add_tcase(suite, process);
