@@ -40,8 +40,8 @@ int http_listener_bind(const struct gq_config *config, struct gq_error *err)
         int cause = errno;
         if (fd >= 0)
             close(fd);
-        gq_fail(err, GQ_ERR_NOT_READY, "listen", "cannot listen on %s port %u: %s",
-                config->listen, (unsigned)config->port, strerror(cause));
+        gq_fail(err, GQ_ERR_NOT_READY, "listen", "cannot listen on %s port %u: %s", config->listen,
+                (unsigned)config->port, strerror(cause));
         return -1;
     }
     return fd;
