@@ -211,6 +211,11 @@ int main(int argc, char **argv)
         config_free(&config);
         return EXIT_SUCCESS;
     }
+    size_t position = 0;
+    const char *unknown;
+    while ((unknown = config_next_unknown_variable(environ, &position)) != NULL)
+        log_warning("environment variable %.*s is not a configuration key: ignored",
+                    (int)strcspn(unknown, "="), unknown);
     sigset_t signals;
     block_signals(&signals);
     int listener = -1;

@@ -525,6 +525,32 @@ static const char *lookup_env(char **envp, const char *name)
     return NULL;
 }
 
+/* True when `entry` ("NAME=value") sets one of the configuration's
+ * variables, GPUQUOTE_CONFIG included. */
+static bool is_known_variable(const char *entry)
+{
+    size_t length = strcspn(entry, "=");
+    if (length == strlen("GPUQUOTE_CONFIG") && strncmp(entry, "GPUQUOTE_CONFIG", length) == 0)
+        return true;
+    for (int id = 0; id < KEY_COUNT; id++) {
+        if (strlen(keys[id].env) == length && strncmp(entry, keys[id].env, length) == 0)
+            return true;
+    }
+    return false;
+}
+
+const char *config_next_unknown_variable(char **envp, size_t *position)
+{
+    for (; envp != NULL && envp[*position] != NULL; (*position)++) {
+        const char *entry = envp[*position];
+        if (strncmp(entry, "GPUQUOTE_", strlen("GPUQUOTE_")) == 0 && !is_known_variable(entry)) {
+            (*position)++;
+            return entry;
+        }
+    }
+    return NULL;
+}
+
 static enum gq_code apply_env(struct loader *ld, char **envp)
 {
     for (int id = 0; id < KEY_COUNT; id++) {

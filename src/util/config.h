@@ -59,6 +59,12 @@ enum gq_code config_load(struct gq_config *out, enum config_command *command, in
 
 void config_free(struct gq_config *config);
 
+/* The next entry of `envp` ("NAME=value"), from envp[*position] on, whose
+ * name starts with GPUQUOTE_ but sets nothing: a misspelling such as
+ * GPUQUOTE_PROT would otherwise be ignored in silence. NULL when there is
+ * none left; start with *position = 0. */
+const char *config_next_unknown_variable(char **envp, size_t *position);
+
 /* Writes the --help text. */
 void config_print_usage(FILE *stream);
 

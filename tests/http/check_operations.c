@@ -1095,6 +1095,24 @@ START_TEST(test_operations_port_file_unwritable)
 }
 END_TEST
 
+/* A misspelt variable is named on standard error, and serving goes on. */
+START_TEST(test_operations_unknown_variable_warned)
+{
+    struct server server = {0};
+    const char *const env[] = {"GPUQUOTE_PROT=9999", "GPUQUOTE_THREADS=1", NULL};
+    struct server_options options = {NULL, env, false};
+    server_start(&server, &options);
+    ck_assert_int_eq(server_stop(&server), 0);
+    char *err = server_read(&server, "stderr.log");
+    ck_assert_msg(strstr(err, "gpuquote: warning: environment variable GPUQUOTE_PROT is not a "
+                              "configuration key: ignored\n") != NULL,
+                  "stderr: %s", err);
+    ck_assert_msg(strstr(err, "GPUQUOTE_THREADS") == NULL, "stderr: %s", err);
+    free(err);
+    server_cleanup(&server);
+}
+END_TEST
+
 /* A configuration error (exit 2), found before the database is created. */
 START_TEST(test_operations_bad_listen_address)
 {
@@ -1339,6 +1357,7 @@ static Suite *make_suite(void)
     tcase_add_test(process, test_operations_migrations_missing);
     tcase_add_test(process, test_operations_port_in_use);
     tcase_add_test(process, test_operations_port_file_unwritable);
+    tcase_add_test(process, test_operations_unknown_variable_warned);
     tcase_add_test(process, test_operations_bad_listen_address);
     tcase_add_test(process, test_operations_restart_on_same_port);
     suite_add_tcase(suite, process);

@@ -322,6 +322,27 @@ START_TEST(test_unrelated_variables_are_ignored)
 }
 END_TEST
 
+/* Unknown GPUQUOTE_* variables are named, in order, for a warning; every
+ * key's own variable, GPUQUOTE_CONFIG and other prefixes are not. */
+START_TEST(test_unknown_variables_are_named)
+{
+    char *envp[] = {"GPUQUOTE_BIN=/x/gpuquote", "GPUQUOTE_PORTS=1", "PORT=1",
+                    "GPUQUOTE_PORT",            "GPUQUOTE_CONFIG=c.json", "GPUQUOTE_PROT=7000",
+                    "gpuquote_port=1",          "GPUQUOTE_=1",      NULL};
+    size_t position = 0;
+    ck_assert_str_eq(config_next_unknown_variable(envp, &position), "GPUQUOTE_BIN=/x/gpuquote");
+    ck_assert_str_eq(config_next_unknown_variable(envp, &position), "GPUQUOTE_PORTS=1");
+    ck_assert_str_eq(config_next_unknown_variable(envp, &position), "GPUQUOTE_PROT=7000");
+    ck_assert_str_eq(config_next_unknown_variable(envp, &position), "GPUQUOTE_=1");
+    ck_assert_ptr_null(config_next_unknown_variable(envp, &position));
+    ck_assert_ptr_null(config_next_unknown_variable(envp, &position));
+    position = 0;
+    ck_assert_ptr_null(config_next_unknown_variable(every_key_env, &position));
+    position = 0;
+    ck_assert_ptr_null(config_next_unknown_variable(NULL, &position));
+}
+END_TEST
+
 /* Each flag in both forms sets its key. */
 static const struct flag_case {
     const char *flag;
@@ -1063,6 +1084,7 @@ static Suite *config_suite(void)
     tcase_add_test(sources, test_config_flag_beats_config_variable);
     tcase_add_test(sources, test_config_variable_beats_default_file);
     tcase_add_test(sources, test_unrelated_variables_are_ignored);
+    tcase_add_test(sources, test_unknown_variables_are_named);
     tcase_add_loop_test(sources, test_flag_forms, 0,
                         (int)(2 * sizeof flag_cases / sizeof flag_cases[0]));
     suite_add_tcase(suite, sources);
