@@ -392,11 +392,24 @@ static enum gq_code run_cached(struct store_conn *conn, const char *sql, struct 
     return GQ_OK;
 }
 
-/* Takes the store's write mutex, waiting at most the busy timeout. */
+/* Takes the store's write mutex, waiting at most the busy timeout.
+ * pthread_mutex_timedlock's deadline is on the wall clock, which a clock
+ * step moves: a step forward would end the wait early, so the time waited
+ * is measured on the monotonic clock and the wait resumed. (A step back
+ * lengthens a wait only while another writer holds the lock.) */
 static bool take_write_lock(struct store_conn *conn)
 {
-    struct timespec deadline = clock_after(CLOCK_REALTIME, (int64_t)conn->write_wait_ms * 1000000);
-    return pthread_mutex_timedlock(conn->write_lock, &deadline) == 0;
+    int64_t wait_us = (int64_t)conn->write_wait_ms * 1000;
+    int64_t started_us = clock_monotonic_us();
+    for (;;) {
+        int64_t left_us = wait_us - (clock_monotonic_us() - started_us);
+        struct timespec deadline = clock_after(CLOCK_REALTIME, left_us > 0 ? left_us * 1000 : 0);
+        int rc = pthread_mutex_timedlock(conn->write_lock, &deadline);
+        if (rc != ETIMEDOUT)
+            return rc == 0;
+        if (clock_monotonic_us() - started_us >= wait_us)
+            return false;
+    }
 }
 
 static void release_write_lock(struct store_conn *conn)
@@ -433,11 +446,13 @@ enum gq_code store_db_begin_read(struct store_conn *conn, struct gq_error *err)
 
 enum gq_code store_db_commit(struct store_conn *conn, struct gq_error *err)
 {
+    bool wrote = conn->writing;
     enum gq_code code = run_cached(conn, SQL_COMMIT, err);
     if (code != GQ_OK)
         store_db_end(conn);
-    else if (conn->storage_failing != NULL)
-        atomic_store(conn->storage_failing, false); /* the storage took a write */
+    else if (wrote && conn->storage_failing != NULL)
+        atomic_store(conn->storage_failing, false); /* the storage took a write; a read (a
+                                                       catalog reload) proves nothing */
     release_write_lock(conn);
     return code;
 }
@@ -484,11 +499,21 @@ static enum gq_code probe_write(struct store_conn *conn, struct gq_error *err)
     if (code != GQ_OK)
         return code;
     sqlite3_stmt *stmt = store_db_prepare(conn, "PRAGMA user_version", err);
-    int version = stmt != NULL && sqlite3_step(stmt) == SQLITE_ROW ? sqlite3_column_int(stmt, 0) : 0;
+    if (stmt == NULL) {
+        store_db_end(conn);
+        return err != NULL ? err->code : GQ_ERR_INTERNAL;
+    }
+    int rc = sqlite3_step(stmt);
+    int version = sqlite3_column_int(stmt, 0);
     sqlite3_finalize(stmt);
+    if (rc != SQLITE_ROW) { /* never write a version not read */
+        code = store_db_fail(conn, rc, "reading the version", err);
+        store_db_end(conn);
+        return code;
+    }
     char sql[48];
     snprintf(sql, sizeof sql, "PRAGMA user_version = %d", version);
-    int rc = sqlite3_exec(conn->db, sql, NULL, NULL, NULL);
+    rc = sqlite3_exec(conn->db, sql, NULL, NULL, NULL);
     if (rc != SQLITE_OK) {
         code = store_db_fail(conn, rc, "writing", err);
         store_db_end(conn);

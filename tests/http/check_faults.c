@@ -881,6 +881,22 @@ static void fill(const char *path)
     close(fd);
 }
 
+/* Polls the server's error log until `needle` appears `count` times. */
+static bool wait_for_log_count(struct server *server, const char *needle, int count)
+{
+    for (long waited = 0; waited < suite_wait_ms(5); waited += 20) {
+        char *log = server_read(server, "stderr.log");
+        int found = 0;
+        for (const char *at = strstr(log, needle); at != NULL; at = strstr(at + 1, needle))
+            found++;
+        free(log);
+        if (found >= count)
+            return true;
+        usleep(20 * 1000);
+    }
+    return false;
+}
+
 /* The database on a 4 MB tmpfs, filled up once the server runs: a save
  * fails (500), /readyz answers 503 naming the cause, so that traffic goes
  * elsewhere; once space is freed, a probe write succeeds and both recover.
@@ -926,6 +942,14 @@ START_TEST(test_faults_full_disk_makes_the_server_unready)
     static const char prefix[] = "the database cannot be written: ";
     ck_assert_msg(strncmp(message, prefix, sizeof prefix - 1) == 0, "%s", message);
     ck_assert_str_eq(http_header(ready, "retry-after"), "1");
+    http_response_free(ready);
+
+    /* A catalog reload reads the database and commits no write: it must
+     * not pass for one that reached the disk. */
+    server_signal(&server, SIGHUP);
+    ck_assert(wait_for_log_count(&server, "catalog loaded: price list version 1", 2));
+    ready = http_get(to, "/readyz");
+    expect_error(ready, 503, "not_ready", NULL);
     http_response_free(ready);
 
     ck_assert_int_eq(unlink(filler), 0);
