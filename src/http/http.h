@@ -174,7 +174,8 @@ struct route {
     const char *pattern; /* "/quote/{id}/accept": {id} matches one segment */
     enum http_method method;
     http_handler handler;
-    bool takes_json; /* a JSON object body is required and parsed centrally */
+    bool takes_json;  /* a JSON object body is required and parsed centrally */
+    bool takes_query; /* query parameters are read; elsewhere any is refused */
 };
 
 /* Finds the route for `path` and `method`. On a path match with another

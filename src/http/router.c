@@ -8,18 +8,19 @@
 
 #include "http/http.h"
 
+/* pattern, method, handler, takes_json, takes_query */
 static const struct route routes[] = {
-    {"/catalog", HTTP_GET, catalog_handle_list, false},
-    {"/catalog/billing-modes", HTTP_GET, catalog_handle_billing_modes, false},
-    {"/catalog/bundles", HTTP_GET, catalog_handle_bundles, false},
-    {"/catalog/{id}", HTTP_GET, catalog_handle_sku, false},
-    {"/quote", HTTP_POST, quote_handle_create, true},
-    {"/quote/{id}", HTTP_GET, quote_handle_get, false},
-    {"/quote/{id}/accept", HTTP_POST, quote_handle_accept, false},
-    {"/recommend", HTTP_POST, recommend_handle, true},
-    {"/healthz", HTTP_GET, health_handle_live, false},
-    {"/readyz", HTTP_GET, health_handle_ready, false},
-    {"/openapi.yaml", HTTP_GET, health_handle_openapi, false},
+    {"/catalog", HTTP_GET, catalog_handle_list, false, true},
+    {"/catalog/billing-modes", HTTP_GET, catalog_handle_billing_modes, false, false},
+    {"/catalog/bundles", HTTP_GET, catalog_handle_bundles, false, false},
+    {"/catalog/{id}", HTTP_GET, catalog_handle_sku, false, false},
+    {"/quote", HTTP_POST, quote_handle_create, true, false},
+    {"/quote/{id}", HTTP_GET, quote_handle_get, false, false},
+    {"/quote/{id}/accept", HTTP_POST, quote_handle_accept, false, false},
+    {"/recommend", HTTP_POST, recommend_handle, true, false},
+    {"/healthz", HTTP_GET, health_handle_live, false, false},
+    {"/readyz", HTTP_GET, health_handle_ready, false, false},
+    {"/openapi.yaml", HTTP_GET, health_handle_openapi, false, false},
 };
 
 #define ROUTE_COUNT (sizeof routes / sizeof routes[0])

@@ -415,6 +415,27 @@ static bool needs_catalog(const struct route *route)
            route->handler != health_handle_ready;
 }
 
+static enum MHD_Result note_first_name(void *context, enum MHD_ValueKind kind, const char *name,
+                                       const char *value)
+{
+    (void)kind;
+    (void)value;
+    *(const char **)context = name;
+    return MHD_NO; /* the first is enough */
+}
+
+/* A query string on a path that reads none is refused, not ignored: a
+ * misplaced "POST /quote?save=false" would otherwise store the quote. */
+static enum MHD_Result refuse_query(struct http_request *request)
+{
+    const char *name = NULL;
+    MHD_get_connection_values(request->connection, MHD_GET_ARGUMENT_KIND, note_first_name, &name);
+    bool named = name != NULL && name[0] != '\0';
+    return reply_fail(request, GQ_ERR_INVALID_PARAMETER, named ? name : NULL,
+                      "%.16s %.100s takes no query parameters", request->method_name,
+                      request->path);
+}
+
 /* The last call: everything has arrived; decide and answer. */
 static enum MHD_Result respond(struct http_request *request)
 {
@@ -441,6 +462,8 @@ static enum MHD_Result respond(struct http_request *request)
     if (request->body_overflow)
         return reply_fail(request, GQ_ERR_BODY_TOO_LARGE, NULL, "the body is over %zu bytes",
                           request->app->config->body_limit_bytes);
+    if (!request->route->takes_query && request->query[0] != '\0')
+        return refuse_query(request);
     /* Cannot happen: main.c publishes a catalog before the server listens
      * and keeps one until it has stopped. */
     if (request->snapshot == NULL && needs_catalog(request->route))

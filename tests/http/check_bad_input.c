@@ -572,6 +572,18 @@ static const struct bad_request rows[] = {
     {"query", .method = "GET", .path = "/catalog",
      RAW("GET /catalog?gpu=\xff HTTP/1.1\r\nHost: test\r\n\r\n"), BAD_PARAMETER("gpu")},
 
+    /* ---- query strings where none is read: refused, never ignored ---- */
+    {"query elsewhere", POST_JSON("/quote?save=false"), .body = ITEMS(ITEM), BAD_PARAMETER("save"),
+     .message = "POST /quote takes no query parameters"},
+    {"query elsewhere", POST_JSON("/recommend?limit=1"), .body = "{" WORKLOAD "}",
+     BAD_PARAMETER("limit")},
+    {"query elsewhere", GET("/catalog/bundles?sort=price"), BAD_PARAMETER("sort")},
+    {"query elsewhere", GET("/catalog/v100-16g-x1?fields=id"), BAD_PARAMETER("fields")},
+    {"query elsewhere", GET("/quote/" UNKNOWN_QUOTE "?expand=items"), BAD_PARAMETER("expand")},
+    {"query elsewhere", GET("/healthz?probe"), BAD_PARAMETER("probe"),
+     .message = "GET /healthz takes no query parameters"},
+    {"query elsewhere", GET("/catalog/billing-modes?&"), BAD_PARAMETER(NULL)},
+
     /* ---- paths and ids ---- */
     {"path", GET("/quote/not-a-quote"), NOT_FOUND},
     {"path", GET("/quote/" UNKNOWN_QUOTE), NOT_FOUND, .message = "no quote '" UNKNOWN_QUOTE "'"},
