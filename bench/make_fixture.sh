@@ -31,12 +31,12 @@ DELETE FROM discount_rules;
 DELETE FROM sku_prices;
 DELETE FROM skus;
 
-INSERT INTO gpu_models (id, name, memory_gb, memory_type, fp16_tflops,
-                        memory_bandwidth_gbps, tdp_watts) VALUES
-    ('fx-a16', 'FX-A', 16, 'HBM2', 125.0, 900, 300),
-    ('fx-b32', 'FX-B', 32, 'HBM2', 125.0, 900, 300),
-    ('fx-c24', 'FX-C', 24, 'GDDR6', 82.0, 1008, 450),
-    ('fx-d80', 'FX-D', 80, 'HBM2e', 312.0, 2039, 400);
+INSERT INTO gpu_models (id, name, memory_gb, memory_type, fp16_tflops, fp32_tflops,
+                        bf16_tflops, memory_bandwidth_gbps, tdp_watts) VALUES
+    ('fx-a16', 'FX-A', 16, 'HBM2', 125.0, 15.7, NULL, 900, 300),
+    ('fx-b32', 'FX-B', 32, 'HBM2', 125.0, 15.7, NULL, 900, 300),
+    ('fx-c24', 'FX-C', 24, 'GDDR6', 82.0, 41.0, 82.0, 1008, 450),
+    ('fx-d80', 'FX-D', 80, 'HBM2e', 312.0, 19.5, 312.0, 2039, 400);
 
 CREATE TEMP TABLE fx_models (k INTEGER PRIMARY KEY, id TEXT, name TEXT, rate INTEGER);
 INSERT INTO fx_models VALUES

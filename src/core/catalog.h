@@ -55,7 +55,9 @@ struct gpu_model {
     char *name;        /* "V100" */
     int32_t memory_gb; /* per card */
     char *memory_type; /* "HBM2" */
-    double fp16_tflops;
+    double fp16_tflops; /* FP16 tensor peak, per card */
+    double fp32_tflops; /* FP32 peak (no tensor cores) */
+    double bf16_tflops; /* BF16 tensor peak; 0: no BF16 tensor cores */
     int32_t memory_bandwidth_gbps;
     int32_t tdp_watts;
 };

@@ -606,14 +606,18 @@ static void reason_work(const struct scan *scan, const struct recommendation *r,
 {
     const struct sizing_estimate *e = scan->estimate;
     char a[DECIMAL_SIZE], b[DECIMAL_SIZE], c[DECIMAL_SIZE];
-    if (e->flops > 0.0)
+    if (e->flops > 0.0) {
+        enum sizing_precision compute = sizing_compute_precision(e);
+        bool bf16_as_fp32 = compute == SIZING_PRECISION_BF16 && !(r->sku->gpu->bf16_tflops > 0.0);
         snprintf(buf, RECOMMEND_TEXT_SIZE,
-                 "%s h of training: %.2g FLOPs on %d × %g TFLOPS at %.3g%% MFU × %.3g%% "
+                 "%s h of training: %.2g FLOPs on %d × %g TFLOPS %s%s at %.3g%% MFU × %.3g%% "
                  "scaling",
                  one_decimal(r->estimated_hours, a), e->flops, (int)r->cards,
-                 r->sku->gpu->fp16_tflops, e->assumptions[SIZING_MFU] * 100.0,
+                 sizing_peak_tflops(e, r->sku->gpu),
+                 sizing_precision_id(bf16_as_fp32 ? SIZING_PRECISION_FP32 : compute),
+                 bf16_as_fp32 ? " (no BF16 tensor cores)" : "", e->assumptions[SIZING_MFU] * 100.0,
                  r->scaling_efficiency * 100.0);
-    else if (e->tokens_per_second > 0.0)
+    } else if (e->tokens_per_second > 0.0)
         snprintf(buf, RECOMMEND_TEXT_SIZE,
                  "serves %s tok/s: %d replica%s × %s tok/s (%s GB read per token)",
                  tokens_rate(r->replica_tokens_per_second * r->quantity, a), (int)r->quantity,

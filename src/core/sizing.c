@@ -376,13 +376,32 @@ double sizing_scaling_efficiency(const struct sizing_estimate *estimate, const s
     return efficiency;
 }
 
+enum sizing_precision sizing_compute_precision(const struct sizing_estimate *estimate)
+{
+    if (estimate->precision == SIZING_PRECISION_INT8 || estimate->precision == SIZING_PRECISION_INT4)
+        return SIZING_PRECISION_FP16; /* only LoRA trains over them (full training refuses) */
+    return estimate->precision;
+}
+
+double sizing_peak_tflops(const struct sizing_estimate *estimate, const struct gpu_model *gpu)
+{
+    switch (sizing_compute_precision(estimate)) {
+    case SIZING_PRECISION_FP32:
+        return gpu->fp32_tflops;
+    case SIZING_PRECISION_BF16:
+        return gpu->bf16_tflops > 0.0 ? gpu->bf16_tflops : gpu->fp32_tflops;
+    default:
+        return gpu->fp16_tflops;
+    }
+}
+
 double sizing_training_hours(const struct sizing_estimate *estimate, const struct sku *sku,
                              int32_t instances)
 {
     if (estimate->flops <= 0.0)
         return 0.0;
     double cards = (double)instances * sku->gpu_count;
-    double flops_per_second = cards * sku->gpu->fp16_tflops * TERA *
+    double flops_per_second = cards * sizing_peak_tflops(estimate, sku->gpu) * TERA *
                               estimate->assumptions[SIZING_MFU] *
                               sizing_scaling_efficiency(estimate, sku, instances);
     if (!(flops_per_second > 0.0))

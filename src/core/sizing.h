@@ -159,8 +159,18 @@ bool sizing_fits(const struct sizing_estimate *estimate, const struct sku *sku);
 double sizing_scaling_efficiency(const struct sizing_estimate *estimate, const struct sku *sku,
                                  int32_t instances);
 
+/* The precision training computes in: the workload's, except that LoRA's
+ * int8 and int4 frozen weights are computed with in fp16. */
+enum sizing_precision sizing_compute_precision(const struct sizing_estimate *estimate);
+
+/* The per-card peak, in TFLOPS, training computes at on `gpu`: the FP16
+ * tensor peak for fp16, the FP32 peak for fp32, the BF16 tensor peak for
+ * bf16, or the FP32 peak on a GPU without BF16 tensor cores. */
+double sizing_peak_tflops(const struct sizing_estimate *estimate, const struct gpu_model *gpu);
+
 /* Wall-clock hours of the training run on `instances` instances of `sku`:
- * flops ÷ (cards × peak × MFU × efficiency) ÷ 3600. 0 when the estimate has
+ * flops ÷ (cards × peak × MFU × efficiency) ÷ 3600, the peak at the
+ * compute precision (sizing_peak_tflops). 0 when the estimate has
  * no compute (no tokens). `instances` >= 1. */
 double sizing_training_hours(const struct sizing_estimate *estimate, const struct sku *sku,
                              int32_t instances);

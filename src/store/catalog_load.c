@@ -33,8 +33,8 @@ static const char SQL_PRICE_LIST[] =
     "SELECT version, currency, updated_at FROM price_list WHERE id = 1";
 static const char SQL_COUNT_MODELS[] = "SELECT count(*) FROM gpu_models";
 static const char SQL_MODELS[] =
-    "SELECT id, name, memory_gb, memory_type, fp16_tflops, memory_bandwidth_gbps, tdp_watts"
-    " FROM gpu_models ORDER BY id";
+    "SELECT id, name, memory_gb, memory_type, fp16_tflops, memory_bandwidth_gbps, tdp_watts,"
+    " fp32_tflops, bf16_tflops FROM gpu_models ORDER BY id";
 static const char SQL_MODES[] =
     "SELECT id, name, description, block_hours, block_days, list_basis_points"
     " FROM billing_modes";
@@ -215,11 +215,17 @@ static enum gq_code read_model(struct loader *loader, sqlite3_stmt *stmt, struct
     model->fp16_tflops = sqlite3_column_double(stmt, 4);
     model->memory_bandwidth_gbps = column_int32(stmt, 5);
     model->tdp_watts = column_int32(stmt, 6);
+    model->fp32_tflops = sqlite3_column_double(stmt, 7); /* NULL reads as 0 */
+    model->bf16_tflops = sqlite3_column_double(stmt, 8);
     enum gq_code code = copy_text(stmt, 0, &model->id, err);
     if (code == GQ_OK)
         code = copy_text(stmt, 1, &model->name, err);
     if (code == GQ_OK)
         code = copy_text(stmt, 3, &model->memory_type, err);
+    /* Training in fp32 (and bf16 without BF16 tensor cores) is timed at it. */
+    if (code == GQ_OK && !(model->fp32_tflops > 0.0))
+        code = gq_fail(err, GQ_ERR_INVALID_VALUE, NULL, "GPU model '%s' has no fp32_tflops",
+                       model->id);
     return code;
 }
 

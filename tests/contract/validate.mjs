@@ -336,7 +336,7 @@ function validateLog(validator, text, { coverage } = {}) {
 const SKU = {
   id: 'v100-16g-x1',
   name: 'V100 16GB × 1',
-  gpu: { model: 'V100', memory_gb: 16, memory_type: 'HBM2', fp16_tflops: 125.0, memory_bandwidth_gbps: 900, tdp_watts: 300 },
+  gpu: { model: 'V100', memory_gb: 16, memory_type: 'HBM2', fp16_tflops: 125.0, fp32_tflops: 15.7, bf16_tflops: null, memory_bandwidth_gbps: 900, tdp_watts: 300 },
   gpu_count: 1,
   total_memory_gb: 16,
   total_fp16_tflops: 125.0,

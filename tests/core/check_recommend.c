@@ -222,9 +222,30 @@ START_TEST(test_7b_full_finetune_needs_the_8_card_machine)
     ck_assert_int_eq(first->usage.days, 2);
     ck_assert_int_eq(first->usage.millihours_per_day, 19608);
     ck_assert_int_eq(first->total, 75608);
-    ck_assert_str_eq(first->reasons[1], "39.2 h of training: 4.2e+19 FLOPs on 8 × 125 TFLOPS at "
+    ck_assert_str_eq(first->reasons[1], "39.2 h of training: 4.2e+19 FLOPs on 8 × 125 TFLOPS fp16 at "
                                         "35% MFU × 85% scaling");
     ck_assert_str_eq(first->reasons[3], "finishes in 1.7 days at 24.0 h/day, no deadline");
+}
+END_TEST
+
+/* The same fine-tune in fp32 runs at the V100's FP32 peak, 15.7 TFLOPS,
+ * not its FP16 tensor peak: 8 times the hours; bf16, which V100 has no
+ * tensor cores for, likewise, and the reason says why. */
+START_TEST(test_7b_full_finetune_in_fp32_and_bf16_runs_at_the_fp32_peak)
+{
+    static const char *const reasons[] = {
+        "312.2 h of training: 4.2e+19 FLOPs on 8 × 15.7 TFLOPS fp32 at 35% MFU × 85% scaling",
+        "312.2 h of training: 4.2e+19 FLOPs on 8 × 15.7 TFLOPS fp32 (no BF16 tensor cores) at 35% "
+        "MFU × 85% scaling",
+    };
+    const enum sizing_precision precisions[] = {SIZING_PRECISION_FP32, SIZING_PRECISION_BF16};
+    struct recommend_request request = request_for(SIZING_TASK_FINETUNE, 7, precisions[_i], 1);
+    run_ok(&request);
+    const struct recommendation *first = &result->recommendations[0];
+    ck_assert_str_eq(first->sku->id, "v100-32g-x8");
+    ck_assert_double_eq_tol(first->estimated_hours, 4.2e19 / (8 * 15.7e12 * 0.35 * 0.85) / 3600,
+                            1e-9);
+    ck_assert_str_eq(first->reasons[1], reasons[_i]);
 }
 END_TEST
 
@@ -258,7 +279,7 @@ END_TEST
 START_TEST(test_pretrain_preset_mixes_plans)
 {
     struct recommend_request request =
-        request_for(SIZING_TASK_PRETRAIN, 0, SIZING_PRECISION_BF16, 0);
+        request_for(SIZING_TASK_PRETRAIN, 0, SIZING_PRECISION_FP16, 0);
     run_ok(&request);
     ck_assert(result->estimate.preset);
     ck_assert_double_eq_tol(result->estimate.flops, 1.2e21, 1e6);
@@ -424,7 +445,7 @@ START_TEST(test_hint_advises_more_instances_below_the_limit)
     ck_assert_str_eq(result->hint, "the fastest configuration, v100-32g-x8 × 64, takes 1.1 days: "
                                    "extend deadline_days or train on fewer tokens");
 
-    request = request_for(SIZING_TASK_PRETRAIN, 10, SIZING_PRECISION_BF16, 20000);
+    request = request_for(SIZING_TASK_PRETRAIN, 10, SIZING_PRECISION_FP16, 20000);
     run_ok(&request);
     ck_assert_str_eq(result->hint,
                      "the fastest configuration, v100-32g-x8 × 8, takes 9726.2 days, past the "
@@ -520,7 +541,7 @@ END_TEST
 START_TEST(test_days_far_past_max_rental_in_significant_digits)
 {
     struct recommend_request request =
-        request_for(SIZING_TASK_PRETRAIN, 13, SIZING_PRECISION_BF16, SIZING_MAX_TOKENS_B);
+        request_for(SIZING_TASK_PRETRAIN, 13, SIZING_PRECISION_FP16, SIZING_MAX_TOKENS_B);
     request.millihours_per_day = 1;
     set_peak_shares(&request, 0.01);
     run_ok(&request);
@@ -548,7 +569,7 @@ START_TEST(test_edges_of_accepted_ranges_keep_text_sane)
         {SIZING_TASK_INFERENCE, 0.001, SIZING_PRECISION_INT4, 0, 0.001},
         {SIZING_TASK_LORA, 400, SIZING_PRECISION_INT4, SIZING_MAX_TOKENS_B, 0},
         {SIZING_TASK_FINETUNE, 0.001, SIZING_PRECISION_FP32, 0.001, 0},
-        {SIZING_TASK_PRETRAIN, 13, SIZING_PRECISION_BF16, SIZING_MAX_TOKENS_B, 0},
+        {SIZING_TASK_PRETRAIN, 13, SIZING_PRECISION_FP16, SIZING_MAX_TOKENS_B, 0},
     };
     static const double shares[] = {0.01, 1.0};
     static const int32_t millihours[] = {1, 24000};
@@ -578,7 +599,7 @@ END_TEST
 START_TEST(test_run_past_max_rental)
 {
     struct recommend_request request =
-        request_for(SIZING_TASK_PRETRAIN, 10, SIZING_PRECISION_BF16, 20000);
+        request_for(SIZING_TASK_PRETRAIN, 10, SIZING_PRECISION_FP16, 20000);
     run_ok(&request);
     ck_assert_int_eq(result->n_recommendations, 0);
     /* 1.2e24 FLOPs ÷ (64 × 125e12 × 0.35 × 0.85 × 0.6) = 9726.1 days. */
@@ -591,7 +612,7 @@ END_TEST
 START_TEST(test_no_fit_answers_with_hint)
 {
     struct recommend_request request =
-        request_for(SIZING_TASK_FINETUNE, 70, SIZING_PRECISION_BF16, 1);
+        request_for(SIZING_TASK_FINETUNE, 70, SIZING_PRECISION_FP16, 1);
     run_ok(&request);
     ck_assert_int_eq(result->n_recommendations, 0);
     ck_assert_int_eq(result->n_rejected, 5);
@@ -904,6 +925,7 @@ static Suite *recommend_suite(void)
     tcase_add_test(must, test_learning_student_gets_v100_at_student_rate);
     tcase_add_test(must, test_learning_individual_pays_on_demand);
     tcase_add_test(must, test_7b_full_finetune_needs_the_8_card_machine);
+    tcase_add_loop_test(must, test_7b_full_finetune_in_fp32_and_bf16_runs_at_the_fp32_peak, 0, 2);
     tcase_add_test(must, test_product_example);
     tcase_add_test(must, test_pretrain_preset_mixes_plans);
     tcase_add_test(must, test_time_objective_picks_more_cards_when_budget_allows);

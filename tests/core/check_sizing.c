@@ -174,7 +174,7 @@ static const struct hours_case hours_cases[] = {
 START_TEST(test_training_hours)
 {
     const struct hours_case *c = &hours_cases[_i];
-    struct sizing_estimate e = estimate_of(SIZING_TASK_FINETUNE, 1.3, SIZING_PRECISION_BF16, 1, 0);
+    struct sizing_estimate e = estimate_of(SIZING_TASK_FINETUNE, 1.3, SIZING_PRECISION_FP16, 1, 0);
     ck_assert_double_eq_tol(sizing_scaling_efficiency(&e, sku(c->sku), c->instances), c->efficiency,
                             TOLERANCE);
     ck_assert_double_eq_tol(sizing_training_hours(&e, sku(c->sku), c->instances), c->hours, 1e-6);
@@ -183,13 +183,61 @@ END_TEST
 
 START_TEST(test_training_hours_one_vs_eight_cards)
 {
-    struct sizing_estimate e = estimate_of(SIZING_TASK_FINETUNE, 1.3, SIZING_PRECISION_BF16, 1, 0);
+    struct sizing_estimate e = estimate_of(SIZING_TASK_FINETUNE, 1.3, SIZING_PRECISION_FP16, 1, 0);
     double one = sizing_training_hours(&e, sku("v100-16g-x1"), 1);
     double eight = sizing_training_hours(&e, sku("v100-32g-x8"), 1);
     ck_assert_double_eq_tol(one, 49.5238095, 1e-6);
     ck_assert_double_eq_tol(eight, 7.2829132, 1e-6);
     /* Eight cards at 85 % are 6.8 times one card, not 8. */
     ck_assert_double_eq_tol(one / eight, 6.8, 1e-9);
+}
+END_TEST
+
+/* The peak follows the precision training computes in: FP32 on the FP32
+ * peak (V100 15.7, T4 8.1 TFLOPS), bf16 on a GPU without BF16 tensor cores
+ * on it too, LoRA over int4 frozen weights in fp16. */
+struct precision_case {
+    enum sizing_task task;
+    enum sizing_precision precision;
+    const char *sku;
+    double peak_tflops;
+};
+
+static const struct precision_case precision_cases[] = {
+    {SIZING_TASK_FINETUNE, SIZING_PRECISION_FP16, "v100-16g-x1", 125.0},
+    {SIZING_TASK_FINETUNE, SIZING_PRECISION_FP32, "v100-16g-x1", 15.7},
+    {SIZING_TASK_FINETUNE, SIZING_PRECISION_BF16, "v100-16g-x1", 15.7},
+    {SIZING_TASK_PRETRAIN, SIZING_PRECISION_FP32, "t4-16g-x1", 8.1},
+    {SIZING_TASK_PRETRAIN, SIZING_PRECISION_BF16, "t4-16g-x1", 8.1},
+    {SIZING_TASK_LORA, SIZING_PRECISION_INT4, "t4-16g-x1", 65.0},
+    {SIZING_TASK_LORA, SIZING_PRECISION_INT8, "v100-16g-x1", 125.0},
+    {SIZING_TASK_LORA, SIZING_PRECISION_FP32, "v100-16g-x1", 15.7},
+};
+
+START_TEST(test_training_peak_by_precision)
+{
+    const struct precision_case *c = &precision_cases[_i];
+    struct sizing_estimate e = estimate_of(c->task, 1.3, c->precision, 1, 0);
+    const struct sku *s = sku(c->sku);
+    ck_assert_double_eq(sizing_peak_tflops(&e, s->gpu), c->peak_tflops);
+    double expected = e.flops / (c->peak_tflops * 1e12 * 0.35) / 3600.0;
+    ck_assert_double_eq_tol(sizing_training_hours(&e, s, 1), expected, 1e-6);
+}
+END_TEST
+
+/* A GPU with BF16 tensor cores trains bf16 at that peak. */
+START_TEST(test_bf16_tensor_peak_is_used_where_there_is_one)
+{
+    struct gpu_model *v100 = &catalog->models[FIXTURE_V100_16G];
+    v100->bf16_tflops = 130.0;
+    struct sizing_estimate e = estimate_of(SIZING_TASK_FINETUNE, 1.3, SIZING_PRECISION_BF16, 1, 0);
+    ck_assert_double_eq(sizing_peak_tflops(&e, v100), 130.0);
+    ck_assert_double_eq_tol(sizing_training_hours(&e, sku("v100-16g-x1"), 1),
+                            ONE_V100_HOURS * 125.0 / 130.0, 1e-6);
+    /* fp32 stays at the FP32 peak. */
+    e = estimate_of(SIZING_TASK_FINETUNE, 1.3, SIZING_PRECISION_FP32, 1, 0);
+    ck_assert_double_eq_tol(sizing_training_hours(&e, sku("v100-16g-x1"), 1),
+                            ONE_V100_HOURS * 125.0 / 15.7, 1e-6);
 }
 END_TEST
 
@@ -265,7 +313,7 @@ END_TEST
 
 START_TEST(test_assumption_overrides_are_used_and_echoed)
 {
-    struct sizing_workload w = {SIZING_TASK_FINETUNE, 1.3, SIZING_PRECISION_BF16, 1, 0};
+    struct sizing_workload w = {SIZING_TASK_FINETUNE, 1.3, SIZING_PRECISION_FP16, 1, 0};
     struct sizing_assumptions a = {0};
     a.value[SIZING_MFU] = 0.4;
     a.set[SIZING_MFU] = true;
@@ -328,7 +376,7 @@ static const struct bad_assumption_case bad_assumption_cases[] = {
 START_TEST(test_bad_assumption)
 {
     const struct bad_assumption_case *c = &bad_assumption_cases[_i];
-    struct sizing_workload w = {SIZING_TASK_FINETUNE, 1.3, SIZING_PRECISION_BF16, 1, 0};
+    struct sizing_workload w = {SIZING_TASK_FINETUNE, 1.3, SIZING_PRECISION_FP16, 1, 0};
     struct sizing_assumptions a = {0};
     a.value[c->which] = c->value;
     a.set[c->which] = true;
@@ -482,6 +530,8 @@ static Suite *sizing_suite(void)
     tcase_add_loop_test(compute, test_flops, 0, TABLE_SIZE(flops_cases));
     tcase_add_loop_test(compute, test_training_hours, 0, TABLE_SIZE(hours_cases));
     tcase_add_test(compute, test_training_hours_one_vs_eight_cards);
+    tcase_add_loop_test(compute, test_training_peak_by_precision, 0, TABLE_SIZE(precision_cases));
+    tcase_add_test(compute, test_bf16_tensor_peak_is_used_where_there_is_one);
     tcase_add_test(compute, test_no_compute_no_hours);
     tcase_add_loop_test(compute, test_replicas, 0, TABLE_SIZE(replica_cases));
     suite_add_tcase(suite, compute);

@@ -61,13 +61,15 @@ static inline char *fixture_strdup(const char *text)
 
 static inline void fixture_set_model(struct gpu_model *model, const char *id, const char *name,
                                      int32_t memory_gb, const char *memory_type, double tflops,
-                                     int32_t bandwidth_gbps, int32_t tdp_watts)
+                                     double fp32_tflops, int32_t bandwidth_gbps, int32_t tdp_watts)
 {
     model->id = fixture_strdup(id);
     model->name = fixture_strdup(name);
     model->memory_gb = memory_gb;
     model->memory_type = fixture_strdup(memory_type);
     model->fp16_tflops = tflops;
+    model->fp32_tflops = fp32_tflops;
+    model->bf16_tflops = 0.0; /* none of these has BF16 tensor cores */
     model->memory_bandwidth_gbps = bandwidth_gbps;
     model->tdp_watts = tdp_watts;
 }
@@ -107,10 +109,11 @@ static inline void fixture_set_models(struct catalog *catalog)
     catalog->n_models = FIXTURE_MODEL_COUNT;
     catalog->models = fixture_alloc(FIXTURE_MODEL_COUNT * sizeof *catalog->models);
     fixture_set_model(&catalog->models[FIXTURE_V100_16G], "v100-16g", "V100", 16, "HBM2", 125.0,
-                      900, 300);
+                      15.7, 900, 300);
     fixture_set_model(&catalog->models[FIXTURE_V100_32G], "v100-32g", "V100", 32, "HBM2", 125.0,
-                      900, 300);
-    fixture_set_model(&catalog->models[FIXTURE_T4_16G], "t4-16g", "T4", 16, "GDDR6", 65.0, 320, 70);
+                      15.7, 900, 300);
+    fixture_set_model(&catalog->models[FIXTURE_T4_16G], "t4-16g", "T4", 16, "GDDR6", 65.0, 8.1, 320,
+                      70);
 }
 
 static inline void fixture_set_modes(struct catalog *catalog)

@@ -100,7 +100,7 @@ static void migrated_database(struct server *server)
 static void copy_migrations(const char *to)
 {
     ck_assert_int_eq(mkdir(to, 0700), 0);
-    const char *names[] = {"0001_schema.sql", "0002_seed_catalog.sql"};
+    const char *names[] = {"0001_schema.sql", "0002_seed_catalog.sql", "0003_precision_peaks.sql"};
     for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
         char from_path[PATH_MAX], to_path[PATH_MAX];
         snprintf(from_path, sizeof from_path, "%s/migrations/%s", getenv("GPUQUOTE_SOURCE_DIR"),
@@ -178,7 +178,7 @@ START_TEST(test_faults_sigterm_during_migration)
     snprintf(migrations, sizeof migrations, "%s", server_path(&server, "migrations"));
     copy_migrations(migrations);
     char probe[SERVER_PATH_SIZE + 32];
-    snprintf(probe, sizeof probe, "%s/0003_probe.sql", migrations);
+    snprintf(probe, sizeof probe, "%s/0004_probe.sql", migrations);
     FILE *file = fopen(probe, "w");
     ck_assert_ptr_nonnull(file);
     fputs("CREATE TABLE probe (x INTEGER);\n", file);

@@ -254,7 +254,7 @@ static const char *const workloads[] = {
 };
 
 /* How many recommendations each workload gets (all that fit, up to limit). */
-static const int workload_counts[] = {3, 3, 3, 5, 1, 1, 2, 4, 3, 2};
+static const int workload_counts[] = {3, 3, 3, 5, 1, 1, 2, 4, 2, 2};
 
 /* POST /quote for one recommendation, billed at the cheapest plan. */
 static struct http_response *quote_recommendation(json_t *recommendation, const char *segment)

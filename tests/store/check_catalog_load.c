@@ -48,7 +48,7 @@ static void setup(void)
     struct gq_error err;
     ck_assert_msg(store_migrate(store, source_migrations(), &applied, &err) == GQ_OK, "%s",
                   err.message);
-    ck_assert_int_eq(applied, 2);
+    ck_assert_int_eq(applied, 3);
 }
 
 static void setup_empty(void)
@@ -158,12 +158,13 @@ static const struct {
     int32_t memory_gb;
     const char *memory_type;
     double fp16_tflops;
+    double fp32_tflops;
     int32_t bandwidth;
     int32_t tdp;
 } expected_models[] = {
-    {"t4-16g", "T4", 16, "GDDR6", 65.0, 320, 70},
-    {"v100-16g", "V100", 16, "HBM2", 125.0, 900, 300},
-    {"v100-32g", "V100", 32, "HBM2", 125.0, 900, 300},
+    {"t4-16g", "T4", 16, "GDDR6", 65.0, 8.1, 320, 70},
+    {"v100-16g", "V100", 16, "HBM2", 125.0, 15.7, 900, 300},
+    {"v100-32g", "V100", 32, "HBM2", 125.0, 15.7, 900, 300},
 };
 
 START_TEST(test_model_is_exact)
@@ -175,6 +176,8 @@ START_TEST(test_model_is_exact)
     ck_assert_int_eq(model->memory_gb, expected_models[_i].memory_gb);
     ck_assert_str_eq(model->memory_type, expected_models[_i].memory_type);
     ck_assert_double_eq(model->fp16_tflops, expected_models[_i].fp16_tflops);
+    ck_assert_double_eq(model->fp32_tflops, expected_models[_i].fp32_tflops);
+    ck_assert_double_eq(model->bf16_tflops, 0.0); /* none has BF16 tensor cores */
     ck_assert_int_eq(model->memory_bandwidth_gbps, expected_models[_i].bandwidth);
     ck_assert_int_eq(model->tdp_watts, expected_models[_i].tdp);
     catalog_free(catalog);
@@ -369,6 +372,23 @@ START_TEST(test_sku_without_on_demand_price_fails_validation)
 }
 END_TEST
 
+/* Training in fp32 is timed at a model's FP32 peak: a model without one is
+ * refused, and a BF16 peak, where given, is read. */
+START_TEST(test_model_without_fp32_peak_fails_validation)
+{
+    exec_sql("UPDATE gpu_models SET bf16_tflops = 130.5 WHERE id = 'v100-32g'");
+    struct catalog *catalog = load();
+    ck_assert_double_eq(catalog->models[2].bf16_tflops, 130.5);
+    catalog_free(catalog);
+    exec_sql("UPDATE gpu_models SET fp32_tflops = NULL WHERE id = 't4-16g'");
+    catalog = (struct catalog *)1;
+    struct gq_error err;
+    ck_assert_int_eq(store_load_catalog(store, &catalog, &err), GQ_ERR_INVALID_VALUE);
+    ck_assert_ptr_null(catalog);
+    ck_assert_str_eq(err.message, "GPU model 't4-16g' has no fp32_tflops");
+}
+END_TEST
+
 START_TEST(test_missing_billing_mode_fails)
 {
     exec_sql("DELETE FROM sku_prices WHERE mode_id = 'student';"
@@ -473,6 +493,7 @@ static Suite *catalog_suite(void)
     tcase_add_test(changes, test_discount_rules_map_to_masks);
     tcase_add_test(changes, test_sku_without_on_demand_price_fails_validation);
     tcase_add_test(changes, test_missing_billing_mode_fails);
+    tcase_add_test(changes, test_model_without_fp32_peak_fails_validation);
     tcase_add_test(changes, test_ten_thousand_skus_load_fast);
     suite_add_tcase(suite, changes);
 

@@ -70,7 +70,8 @@ static void write_file(const char *directory, const char *name, const char *text
 /* Copies the repository's migrations into migrations_copy. */
 static void copy_migrations(void)
 {
-    static const char *const names[] = {"0001_schema.sql", "0002_seed_catalog.sql"};
+    static const char *const names[] = {"0001_schema.sql", "0002_seed_catalog.sql",
+                                        "0003_precision_peaks.sql"};
     ck_assert_int_eq(mkdir(migrations_copy, 0700), 0);
     for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
         char path[1024];
@@ -132,7 +133,7 @@ static void migrate_fresh(void)
     int applied = -1;
     struct gq_error err;
     ck_assert_msg(migrate(source_migrations(), &applied, &err) == GQ_OK, "%s", err.message);
-    ck_assert_int_eq(applied, 2);
+    ck_assert_int_eq(applied, 3);
 }
 
 /* ---- A fresh database. ---- */
@@ -168,10 +169,10 @@ START_TEST(test_fresh_has_price_list_version_1)
 }
 END_TEST
 
-START_TEST(test_fresh_records_both_migrations)
+START_TEST(test_fresh_records_every_migration)
 {
     migrate_fresh();
-    ck_assert_int_eq(query_int("SELECT count(*) FROM schema_migrations"), 2);
+    ck_assert_int_eq(query_int("SELECT count(*) FROM schema_migrations"), 3);
     char name[64];
     query_text("SELECT name FROM schema_migrations WHERE version = 2", name, sizeof name);
     ck_assert_str_eq(name, "0002_seed_catalog.sql");
@@ -324,7 +325,7 @@ START_TEST(test_rerun_applies_nothing)
     struct gq_error err;
     ck_assert_int_eq(migrate(source_migrations(), &applied, &err), GQ_OK);
     ck_assert_int_eq(applied, 0);
-    ck_assert_int_eq(query_int("SELECT count(*) FROM schema_migrations"), 2);
+    ck_assert_int_eq(query_int("SELECT count(*) FROM schema_migrations"), 3);
     ck_assert_int_eq(query_int("SELECT version FROM price_list"), 1);
 }
 END_TEST
@@ -336,14 +337,14 @@ START_TEST(test_changed_file_stops_everything)
     struct gq_error err;
     ck_assert_int_eq(migrate(migrations_copy, &applied, &err), GQ_OK);
     write_file(migrations_copy, "0002_seed_catalog.sql", "-- an edit\n", "ab");
-    write_file(migrations_copy, "0003_new_table.sql", "CREATE TABLE extra (x INTEGER);\n", "wb");
+    write_file(migrations_copy, "0004_new_table.sql", "CREATE TABLE extra (x INTEGER);\n", "wb");
 
     ck_assert_int_eq(migrate(migrations_copy, &applied, &err), GQ_ERR_INVALID_VALUE);
     ck_assert_int_eq(err.code, GQ_ERR_INVALID_VALUE);
     ck_assert_int_eq(applied, 0);
     ck_assert_ptr_nonnull(
         strstr(err.message, "migration 0002_seed_catalog.sql was changed after it was applied"));
-    ck_assert_int_eq(query_int("SELECT count(*) FROM schema_migrations"), 2);
+    ck_assert_int_eq(query_int("SELECT count(*) FROM schema_migrations"), 3);
     ck_assert_int_eq(query_int("SELECT count(*) FROM sqlite_master WHERE name = 'extra'"), 0);
 }
 END_TEST
@@ -354,8 +355,8 @@ START_TEST(test_new_file_is_applied_on_rerun)
     int applied = -1;
     struct gq_error err;
     ck_assert_int_eq(migrate(migrations_copy, &applied, &err), GQ_OK);
-    ck_assert_int_eq(applied, 2);
-    write_file(migrations_copy, "0003_raise_t4.sql",
+    ck_assert_int_eq(applied, 3);
+    write_file(migrations_copy, "0004_raise_t4.sql",
                "UPDATE sku_prices SET amount_fen = 1000\n"
                " WHERE sku_id = 't4-16g-x1' AND mode_id = 'on_demand';\n",
                "wb");
@@ -365,7 +366,7 @@ START_TEST(test_new_file_is_applied_on_rerun)
     ck_assert_int_eq(query_int("SELECT amount_fen FROM sku_prices"
                                " WHERE sku_id = 't4-16g-x1' AND mode_id = 'on_demand'"),
                      1000);
-    ck_assert_int_eq(query_int("SELECT count(*) FROM schema_migrations"), 3);
+    ck_assert_int_eq(query_int("SELECT count(*) FROM schema_migrations"), 4);
     /* The price change made a new price list. */
     ck_assert_int_eq(query_int("SELECT version FROM price_list"), 2);
 }
@@ -385,14 +386,14 @@ START_TEST(test_other_names_are_ignored)
     struct gq_error err;
     ck_assert_msg(migrate(migrations_copy, &applied, &err) == GQ_OK, "%s: %s", ignored_names[_i],
                   err.message);
-    ck_assert_int_eq(applied, 2);
+    ck_assert_int_eq(applied, 3);
 }
 END_TEST
 
 START_TEST(test_failing_file_is_rolled_back_and_named)
 {
     copy_migrations();
-    write_file(migrations_copy, "0003_broken.sql",
+    write_file(migrations_copy, "0004_broken.sql",
                "CREATE TABLE half_done (x INTEGER);\n"
                "UPDATE sku_prices SET amount_fen = 1 WHERE sku_id = 't4-16g-x1';\n"
                "INSERT INTO nowhere VALUES (1);\n",
@@ -400,14 +401,14 @@ START_TEST(test_failing_file_is_rolled_back_and_named)
     int applied = -1;
     struct gq_error err;
     ck_assert_int_eq(migrate(migrations_copy, &applied, &err), GQ_ERR_INTERNAL);
-    ck_assert_int_eq(applied, 2); /* 0001 and 0002 went in before it */
-    ck_assert_ptr_nonnull(strstr(err.message, "0003_broken.sql"));
+    ck_assert_int_eq(applied, 3); /* 0001 to 0003 went in before it */
+    ck_assert_ptr_nonnull(strstr(err.message, "0004_broken.sql"));
     ck_assert_ptr_nonnull(strstr(err.message, "no such table: nowhere"));
     ck_assert_int_eq(query_int("SELECT count(*) FROM sqlite_master WHERE name = 'half_done'"), 0);
     ck_assert_int_eq(query_int("SELECT amount_fen FROM sku_prices"
                                " WHERE sku_id = 't4-16g-x1' AND mode_id = 'on_demand'"),
                      990);
-    ck_assert_int_eq(query_int("SELECT count(*) FROM schema_migrations"), 2);
+    ck_assert_int_eq(query_int("SELECT count(*) FROM schema_migrations"), 3);
     ck_assert_int_eq(query_int("SELECT version FROM price_list"), 1);
 }
 END_TEST
@@ -459,7 +460,7 @@ START_TEST(test_migrations_of_a_newer_version_are_counted)
     ck_assert_int_eq(sqlite3_open(db_path, &db), SQLITE_OK);
     ck_assert_int_eq(sqlite3_exec(db,
                                   "INSERT INTO schema_migrations VALUES "
-                                  "(3, '0003_future.sql', 'x', 1), (4, '0004_later.sql', 'y', 2), "
+                                  "(4, '0004_future.sql', 'x', 1), (5, '0005_later.sql', 'y', 2), "
                                   "(0, '0000_since_deleted.sql', 'z', 0)",
                                   NULL, NULL, NULL),
                      SQLITE_OK);
@@ -471,7 +472,7 @@ START_TEST(test_migrations_of_a_newer_version_are_counted)
                                               sizeof newest, &err),
                      GQ_OK);
     ck_assert_int_eq(unknown, 2);
-    ck_assert_str_eq(newest, "0004_later.sql");
+    ck_assert_str_eq(newest, "0005_later.sql");
     store_close(store);
 }
 END_TEST
@@ -509,7 +510,7 @@ static Suite *migrate_suite(void)
     tcase_add_loop_test(fresh, test_fresh_has_every_table, 0,
                         (int)(sizeof tables / sizeof tables[0]));
     tcase_add_test(fresh, test_fresh_has_price_list_version_1);
-    tcase_add_test(fresh, test_fresh_records_both_migrations);
+    tcase_add_test(fresh, test_fresh_records_every_migration);
     tcase_add_loop_test(fresh, test_fresh_has_seed_price, 0,
                         (int)(sizeof seed_prices / sizeof seed_prices[0]));
     tcase_add_loop_test(fresh, test_fresh_has_seed_sku, 0,
