@@ -567,7 +567,13 @@ static const char *amount_text(const struct scan *scan, gq_money fen, char buf[A
     return buf;
 }
 
-/* "1 quarter + 2 months + 37.5 h at the on_demand rate", "the student rate" */
+/* An hourly mode in words: "on-demand", "student". */
+static const char *hourly_rate_words(enum billing_mode mode)
+{
+    return mode == BILLING_ON_DEMAND ? "on-demand" : billing_mode_id(mode);
+}
+
+/* "1 quarter + 2 months + 37.5 h at the on-demand rate", "the student rate" */
 static void describe_plan(const struct plan *plan, char *buf, size_t size)
 {
     char hours[DECIMAL_SIZE];
@@ -578,11 +584,11 @@ static void describe_plan(const struct plan *plan, char *buf, size_t size)
         const char *joint = i > 0 ? " + " : "";
         int n;
         if (billing_mode_is_hourly(part->mode) && plan->n_parts == 1)
-            n = snprintf(buf + used, size - used, "the %s rate", billing_mode_id(part->mode));
+            n = snprintf(buf + used, size - used, "the %s rate", hourly_rate_words(part->mode));
         else if (billing_mode_is_hourly(part->mode))
             n = snprintf(buf + used, size - used, "%s%s h at the %s rate", joint,
                          one_decimal((double)part->millihours / USAGE_MILLIHOURS_PER_HOUR, hours),
-                         billing_mode_id(part->mode));
+                         hourly_rate_words(part->mode));
         else
             n = snprintf(buf + used, size - used, "%s%d %s%s", joint, (int)part->blocks,
                          part->mode == BILLING_QUARTERLY ? "quarter" : "month",
@@ -779,14 +785,27 @@ static void write_rejections(struct scan *scan, struct recommend_result *out)
     memcpy(out->rejected_by_reason, scan->by_reason, sizeof out->rejected_by_reason);
 }
 
-/* How to need less memory for `task`. */
-static const char *memory_advice(enum sizing_task task)
+/* The precisions narrower than `precision` that weights can be quantised
+ * to ("int8 or int4", "int4"); NULL for int4, the narrowest. */
+static const char *narrower_precisions(enum sizing_precision precision)
 {
-    if (task == SIZING_TASK_INFERENCE)
-        return "quantise to int8 or int4";
-    if (task == SIZING_TASK_LORA)
-        return "quantise the frozen weights to int8 or int4";
-    return "use lora instead of full training";
+    if (precision == SIZING_PRECISION_INT4)
+        return NULL;
+    return precision == SIZING_PRECISION_INT8 ? "int4" : "int8 or int4";
+}
+
+/* How to need less memory for the estimate's task and precision, followed
+ * by ", or a smaller model". */
+static void memory_advice(const struct sizing_estimate *e, char *buf, size_t size)
+{
+    const char *narrower = narrower_precisions(e->precision);
+    if (e->task != SIZING_TASK_INFERENCE && e->task != SIZING_TASK_LORA)
+        snprintf(buf, size, "use lora instead of full training, or a smaller model");
+    else if (narrower == NULL)
+        snprintf(buf, size, "a smaller model");
+    else
+        snprintf(buf, size, "quantise %sto %s, or a smaller model",
+                 e->task == SIZING_TASK_LORA ? "the frozen weights " : "", narrower);
 }
 
 /* The advice to allow more instances, followed by `then` ("raise
@@ -801,10 +820,39 @@ static const char *more_instances(const struct scan *scan, const char *then, cha
     return buf;
 }
 
+/* What to change when the throughput target needs too many replicas:
+ * fewer tokens per second, a narrower precision (where there is one) or,
+ * below the limit, more instances. */
+static void write_replicas_hint(const struct scan *scan, char *buf, size_t size)
+{
+    const struct sizing_estimate *e = scan->estimate;
+    char rate[DECIMAL_SIZE], more[96], quantise[48] = "";
+    const char *narrower = narrower_precisions(e->precision);
+    const char *raise = scan->fewest_replicas.replicas <= SIZING_MAX_INSTANCES_LIMIT
+                            ? more_instances(scan, "", more)
+                            : "";
+    if (narrower != NULL)
+        snprintf(quantise, sizeof quantise, "quantise to %s", narrower);
+    /* The changes, joined: "a, b or c", "a or b", "a". */
+    const char *changes[3] = {"lower tokens_per_second", quantise, raise};
+    const char *kept[3];
+    int n = 0;
+    for (int i = 0; i < 3; i++)
+        if (changes[i][0] != '\0')
+            kept[n++] = changes[i];
+    snprintf(buf, size, "%s tok/s needs at least %.0f replicas of %s: %s%s%s%s%s",
+             tokens_rate(e->tokens_per_second, rate), scan->fewest_replicas.replicas,
+             scan->fewest_replicas.sku->id, kept[0],
+             n == 3   ? ", "
+             : n == 2 ? " or "
+                      : "",
+             n >= 2 ? kept[1] : "", n == 3 ? " or " : "", n == 3 ? kept[2] : "");
+}
+
 /* What to change when nothing fits, from the nearest miss. */
 static void write_hint(const struct scan *scan, char *buf, size_t size)
 {
-    char total[AMOUNT_TEXT_SIZE], rate[DECIMAL_SIZE], days[DECIMAL_SIZE], more[96];
+    char total[AMOUNT_TEXT_SIZE], days[DECIMAL_SIZE], more[96];
     const struct sizing_estimate *e = scan->estimate;
     if (scan->catalog->n_skus == 0)
         snprintf(buf, size, "the catalog has no SKUs");
@@ -834,23 +882,14 @@ static void write_hint(const struct scan *scan, char *buf, size_t size)
                  "train on fewer tokens",
                  scan->fastest_late.sku->id, (int)scan->fastest_late.instances,
                  one_decimal(tenths_up(days_of(scan, &scan->fastest_late)), days));
-    else if (scan->has_replicas && scan->fewest_replicas.replicas <= SIZING_MAX_INSTANCES_LIMIT)
-        snprintf(buf, size,
-                 "%s tok/s needs at least %.0f replicas of %s: lower tokens_per_second, "
-                 "quantise (int8, int4) or %s",
-                 tokens_rate(e->tokens_per_second, rate), scan->fewest_replicas.replicas,
-                 scan->fewest_replicas.sku->id, more_instances(scan, "", more));
     else if (scan->has_replicas)
-        snprintf(buf, size,
-                 "%s tok/s needs at least %.0f replicas of %s: lower tokens_per_second or "
-                 "quantise (int8, int4)",
-                 tokens_rate(e->tokens_per_second, rate), scan->fewest_replicas.replicas,
-                 scan->fewest_replicas.sku->id);
-    else if (scan->by_reason[RECOMMEND_REJECT_INSUFFICIENT_MEMORY] == scan->n_rejected_total)
-        snprintf(buf, size,
-                 "no instance holds %.1f GB (the largest has %d GB): %s, or a smaller model",
-                 e->memory_gb, (int)scan->largest_memory_gb, memory_advice(e->task));
-    else
+        write_replicas_hint(scan, buf, size);
+    else if (scan->by_reason[RECOMMEND_REJECT_INSUFFICIENT_MEMORY] == scan->n_rejected_total) {
+        char advice[96];
+        memory_advice(e, advice, sizeof advice);
+        snprintf(buf, size, "no instance holds %.1f GB (the largest has %d GB): %s", e->memory_gb,
+                 (int)scan->largest_memory_gb, advice);
+    } else
         snprintf(buf, size, "no configuration could be priced; check the catalog's prices");
 }
 

@@ -224,6 +224,7 @@ START_TEST(test_7b_full_finetune_needs_the_8_card_machine)
     ck_assert_int_eq(first->total, 75608);
     ck_assert_str_eq(first->reasons[1], "39.2 h of training: 4.2e+19 FLOPs on 8 × 125 TFLOPS fp16 at "
                                         "35% MFU × 85% scaling");
+    ck_assert_str_eq(first->reasons[2], "cheapest plan: the on-demand rate, ¥756.08 for 39.2 h");
     ck_assert_str_eq(first->reasons[3], "finishes in 1.7 days at 24.0 h/day, no deadline");
 }
 END_TEST
@@ -289,7 +290,7 @@ START_TEST(test_pretrain_preset_mixes_plans)
     ck_assert_int_eq(first->plan.n_parts, 2);
     ck_assert_int_eq(first->plan.parts[0].mode, BILLING_MONTHLY);
     ck_assert_int_eq(first->plan.parts[1].mode, BILLING_ON_DEMAND);
-    ck_assert_str_eq(first->reasons[2], "cheapest plan: 1 month + 405.3 h at the on_demand rate, "
+    ck_assert_str_eq(first->reasons[2], "cheapest plan: 1 month + 405.3 h at the on-demand rate, "
                                         "¥18224.80 for 1120.5 h");
 }
 END_TEST
@@ -464,12 +465,54 @@ START_TEST(test_hint_advises_more_instances_below_the_limit)
     request.workload.tokens_per_second = 2000;
     run_ok(&request);
     ck_assert_str_eq(result->hint, "2000.0 tok/s needs at least 39 replicas of v100-32g-x8: lower "
-                                   "tokens_per_second, quantise (int8, int4) or raise "
+                                   "tokens_per_second, quantise to int4 or raise "
                                    "assumptions.max_instances (now 8, at most 64)");
     request.workload.tokens_per_second = 100000;
     run_ok(&request);
     ck_assert_str_eq(result->hint, "100000.0 tok/s needs at least 1907 replicas of v100-32g-x8: "
-                                   "lower tokens_per_second or quantise (int8, int4)");
+                                   "lower tokens_per_second or quantise to int4");
+    /* In int4 there is nothing narrower to quantise to. */
+    request.workload.precision = SIZING_PRECISION_INT4;
+    run_ok(&request);
+    ck_assert_str_eq(result->hint, "100000.0 tok/s needs at least 954 replicas of v100-32g-x8: "
+                                   "lower tokens_per_second");
+    request.workload.tokens_per_second = 2000;
+    run_ok(&request);
+    ck_assert_str_eq(result->hint, "2000.0 tok/s needs at least 20 replicas of v100-32g-x8: lower "
+                                   "tokens_per_second or raise assumptions.max_instances (now 8, "
+                                   "at most 64)");
+    request.workload.precision = SIZING_PRECISION_FP16;
+    run_ok(&request);
+    ck_assert_str_eq(result->hint, "2000.0 tok/s needs at least 77 replicas of v100-32g-x8: lower "
+                                   "tokens_per_second or quantise to int8 or int4");
+}
+END_TEST
+
+/* When no instance holds the model, the advice names only what would
+ * shrink it: a narrower precision than the one asked for, if any. */
+START_TEST(test_memory_hint_suggests_only_narrower_precisions)
+{
+    static const struct {
+        enum sizing_task task;
+        enum sizing_precision precision;
+        const char *advice;
+    } cases[] = {
+        {SIZING_TASK_INFERENCE, SIZING_PRECISION_FP16, "quantise to int8 or int4, or a smaller model"},
+        {SIZING_TASK_INFERENCE, SIZING_PRECISION_INT8, "quantise to int4, or a smaller model"},
+        {SIZING_TASK_INFERENCE, SIZING_PRECISION_INT4, "a smaller model"},
+        {SIZING_TASK_LORA, SIZING_PRECISION_BF16,
+         "quantise the frozen weights to int8 or int4, or a smaller model"},
+        {SIZING_TASK_LORA, SIZING_PRECISION_INT4, "a smaller model"},
+        {SIZING_TASK_FINETUNE, SIZING_PRECISION_FP16,
+         "use lora instead of full training, or a smaller model"},
+    };
+    struct recommend_request request =
+        request_for(cases[_i].task, 100000, cases[_i].precision, 0);
+    run_ok(&request);
+    ck_assert_int_eq(result->n_recommendations, 0);
+    const char *advice = strstr(result->hint, "GB): ");
+    ck_assert_msg(advice != NULL, "%s", result->hint);
+    ck_assert_str_eq(advice + strlen("GB): "), cases[_i].advice);
 }
 END_TEST
 
@@ -925,6 +968,7 @@ static Suite *recommend_suite(void)
     tcase_add_test(must, test_learning_student_gets_v100_at_student_rate);
     tcase_add_test(must, test_learning_individual_pays_on_demand);
     tcase_add_test(must, test_7b_full_finetune_needs_the_8_card_machine);
+    tcase_add_loop_test(must, test_memory_hint_suggests_only_narrower_precisions, 0, 6);
     tcase_add_loop_test(must, test_7b_full_finetune_in_fp32_and_bf16_runs_at_the_fp32_peak, 0, 2);
     tcase_add_test(must, test_product_example);
     tcase_add_test(must, test_pretrain_preset_mixes_plans);
