@@ -603,7 +603,7 @@ static void reason_fit(const struct recommendation *r, char *buf)
 {
     char needed[DECIMAL_SIZE];
     snprintf(buf, RECOMMEND_TEXT_SIZE, "fits: needs %s GB, has %d GB %s %d card%s",
-             one_decimal(r->memory_gb_needed, needed), (int)r->memory_gb_available,
+             one_decimal(tenths_up(r->memory_gb_needed), needed), (int)r->memory_gb_available,
              r->sku->gpu_count == 1 ? "on" : "across", (int)r->sku->gpu_count,
              plural(r->sku->gpu_count));
 }
@@ -726,10 +726,11 @@ static void write_detail(const struct scan *scan, const struct miss *m, char *bu
     case RECOMMEND_REJECT_INSUFFICIENT_MEMORY: /* available: whole GB of the catalog */
         if (m->sku->gpu_count > 1)
             snprintf(buf, RECOMMEND_TEXT_SIZE, "needs %s GB, has %lld GB across %d cards",
-                     one_decimal(m->needed, a), llround(m->available), (int)m->sku->gpu_count);
+                     one_decimal(tenths_up(m->needed), a), llround(m->available),
+                     (int)m->sku->gpu_count);
         else
             snprintf(buf, RECOMMEND_TEXT_SIZE, "needs %s GB, has %lld GB",
-                     one_decimal(m->needed, a), llround(m->available));
+                     one_decimal(tenths_up(m->needed), a), llround(m->available));
         break;
     case RECOMMEND_REJECT_INSUFFICIENT_THROUGHPUT:
         if (!(m->available > 0.0)) {
@@ -887,8 +888,10 @@ static void write_hint(const struct scan *scan, char *buf, size_t size)
     else if (scan->by_reason[RECOMMEND_REJECT_INSUFFICIENT_MEMORY] == scan->n_rejected_total) {
         char advice[96];
         memory_advice(e, advice, sizeof advice);
-        snprintf(buf, size, "no instance holds %.1f GB (the largest has %d GB): %s", e->memory_gb,
-                 (int)scan->largest_memory_gb, advice);
+        char needed[DECIMAL_SIZE];
+        snprintf(buf, size, "no instance holds %s GB (the largest has %d GB): %s",
+                 one_decimal(tenths_up(e->memory_gb), needed), (int)scan->largest_memory_gb,
+                 advice);
     } else
         snprintf(buf, size, "no configuration could be priced; check the catalog's prices");
 }

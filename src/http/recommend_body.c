@@ -183,6 +183,19 @@ static void write_estimated(struct jsonw *w, const char *key, double value)
     jsonw_key_fixed(w, key, (int64_t)llround(value * 100.0), 2);
 }
 
+/* A need compared with a limit (memory with a card's, days with a
+ * deadline), rounded up to two decimals: 16.0008 GB reads 16.01, never the
+ * 16.0 that a 16 GB card would seem to hold. Noise below 1e-9 of a
+ * hundredth (16.8 computed as 16.799999999999997) is not rounded up. */
+static void write_estimated_need(struct jsonw *w, const char *key, double value)
+{
+    if (!(fabs(value) < 1e15)) {
+        jsonw_key_real(w, key, value);
+        return;
+    }
+    jsonw_key_fixed(w, key, (int64_t)ceil(value * 100.0 - 1e-9), 2);
+}
+
 static void write_assumptions(struct jsonw *w, const double values[SIZING_ASSUMPTION_COUNT])
 {
     jsonw_object_begin(w);
@@ -209,7 +222,7 @@ static void write_estimate(struct jsonw *w, const struct sizing_estimate *estima
     write_estimated(w, "model_state_gb", estimate->model_state_gb);
     jsonw_key_real(w, "allowance_fraction", estimate->allowance_fraction);
     write_estimated(w, "allowance_gb", estimate->allowance_gb);
-    write_estimated(w, "memory_gb", estimate->memory_gb);
+    write_estimated_need(w, "memory_gb", estimate->memory_gb);
     jsonw_key_real(w, "flops_per_param_token", estimate->flops_per_param_token);
     jsonw_key_real(w, "flops", estimate->flops);
     write_estimated(w, "decode_gb_per_token", estimate->decode_gb_per_token);
@@ -236,8 +249,8 @@ static void write_recommendation(struct jsonw *w, const struct recommendation *r
     jsonw_key_money(w, "discount_total", r->discount);
     jsonw_key_money(w, "total", r->total);
     write_estimated(w, "estimated_hours", r->estimated_hours);
-    write_estimated(w, "estimated_days", r->estimated_days);
-    write_estimated(w, "memory_gb_needed", r->memory_gb_needed);
+    write_estimated_need(w, "estimated_days", r->estimated_days);
+    write_estimated_need(w, "memory_gb_needed", r->memory_gb_needed);
     jsonw_key_integer(w, "memory_gb_available", r->memory_gb_available);
     jsonw_key_integer(w, "cards", r->cards);
     jsonw_key(w, "reasons");

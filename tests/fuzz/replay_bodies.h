@@ -139,6 +139,15 @@ static inline bool fuzz_is_hundredths(json_t *value, double expected)
     return fuzz_is_near(value, expected, 0.005 + 1e-12 * fabs(expected));
 }
 
+/* A need shown to two decimals rounded up: never below the value (but for
+ * noise), less than a hundredth above it. */
+static inline bool fuzz_is_hundredths_up(json_t *value, double expected)
+{
+    double slack = 1e-9 + 1e-12 * fabs(expected);
+    double shown = json_number_value(value);
+    return json_is_number(value) && shown >= expected - slack && shown < expected + 0.01 + slack;
+}
+
 static inline void fuzz_check_refusal(const struct gq_error *err, enum gq_code code,
                                       const enum gq_code *allowed)
 {
@@ -699,7 +708,7 @@ static inline void fuzz_check_recommend_render(const struct recommend_result *re
         FUZZ_CHECK(
             fuzz_is_hundredths(json_object_get(shown, "estimated_hours"), r->estimated_hours));
         FUZZ_CHECK(
-            fuzz_is_hundredths(json_object_get(shown, "memory_gb_needed"), r->memory_gb_needed));
+            fuzz_is_hundredths_up(json_object_get(shown, "memory_gb_needed"), r->memory_gb_needed));
         json_t *usage = json_object_get(shown, "usage");
         FUZZ_CHECK(json_integer_value(json_object_get(usage, "days")) == r->usage.days);
         FUZZ_CHECK(fuzz_is_millihours(json_object_get(usage, "hours_per_day"),
@@ -717,7 +726,7 @@ static inline void fuzz_check_recommend_render(const struct recommend_result *re
     FUZZ_CHECK(fuzz_is_real(json_object_get(shown, "flops"), estimate->flops));
     FUZZ_CHECK(
         fuzz_is_real(json_object_get(shown, "allowance_fraction"), estimate->allowance_fraction));
-    FUZZ_CHECK(fuzz_is_hundredths(json_object_get(shown, "memory_gb"), estimate->memory_gb));
+    FUZZ_CHECK(fuzz_is_hundredths_up(json_object_get(shown, "memory_gb"), estimate->memory_gb));
     FUZZ_CHECK(fuzz_is_hundredths(json_object_get(shown, "model_params_b"), estimate->params_b));
     FUZZ_CHECK(json_is_string(json_object_get(rendered, "hint")) ==
                (result->n_recommendations == 0));

@@ -37,6 +37,23 @@ static struct http_response *recommend(const char *body)
 
 /* ---- the DIGEST's sizing cases ----------------------------------------------- */
 
+/* A need a sliver over a card's memory never reads as fitting it: 6.667B
+ * in fp16 needs 16.0008 GB, shown rounded up (16.01, 16.1), not 16.0. */
+START_TEST(test_recommend_memory_need_is_rounded_up)
+{
+    struct http_response *response = recommend(
+        "{\"workload\":{\"task\":\"inference\",\"model_params_b\":6.667,\"precision\":\"fp16\"}}");
+    json_t *r = response->json;
+    expect_text(r, "estimate.weights_gb", "13.33");
+    expect_text(r, "estimate.memory_gb", "16.01");
+    expect_join(r, "rejected", "sku", "t4-16g-x1,v100-16g-x1");
+    expect_str(r, "rejected[0].detail", "needs 16.1 GB, has 16 GB");
+    expect_text(r, "recommendations[0].memory_gb_needed", "16.01");
+    expect_str(r, "recommendations[0].reasons[0]", "fits: needs 16.1 GB, has 32 GB across 2 cards");
+    http_response_free(response);
+}
+END_TEST
+
 START_TEST(test_recommend_7b_inference_fp16)
 {
     struct http_response *response = recommend(
@@ -403,6 +420,7 @@ static Suite *make_suite(void)
     tcase_add_checked_fixture(cases, open_client, close_client);
     suite_set_timeout(cases, 10);
     tcase_add_test(cases, test_recommend_7b_inference_fp16);
+    tcase_add_test(cases, test_recommend_memory_need_is_rounded_up);
     tcase_add_test(cases, test_recommend_7b_inference_int8);
     tcase_add_test(cases, test_recommend_echoes_tiny_workload_unrounded);
     tcase_add_test(cases, test_recommend_null_assumption_is_the_default);
