@@ -357,6 +357,14 @@ static bool over_budget(const struct scan *scan, const struct candidate *c)
     return scan->request->budget > 0 && c->total > scan->request->budget;
 }
 
+/* The cheaper of two configurations over budget, ties broken as the cost
+ * ranking breaks them (the faster first): the one a rejection and the
+ * hint name is the one a higher budget would recommend. */
+static bool cheaper_over_budget(const struct candidate *a, const struct candidate *b)
+{
+    return compare_candidates(a, b, RECOMMEND_OBJECTIVE_COST) < 0;
+}
+
 /* Schedules, checks and prices one instance count of a SKU. */
 static void try_instances(struct scan *scan, const struct sku *sku, int32_t instances,
                           struct sku_outcome *outcome)
@@ -375,7 +383,7 @@ static void try_instances(struct scan *scan, const struct sku *sku, int32_t inst
         return;
     }
     if (over_budget(scan, &c)) {
-        if (!outcome->has_over || c.total < outcome->cheapest_over.total)
+        if (!outcome->has_over || cheaper_over_budget(&c, &outcome->cheapest_over))
             outcome->cheapest_over = c;
         outcome->has_over = true;
         return;
@@ -395,7 +403,7 @@ static double days_of(const struct scan *scan, const struct candidate *c)
 static void note_for_hint(struct scan *scan, const struct sku_outcome *outcome)
 {
     if (outcome->has_over &&
-        (!scan->has_over || outcome->cheapest_over.total < scan->cheapest_over.total)) {
+        (!scan->has_over || cheaper_over_budget(&outcome->cheapest_over, &scan->cheapest_over))) {
         scan->cheapest_over = outcome->cheapest_over;
         scan->has_over = true;
     }

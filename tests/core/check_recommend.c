@@ -378,6 +378,30 @@ START_TEST(test_rejection_insufficient_throughput)
 }
 END_TEST
 
+/* Four and five v100-16g-x2 cost the same 207.80 for the preset
+ * fine-tune within a day; the cost ranking takes the faster five, and an
+ * over-budget rejection names the same five. */
+START_TEST(test_over_budget_names_what_the_ranking_would_take)
+{
+    struct recommend_request request =
+        request_for(SIZING_TASK_FINETUNE, 0, SIZING_PRECISION_FP16, 0);
+    request.deadline_days = 1;
+    request.limit = 5;
+    run_ok(&request);
+    const struct recommendation *x2 = NULL;
+    for (int i = 0; i < result->n_recommendations; i++)
+        if (strcmp(result->recommendations[i].sku->id, "v100-16g-x2") == 0)
+            x2 = &result->recommendations[i];
+    ck_assert_ptr_nonnull(x2);
+    ck_assert_int_eq(x2->quantity, 5);
+    ck_assert_int_eq(x2->total, 20780);
+    request.budget = 13000;
+    run_ok(&request);
+    assert_rejected("v100-16g-x2", RECOMMEND_REJECT_OVER_BUDGET,
+                    "costs ¥207.80 at best (5 instances), budget ¥130.00");
+}
+END_TEST
+
 START_TEST(test_rejection_over_budget_and_hint)
 {
     struct recommend_request request =
@@ -968,6 +992,7 @@ static Suite *recommend_suite(void)
     tcase_add_test(must, test_learning_student_gets_v100_at_student_rate);
     tcase_add_test(must, test_learning_individual_pays_on_demand);
     tcase_add_test(must, test_7b_full_finetune_needs_the_8_card_machine);
+    tcase_add_test(must, test_over_budget_names_what_the_ranking_would_take);
     tcase_add_loop_test(must, test_memory_hint_suggests_only_narrower_precisions, 0, 6);
     tcase_add_loop_test(must, test_7b_full_finetune_in_fp32_and_bf16_runs_at_the_fp32_peak, 0, 2);
     tcase_add_test(must, test_product_example);
