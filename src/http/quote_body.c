@@ -49,6 +49,17 @@ static enum gq_code parse_billing(const char *name, const char *path,
                    "%s must be one of on_demand, monthly, quarterly, student, cheapest", field);
 }
 
+static enum gq_code find_sku(const struct catalog *catalog, const char *sku_id, const char *path,
+                             const struct sku **out, struct gq_error *err)
+{
+    *out = catalog_find_sku(catalog, sku_id);
+    if (*out != NULL)
+        return GQ_OK;
+    char field[96];
+    fields_path(field, sizeof field, path, "sku");
+    return gq_fail(err, GQ_ERR_UNKNOWN_SKU, field, "no SKU '%.64s'", sku_id);
+}
+
 static enum gq_code parse_item(json_t *object, const char *path, const struct catalog *catalog,
                                struct quote_item_request *item, struct gq_error *err)
 {
@@ -59,23 +70,20 @@ static enum gq_code parse_item(json_t *object, const char *path, const struct ca
     const char *sku_id, *billing;
     int64_t quantity = 1, days = 0;
     enum gq_code code;
+    /* Each field whole (its type, range and meaning) before the next, in
+     * the order of item_fields: the first error is the first field's. */
     if ((code = fields_only(object, item_fields, path, err)) != GQ_OK ||
         (code = fields_string(object, "sku", path, true, &sku_id, err)) != GQ_OK ||
+        (code = find_sku(catalog, sku_id, path, &item->sku, err)) != GQ_OK ||
         (code = fields_integer(object, "quantity", path, false, 1, QUOTE_MAX_QUANTITY, &quantity,
                                err)) != GQ_OK ||
         (code = fields_string(object, "billing", path, false, &billing, err)) != GQ_OK ||
+        (code = parse_billing(billing, path, item, err)) != GQ_OK ||
         (code = fields_hours_per_day(object, "hours_per_day", path, true,
                                      &item->usage.millihours_per_day, err)) != GQ_OK ||
         (code = fields_integer(object, "days", path, true, 1, USAGE_MAX_DAYS, &days, err)) !=
-            GQ_OK ||
-        (code = parse_billing(billing, path, item, err)) != GQ_OK)
+            GQ_OK)
         return code;
-    item->sku = catalog_find_sku(catalog, sku_id);
-    if (item->sku == NULL) {
-        char field[96];
-        fields_path(field, sizeof field, path, "sku");
-        return gq_fail(err, GQ_ERR_UNKNOWN_SKU, field, "no SKU '%.64s'", sku_id);
-    }
     item->quantity = (int32_t)quantity;
     item->usage.days = (int32_t)days;
     return GQ_OK;

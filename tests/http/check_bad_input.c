@@ -513,6 +513,12 @@ static const struct bad_request rows[] = {
     {"odd string", QUOTE(ITEMS(ITEM_SKU("\"\""))), REFUSED("unknown_sku", "items[0].sku")},
     {"odd string", QUOTE(ITEMS(ITEM_SKU("\"v100-16g-x1" E_ACUTE "\""))),
      REFUSED("unknown_sku", "items[0].sku"), .message = "no SKU 'v100-16g-x1" E_ACUTE "'"},
+    /* Several faults in one item: the first field's is reported. */
+    {"first fault", QUOTE(ITEMS("{\"sku\":\"x9\",\"hours_per_day\":99,\"days\":1}")),
+     REFUSED("unknown_sku", "items[0].sku")},
+    {"first fault",
+     QUOTE(ITEMS("{\"sku\":\"v100-16g-x1\",\"billing\":\"weekly\",\"hours_per_day\":99}")),
+     REFUSED("invalid_value", "items[0].billing")},
 
     /* ---- headers ---- */
     {"header", .method = "POST", .path = "/quote", .headers = {"Content-Type: text/plain"},
