@@ -4,7 +4,8 @@
  * A rule applies when the customer's segment, the line's billing, SKU and
  * quantity match and `now` is inside its validity window. Among applicable
  * rules, exclusive ones compete (the single largest wins) and stackable ones
- * apply in priority order, each to what the previous left; the line gets
+ * apply in priority order (the lowest number first, ties by id), each to
+ * what the previous left; the line gets
  * whichever of the two gives the larger discount. Percentages round half-up
  * once per rule (money_scale); a fixed amount never takes a line below zero.
  */
