@@ -203,11 +203,11 @@ static enum gq_code check_assumption(const struct assumption_spec *spec, double 
     char field[64];
     snprintf(field, sizeof field, "assumptions.%s", spec->id);
     if (fraction)
-        return gq_fail(err, GQ_ERR_INVALID_VALUE, field, "%s must be a whole number", spec->id);
+        return gq_fail(err, GQ_ERR_INVALID_VALUE, field, "%s must be a whole number", field);
     if (spec->integer)
         return gq_fail(err, GQ_ERR_OUT_OF_RANGE, field, "%s must be an integer from %g to %g",
-                       spec->id, spec->min, spec->max);
-    return gq_fail(err, GQ_ERR_OUT_OF_RANGE, field, "%s must be %s %g and at most %g", spec->id,
+                       field, spec->min, spec->max);
+    return gq_fail(err, GQ_ERR_OUT_OF_RANGE, field, "%s must be %s %g and at most %g", field,
                    spec->min_exclusive ? "greater than" : "at least", spec->min, spec->max);
 }
 

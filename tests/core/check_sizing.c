@@ -398,12 +398,12 @@ START_TEST(test_assumption_messages)
     a.value[SIZING_MFU] = 1e-300;
     a.set[SIZING_MFU] = true;
     ck_assert_int_eq(sizing_assumptions_resolve(&a, used, &err), GQ_ERR_OUT_OF_RANGE);
-    ck_assert_str_eq(err.message, "mfu must be at least 0.01 and at most 1");
+    ck_assert_str_eq(err.message, "assumptions.mfu must be at least 0.01 and at most 1");
     a.set[SIZING_MFU] = false;
     a.value[SIZING_MAX_INSTANCES] = 2.5;
     a.set[SIZING_MAX_INSTANCES] = true;
     ck_assert_int_eq(sizing_assumptions_resolve(&a, used, &err), GQ_ERR_INVALID_VALUE);
-    ck_assert_str_eq(err.message, "max_instances must be a whole number");
+    ck_assert_str_eq(err.message, "assumptions.max_instances must be a whole number");
 }
 END_TEST
 

@@ -451,7 +451,7 @@ static const struct bad_request rows[] = {
     {"fraction", RECOMMEND("{" WORKLOAD ",\"limit\":2.5}"), REFUSED("invalid_value", "limit")},
     {"fraction", RECOMMEND("{" WORKLOAD ",\"assumptions\":{\"max_instances\":2.5}}"),
      REFUSED("invalid_value", "assumptions.max_instances"),
-     .message = "max_instances must be a whole number"},
+     .message = "assumptions.max_instances must be a whole number"},
     {"fraction", RECOMMEND("{" WORKLOAD ",\"assumptions\":{\"max_instances\":64.5}}"),
      REFUSED("invalid_value", "assumptions.max_instances")},
     {"fraction", RECOMMEND("{" WORKLOAD ",\"assumptions\":{\"max_instances\":65}}"),
@@ -461,7 +461,7 @@ static const struct bad_request rows[] = {
      * peak below 1 % ---- */
     {"tiny share", RECOMMEND("{" WORKLOAD ",\"assumptions\":{\"mfu\":5e-324}}"),
      REFUSED("out_of_range", "assumptions.mfu"),
-     .message = "mfu must be at least 0.01 and at most 1"},
+     .message = "assumptions.mfu must be at least 0.01 and at most 1"},
     {"tiny share", RECOMMEND("{" WORKLOAD ",\"assumptions\":{\"mfu\":1e-300}}"),
      REFUSED("out_of_range", "assumptions.mfu")},
     {"tiny share",
