@@ -359,6 +359,35 @@ static bool is_json_content_type(const char *value)
     return next == '\0' || next == ';' || next == ' ' || next == '\t';
 }
 
+/* False when the Content-Type names a charset other than UTF-8: JSON is
+ * UTF-8 (RFC 8259, 8.1), and a body declared as latin1 would otherwise be
+ * read as UTF-8 all the same. Other parameters are ignored. */
+static bool charset_is_utf8(const char *value)
+{
+    const char *parameter = value != NULL ? strchr(value, ';') : NULL;
+    while (parameter != NULL) {
+        parameter++;
+        parameter += strspn(parameter, " \t");
+        size_t length = strcspn(parameter, ";");
+        if (length >= 8 && strncasecmp(parameter, "charset=", 8) == 0) {
+            const char *charset = parameter + 8;
+            size_t charset_length = length - 8;
+            while (charset_length > 0 && (charset[charset_length - 1] == ' ' ||
+                                          charset[charset_length - 1] == '\t'))
+                charset_length--;
+            if (charset_length >= 2 && charset[0] == '"' && charset[charset_length - 1] == '"') {
+                charset++;
+                charset_length -= 2;
+            }
+            if (!(charset_length == 5 && strncasecmp(charset, "utf-8", 5) == 0) &&
+                !(charset_length == 4 && strncasecmp(charset, "utf8", 4) == 0))
+                return false;
+        }
+        parameter = strchr(parameter, ';');
+    }
+    return true;
+}
+
 /* Parses the body once for routes that take JSON; replies itself and
  * returns false when the body is not a JSON object. */
 static bool parse_json_body(struct http_request *request, enum MHD_Result *result)
@@ -371,6 +400,11 @@ static bool parse_json_body(struct http_request *request, enum MHD_Result *resul
     if (request->content_types > 1) {
         *result = reply_fail(request, GQ_ERR_UNSUPPORTED_MEDIA_TYPE, NULL,
                              "Content-Type must be given once");
+        return false;
+    }
+    if (!charset_is_utf8(request->content_type)) {
+        *result = reply_fail(request, GQ_ERR_UNSUPPORTED_MEDIA_TYPE, NULL,
+                             "the body must be UTF-8: Content-Type may name no other charset");
         return false;
     }
     if (request->content_encoding != NULL) {

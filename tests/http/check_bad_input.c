@@ -302,7 +302,10 @@ static const struct bad_request rows[] = {
     {"UTF-8", QUOTE(ITEMS(ITEM_SKU("\"\\udc00x\""))), MALFORMED},         /* lone low */
     {"UTF-8", .method = "POST", .path = "/quote",
      .headers = {"Content-Type: application/json; charset=iso-8859-1"},
-     .body = ITEMS(ITEM_SKU("\"caf\xe9\"")), MALFORMED},
+     .body = ITEMS(ITEM_SKU("\"caf\xe9\"")), NOT_JSON}, /* declared latin1: refused unread */
+    {"UTF-8", .method = "POST", .path = "/quote",
+     .headers = {"Content-Type: application/json; charset=\"UTF-8\""},
+     .body = ITEMS(ITEM_SKU("\"caf\xe9\"")), MALFORMED}, /* declared UTF-8, and is not */
     {"control character", QUOTE(ITEMS(ITEM_SKU("\"v100\n\""))), MALFORMED},
     {"control character", QUOTE(ITEMS(ITEM_SKU("\"v100\x01\""))), MALFORMED},
 
@@ -531,6 +534,12 @@ static const struct bad_request rows[] = {
      .headers = {"Content-Type: multipart/form-data; boundary=x"}, .body = ITEMS(ITEM), NOT_JSON},
     {"header", .method = "POST", .path = "/quote",
      .headers = {"Content-Type: text/plain", JSON_TYPE}, .body = ITEMS(ITEM), NOT_JSON},
+    {"header", .method = "POST", .path = "/quote",
+     .headers = {"Content-Type: application/json; charset=latin1"}, .body = ITEMS(ITEM), NOT_JSON,
+     .message = "the body must be UTF-8: Content-Type may name no other charset"},
+    {"header", .method = "POST", .path = "/recommend",
+     .headers = {"Content-Type: application/json;boundary=x; Charset=\"ISO-8859-1\""},
+     .body = "{" WORKLOAD "}", NOT_JSON},
     {"header", .method = "POST", .path = "/recommend", .headers = {"Content-Type: text/csv"},
      .body = "{" WORKLOAD "}", NOT_JSON},
     {"header", .method = "POST", .path = "/quote",
