@@ -844,7 +844,7 @@ static void write_replicas_hint(const struct scan *scan, char *buf, size_t size)
         snprintf(quantise, sizeof quantise, "quantise to %s", narrower);
     /* The changes, joined: "a, b or c", "a or b", "a". */
     const char *changes[3] = {"lower tokens_per_second", quantise, raise};
-    const char *kept[3];
+    const char *kept[3] = {"", "", ""};
     int n = 0;
     for (int i = 0; i < 3; i++)
         if (changes[i][0] != '\0')
