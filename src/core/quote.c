@@ -147,6 +147,12 @@ static enum gq_code price_every_mode(const struct catalog *catalog,
         enum gq_code code = plan_single_mode(item->sku, mode, &item->usage, &option->plan);
         if (code == GQ_OK)
             code = price_option(catalog, request, item, 1u << mode, option);
+        /* A mode whose price for this usage is too large to hold is left
+         * out of the options, unless it is the one billed: an absurd
+         * quarterly price must not stop a quote billed by the hour. */
+        bool billed = !item->cheapest && item->billing == mode;
+        if (code == GQ_ERR_AMOUNT_TOO_LARGE && !billed)
+            continue;
         if (code != GQ_OK)
             return code;
         result->option_modes[result->n_options++] = mode;

@@ -61,6 +61,36 @@ static const struct priced_option *option(const struct quote_item_result *line,
     return NULL;
 }
 
+/* A mode whose price for the usage is too large to hold is left out of the
+ * options, and fails the item only when it is the mode billed: a quarterly
+ * price of 10^15 fen makes two quarters overflow at 91 days. */
+START_TEST(an_overflowing_mode_is_left_out_unless_billed)
+{
+    struct sku *v100 = (struct sku *)catalog_find_sku(catalog, "v100-16g-x1");
+    v100->price[BILLING_QUARTERLY] = MONEY_MAX;
+    struct quote_item_request by_the_hour = item("v100-16g-x1", 1, "on_demand", 1, 91);
+    ck_assert_int_eq(price(SEGMENT_INDIVIDUAL, &by_the_hour, 1, NULL), GQ_OK);
+    const struct quote_item_result *line = &result->items[0];
+    ck_assert_int_eq(line->n_options, 2);
+    ck_assert_ptr_null(option(line, BILLING_QUARTERLY));
+    ck_assert_int_eq(line->billed->total, 91 * 228);
+    ck_assert_int_eq(line->cheapest.total, 91 * 228);
+
+    struct quote_item_request cheapest = item("v100-16g-x1", 1, "cheapest", 1, 91);
+    ck_assert_int_eq(price(SEGMENT_INDIVIDUAL, &cheapest, 1, NULL), GQ_OK);
+    ck_assert_int_eq(result->items[0].billed->total, 91 * 228);
+
+    struct quote_item_request quarterly = item("v100-16g-x1", 1, "quarterly", 1, 91);
+    struct gq_error err;
+    ck_assert_int_eq(price(SEGMENT_INDIVIDUAL, &quarterly, 1, &err), GQ_ERR_AMOUNT_TOO_LARGE);
+    ck_assert_str_eq(err.field, "items[0]");
+    /* One quarter still holds: 90 days price as before, quarterly included. */
+    struct quote_item_request ninety = item("v100-16g-x1", 1, "on_demand", 1, 90);
+    ck_assert_int_eq(price(SEGMENT_INDIVIDUAL, &ninety, 1, NULL), GQ_OK);
+    ck_assert_int_eq(option(&result->items[0], BILLING_QUARTERLY)->total, MONEY_MAX);
+}
+END_TEST
+
 START_TEST(digest_example_on_demand_wins_at_8_hours)
 {
     struct quote_item_request items[] = {item("v100-16g-x1", 1, "on_demand", 8, 90)};
@@ -581,6 +611,7 @@ static Suite *quote_suite(void)
     tcase_add_checked_fixture(tc, setup, teardown);
     tcase_set_timeout(tc, 60);
     tcase_add_test(tc, digest_example_on_demand_wins_at_8_hours);
+    tcase_add_test(tc, an_overflowing_mode_is_left_out_unless_billed);
     tcase_add_test(tc, monthly_asked_shows_the_saving);
     tcase_add_test(tc, student_pays_the_student_rate);
     tcase_add_test(tc, cheapest_is_quarterly_at_24_hours_for_90_days);
