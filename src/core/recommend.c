@@ -544,9 +544,10 @@ static const char *one_decimal(double value, char buf[DECIMAL_SIZE])
     return buf;
 }
 
-/* Tokens per second as one_decimal() shows them, or to two significant
- * digits below 0.05, so that a slow replica never reads as 0.0 tok/s. */
-static const char *tokens_rate(double value, char buf[DECIMAL_SIZE])
+/* A rate or a time as one_decimal() shows it, or to two significant digits
+ * below 0.05, so that a slow replica never reads as 0.0 tok/s, nor a run of
+ * seconds as 0.0 h. */
+static const char *small_figure(double value, char buf[DECIMAL_SIZE])
 {
     if (value >= 0.05)
         return one_decimal(value, buf);
@@ -626,7 +627,7 @@ static void reason_work(const struct scan *scan, const struct recommendation *r,
         snprintf(buf, RECOMMEND_TEXT_SIZE,
                  "%s h of training: %.2g FLOPs on %d × %g TFLOPS %s%s at %.3g%% MFU × %.3g%% "
                  "scaling",
-                 one_decimal(r->estimated_hours, a), e->flops, (int)r->cards,
+                 small_figure(r->estimated_hours, a), e->flops, (int)r->cards,
                  sizing_peak_tflops(e, r->sku->gpu),
                  sizing_precision_id(bf16_as_fp32 ? SIZING_PRECISION_FP32 : compute),
                  bf16_as_fp32 ? " (no BF16 tensor cores)" : "", e->assumptions[SIZING_MFU] * 100.0,
@@ -634,13 +635,13 @@ static void reason_work(const struct scan *scan, const struct recommendation *r,
     } else if (e->tokens_per_second > 0.0)
         snprintf(buf, RECOMMEND_TEXT_SIZE,
                  "serves %s tok/s: %d replica%s × %s tok/s (%s GB read per token)",
-                 tokens_rate(r->replica_tokens_per_second * r->quantity, a), (int)r->quantity,
-                 plural(r->quantity), tokens_rate(r->replica_tokens_per_second, b),
+                 small_figure(r->replica_tokens_per_second * r->quantity, a), (int)r->quantity,
+                 plural(r->quantity), small_figure(r->replica_tokens_per_second, b),
                  one_decimal(e->decode_gb_per_token, c));
     else
         snprintf(buf, RECOMMEND_TEXT_SIZE, "%s h/day for %d days: %s h per instance",
                  one_decimal((double)r->usage.millihours_per_day / USAGE_MILLIHOURS_PER_HOUR, a),
-                 (int)r->usage.days, one_decimal(r->estimated_hours, b));
+                 (int)r->usage.days, small_figure(r->estimated_hours, b));
 }
 
 static void reason_plan(const struct scan *scan, const struct recommendation *r, char *buf)
@@ -747,7 +748,7 @@ static void write_detail(const struct scan *scan, const struct miss *m, char *bu
         }
         snprintf(buf, RECOMMEND_TEXT_SIZE,
                  "needs %.0f replicas for %s tok/s at %s tok/s each, max %d instances", m->replicas,
-                 tokens_rate(m->needed, a), tokens_rate(m->available, b), n);
+                 small_figure(m->needed, a), small_figure(m->available, b), n);
         break;
     case RECOMMEND_REJECT_MISSES_DEADLINE:
         snprintf(buf, RECOMMEND_TEXT_SIZE, "takes %s days with %d instance%s, deadline %d",
@@ -850,7 +851,7 @@ static void write_replicas_hint(const struct scan *scan, char *buf, size_t size)
         if (changes[i][0] != '\0')
             kept[n++] = changes[i];
     snprintf(buf, size, "%s tok/s needs at least %.0f replicas of %s: %s%s%s%s%s",
-             tokens_rate(e->tokens_per_second, rate), scan->fewest_replicas.replicas,
+             small_figure(e->tokens_per_second, rate), scan->fewest_replicas.replicas,
              scan->fewest_replicas.sku->id, kept[0],
              n == 3   ? ", "
              : n == 2 ? " or "

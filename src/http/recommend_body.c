@@ -4,6 +4,8 @@
  * to JSON.
  */
 #include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "core/plans.h"
@@ -183,6 +185,20 @@ static void write_estimated(struct jsonw *w, const char *key, double value)
     jsonw_key_fixed(w, key, (int64_t)llround(value * 100.0), 2);
 }
 
+/* Hours to two decimals, or to two significant digits below 0.05: a run
+ * of seconds reads 0.0019, not 0.0, so that runs of different lengths can
+ * be told apart. */
+static void write_estimated_hours(struct jsonw *w, const char *key, double value)
+{
+    if (value > 0.0 && value < 0.05) {
+        char text[32];
+        snprintf(text, sizeof text, "%.2g", value);
+        jsonw_key_real(w, key, strtod(text, NULL));
+        return;
+    }
+    write_estimated(w, key, value);
+}
+
 /* A need compared with a limit (memory with a card's, days with a
  * deadline), rounded up to two decimals: 16.0008 GB reads 16.01, never the
  * 16.0 that a 16 GB card would seem to hold. Noise below 1e-9 of a
@@ -248,7 +264,7 @@ static void write_recommendation(struct jsonw *w, const struct recommendation *r
     jsonw_key_money(w, "amount", r->amount);
     jsonw_key_money(w, "discount_total", r->discount);
     jsonw_key_money(w, "total", r->total);
-    write_estimated(w, "estimated_hours", r->estimated_hours);
+    write_estimated_hours(w, "estimated_hours", r->estimated_hours);
     write_estimated_need(w, "estimated_days", r->estimated_days);
     write_estimated_need(w, "memory_gb_needed", r->memory_gb_needed);
     jsonw_key_integer(w, "memory_gb_available", r->memory_gb_available);

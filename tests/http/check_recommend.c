@@ -54,6 +54,25 @@ START_TEST(test_recommend_memory_need_is_rounded_up)
 }
 END_TEST
 
+/* A run of seconds is shown to two significant digits, so that runs of
+ * different lengths ranked by time can be told apart: 0.1B on 0.01B tokens
+ * is 6e15 FLOPs, 4.3 s on 64 cards. */
+START_TEST(test_recommend_seconds_long_run_shows_its_hours)
+{
+    struct http_response *response =
+        recommend("{\"workload\":{\"task\":\"pretrain\",\"model_params_b\":0.1,"
+                  "\"tokens_b\":0.01},\"objective\":\"time\"}");
+    json_t *r = response->json;
+    expect_text(r, "recommendations[0].estimated_hours", "0.0012");
+    expect_text(r, "recommendations[1].estimated_hours", "0.0023");
+    expect_text(r, "recommendations[2].estimated_hours", "0.0047");
+    expect_str(r, "recommendations[0].reasons[1]",
+               "0.0012 h of training: 6e+15 FLOPs on 64 × 125 TFLOPS fp16 at 35% MFU × 51% "
+               "scaling");
+    http_response_free(response);
+}
+END_TEST
+
 START_TEST(test_recommend_7b_inference_fp16)
 {
     struct http_response *response = recommend(
@@ -421,6 +440,7 @@ static Suite *make_suite(void)
     suite_set_timeout(cases, 10);
     tcase_add_test(cases, test_recommend_7b_inference_fp16);
     tcase_add_test(cases, test_recommend_memory_need_is_rounded_up);
+    tcase_add_test(cases, test_recommend_seconds_long_run_shows_its_hours);
     tcase_add_test(cases, test_recommend_7b_inference_int8);
     tcase_add_test(cases, test_recommend_echoes_tiny_workload_unrounded);
     tcase_add_test(cases, test_recommend_null_assumption_is_the_default);
