@@ -3,12 +3,12 @@
  *
  * Start-up: load the configuration; bind the port (so that a port in use
  * stops start-up before the database is touched); open (and, when asked,
- * create and migrate) the database; check it takes writes; load the catalog into the
- * first snapshot; start the HTTP server. Then the main thread waits for
- * signals: SIGHUP reloads the catalog (the old snapshot stays in use until
- * the new one is ready, and if loading fails it stays for good), SIGTERM
- * and SIGINT stop accepting connections, let requests in flight finish
- * and exit 0.
+ * create and migrate) the database; check it takes writes; load the
+ * catalog into the first snapshot; start the HTTP server. Then the main
+ * thread waits for signals: SIGHUP reloads the catalog (the old snapshot
+ * stays in use until the new one is ready, and if loading fails it stays
+ * for good), SIGTERM and SIGINT stop accepting connections, let requests
+ * in flight finish and exit 0.
  */
 #include <errno.h>
 #include <pthread.h>
