@@ -436,6 +436,7 @@ enum gq_code store_db_begin_write(struct store_conn *conn, struct gq_error *err)
     sqlite3_busy_timeout(conn->db, conn->write_wait_ms > 0 ? conn->write_wait_ms : 0);
     if (code != GQ_OK)
         release_write_lock(conn);
+    conn->changes_at_begin = sqlite3_total_changes64(conn->db);
     return code;
 }
 
@@ -446,13 +447,15 @@ enum gq_code store_db_begin_read(struct store_conn *conn, struct gq_error *err)
 
 enum gq_code store_db_commit(struct store_conn *conn, struct gq_error *err)
 {
-    bool wrote = conn->writing;
+    /* Only a commit that changed rows proves the storage takes writes: a
+     * read (a catalog reload), a replayed quote or an accept of a quote
+     * already accepted commits nothing. */
+    bool wrote = conn->writing && sqlite3_total_changes64(conn->db) > conn->changes_at_begin;
     enum gq_code code = run_cached(conn, SQL_COMMIT, err);
     if (code != GQ_OK)
         store_db_end(conn);
     else if (wrote && conn->storage_failing != NULL)
-        atomic_store(conn->storage_failing, false); /* the storage took a write; a read (a
-                                                       catalog reload) proves nothing */
+        atomic_store(conn->storage_failing, false);
     release_write_lock(conn);
     return code;
 }
@@ -504,7 +507,7 @@ static enum gq_code probe_write(struct store_conn *conn, struct gq_error *err)
         return err != NULL ? err->code : GQ_ERR_INTERNAL;
     }
     int rc = sqlite3_step(stmt);
-    int version = sqlite3_column_int(stmt, 0);
+    int version = rc == SQLITE_ROW ? sqlite3_column_int(stmt, 0) : 0;
     sqlite3_finalize(stmt);
     if (rc != SQLITE_ROW) { /* never write a version not read */
         code = store_db_fail(conn, rc, "reading the version", err);
@@ -519,7 +522,12 @@ static enum gq_code probe_write(struct store_conn *conn, struct gq_error *err)
         store_db_end(conn);
         return code;
     }
-    return store_db_commit(conn, err);
+    /* A pragma changes no row, so the commit does not count it as a write:
+     * the probe says so itself. */
+    code = store_db_commit(conn, err);
+    if (code == GQ_OK && conn->storage_failing != NULL)
+        atomic_store(conn->storage_failing, false);
+    return code;
 }
 
 enum gq_code store_check_storage(struct store *store, struct gq_error *err)

@@ -37,6 +37,7 @@ struct store_conn {
     pthread_mutex_t *write_lock; /* the store's: one writer at a time */
     int write_wait_ms;           /* how long to wait for it (the busy timeout) */
     bool writing;                /* holds write_lock, in a write transaction */
+    int64_t changes_at_begin;    /* sqlite3_total_changes64() when it began */
     atomic_bool *storage_failing; /* the store's: the last write hit the disk's limits */
 };
 

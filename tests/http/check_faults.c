@@ -925,6 +925,15 @@ START_TEST(test_faults_full_disk_makes_the_server_unready)
     struct http_response *ready = http_get(to, "/readyz");
     expect_status(ready, 200);
     http_response_free(ready);
+    /* A quote accepted while there is room, to accept again later. */
+    struct http_response *first = http_post_json(to, "/quote", EXAMPLE);
+    expect_status(first, 201);
+    char accept_path[96];
+    snprintf(accept_path, sizeof accept_path, "/quote/%s/accept", json_str(first->json, "id"));
+    http_response_free(first);
+    struct http_response *accepted = http_request(to, "POST", accept_path, NULL, NULL);
+    expect_status(accepted, 200);
+    http_response_free(accepted);
 
     char filler[SERVER_PATH_SIZE + 16];
     snprintf(filler, sizeof filler, "%s/filler", small);
@@ -948,6 +957,14 @@ START_TEST(test_faults_full_disk_makes_the_server_unready)
      * not pass for one that reached the disk. */
     server_signal(&server, SIGHUP);
     ck_assert(wait_for_log_count(&server, "catalog loaded: price list version 1", 2));
+    ready = http_get(to, "/readyz");
+    expect_error(ready, 503, "not_ready", NULL);
+    http_response_free(ready);
+    /* Nor may a write transaction that changes nothing: accepting the
+     * accepted quote again answers as before and proves nothing. */
+    accepted = http_request(to, "POST", accept_path, NULL, NULL);
+    expect_status(accepted, 200);
+    http_response_free(accepted);
     ready = http_get(to, "/readyz");
     expect_error(ready, 503, "not_ready", NULL);
     http_response_free(ready);
