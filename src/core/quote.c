@@ -133,12 +133,23 @@ static uint32_t plan_billing_bit(const struct plan *plan)
     return plan_is_mixed(plan) ? DISCOUNT_BILLING_MIXED : 1u << plan->parts[0].mode;
 }
 
+/* The modes an item cannot be priced without: the one billed, or, for
+ * "cheapest", the hourly mode its saving is measured against. */
+static bool option_needed(const struct quote_item_request *item, uint32_t usable_modes,
+                          enum billing_mode mode)
+{
+    if (item->cheapest)
+        return mode == hourly_mode_for(usable_modes) && is_usable(usable_modes, mode);
+    return mode == item->billing;
+}
+
 static enum gq_code price_every_mode(const struct catalog *catalog,
                                      const struct quote_request *request,
                                      const struct quote_item_request *item, uint32_t usable_modes,
                                      struct quote_item_result *result)
 {
     result->n_options = 0;
+    bool overflowed = false;
     for (int m = 0; m < BILLING_MODE_COUNT; m++) {
         enum billing_mode mode = (enum billing_mode)m;
         if (!is_usable(usable_modes, mode))
@@ -148,16 +159,17 @@ static enum gq_code price_every_mode(const struct catalog *catalog,
         if (code == GQ_OK)
             code = price_option(catalog, request, item, 1u << mode, option);
         /* A mode whose price for this usage is too large to hold is left
-         * out of the options, unless it is the one billed: an absurd
+         * out of the options, unless the quote needs it: an absurd
          * quarterly price must not stop a quote billed by the hour. */
-        bool billed = !item->cheapest && item->billing == mode;
-        if (code == GQ_ERR_AMOUNT_TOO_LARGE && !billed)
+        if (code == GQ_ERR_AMOUNT_TOO_LARGE && !option_needed(item, usable_modes, mode)) {
+            overflowed = true;
             continue;
+        }
         if (code != GQ_OK)
             return code;
         result->option_modes[result->n_options++] = mode;
     }
-    return GQ_OK;
+    return overflowed && result->n_options == 0 ? GQ_ERR_AMOUNT_TOO_LARGE : GQ_OK;
 }
 
 /* True when some rule of the catalog discounts mixed plans. */

@@ -91,6 +91,29 @@ START_TEST(an_overflowing_mode_is_left_out_unless_billed)
 }
 END_TEST
 
+/* "cheapest" measures its saving against paying by the hour: when that
+ * price is too large to hold, so is the saving, and the item fails; billed
+ * monthly, the same usage prices without the hourly option. */
+START_TEST(an_overflowing_hourly_mode_fails_a_cheapest_item)
+{
+    struct sku *t4 = (struct sku *)catalog_find_sku(catalog, "t4-16g-x1");
+    t4->price[BILLING_ON_DEMAND] = MONEY_MAX / 100;
+    struct quote_item_request cheapest = item("t4-16g-x1", 1, "cheapest", 24, 10);
+    struct gq_error err;
+    ck_assert_int_eq(price(SEGMENT_INDIVIDUAL, &cheapest, 1, &err), GQ_ERR_AMOUNT_TOO_LARGE);
+    ck_assert_str_eq(err.field, "items[0]");
+
+    struct quote_item_request monthly = item("t4-16g-x1", 1, "monthly", 24, 10);
+    ck_assert_int_eq(price(SEGMENT_INDIVIDUAL, &monthly, 1, NULL), GQ_OK);
+    const struct quote_item_result *line = &result->items[0];
+    ck_assert_int_eq(line->n_options, 2);
+    ck_assert_ptr_null(option(line, BILLING_ON_DEMAND));
+    ck_assert_int_eq(line->billed->total, 535000);
+    ck_assert_int_eq(line->cheapest.total, 535000);
+    ck_assert_int_eq(line->saving, 0);
+}
+END_TEST
+
 START_TEST(digest_example_on_demand_wins_at_8_hours)
 {
     struct quote_item_request items[] = {item("v100-16g-x1", 1, "on_demand", 8, 90)};
@@ -612,6 +635,7 @@ static Suite *quote_suite(void)
     tcase_set_timeout(tc, 60);
     tcase_add_test(tc, digest_example_on_demand_wins_at_8_hours);
     tcase_add_test(tc, an_overflowing_mode_is_left_out_unless_billed);
+    tcase_add_test(tc, an_overflowing_hourly_mode_fails_a_cheapest_item);
     tcase_add_test(tc, monthly_asked_shows_the_saving);
     tcase_add_test(tc, student_pays_the_student_rate);
     tcase_add_test(tc, cheapest_is_quarterly_at_24_hours_for_90_days);
