@@ -465,9 +465,10 @@ static enum MHD_Result refuse_query(struct http_request *request)
     const char *name = NULL;
     MHD_get_connection_values(request->connection, MHD_GET_ARGUMENT_KIND, note_first_name, &name);
     bool named = name != NULL && name[0] != '\0';
+    /* The path as sent: decoded, it could hold spaces or a line break. */
     return reply_fail(request, GQ_ERR_INVALID_PARAMETER, named ? name : NULL,
                       "%.16s %.100s takes no query parameters", request->method_name,
-                      request->path);
+                      request->raw_path);
 }
 
 /* The last call: everything has arrived; decide and answer. */

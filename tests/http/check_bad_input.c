@@ -598,6 +598,9 @@ static const struct bad_request rows[] = {
     {"query elsewhere", GET("/healthz?probe"), BAD_PARAMETER("probe"),
      .message = "GET /healthz takes no query parameters"},
     {"query elsewhere", GET("/catalog/billing-modes?&"), BAD_PARAMETER(NULL)},
+    {"query elsewhere", GET("/quote/a%20b%0Ac?=1"), BAD_PARAMETER(NULL),
+     .message = "GET /quote/a%20b%0Ac takes no query parameters"},
+    {"query elsewhere", .method = "HEAD", .path = "/catalog/bundles?sort=price", .status = 400},
 
     /* ---- paths and ids ---- */
     {"path", GET("/quote/not-a-quote"), NOT_FOUND},
