@@ -378,7 +378,8 @@ double sizing_scaling_efficiency(const struct sizing_estimate *estimate, const s
 
 enum sizing_precision sizing_compute_precision(const struct sizing_estimate *estimate)
 {
-    if (estimate->precision == SIZING_PRECISION_INT8 || estimate->precision == SIZING_PRECISION_INT4)
+    if (estimate->precision == SIZING_PRECISION_INT8 ||
+        estimate->precision == SIZING_PRECISION_INT4)
         return SIZING_PRECISION_FP16; /* only LoRA trains over them (full training refuses) */
     return estimate->precision;
 }

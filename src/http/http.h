@@ -308,8 +308,8 @@ struct http_server;
 int http_listener_bind(const struct gq_config *config, struct gq_error *err);
 
 /* Starts libmicrohttpd's thread pool listening on the socket
- * http_listener_bind() returned, which it takes over (closed on failure
- * too). Returns NULL with a message in `err` when it cannot serve. */
+ * http_listener_bind() returned, which it closes (the daemon serves a
+ * duplicate). Returns NULL with a message in `err` when it cannot serve. */
 struct http_server *http_server_start(struct app *app, int listener, struct gq_error *err);
 
 /* The port actually bound (the configured one, or the ephemeral one). */

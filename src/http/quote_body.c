@@ -81,8 +81,7 @@ static enum gq_code parse_item(json_t *object, const char *path, const struct ca
         (code = parse_billing(billing, path, item, err)) != GQ_OK ||
         (code = fields_hours_per_day(object, "hours_per_day", path, true,
                                      &item->usage.millihours_per_day, err)) != GQ_OK ||
-        (code = fields_integer(object, "days", path, true, 1, USAGE_MAX_DAYS, &days, err)) !=
-            GQ_OK)
+        (code = fields_integer(object, "days", path, true, 1, USAGE_MAX_DAYS, &days, err)) != GQ_OK)
         return code;
     item->quantity = (int32_t)quantity;
     item->usage.days = (int32_t)days;

@@ -18,6 +18,7 @@
 #include <arpa/inet.h>
 #include <assert.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <netinet/in.h>
 #include <stdlib.h>
 #include <string.h>
@@ -372,8 +373,8 @@ static bool charset_is_utf8(const char *value)
         if (length >= 8 && strncasecmp(parameter, "charset=", 8) == 0) {
             const char *charset = parameter + 8;
             size_t charset_length = length - 8;
-            while (charset_length > 0 && (charset[charset_length - 1] == ' ' ||
-                                          charset[charset_length - 1] == '\t'))
+            while (charset_length > 0 &&
+                   (charset[charset_length - 1] == ' ' || charset[charset_length - 1] == '\t'))
                 charset_length--;
             if (charset_length >= 2 && charset[0] == '"' && charset[charset_length - 1] == '"') {
                 charset++;
@@ -768,17 +769,24 @@ struct http_server *http_server_start(struct app *app, int listener, struct gq_e
     const struct gq_config *config = app->config;
     struct sockaddr_storage address;
     socklen_t address_length = sizeof address;
+    /* libmicrohttpd 0.9.75 closes the socket it is given on some failures
+     * to start and not on others: it gets a duplicate, so that `listener`
+     * is closed here on every path and never twice. (On a failure that
+     * leaves the duplicate open, the process is about to exit.) */
+    int given = -1;
     if (getsockname(listener, (struct sockaddr *)&address, &address_length) != 0 ||
-        listen(listener, LISTEN_BACKLOG) != 0) {
-        gq_fail(err, GQ_ERR_NOT_READY, "listen", "cannot listen on %s port %u: %s",
-                config->listen, (unsigned)config->port, strerror(errno));
+        listen(listener, LISTEN_BACKLOG) != 0 ||
+        (given = fcntl(listener, F_DUPFD_CLOEXEC, 0)) < 0) {
+        gq_fail(err, GQ_ERR_NOT_READY, "listen", "cannot listen on %s port %u: %s", config->listen,
+                (unsigned)config->port, strerror(errno));
         close(listener);
         return NULL;
     }
+    close(listener);
     struct http_server *server = calloc(1, sizeof *server);
     if (server == NULL) {
         gq_fail(err, GQ_ERR_NO_MEMORY, NULL, "out of memory");
-        close(listener);
+        close(given);
         return NULL;
     }
     server->app = app;
@@ -787,7 +795,7 @@ struct http_server *http_server_start(struct app *app, int listener, struct gq_e
     if (server->slow_clients == NULL) {
         gq_fail(err, GQ_ERR_NO_MEMORY, NULL, "cannot start a thread");
         free(server);
-        close(listener);
+        close(given);
         return NULL;
     }
     /* Poll, not epoll: 0.9.75's epoll mode can stall with exactly 128
@@ -804,30 +812,34 @@ struct http_server *http_server_start(struct app *app, int listener, struct gq_e
     struct MHD_OptionItem pool[] = {
         {config->threads > 1 ? MHD_OPTION_THREAD_POOL_SIZE : MHD_OPTION_END, config->threads, NULL},
         {MHD_OPTION_END, 0, NULL}};
+    /* One option and its values a line. */
+    /* clang-format off */
     server->daemon = MHD_start_daemon(
-        flags, config->port, NULL, NULL, handle_access, app, MHD_OPTION_EXTERNAL_LOGGER,
-        log_from_mhd, NULL, MHD_OPTION_LISTEN_SOCKET, (MHD_socket)listener,
+        flags, config->port, NULL, NULL, handle_access, app,
+        MHD_OPTION_EXTERNAL_LOGGER, log_from_mhd, NULL,
+        MHD_OPTION_LISTEN_SOCKET, (MHD_socket)given,
         MHD_OPTION_ARRAY, pool,
         MHD_OPTION_CONNECTION_LIMIT, config->connection_limit,
         MHD_OPTION_PER_IP_CONNECTION_LIMIT, config->per_ip_connection_limit,
         MHD_OPTION_CONNECTION_TIMEOUT, config->connection_timeout_seconds,
-        MHD_OPTION_CONNECTION_MEMORY_LIMIT,
-        CONNECTION_MEMORY_BYTES, MHD_OPTION_NOTIFY_COMPLETED,
-        complete_request, server, MHD_OPTION_UNESCAPE_CALLBACK, unescape_keeping_nul, NULL,
-        MHD_OPTION_URI_LOG_CALLBACK, note_request_target, server, MHD_OPTION_NOTIFY_CONNECTION,
-        track_connection, server, MHD_OPTION_END);
+        MHD_OPTION_CONNECTION_MEMORY_LIMIT, CONNECTION_MEMORY_BYTES,
+        MHD_OPTION_NOTIFY_COMPLETED, complete_request, server,
+        MHD_OPTION_UNESCAPE_CALLBACK, unescape_keeping_nul, NULL,
+        MHD_OPTION_URI_LOG_CALLBACK, note_request_target, server,
+        MHD_OPTION_NOTIFY_CONNECTION, track_connection, server,
+        MHD_OPTION_END);
+    /* clang-format on */
     if (server->daemon == NULL) {
-        /* libmicrohttpd has logged why (threads, memory), and has closed
-         * the socket */
+        /* libmicrohttpd has logged why (threads, memory) */
         gq_fail(err, GQ_ERR_NOT_READY, "listen", "cannot serve on %s port %u", config->listen,
                 (unsigned)config->port);
         slow_clients_stop(server->slow_clients);
         free(server);
         return NULL;
     }
-    server->port = ntohs(address.ss_family == AF_INET6
-                             ? ((const struct sockaddr_in6 *)&address)->sin6_port
-                             : ((const struct sockaddr_in *)&address)->sin_port);
+    server->port =
+        ntohs(address.ss_family == AF_INET6 ? ((const struct sockaddr_in6 *)&address)->sin6_port
+                                            : ((const struct sockaddr_in *)&address)->sin_port);
     return server;
 }
 
