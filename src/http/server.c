@@ -360,31 +360,52 @@ static bool is_json_content_type(const char *value)
     return next == '\0' || next == ';' || next == ' ' || next == '\t';
 }
 
-/* False when the Content-Type names a charset other than UTF-8: JSON is
- * UTF-8 (RFC 8259, 8.1), and a body declared as latin1 would otherwise be
- * read as UTF-8 all the same. Other parameters are ignored. */
-static bool charset_is_utf8(const char *value)
+/* One parameter of a media type, "; name=value", the value a token or a
+ * quoted string (RFC 9110, 5.6.6); spaces around the name and the "=" are
+ * tolerated. Returns where the next ";" is (or the end). */
+static const char *read_media_parameter(const char *at, char *name, size_t name_size, char *value,
+                                        size_t value_size)
 {
-    const char *parameter = value != NULL ? strchr(value, ';') : NULL;
-    while (parameter != NULL) {
-        parameter++;
-        parameter += strspn(parameter, " \t");
-        size_t length = strcspn(parameter, ";");
-        if (length >= 8 && strncasecmp(parameter, "charset=", 8) == 0) {
-            const char *charset = parameter + 8;
-            size_t charset_length = length - 8;
-            while (charset_length > 0 &&
-                   (charset[charset_length - 1] == ' ' || charset[charset_length - 1] == '\t'))
-                charset_length--;
-            if (charset_length >= 2 && charset[0] == '"' && charset[charset_length - 1] == '"') {
-                charset++;
-                charset_length -= 2;
-            }
-            if (!(charset_length == 5 && strncasecmp(charset, "utf-8", 5) == 0) &&
-                !(charset_length == 4 && strncasecmp(charset, "utf8", 4) == 0))
-                return false;
+    size_t n = 0, v = 0;
+    at += strspn(at, " \t");
+    while (*at != '\0' && *at != '=' && *at != ';' && *at != ' ' && *at != '\t') {
+        if (n + 1 < name_size)
+            name[n++] = *at;
+        at++;
+    }
+    at += strspn(at, " \t");
+    if (*at == '=') {
+        at++;
+        at += strspn(at, " \t");
+        bool quoted = *at == '"';
+        at += quoted;
+        while (*at != '\0' && (quoted ? *at != '"' : *at != ';' && *at != ' ' && *at != '\t')) {
+            if (quoted && *at == '\\' && at[1] != '\0')
+                at++;
+            if (v + 1 < value_size)
+                value[v++] = *at;
+            at++;
         }
-        parameter = strchr(parameter, ';');
+        at += quoted && *at == '"';
+    }
+    name[n] = '\0';
+    value[v] = '\0';
+    return at + strcspn(at, ";");
+}
+
+/* False when the Content-Type names a charset other than UTF-8 (or its
+ * subset US-ASCII): JSON is UTF-8 (RFC 8259, 8.1), and a body declared as
+ * latin1 would otherwise be read as UTF-8 all the same. Other parameters
+ * are ignored. */
+static bool charset_is_utf8(const char *content_type)
+{
+    const char *at = content_type != NULL ? strchr(content_type, ';') : NULL;
+    while (at != NULL && *at == ';') {
+        char name[16], value[16];
+        at = read_media_parameter(at + 1, name, sizeof name, value, sizeof value);
+        if (strcasecmp(name, "charset") == 0 && strcasecmp(value, "utf-8") != 0 &&
+            strcasecmp(value, "utf8") != 0 && strcasecmp(value, "us-ascii") != 0)
+            return false;
     }
     return true;
 }

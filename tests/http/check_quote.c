@@ -483,11 +483,37 @@ START_TEST(test_quote_content_type)
     expect_error(response, 415, "unsupported_media_type", NULL);
     http_response_free(response);
 
-    const char *const charset[] = {"Content-Type: Application/JSON; charset=utf-8", NULL};
-    response = http_request(client, "POST", "/quote", charset, body);
-    expect_status(response, 200);
-    expect_str(response->json, "total", "1641.60");
-    http_response_free(response);
+    /* UTF-8 (or its subset US-ASCII) under any spelling is read; a quoted
+     * parameter may hold what looks like another charset. */
+    static const char *const readable[] = {
+        "Content-Type: Application/JSON; charset=utf-8",
+        "Content-Type: application/json;charset=\"UTF-8\"",
+        "Content-Type: application/json; CHARSET=utf8 ; q=1",
+        "Content-Type: application/json; charset=us-ascii",
+        "Content-Type: application/json; foo=\"a;charset=latin1\"; charset = utf-8",
+    };
+    for (size_t i = 0; i < sizeof readable / sizeof readable[0]; i++) {
+        const char *const headers[] = {readable[i], NULL};
+        response = http_request(client, "POST", "/quote", headers, body);
+        ck_assert_msg(response->status == 200, "%s: %ld", readable[i], response->status);
+        expect_str(response->json, "total", "1641.60");
+        http_response_free(response);
+    }
+    /* Any other charset, however spaced, is refused unread. */
+    static const char *const unreadable[] = {
+        "Content-Type: application/json; charset=latin1",
+        "Content-Type: application/json; charset = latin1",
+        "Content-Type: application/json; charset =latin1",
+        "Content-Type: application/json; charset=\"utf-8x\"",
+        "Content-Type: application/json; charset=",
+        "Content-Type: application/json; foo=\"x\"; charset=utf-16",
+    };
+    for (size_t i = 0; i < sizeof unreadable / sizeof unreadable[0]; i++) {
+        const char *const headers[] = {unreadable[i], NULL};
+        response = http_request(client, "POST", "/quote", headers, body);
+        expect_error(response, 415, "unsupported_media_type", NULL);
+        http_response_free(response);
+    }
 
     /* Two media types: which one the body is cannot be told. */
     const char *const twice[] = {"Content-Type: application/json", "Content-Type: text/plain",
