@@ -53,6 +53,20 @@ static int open_store(const struct gq_config *config, bool migrate, struct store
     if (migrate)
         log_info("database %s: %d migration%s applied", config->database, applied,
                  applied == 1 ? "" : "s");
+    int pending = 0;
+    char oldest[128];
+    /* Not migrating, the directory is only consulted: without it the
+     * schema cannot be checked, which is no reason not to serve. */
+    if (!migrate && store_pending_migrations(*store, config->migrations_dir, &pending, oldest,
+                                             sizeof oldest, &err) != GQ_OK)
+        log_warning("cannot check for pending migrations: %s", err.message);
+    if (pending > 0) {
+        log_error("database %s lacks %d migration%s of %s (the first %s): run 'gpuquote "
+                  "migrate', or serve with auto_migrate on",
+                  config->database, pending, pending == 1 ? "" : "s", config->migrations_dir,
+                  oldest);
+        return EXIT_FAILURE;
+    }
     int unknown = 0;
     char newest[128];
     if (migrate && store_unknown_migrations(*store, config->migrations_dir, &unknown, newest,

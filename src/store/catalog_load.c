@@ -224,8 +224,10 @@ static enum gq_code read_model(struct loader *loader, sqlite3_stmt *stmt, struct
         code = copy_text(stmt, 3, &model->memory_type, err);
     /* Training in fp32 (and bf16 without BF16 tensor cores) is timed at it. */
     if (code == GQ_OK && !(model->fp32_tflops > 0.0))
-        code = gq_fail(err, GQ_ERR_INVALID_VALUE, NULL, "GPU model '%s' has no fp32_tflops",
-                       model->id);
+        code = gq_fail(err, GQ_ERR_INVALID_VALUE, NULL,
+                       "GPU model '%s' has no fp32_tflops (its FP32 peak: UPDATE gpu_models SET "
+                       "fp32_tflops = ... WHERE id = '%s')",
+                       model->id, model->id);
     return code;
 }
 

@@ -436,3 +436,31 @@ enum gq_code store_unknown_migrations(struct store *store, const char *directory
     free_migrations(&list);
     return code;
 }
+
+/* See store.h. */
+enum gq_code store_pending_migrations(struct store *store, const char *directory, int *count,
+                                      char *oldest, size_t oldest_size, struct gq_error *err)
+{
+    *count = 0;
+    if (oldest_size > 0)
+        oldest[0] = '\0';
+    struct migration_list list = {NULL, 0};
+    enum gq_code code = list_migrations(directory, &list, err);
+    struct store_conn *conn = store_db_checkout(store);
+    /* A database never migrated has no history: every file is pending. */
+    bool has_history = sqlite3_table_column_metadata(conn->db, "main", "schema_migrations",
+                                                     NULL, NULL, NULL, NULL, NULL,
+                                                     NULL) == SQLITE_OK;
+    for (size_t i = 0; code == GQ_OK && i < list.count; i++) {
+        char recorded[CHECKSUM_SIZE] = "";
+        if (has_history)
+            code = find_recorded(conn, list.items[i].version, recorded, err);
+        if (code != GQ_OK || recorded[0] != '\0')
+            continue;
+        if ((*count)++ == 0)
+            snprintf(oldest, oldest_size, "%s", list.items[i].name);
+    }
+    store_db_checkin(store, conn);
+    free_migrations(&list);
+    return code;
+}

@@ -51,6 +51,12 @@ enum gq_code store_migrate(struct store *store, const char *directory, int *appl
 enum gq_code store_unknown_migrations(struct store *store, const char *directory, int *count,
                                       char *newest, size_t newest_size, struct gq_error *err);
 
+/* How many migrations of `directory` the database has not had, and the
+ * name of the oldest: a server that does not migrate (auto_migrate off)
+ * must not serve a schema older than its code. */
+enum gq_code store_pending_migrations(struct store *store, const char *directory, int *count,
+                                      char *oldest, size_t oldest_size, struct gq_error *err);
+
 /* Reads the migrations of `directory` as store_migrate() would, without a
  * database: called before the database is created, so that a missing or
  * bad migrations directory leaves no empty database file behind. */

@@ -166,6 +166,48 @@ START_TEST(test_faults_file_missing_without_migrations)
 }
 END_TEST
 
+/* A server told not to migrate (auto_migrate off) refuses a database
+ * older than its migrations, naming the first it lacks, instead of serving
+ * a schema its code does not know; migrating then serves it. */
+START_TEST(test_faults_pending_migration_without_auto_migrate)
+{
+    struct server server = {0};
+    migrated_database(&server);
+    char migrations[SERVER_PATH_SIZE];
+    snprintf(migrations, sizeof migrations, "%s", server_path(&server, "migrations"));
+    copy_migrations(migrations);
+    char extra[SERVER_PATH_SIZE + 32];
+    snprintf(extra, sizeof extra, "%s/0004_extra.sql", migrations);
+    FILE *file = fopen(extra, "w");
+    ck_assert_ptr_nonnull(file);
+    fputs("CREATE TABLE extra (x INTEGER);\n", file);
+    ck_assert_int_eq(fclose(file), 0);
+
+    const char *const args[] = {"--migrations", migrations, NULL};
+    const char *const off[] = {"GPUQUOTE_AUTO_MIGRATE=false", NULL};
+    struct server_options refused = {args, off, false};
+    ck_assert_int_eq(server_run(&server, &refused), 1);
+    char expected[SERVER_PATH_SIZE * 3];
+    snprintf(expected, sizeof expected,
+             "gpuquote: error: database %s lacks 1 migration of %s (the first 0004_extra.sql): "
+             "run 'gpuquote migrate', or serve with auto_migrate on\n",
+             server.db_path, migrations);
+    expect_stderr_has(&server, expected);
+    ck_assert_int_eq(server_db_integer(&server,
+                                       "SELECT count(*) FROM sqlite_master WHERE name = 'extra'",
+                                       NULL),
+                     0);
+
+    struct server_options migrating = {args, NULL, false};
+    server_start(&server, &migrating);
+    ck_assert_int_eq(server_db_integer(&server,
+                                       "SELECT count(*) FROM sqlite_master WHERE name = 'extra'",
+                                       NULL),
+                     1);
+    server_finish(&server);
+}
+END_TEST
+
 /* SIGTERM while a migration waits for the database (another process holds
  * it): the migration, one transaction, completes once the database is
  * free, and the server then stops instead of serving, exit 0. (Signals are
@@ -995,6 +1037,7 @@ static Suite *make_suite(void)
     tcase_add_test(start, test_faults_directory_read_only);
     tcase_add_test(start, test_faults_file_immutable);
     tcase_add_test(start, test_faults_sigterm_during_migration);
+    tcase_add_test(start, test_faults_pending_migration_without_auto_migrate);
     suite_add_tcase(suite, start);
 
     TCase *locked = tcase_create("locked");

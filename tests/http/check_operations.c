@@ -13,13 +13,16 @@
  * The endpoint cases share one server per test case; everything about the
  * process's life starts a server of its own.
  */
+#include <arpa/inet.h>
 #include <check.h>
+#include <netinet/in.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <unistd.h>
 
 #include "support/expect.h"
@@ -1072,6 +1075,49 @@ START_TEST(test_operations_port_in_use)
 }
 END_TEST
 
+/* The socket bound before the database serves IPv6 too, and only IPv6
+ * on an IPv6 address. Skipped where the machine has no IPv6 loopback. */
+START_TEST(test_operations_listens_on_ipv6)
+{
+    int probe = socket(AF_INET6, SOCK_STREAM, 0);
+    struct sockaddr_in6 loopback = {.sin6_family = AF_INET6, .sin6_addr = IN6ADDR_LOOPBACK_INIT};
+    bool usable = probe >= 0 && bind(probe, (struct sockaddr *)&loopback, sizeof loopback) == 0;
+    if (probe >= 0)
+        close(probe);
+    if (!usable) {
+        fprintf(stderr, "test_operations_listens_on_ipv6: skipped, no IPv6 loopback here\n");
+        return;
+    }
+    struct server server = {0};
+    const char *const args[] = {"--listen", "::1", NULL};
+    struct server_options options = {args, NULL, false};
+    server_launch(&server, &options);
+    ck_assert(server_wait_for_text(&server, "stderr.log", "listening on ::1 port ",
+                                   suite_wait_ms(10)));
+    char *written = server_read(&server, "port");
+    unsigned port = (unsigned)strtoul(written, NULL, 10);
+    free(written);
+    ck_assert_uint_gt(port, 0);
+
+    int fd = socket(AF_INET6, SOCK_STREAM, 0);
+    ck_assert_int_ge(fd, 0);
+    loopback.sin6_port = htons((uint16_t)port);
+    ck_assert_int_eq(connect(fd, (struct sockaddr *)&loopback, sizeof loopback), 0);
+    static const char request[] = "GET /healthz HTTP/1.1\r\nHost: [::1]\r\n\r\n";
+    ck_assert(raw_send(fd, request, sizeof request - 1));
+    char *response = raw_read_response(fd, suite_wait_ms(5), true, NULL);
+    ck_assert_ptr_nonnull(response);
+    ck_assert_int_eq(raw_status(response), 200);
+    ck_assert_str_eq(raw_body(response), "{\"status\":\"ok\",\"version\":\"" GQ_VERSION "\"}");
+    free(response);
+    close(fd);
+    /* Not on IPv4: the address is IPv6 only. */
+    ck_assert(raw_connections_refused((uint16_t)port, 200));
+    ck_assert_int_eq(server_stop(&server), 0);
+    server_cleanup(&server);
+}
+END_TEST
+
 /* A port file that cannot be written stops the server: whoever asked for
  * it would otherwise wait for a port it never learns. */
 START_TEST(test_operations_port_file_unwritable)
@@ -1357,6 +1403,7 @@ static Suite *make_suite(void)
     tcase_add_test(process, test_operations_migrations_missing);
     tcase_add_test(process, test_operations_port_in_use);
     tcase_add_test(process, test_operations_port_file_unwritable);
+    tcase_add_test(process, test_operations_listens_on_ipv6);
     tcase_add_test(process, test_operations_unknown_variable_warned);
     tcase_add_test(process, test_operations_bad_listen_address);
     tcase_add_test(process, test_operations_restart_on_same_port);

@@ -385,7 +385,8 @@ START_TEST(test_model_without_fp32_peak_fails_validation)
     struct gq_error err;
     ck_assert_int_eq(store_load_catalog(store, &catalog, &err), GQ_ERR_INVALID_VALUE);
     ck_assert_ptr_null(catalog);
-    ck_assert_str_eq(err.message, "GPU model 't4-16g' has no fp32_tflops");
+    ck_assert_str_eq(err.message, "GPU model 't4-16g' has no fp32_tflops (its FP32 peak: UPDATE "
+                                  "gpu_models SET fp32_tflops = ... WHERE id = 't4-16g')");
 }
 END_TEST
 

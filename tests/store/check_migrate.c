@@ -18,6 +18,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <sys/stat.h>
 
 #include "store/store.h"
@@ -372,6 +373,45 @@ START_TEST(test_new_file_is_applied_on_rerun)
 }
 END_TEST
 
+/* 0003 adds each GPU model's FP32 and BF16 peaks to a database already in
+ * use: the figures change no price, so the price list version a stored
+ * quote names, and its time, stay as they were (the triggers bump the
+ * version on every row the migration updates). */
+START_TEST(test_precision_peaks_keep_the_price_list_version)
+{
+    copy_migrations();
+    char peaks[1024];
+    snprintf(peaks, sizeof peaks, "%s/0003_precision_peaks.sql", migrations_copy);
+    size_t size;
+    char *sql = read_whole(peaks, &size);
+    ck_assert_int_eq(unlink(peaks), 0);
+    int applied = -1;
+    struct gq_error err;
+    ck_assert_int_eq(migrate(migrations_copy, &applied, &err), GQ_OK);
+    ck_assert_int_eq(applied, 2);
+    sqlite3 *db;
+    ck_assert_int_eq(sqlite3_open(db_path, &db), SQLITE_OK);
+    ck_assert_int_eq(sqlite3_exec(db,
+                                  "UPDATE sku_prices SET amount_fen = 239 WHERE sku_id = "
+                                  "'v100-16g-x1' AND mode_id = 'on_demand';"
+                                  "UPDATE price_list SET updated_at = 1700000000",
+                                  NULL, NULL, NULL),
+                     SQLITE_OK);
+    sqlite3_close(db);
+    ck_assert_int_eq(query_int("SELECT version FROM price_list"), 2);
+
+    write_file(migrations_copy, "0003_precision_peaks.sql", sql, "wb");
+    free(sql);
+    ck_assert_msg(migrate(migrations_copy, &applied, &err) == GQ_OK, "%s", err.message);
+    ck_assert_int_eq(applied, 1);
+    ck_assert_int_eq(query_int("SELECT version FROM price_list"), 2);
+    ck_assert_int_eq(query_int("SELECT updated_at FROM price_list"), 1700000000);
+    ck_assert_int_eq(query_int("SELECT count(*) FROM gpu_models WHERE fp32_tflops IS NULL"), 0);
+    ck_assert_int_eq(query_int("SELECT count(*) FROM gpu_models WHERE bf16_tflops IS NULL"), 3);
+    ck_assert_int_eq(query_int("SELECT count(*) FROM sqlite_temp_master"), 0);
+}
+END_TEST
+
 /* Names that are not ^[0-9]{4}_[a-z0-9_]+\.sql$ are not migrations. */
 static const char *const ignored_names[] = {
     "README.md",      "0003-dash.sql", "003_short.sql", "0003_Upper.sql",
@@ -525,6 +565,7 @@ static Suite *migrate_suite(void)
     tcase_add_test(rerun, test_rerun_applies_nothing);
     tcase_add_test(rerun, test_changed_file_stops_everything);
     tcase_add_test(rerun, test_new_file_is_applied_on_rerun);
+    tcase_add_test(rerun, test_precision_peaks_keep_the_price_list_version);
     tcase_add_loop_test(rerun, test_other_names_are_ignored, 0,
                         (int)(sizeof ignored_names / sizeof ignored_names[0]));
     tcase_add_test(rerun, test_failing_file_is_rolled_back_and_named);
