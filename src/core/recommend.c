@@ -596,7 +596,7 @@ static void describe_plan(const struct plan *plan, char *buf, size_t size)
             n = snprintf(buf + used, size - used, "the %s rate", hourly_rate_words(part->mode));
         else if (billing_mode_is_hourly(part->mode))
             n = snprintf(buf + used, size - used, "%s%s h at the %s rate", joint,
-                         one_decimal((double)part->millihours / USAGE_MILLIHOURS_PER_HOUR, hours),
+                         small_figure((double)part->millihours / USAGE_MILLIHOURS_PER_HOUR, hours),
                          hourly_rate_words(part->mode));
         else
             n = snprintf(buf + used, size - used, "%s%d %s%s", joint, (int)part->blocks,
@@ -640,7 +640,7 @@ static void reason_work(const struct scan *scan, const struct recommendation *r,
                  one_decimal(e->decode_gb_per_token, c));
     else
         snprintf(buf, RECOMMEND_TEXT_SIZE, "%s h/day for %d days: %s h per instance",
-                 one_decimal((double)r->usage.millihours_per_day / USAGE_MILLIHOURS_PER_HOUR, a),
+                 small_figure((double)r->usage.millihours_per_day / USAGE_MILLIHOURS_PER_HOUR, a),
                  (int)r->usage.days, small_figure(r->estimated_hours, b));
 }
 
@@ -653,7 +653,7 @@ static void reason_plan(const struct scan *scan, const struct recommendation *r,
         snprintf(count, sizeof count, "%d × ", (int)r->quantity);
     snprintf(buf, RECOMMEND_TEXT_SIZE, "cheapest plan: %s%s, %s for %s%s h%s%s%s", plan,
              r->quantity > 1 ? " per instance" : "", amount_text(scan, r->total, total), count,
-             one_decimal((double)usage_millihours(&r->usage) / USAGE_MILLIHOURS_PER_HOUR, hours),
+             small_figure((double)usage_millihours(&r->usage) / USAGE_MILLIHOURS_PER_HOUR, hours),
              r->discount > 0 ? " after " : "",
              r->discount > 0 ? amount_text(scan, r->discount, discount) : "",
              r->discount > 0 ? " discount" : "");
@@ -670,7 +670,7 @@ static bool reason_schedule(const struct scan *scan, const struct recommendation
         char days[DECIMAL_SIZE], hours[DECIMAL_SIZE];
         snprintf(buf, RECOMMEND_TEXT_SIZE, "finishes in %s days at %s h/day%s",
                  one_decimal(tenths_up(r->estimated_days), days),
-                 one_decimal((double)scan->millihours_per_day / USAGE_MILLIHOURS_PER_HOUR, hours),
+                 small_figure((double)scan->millihours_per_day / USAGE_MILLIHOURS_PER_HOUR, hours),
                  tail);
         return true;
     }

@@ -69,6 +69,9 @@ START_TEST(test_recommend_seconds_long_run_shows_its_hours)
     expect_str(r, "recommendations[0].reasons[1]",
                "0.0012 h of training: 6e+15 FLOPs on 64 × 125 TFLOPS fp16 at 35% MFU × 51% "
                "scaling");
+    /* Billed in thousandths of an hour: 2 each, not "0.0 h". */
+    expect_str(r, "recommendations[0].reasons[2]",
+               "cheapest plan: the on-demand rate per instance, ¥0.32 for 8 × 0.002 h");
     http_response_free(response);
 }
 END_TEST
