@@ -143,7 +143,7 @@ static const char *expected_form(enum query_param param)
     case PARAM_GPU_COUNT:
         return "a whole number of cards, 1..1024";
     case PARAM_MAX_HOURLY:
-        return "an amount such as 5 or 9.90";
+        return "an amount such as 5 or 9.90, at most 10000000000000.00";
     case PARAM_SORT:
         return "one of price, memory, tflops, id, optionally prefixed with - for descending";
     case PARAM_COUNT:

@@ -119,6 +119,8 @@ struct route;
 #define REQUEST_ID_PREFIX "req_"
 #define REQUEST_ID_MAX 128
 
+#define IDEMPOTENCY_KEY_MAX 255 /* characters of an Idempotency-Key */
+
 struct http_request {
     struct app *app;
     struct MHD_Connection *connection;
@@ -135,6 +137,9 @@ struct http_request {
     /* X-Request-Id: the client's (a proxy's), or one made here; sent on the
      * answer and logged. */
     char request_id[REQUEST_ID_MAX + 1];
+    /* The Idempotency-Key of POST /quote without the whitespace a field
+     * value may end with (RFC 9110, 5.5); the store borrows it. */
+    char idempotency_key[IDEMPOTENCY_KEY_MAX + 1];
     const struct route *route;
     char path_id[96];          /* the {id} segment of the path, if any */
     unsigned allowed_methods;  /* for 405 and OPTIONS */

@@ -18,7 +18,6 @@
 #include "util/ids.h"
 
 #define QUOTE_ID_PREFIX "q_"
-#define IDEMPOTENCY_KEY_MAX 255
 
 static void add_location(struct MHD_Response *response, const char *id)
 {
@@ -61,15 +60,23 @@ static enum MHD_Result reply_stored(struct http_request *request,
 /* A printable ASCII key of 1..255 characters, or NULL (no key). */
 static bool read_idempotency_key(struct http_request *request, const char **key)
 {
-    *key = MHD_lookup_connection_value(request->connection, MHD_HEADER_KIND, "Idempotency-Key");
-    if (*key == NULL)
+    const char *sent =
+        MHD_lookup_connection_value(request->connection, MHD_HEADER_KIND, "Idempotency-Key");
+    *key = NULL;
+    if (sent == NULL)
         return true;
-    size_t length = strlen(*key);
+    /* libmicrohttpd drops the whitespace before a value, not after it. */
+    size_t length = strlen(sent);
+    while (length > 0 && (sent[length - 1] == ' ' || sent[length - 1] == '\t'))
+        length--;
     if (length == 0 || length > IDEMPOTENCY_KEY_MAX)
         return false;
     for (size_t i = 0; i < length; i++)
-        if ((*key)[i] < 0x21 || (*key)[i] > 0x7e)
+        if (sent[i] < 0x21 || sent[i] > 0x7e)
             return false;
+    memcpy(request->idempotency_key, sent, length);
+    request->idempotency_key[length] = '\0';
+    *key = request->idempotency_key;
     return true;
 }
 
@@ -152,7 +159,7 @@ static enum MHD_Result reply_replay(struct http_request *request, const char *ca
  * the connection is suspended (quote_batch.c writes it). */
 static void pending_save_free(struct quote_save *save)
 {
-    save->quote.idempotency_key = NULL; /* borrowed from the request headers */
+    save->quote.idempotency_key = NULL; /* borrowed from the request */
     stored_quote_clear(&save->quote);
     if (save->replayed)
         stored_quote_clear(&save->existing);

@@ -276,6 +276,28 @@ static void clear_list(struct gq_config *config)
     config->n_cors_origins = 0;
 }
 
+/* True for "*" and for an origin as a browser sends it in `Origin`
+ * (RFC 6454, 6.1): "http://" or "https://", a lower-case host, an optional
+ * ":port", no path, not even "/". Anything else could never match. */
+static bool is_origin(const char *text, size_t length)
+{
+    if (length == 1 && text[0] == '*')
+        return true;
+    size_t scheme = length > 7 && strncmp(text, "http://", 7) == 0    ? 7
+                    : length > 8 && strncmp(text, "https://", 8) == 0 ? 8
+                                                                      : 0;
+    if (scheme == 0)
+        return false;
+    for (size_t i = scheme; i < length; i++) {
+        char c = text[i];
+        bool allowed = (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '.' || c == '-' ||
+                       c == ':' || c == '[' || c == ']';
+        if (!allowed)
+            return false;
+    }
+    return text[scheme] != ':';
+}
+
 /* Appends `length` bytes of `text` to the CORS list. */
 static enum gq_code append_list(struct loader *ld, const struct key_spec *key, struct source src,
                                 const char *text, size_t length)
@@ -283,6 +305,11 @@ static enum gq_code append_list(struct loader *ld, const struct key_spec *key, s
     struct gq_config *config = ld->config;
     if (length == 0)
         return fail_value(ld, key, src, "an origin is empty");
+    if (!is_origin(text, length))
+        return fail_value(ld, key, src,
+                          "'%.*s' is not an origin as browsers send it: \"*\" or "
+                          "scheme://host[:port] in lower case, with no path (not even \"/\")",
+                          (int)(length < 100 ? length : 100), text);
     if (config->n_cors_origins == CONFIG_MAX_CORS_ORIGINS)
         return fail_value(ld, key, src, "more than %d origins", CONFIG_MAX_CORS_ORIGINS);
     char *copy = strndup(text, length);

@@ -783,6 +783,15 @@ START_TEST(test_quote_idempotency_key)
         ck_assert_msg(json_equal(retry->json, first->json), "replayed %s", retry->body);
         http_response_free(retry);
     }
+    /* Whitespace after a field value is not part of it (RFC 9110, 5.5):
+     * the key sent with a trailing space and tab is the same key. */
+    char padded[80];
+    snprintf(padded, sizeof padded, "%s \t", key);
+    struct http_response *spaced = post_quote_with_key(client, padded, body);
+    expect_status(spaced, 201);
+    ck_assert_str_eq(http_header(spaced, "idempotent-replayed"), "true");
+    expect_str(spaced->json, "id", id);
+    http_response_free(spaced);
     ck_assert_int_eq(count_quotes(&shared), before + 1);
 
     /* Another body with the same key. */

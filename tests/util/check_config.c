@@ -487,11 +487,26 @@ START_TEST(test_empty_cors_variable_clears_file_list)
 }
 END_TEST
 
+/* Ports and IPv6 hosts are part of an origin. */
+START_TEST(test_cors_origins_with_ports_and_ipv6_hosts)
+{
+    struct gq_config c;
+    struct gq_error err;
+    char *argv[] = {"gpuquote", NULL};
+    char *envp[] = {"GPUQUOTE_CORS_ORIGINS=http://localhost:3000,https://[::1]:8443", NULL};
+    ck_assert_int_eq(load(&c, NULL, argv, envp, &err), GQ_OK);
+    ck_assert_uint_eq(c.n_cors_origins, 2);
+    ck_assert_str_eq(c.cors_origins[0], "http://localhost:3000");
+    ck_assert_str_eq(c.cors_origins[1], "https://[::1]:8443");
+    config_free(&c);
+}
+END_TEST
+
 START_TEST(test_sixteen_cors_origins_fit)
 {
     char list[256] = "";
     for (int i = 0; i < CONFIG_MAX_CORS_ORIGINS; i++)
-        snprintf(list + strlen(list), sizeof list - strlen(list), "%so%d", i ? "," : "", i);
+        snprintf(list + strlen(list), sizeof list - strlen(list), "%shttp://o%d", i ? "," : "", i);
     char variable[300];
     snprintf(variable, sizeof variable, "GPUQUOTE_CORS_ORIGINS=%s", list);
     struct gq_config c;
@@ -500,8 +515,8 @@ START_TEST(test_sixteen_cors_origins_fit)
     char *envp[] = {variable, NULL};
     ck_assert_int_eq(load(&c, NULL, argv, envp, &err), GQ_OK);
     ck_assert_uint_eq(c.n_cors_origins, 16);
-    ck_assert_str_eq(c.cors_origins[0], "o0");
-    ck_assert_str_eq(c.cors_origins[15], "o15");
+    ck_assert_str_eq(c.cors_origins[0], "http://o0");
+    ck_assert_str_eq(c.cors_origins[15], "http://o15");
     config_free(&c);
 }
 END_TEST
@@ -753,25 +768,48 @@ static const struct error_case {
      {NULL},
      "cors_origins",
      "gq.json: cors_origins: expected an array of strings, got a string"},
-    {"{\"cors_origins\": [\"a\", 1]}",
+    {"{\"cors_origins\": [\"https://a.example\", 1]}",
      NULL,
      {"--config", "gq.json"},
      {NULL},
      "cors_origins",
      "gq.json: cors_origins: expected an array of strings, got an integer"},
-    {"{\"cors_origins\": [\"a\", \"\"]}",
+    {"{\"cors_origins\": [\"https://a.example\", \"\"]}",
      NULL,
      {"--config", "gq.json"},
      {NULL},
      "cors_origins",
      "gq.json: cors_origins: an origin is empty"},
-    {"{\"cors_origins\": [\"1\",\"2\",\"3\",\"4\",\"5\",\"6\",\"7\",\"8\",\"9\",\"10\",\"11\","
-     "\"12\",\"13\",\"14\",\"15\",\"16\",\"17\"]}",
+    {"{\"cors_origins\": [\"http://1\",\"http://2\",\"http://3\",\"http://4\",\"http://5\","
+     "\"http://6\",\"http://7\",\"http://8\",\"http://9\",\"http://10\",\"http://11\","
+     "\"http://12\",\"http://13\",\"http://14\",\"http://15\",\"http://16\",\"http://17\"]}",
      NULL,
      {"--config", "gq.json"},
      {NULL},
      "cors_origins",
      "gq.json: cors_origins: more than 16 origins"},
+    /* Origins a browser never sends: they would never match. */
+    {"{\"cors_origins\": [\"https://a.example/\"]}",
+     NULL,
+     {"--config", "gq.json"},
+     {NULL},
+     "cors_origins",
+     "gq.json: cors_origins: 'https://a.example/' is not an origin as browsers send it: \"*\" or "
+     "scheme://host[:port] in lower case, with no path (not even \"/\")"},
+    {NULL,
+     NULL,
+     {NULL},
+     {"GPUQUOTE_CORS_ORIGINS=https://shop.example,a.example"},
+     "cors_origins",
+     "GPUQUOTE_CORS_ORIGINS: 'a.example' is not an origin as browsers send it: \"*\" or "
+     "scheme://host[:port] in lower case, with no path (not even \"/\")"},
+    {NULL,
+     NULL,
+     {NULL},
+     {"GPUQUOTE_CORS_ORIGINS=https://Shop.example"},
+     "cors_origins",
+     "GPUQUOTE_CORS_ORIGINS: 'https://Shop.example' is not an origin as browsers send it: \"*\" or "
+     "scheme://host[:port] in lower case, with no path (not even \"/\")"},
     /* Ranges in the file, at each bound. */
     {"{\"port\": -1}",
      NULL,
@@ -923,13 +961,13 @@ static const struct error_case {
     {NULL,
      NULL,
      {NULL},
-     {"GPUQUOTE_CORS_ORIGINS=a,,b"},
+     {"GPUQUOTE_CORS_ORIGINS=https://a.example,,https://b.example"},
      "cors_origins",
      "GPUQUOTE_CORS_ORIGINS: an origin is empty"},
     {NULL,
      NULL,
      {NULL},
-     {"GPUQUOTE_CORS_ORIGINS=a,"},
+     {"GPUQUOTE_CORS_ORIGINS=https://a.example,"},
      "cors_origins",
      "GPUQUOTE_CORS_ORIGINS: an origin is empty"},
     {NULL,
@@ -1103,6 +1141,7 @@ static Suite *config_suite(void)
     tcase_add_test(keys, test_cors_origins_from_environment_replace_file);
     tcase_add_test(keys, test_empty_cors_variable_clears_file_list);
     tcase_add_test(keys, test_sixteen_cors_origins_fit);
+    tcase_add_test(keys, test_cors_origins_with_ports_and_ipv6_hosts);
     tcase_add_test(keys, test_port_file_unset_by_null_and_empty);
     tcase_add_loop_test(keys, test_boolean_variables, 0,
                         (int)(sizeof bool_cases / sizeof bool_cases[0]));
