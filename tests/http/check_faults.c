@@ -30,6 +30,7 @@
  */
 #include <check.h>
 #include <curl/curl.h>
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -96,16 +97,22 @@ static void migrated_database(struct server *server)
     unlink(server->port_file);
 }
 
-/* Copies the source tree's migrations into `to` (a new directory). */
+/* Copies the source tree's migrations (every .sql file) into `to`, a new
+ * directory, so that a migration added later needs no change here. */
 static void copy_migrations(const char *to)
 {
     ck_assert_int_eq(mkdir(to, 0700), 0);
-    const char *names[] = {"0001_schema.sql", "0002_seed_catalog.sql", "0003_precision_peaks.sql"};
-    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
-        char from_path[PATH_MAX], to_path[PATH_MAX];
-        snprintf(from_path, sizeof from_path, "%s/migrations/%s", getenv("GPUQUOTE_SOURCE_DIR"),
-                 names[i]);
-        snprintf(to_path, sizeof to_path, "%s/%s", to, names[i]);
+    char from_dir[PATH_MAX];
+    snprintf(from_dir, sizeof from_dir, "%s/migrations", getenv("GPUQUOTE_SOURCE_DIR"));
+    DIR *dir = opendir(from_dir);
+    ck_assert_msg(dir != NULL, "%s: %s", from_dir, strerror(errno));
+    for (struct dirent *entry; (entry = readdir(dir)) != NULL;) {
+        size_t length = strlen(entry->d_name);
+        if (length < 5 || strcmp(entry->d_name + length - 4, ".sql") != 0)
+            continue;
+        char from_path[PATH_MAX + 256], to_path[PATH_MAX + 256];
+        snprintf(from_path, sizeof from_path, "%s/%s", from_dir, entry->d_name);
+        snprintf(to_path, sizeof to_path, "%s/%s", to, entry->d_name);
         FILE *in = fopen(from_path, "rb");
         FILE *out = fopen(to_path, "wb");
         ck_assert_msg(in != NULL && out != NULL, "%s -> %s: %s", from_path, to_path,
@@ -117,6 +124,22 @@ static void copy_migrations(const char *to)
         fclose(in);
         ck_assert_int_eq(fclose(out), 0);
     }
+    closedir(dir);
+}
+
+/* The server's own copy of the migrations, with one more, `name`, that
+ * runs `sql`; its directory is written into `migrations`. */
+static void migrations_with_one_more(struct server *server, const char *name, const char *sql,
+                                     char migrations[SERVER_PATH_SIZE])
+{
+    snprintf(migrations, SERVER_PATH_SIZE, "%s", server_path(server, "migrations"));
+    copy_migrations(migrations);
+    char path[SERVER_PATH_SIZE + 64];
+    snprintf(path, sizeof path, "%s/%s", migrations, name);
+    FILE *file = fopen(path, "w");
+    ck_assert_ptr_nonnull(file);
+    fputs(sql, file);
+    ck_assert_int_eq(fclose(file), 0);
 }
 
 /* As root, file modes bind only once the server runs as another user: it
@@ -174,14 +197,7 @@ START_TEST(test_faults_pending_migration_without_auto_migrate)
     struct server server = {0};
     migrated_database(&server);
     char migrations[SERVER_PATH_SIZE];
-    snprintf(migrations, sizeof migrations, "%s", server_path(&server, "migrations"));
-    copy_migrations(migrations);
-    char extra[SERVER_PATH_SIZE + 32];
-    snprintf(extra, sizeof extra, "%s/0004_extra.sql", migrations);
-    FILE *file = fopen(extra, "w");
-    ck_assert_ptr_nonnull(file);
-    fputs("CREATE TABLE extra (x INTEGER);\n", file);
-    ck_assert_int_eq(fclose(file), 0);
+    migrations_with_one_more(&server, "0004_extra.sql", "CREATE TABLE extra (x INTEGER);\n", migrations);
 
     const char *const args[] = {"--migrations", migrations, NULL};
     const char *const off[] = {"GPUQUOTE_AUTO_MIGRATE=false", NULL};
@@ -217,14 +233,7 @@ START_TEST(test_faults_sigterm_during_migration)
     struct server server = {0};
     migrated_database(&server);
     char migrations[SERVER_PATH_SIZE];
-    snprintf(migrations, sizeof migrations, "%s", server_path(&server, "migrations"));
-    copy_migrations(migrations);
-    char probe[SERVER_PATH_SIZE + 32];
-    snprintf(probe, sizeof probe, "%s/0004_probe.sql", migrations);
-    FILE *file = fopen(probe, "w");
-    ck_assert_ptr_nonnull(file);
-    fputs("CREATE TABLE probe (x INTEGER);\n", file);
-    ck_assert_int_eq(fclose(file), 0);
+    migrations_with_one_more(&server, "0004_probe.sql", "CREATE TABLE probe (x INTEGER);\n", migrations);
 
     sqlite3 *db;
     ck_assert_int_eq(sqlite3_open(server.db_path, &db), SQLITE_OK);
