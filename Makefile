@@ -44,11 +44,11 @@ endif
 pkg = $(shell pkg-config $(1) $(2))
 LIBS_CORE  = -lm
 LIBS_UTIL  = $(call pkg,--libs,jansson nettle) -pthread
-LIBS_STORE = $(call pkg,--libs,sqlite3 nettle)
+LIBS_STORE = $(call pkg,--libs,sqlite3 nettle liblz4)
 LIBS_HTTP  = $(call pkg,--libs,libmicrohttpd jansson)
 LIBS_CHECK = $(call pkg,--libs,check)
 LIBS_CURL  = $(call pkg,--libs,libcurl)
-PKG_CFLAGS = $(call pkg,--cflags,libmicrohttpd jansson sqlite3 nettle)
+PKG_CFLAGS = $(call pkg,--cflags,libmicrohttpd jansson sqlite3 nettle liblz4)
 # Only for the tests' objects, so that building the server alone (the
 # Dockerfile's build stage) does not ask for packages it has no need of.
 TEST_PKG_CFLAGS = $(call pkg,--cflags,check libcurl)

@@ -9,8 +9,13 @@
  * accepted once.
  * The statements are cached per connection (this is the hot path of
  * POST /quote) and every text is bound, never spliced into SQL.
+ *
+ * A response is stored LZ4-compressed (migrations/0004 says why); quotes
+ * stored before that migration keep their text, and both forms read back
+ * the same. The compression runs on the writer thread, in insert_row().
  */
 #include <assert.h>
+#include <lz4.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -22,15 +27,15 @@
 
 #define QUOTE_COLUMNS                                                                              \
     "id, status, request_json, response_json, idempotency_key, price_list_version,"                \
-    " created_at, expires_at, accepted_at"
+    " created_at, expires_at, accepted_at, response_lz4, response_size"
 
 static const char SQL_QUOTE_BY_ID[] = "SELECT " QUOTE_COLUMNS " FROM quotes WHERE id = ?1";
 static const char SQL_QUOTE_BY_KEY[] =
     "SELECT " QUOTE_COLUMNS " FROM quotes WHERE idempotency_key = ?1";
 static const char SQL_QUOTE_INSERT[] =
-    "INSERT INTO quotes (id, status, request_json, response_json, idempotency_key,"
+    "INSERT INTO quotes (id, status, request_json, response_lz4, response_size, idempotency_key,"
     " price_list_version, created_at, expires_at, accepted_at)"
-    " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)";
+    " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)";
 static const char SQL_QUOTE_ACCEPT[] =
     "UPDATE quotes SET status = 'accepted', accepted_at = ?2 WHERE id = ?1 AND status = 'open'";
 
@@ -47,6 +52,38 @@ void stored_quote_clear(struct stored_quote *quote)
 
 /* ---- Rows. ---- */
 
+/* The response of the current row, whichever form it was stored in, as a
+ * new NUL-terminated string in *out. GQ_ERR_INTERNAL when the row is
+ * damaged (a block that does not decompress to its recorded size, or holds
+ * a NUL), GQ_ERR_NO_MEMORY when memory ran out. */
+static enum gq_code read_response(sqlite3_stmt *stmt, const char *id, char **out,
+                                  struct gq_error *err)
+{
+    if (sqlite3_column_type(stmt, 9) == SQLITE_NULL) { /* stored as text, before 0004 */
+        if (sqlite3_column_type(stmt, 3) == SQLITE_NULL)
+            return gq_fail(err, GQ_ERR_INTERNAL, NULL, "quote %s is stored damaged", id);
+        if (!store_db_column_strdup(stmt, 3, out))
+            return gq_fail(err, GQ_ERR_NO_MEMORY, NULL, "out of memory reading a quote");
+        return GQ_OK;
+    }
+    const char *block = sqlite3_column_blob(stmt, 9);
+    int block_size = sqlite3_column_bytes(stmt, 9);
+    sqlite3_int64 size = sqlite3_column_int64(stmt, 10);
+    if (block == NULL || size < 1 || size > LZ4_MAX_INPUT_SIZE)
+        return gq_fail(err, GQ_ERR_INTERNAL, NULL, "quote %s is stored damaged", id);
+    char *text = malloc((size_t)size + 1);
+    if (text == NULL)
+        return gq_fail(err, GQ_ERR_NO_MEMORY, NULL, "out of memory reading a quote");
+    int decompressed = LZ4_decompress_safe(block, text, block_size, (int)size);
+    if (decompressed != size || memchr(text, '\0', (size_t)size) != NULL) {
+        free(text);
+        return gq_fail(err, GQ_ERR_INTERNAL, NULL, "quote %s is stored damaged", id);
+    }
+    text[size] = '\0';
+    *out = text;
+    return GQ_OK;
+}
+
 /* Fills *out from the current row of a QUOTE_COLUMNS query. */
 static enum gq_code read_quote(sqlite3_stmt *stmt, struct stored_quote *out, struct gq_error *err)
 {
@@ -57,11 +94,15 @@ static enum gq_code read_quote(sqlite3_stmt *stmt, struct stored_quote *out, str
     const unsigned char *status = sqlite3_column_text(stmt, 1);
     quote.accepted = status != NULL && strcmp((const char *)status, "accepted") == 0;
     bool copied = store_db_column_strdup(stmt, 2, &quote.request_json) &&
-                  store_db_column_strdup(stmt, 3, &quote.response_json) &&
                   store_db_column_strdup(stmt, 4, &quote.idempotency_key);
     if (!copied) {
         stored_quote_clear(&quote);
         return gq_fail(err, GQ_ERR_NO_MEMORY, NULL, "out of memory reading a quote");
+    }
+    enum gq_code code = read_response(stmt, quote.id, &quote.response_json, err);
+    if (code != GQ_OK) {
+        stored_quote_clear(&quote);
+        return code;
     }
     quote.price_list_version = sqlite3_column_int64(stmt, 5);
     quote.created_at = sqlite3_column_int64(stmt, 6);
@@ -101,23 +142,57 @@ static void bind_optional_int64(sqlite3_stmt *stmt, int index, bool present, int
         sqlite3_bind_null(stmt, index);
 }
 
+/* A response as stored: its LZ4 block (malloc'd, the caller frees it) and
+ * the JSON's length. */
+struct packed_response {
+    char *block;
+    int block_size;
+    int size;
+};
+
+static enum gq_code pack_response(const char *json, struct packed_response *out,
+                                  struct gq_error *err)
+{
+    size_t length = strlen(json);
+    if (length > LZ4_MAX_INPUT_SIZE)
+        return gq_fail(err, GQ_ERR_INVALID_VALUE, NULL, "a response of %zu bytes is too large",
+                       length);
+    int bound = LZ4_compressBound((int)length);
+    out->block = malloc((size_t)bound);
+    if (out->block == NULL)
+        return gq_fail(err, GQ_ERR_NO_MEMORY, NULL, "out of memory storing a quote");
+    out->size = (int)length;
+    out->block_size = LZ4_compress_default(json, out->block, out->size, bound);
+    if (out->block_size <= 0) { /* cannot happen with a bound-sized block */
+        free(out->block);
+        return gq_fail(err, GQ_ERR_INTERNAL, NULL, "cannot compress a quote's response");
+    }
+    return GQ_OK;
+}
+
 static enum gq_code insert_row(struct store_conn *conn, const struct stored_quote *quote,
                                struct gq_error *err)
 {
     sqlite3_stmt *stmt = store_db_cached(conn, SQL_QUOTE_INSERT, err);
     if (stmt == NULL)
         return err != NULL ? err->code : GQ_ERR_INTERNAL;
+    struct packed_response packed = {NULL, 0, 0};
+    enum gq_code code = pack_response(quote->response_json, &packed, err);
+    if (code != GQ_OK)
+        return code;
     sqlite3_bind_text(stmt, 1, quote->id, -1, SQLITE_STATIC);
     sqlite3_bind_text(stmt, 2, quote->accepted ? "accepted" : "open", -1, SQLITE_STATIC);
     sqlite3_bind_text(stmt, 3, quote->request_json, -1, SQLITE_STATIC);
-    sqlite3_bind_text(stmt, 4, quote->response_json, -1, SQLITE_STATIC);
-    sqlite3_bind_text(stmt, 5, quote->idempotency_key, -1, SQLITE_STATIC); /* NULL binds NULL */
-    sqlite3_bind_int64(stmt, 6, (sqlite3_int64)quote->price_list_version);
-    sqlite3_bind_int64(stmt, 7, (sqlite3_int64)quote->created_at);
-    sqlite3_bind_int64(stmt, 8, (sqlite3_int64)quote->expires_at);
-    bind_optional_int64(stmt, 9, quote->accepted, quote->accepted_at);
+    sqlite3_bind_blob(stmt, 4, packed.block, packed.block_size, SQLITE_STATIC);
+    sqlite3_bind_int(stmt, 5, packed.size);
+    sqlite3_bind_text(stmt, 6, quote->idempotency_key, -1, SQLITE_STATIC); /* NULL binds NULL */
+    sqlite3_bind_int64(stmt, 7, (sqlite3_int64)quote->price_list_version);
+    sqlite3_bind_int64(stmt, 8, (sqlite3_int64)quote->created_at);
+    sqlite3_bind_int64(stmt, 9, (sqlite3_int64)quote->expires_at);
+    bind_optional_int64(stmt, 10, quote->accepted, quote->accepted_at);
     int rc = sqlite3_step(stmt);
-    store_db_done(stmt);
+    store_db_done(stmt); /* unbinds the block before it is freed */
+    free(packed.block);
     if (rc != SQLITE_DONE)
         return store_db_fail(conn, rc, "storing a quote", err);
     return GQ_OK;
@@ -129,7 +204,8 @@ static enum gq_code check_quote(const struct stored_quote *quote, struct gq_erro
     if (id_length == 0 || id_length >= sizeof quote->id)
         return gq_fail(err, GQ_ERR_INVALID_VALUE, NULL, "a quote id has 1 to %d characters",
                        STORE_QUOTE_ID_SIZE - 1);
-    if (quote->request_json == NULL || quote->response_json == NULL)
+    if (quote->request_json == NULL || quote->response_json == NULL ||
+        quote->response_json[0] == '\0')
         return gq_fail(err, GQ_ERR_INVALID_VALUE, NULL, "a quote needs its request and response");
     if (quote->idempotency_key != NULL && quote->idempotency_key[0] == '\0')
         return gq_fail(err, GQ_ERR_INVALID_VALUE, NULL, "an idempotency key cannot be empty");
@@ -162,8 +238,8 @@ void store_quote_save_locked(struct store_conn *conn, struct quote_save *save)
     save->replayed = false;
     save->code = check_quote(&save->quote, &save->err);
     if (save->code == GQ_OK)
-        save->code = insert_or_replay(conn, &save->quote, &save->replayed, &save->existing,
-                                      &save->err);
+        save->code =
+            insert_or_replay(conn, &save->quote, &save->replayed, &save->existing, &save->err);
     if (save->code != GQ_OK && save->replayed) {
         stored_quote_clear(&save->existing);
         save->replayed = false;

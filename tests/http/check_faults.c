@@ -197,7 +197,8 @@ START_TEST(test_faults_pending_migration_without_auto_migrate)
     struct server server = {0};
     migrated_database(&server);
     char migrations[SERVER_PATH_SIZE];
-    migrations_with_one_more(&server, "0004_extra.sql", "CREATE TABLE extra (x INTEGER);\n", migrations);
+    migrations_with_one_more(&server, "0005_extra.sql", "CREATE TABLE extra (x INTEGER);\n",
+                             migrations);
 
     const char *const args[] = {"--migrations", migrations, NULL};
     const char *const off[] = {"GPUQUOTE_AUTO_MIGRATE=false", NULL};
@@ -205,21 +206,19 @@ START_TEST(test_faults_pending_migration_without_auto_migrate)
     ck_assert_int_eq(server_run(&server, &refused), 1);
     char expected[SERVER_PATH_SIZE * 3];
     snprintf(expected, sizeof expected,
-             "gpuquote: error: database %s lacks 1 migration of %s (the first 0004_extra.sql): "
+             "gpuquote: error: database %s lacks 1 migration of %s (the first 0005_extra.sql): "
              "run 'gpuquote migrate', or serve with auto_migrate on\n",
              server.db_path, migrations);
     expect_stderr_has(&server, expected);
-    ck_assert_int_eq(server_db_integer(&server,
-                                       "SELECT count(*) FROM sqlite_master WHERE name = 'extra'",
-                                       NULL),
-                     0);
+    ck_assert_int_eq(
+        server_db_integer(&server, "SELECT count(*) FROM sqlite_master WHERE name = 'extra'", NULL),
+        0);
 
     struct server_options migrating = {args, NULL, false};
     server_start(&server, &migrating);
-    ck_assert_int_eq(server_db_integer(&server,
-                                       "SELECT count(*) FROM sqlite_master WHERE name = 'extra'",
-                                       NULL),
-                     1);
+    ck_assert_int_eq(
+        server_db_integer(&server, "SELECT count(*) FROM sqlite_master WHERE name = 'extra'", NULL),
+        1);
     server_finish(&server);
 }
 END_TEST
@@ -233,7 +232,8 @@ START_TEST(test_faults_sigterm_during_migration)
     struct server server = {0};
     migrated_database(&server);
     char migrations[SERVER_PATH_SIZE];
-    migrations_with_one_more(&server, "0004_probe.sql", "CREATE TABLE probe (x INTEGER);\n", migrations);
+    migrations_with_one_more(&server, "0005_probe.sql", "CREATE TABLE probe (x INTEGER);\n",
+                             migrations);
 
     sqlite3 *db;
     ck_assert_int_eq(sqlite3_open(server.db_path, &db), SQLITE_OK);
@@ -964,8 +964,9 @@ START_TEST(test_faults_full_disk_makes_the_server_unready)
     if (geteuid() != 0 || unshare(CLONE_NEWNS) != 0 ||
         mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) != 0 ||
         mount("tmpfs", small, "tmpfs", 0, "size=4m") != 0) {
-        fprintf(stderr, "test_faults_full_disk_makes_the_server_unready: skipped, cannot mount "
-                        "a tmpfs here (%s)\n",
+        fprintf(stderr,
+                "test_faults_full_disk_makes_the_server_unready: skipped, cannot mount "
+                "a tmpfs here (%s)\n",
                 strerror(errno));
         server_cleanup(&server);
         return;

@@ -48,7 +48,7 @@ static void setup(void)
     struct gq_error err;
     ck_assert_msg(store_migrate(store, source_migrations(), &applied, &err) == GQ_OK, "%s",
                   err.message);
-    ck_assert_int_eq(applied, 3);
+    ck_assert_int_eq(applied, 4);
 }
 
 static void setup_empty(void)

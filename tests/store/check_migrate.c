@@ -72,7 +72,8 @@ static void write_file(const char *directory, const char *name, const char *text
 static void copy_migrations(void)
 {
     static const char *const names[] = {"0001_schema.sql", "0002_seed_catalog.sql",
-                                        "0003_precision_peaks.sql"};
+                                        "0003_precision_peaks.sql",
+                                        "0004_compressed_quote_responses.sql"};
     ck_assert_int_eq(mkdir(migrations_copy, 0700), 0);
     for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
         char path[1024];
@@ -134,7 +135,7 @@ static void migrate_fresh(void)
     int applied = -1;
     struct gq_error err;
     ck_assert_msg(migrate(source_migrations(), &applied, &err) == GQ_OK, "%s", err.message);
-    ck_assert_int_eq(applied, 3);
+    ck_assert_int_eq(applied, 4);
 }
 
 /* ---- A fresh database. ---- */
@@ -173,7 +174,7 @@ END_TEST
 START_TEST(test_fresh_records_every_migration)
 {
     migrate_fresh();
-    ck_assert_int_eq(query_int("SELECT count(*) FROM schema_migrations"), 3);
+    ck_assert_int_eq(query_int("SELECT count(*) FROM schema_migrations"), 4);
     char name[64];
     query_text("SELECT name FROM schema_migrations WHERE version = 2", name, sizeof name);
     ck_assert_str_eq(name, "0002_seed_catalog.sql");
@@ -326,7 +327,7 @@ START_TEST(test_rerun_applies_nothing)
     struct gq_error err;
     ck_assert_int_eq(migrate(source_migrations(), &applied, &err), GQ_OK);
     ck_assert_int_eq(applied, 0);
-    ck_assert_int_eq(query_int("SELECT count(*) FROM schema_migrations"), 3);
+    ck_assert_int_eq(query_int("SELECT count(*) FROM schema_migrations"), 4);
     ck_assert_int_eq(query_int("SELECT version FROM price_list"), 1);
 }
 END_TEST
@@ -338,14 +339,14 @@ START_TEST(test_changed_file_stops_everything)
     struct gq_error err;
     ck_assert_int_eq(migrate(migrations_copy, &applied, &err), GQ_OK);
     write_file(migrations_copy, "0002_seed_catalog.sql", "-- an edit\n", "ab");
-    write_file(migrations_copy, "0004_new_table.sql", "CREATE TABLE extra (x INTEGER);\n", "wb");
+    write_file(migrations_copy, "0005_new_table.sql", "CREATE TABLE extra (x INTEGER);\n", "wb");
 
     ck_assert_int_eq(migrate(migrations_copy, &applied, &err), GQ_ERR_INVALID_VALUE);
     ck_assert_int_eq(err.code, GQ_ERR_INVALID_VALUE);
     ck_assert_int_eq(applied, 0);
     ck_assert_ptr_nonnull(
         strstr(err.message, "migration 0002_seed_catalog.sql was changed after it was applied"));
-    ck_assert_int_eq(query_int("SELECT count(*) FROM schema_migrations"), 3);
+    ck_assert_int_eq(query_int("SELECT count(*) FROM schema_migrations"), 4);
     ck_assert_int_eq(query_int("SELECT count(*) FROM sqlite_master WHERE name = 'extra'"), 0);
 }
 END_TEST
@@ -356,8 +357,8 @@ START_TEST(test_new_file_is_applied_on_rerun)
     int applied = -1;
     struct gq_error err;
     ck_assert_int_eq(migrate(migrations_copy, &applied, &err), GQ_OK);
-    ck_assert_int_eq(applied, 3);
-    write_file(migrations_copy, "0004_raise_t4.sql",
+    ck_assert_int_eq(applied, 4);
+    write_file(migrations_copy, "0005_raise_t4.sql",
                "UPDATE sku_prices SET amount_fen = 1000\n"
                " WHERE sku_id = 't4-16g-x1' AND mode_id = 'on_demand';\n",
                "wb");
@@ -367,11 +368,32 @@ START_TEST(test_new_file_is_applied_on_rerun)
     ck_assert_int_eq(query_int("SELECT amount_fen FROM sku_prices"
                                " WHERE sku_id = 't4-16g-x1' AND mode_id = 'on_demand'"),
                      1000);
-    ck_assert_int_eq(query_int("SELECT count(*) FROM schema_migrations"), 4);
+    ck_assert_int_eq(query_int("SELECT count(*) FROM schema_migrations"), 5);
     /* The price change made a new price list. */
     ck_assert_int_eq(query_int("SELECT version FROM price_list"), 2);
 }
 END_TEST
+
+/* Takes a migration out of migrations_copy (kept aside, in memory) and
+ * puts it back, to migrate a database the way an older checkout did. */
+#define COMPRESSED_QUOTES "0004_compressed_quote_responses.sql"
+static char *held_back_sql;
+
+static void hold_back_migration(const char *name)
+{
+    char path[1024];
+    size_t size;
+    snprintf(path, sizeof path, "%s/%s", migrations_copy, name);
+    held_back_sql = read_whole(path, &size);
+    ck_assert_int_eq(unlink(path), 0);
+}
+
+static void restore_migration(const char *name)
+{
+    write_file(migrations_copy, name, held_back_sql, "wb");
+    free(held_back_sql);
+    held_back_sql = NULL;
+}
 
 /* 0003 adds each GPU model's FP32 and BF16 peaks to a database already in
  * use: the figures change no price, so the price list version a stored
@@ -385,6 +407,7 @@ START_TEST(test_precision_peaks_keep_the_price_list_version)
     size_t size;
     char *sql = read_whole(peaks, &size);
     ck_assert_int_eq(unlink(peaks), 0);
+    hold_back_migration(COMPRESSED_QUOTES); /* applied after 0003, as it would be */
     int applied = -1;
     struct gq_error err;
     ck_assert_int_eq(migrate(migrations_copy, &applied, &err), GQ_OK);
@@ -402,8 +425,9 @@ START_TEST(test_precision_peaks_keep_the_price_list_version)
 
     write_file(migrations_copy, "0003_precision_peaks.sql", sql, "wb");
     free(sql);
+    restore_migration(COMPRESSED_QUOTES);
     ck_assert_msg(migrate(migrations_copy, &applied, &err) == GQ_OK, "%s", err.message);
-    ck_assert_int_eq(applied, 1);
+    ck_assert_int_eq(applied, 2);
     ck_assert_int_eq(query_int("SELECT version FROM price_list"), 2);
     ck_assert_int_eq(query_int("SELECT updated_at FROM price_list"), 1700000000);
     ck_assert_int_eq(query_int("SELECT count(*) FROM gpu_models WHERE fp32_tflops IS NULL"), 0);
@@ -426,14 +450,14 @@ START_TEST(test_other_names_are_ignored)
     struct gq_error err;
     ck_assert_msg(migrate(migrations_copy, &applied, &err) == GQ_OK, "%s: %s", ignored_names[_i],
                   err.message);
-    ck_assert_int_eq(applied, 3);
+    ck_assert_int_eq(applied, 4);
 }
 END_TEST
 
 START_TEST(test_failing_file_is_rolled_back_and_named)
 {
     copy_migrations();
-    write_file(migrations_copy, "0004_broken.sql",
+    write_file(migrations_copy, "0005_broken.sql",
                "CREATE TABLE half_done (x INTEGER);\n"
                "UPDATE sku_prices SET amount_fen = 1 WHERE sku_id = 't4-16g-x1';\n"
                "INSERT INTO nowhere VALUES (1);\n",
@@ -441,14 +465,14 @@ START_TEST(test_failing_file_is_rolled_back_and_named)
     int applied = -1;
     struct gq_error err;
     ck_assert_int_eq(migrate(migrations_copy, &applied, &err), GQ_ERR_INTERNAL);
-    ck_assert_int_eq(applied, 3); /* 0001 to 0003 went in before it */
-    ck_assert_ptr_nonnull(strstr(err.message, "0004_broken.sql"));
+    ck_assert_int_eq(applied, 4); /* 0001 to 0004 went in before it */
+    ck_assert_ptr_nonnull(strstr(err.message, "0005_broken.sql"));
     ck_assert_ptr_nonnull(strstr(err.message, "no such table: nowhere"));
     ck_assert_int_eq(query_int("SELECT count(*) FROM sqlite_master WHERE name = 'half_done'"), 0);
     ck_assert_int_eq(query_int("SELECT amount_fen FROM sku_prices"
                                " WHERE sku_id = 't4-16g-x1' AND mode_id = 'on_demand'"),
                      990);
-    ck_assert_int_eq(query_int("SELECT count(*) FROM schema_migrations"), 3);
+    ck_assert_int_eq(query_int("SELECT count(*) FROM schema_migrations"), 4);
     ck_assert_int_eq(query_int("SELECT version FROM price_list"), 1);
 }
 END_TEST
@@ -478,6 +502,62 @@ START_TEST(test_missing_directory_is_not_ready)
 }
 END_TEST
 
+/* 0004 rebuilds the quotes table for compressed responses: a quote stored
+ * before it keeps every column, its text included, and reads back through
+ * the store as it was stored; a quote stored after it is compressed. */
+START_TEST(test_quotes_stored_before_compression_are_kept)
+{
+    copy_migrations();
+    hold_back_migration(COMPRESSED_QUOTES);
+    int applied = -1;
+    struct gq_error err;
+    ck_assert_int_eq(migrate(migrations_copy, &applied, &err), GQ_OK);
+    ck_assert_int_eq(applied, 3);
+    sqlite3 *db;
+    ck_assert_int_eq(sqlite3_open(db_path, &db), SQLITE_OK);
+    ck_assert_int_eq(sqlite3_exec(db,
+                                  "INSERT INTO quotes (id, status, request_json, response_json,"
+                                  " price_list_version, created_at, expires_at, accepted_at,"
+                                  " idempotency_key) VALUES ('q_old', 'accepted', '{\"r\":1}',"
+                                  " '{\"total\":\"1641.60\"}', 1, 100, 200, 150, 'key-1')",
+                                  NULL, NULL, NULL),
+                     SQLITE_OK);
+    sqlite3_close(db);
+
+    restore_migration(COMPRESSED_QUOTES);
+    ck_assert_msg(migrate(migrations_copy, &applied, &err) == GQ_OK, "%s", err.message);
+    ck_assert_int_eq(applied, 1);
+    ck_assert_int_eq(query_int("SELECT count(*) FROM quotes WHERE response_lz4 IS NULL"
+                               " AND response_size IS NULL AND idempotency_key = 'key-1'"),
+                     1);
+    struct store *store = open_store();
+    struct stored_quote old;
+    ck_assert_int_eq(store_quote_get(store, "q_old", &old, &err), GQ_OK);
+    ck_assert_str_eq(old.response_json, "{\"total\":\"1641.60\"}");
+    ck_assert_str_eq(old.request_json, "{\"r\":1}");
+    ck_assert_str_eq(old.idempotency_key, "key-1");
+    ck_assert(old.accepted);
+    ck_assert_int_eq(old.accepted_at, 150);
+    ck_assert_int_eq(old.expires_at, 200);
+    stored_quote_clear(&old);
+
+    struct stored_quote fresh = {.id = "q_new",
+                                 .request_json = (char *)"{}",
+                                 .response_json = (char *)"{\"total\":\"9.90\"}",
+                                 .price_list_version = 1,
+                                 .created_at = 100,
+                                 .expires_at = 200};
+    bool replayed = true;
+    struct stored_quote existing;
+    ck_assert_int_eq(store_quote_insert(store, &fresh, &replayed, &existing, &err), GQ_OK);
+    ck_assert(!replayed);
+    store_close(store);
+    ck_assert_int_eq(query_int("SELECT response_size FROM quotes WHERE id = 'q_new'"
+                               " AND response_json IS NULL AND response_lz4 IS NOT NULL"),
+                     16);
+}
+END_TEST
+
 /* A database migrated by a newer version (its migrations have no file
  * here) is served, and the two it applied are counted and the newest named;
  * a recorded migration below the newest file (deleted since) is not one. */
@@ -489,9 +569,9 @@ START_TEST(test_migrations_of_a_newer_version_are_counted)
     struct store *store = open_store();
     int unknown = -1;
     char newest[64];
-    ck_assert_int_eq(store_unknown_migrations(store, source_migrations(), &unknown, newest,
-                                              sizeof newest, &err),
-                     GQ_OK);
+    ck_assert_int_eq(
+        store_unknown_migrations(store, source_migrations(), &unknown, newest, sizeof newest, &err),
+        GQ_OK);
     ck_assert_int_eq(unknown, 0);
     ck_assert_str_eq(newest, "");
     store_close(store);
@@ -500,7 +580,7 @@ START_TEST(test_migrations_of_a_newer_version_are_counted)
     ck_assert_int_eq(sqlite3_open(db_path, &db), SQLITE_OK);
     ck_assert_int_eq(sqlite3_exec(db,
                                   "INSERT INTO schema_migrations VALUES "
-                                  "(4, '0004_future.sql', 'x', 1), (5, '0005_later.sql', 'y', 2), "
+                                  "(5, '0005_future.sql', 'x', 1), (6, '0006_later.sql', 'y', 2), "
                                   "(0, '0000_since_deleted.sql', 'z', 0)",
                                   NULL, NULL, NULL),
                      SQLITE_OK);
@@ -508,11 +588,11 @@ START_TEST(test_migrations_of_a_newer_version_are_counted)
     ck_assert_int_eq(migrate(source_migrations(), &applied, &err), GQ_OK);
     ck_assert_int_eq(applied, 0);
     store = open_store();
-    ck_assert_int_eq(store_unknown_migrations(store, source_migrations(), &unknown, newest,
-                                              sizeof newest, &err),
-                     GQ_OK);
+    ck_assert_int_eq(
+        store_unknown_migrations(store, source_migrations(), &unknown, newest, sizeof newest, &err),
+        GQ_OK);
     ck_assert_int_eq(unknown, 2);
-    ck_assert_str_eq(newest, "0005_later.sql");
+    ck_assert_str_eq(newest, "0006_later.sql");
     store_close(store);
 }
 END_TEST
@@ -566,6 +646,7 @@ static Suite *migrate_suite(void)
     tcase_add_test(rerun, test_changed_file_stops_everything);
     tcase_add_test(rerun, test_new_file_is_applied_on_rerun);
     tcase_add_test(rerun, test_precision_peaks_keep_the_price_list_version);
+    tcase_add_test(rerun, test_quotes_stored_before_compression_are_kept);
     tcase_add_loop_test(rerun, test_other_names_are_ignored, 0,
                         (int)(sizeof ignored_names / sizeof ignored_names[0]));
     tcase_add_test(rerun, test_failing_file_is_rolled_back_and_named);

@@ -6,7 +6,8 @@
  * database locked by another connection gives GQ_ERR_RETRY_LATER and writes
  * nothing; saves queued together are written in one transaction (group
  * commit) with an outcome each; several threads share the pool without
- * losing a quote.
+ * losing a quote; a response is stored compressed and a damaged one is an
+ * error, never a wrong quote.
  *
  * Each test migrates a fresh database in its own temporary directory.
  */
@@ -14,6 +15,7 @@
 #include <ftw.h>
 #include <pthread.h>
 #include <sqlite3.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -115,6 +117,30 @@ static void release_write_lock(sqlite3 *db)
     sqlite3_close(db);
 }
 
+/* `size` - 1 printable bytes that LZ4 cannot shrink (a fixed xorshift
+ * sequence), so that quotes fill the WAL as a real quote's text used to. */
+static void fill_incompressible(char *text, size_t size)
+{
+    uint32_t state = 2463534242u;
+    for (size_t i = 0; i + 1 < size; i++) {
+        state ^= state << 13;
+        state ^= state >> 17;
+        state ^= state << 5;
+        text[i] = (char)('0' + state % 75); /* '0'..'z', no quote or backslash */
+    }
+    text[size - 1] = '\0';
+}
+
+/* Runs `sql` on its own connection (the test's hand on the database). */
+static void exec_sql(const char *sql)
+{
+    sqlite3 *db;
+    ck_assert_int_eq(sqlite3_open(db_path, &db), SQLITE_OK);
+    ck_assert_msg(sqlite3_exec(db, sql, NULL, NULL, NULL) == SQLITE_OK, "%s: %s", sql,
+                  sqlite3_errmsg(db));
+    sqlite3_close(db);
+}
+
 /* ---- Insert and get. ---- */
 
 START_TEST(test_insert_get_round_trip)
@@ -202,6 +228,75 @@ START_TEST(test_bad_quote_is_refused)
         quote.id[0] = '\0';
     else
         memset(quote.id, 'x', sizeof quote.id); /* no terminator */
+    bool replayed;
+    struct stored_quote existing;
+    struct gq_error err;
+    ck_assert_int_eq(store_quote_insert(store, &quote, &replayed, &existing, &err),
+                     GQ_ERR_INVALID_VALUE);
+    ck_assert_int_eq(query_int("SELECT count(*) FROM quotes"), 0);
+}
+END_TEST
+
+/* A quote's text is stored as an LZ4 block with its length, a quarter of
+ * the size for a quote's repetitive JSON, and read back byte for byte. */
+START_TEST(test_response_is_stored_compressed)
+{
+    static char response[6000];
+    size_t used = (size_t)snprintf(response, sizeof response, "{\"items\":[");
+    for (int i = 0; i < 40; i++)
+        used += (size_t)snprintf(response + used, sizeof response - used,
+                                 "%s{\"billing\":\"monthly\",\"amount\":\"%d.00\","
+                                 "\"plan\":{\"summary\":\"1 month\",\"units\":1}}",
+                                 i > 0 ? "," : "", 1231 + i);
+    snprintf(response + used, sizeof response - used, "]}");
+    struct stored_quote quote = make_quote("q_packed", NULL, 100, 200);
+    quote.response_json = response;
+    insert_ok(&quote);
+
+    ck_assert_int_eq(query_int("SELECT response_size FROM quotes WHERE id = 'q_packed'"
+                               " AND response_json IS NULL"),
+                     (long long)strlen(response));
+    ck_assert_int_lt(query_int("SELECT length(response_lz4) FROM quotes"),
+                     (long long)strlen(response) / 4);
+    struct stored_quote got;
+    struct gq_error err;
+    ck_assert_int_eq(store_quote_get(store, "q_packed", &got, &err), GQ_OK);
+    ck_assert_str_eq(got.response_json, response);
+    stored_quote_clear(&got);
+}
+END_TEST
+
+/* Ways a stored block can be damaged (by a disk, or a hand with sqlite3). */
+static const char *const damage[] = {
+    "UPDATE quotes SET response_size = response_size + 1", /* longer than the block */
+    "UPDATE quotes SET response_size = response_size - 1", /* shorter */
+    "UPDATE quotes SET response_lz4 = X'F0FFFFFFFF41'",    /* literals past its end */
+    "UPDATE quotes SET response_lz4 = X''",                /* empty */
+    /* Well-formed, six literal bytes with a NUL among them. */
+    "UPDATE quotes SET response_lz4 = X'60414243004445', response_size = 6",
+};
+
+/* A damaged response is GQ_ERR_INTERNAL naming the quote, on reading and
+ * on accepting (which reads it too): never a wrong or truncated quote. */
+START_TEST(test_damaged_response_is_an_error)
+{
+    struct stored_quote quote = make_quote("q_damaged", NULL, 100, 4000000000);
+    insert_ok(&quote);
+    exec_sql(damage[_i]);
+    struct stored_quote got;
+    struct gq_error err;
+    ck_assert_int_eq(store_quote_get(store, "q_damaged", &got, &err), GQ_ERR_INTERNAL);
+    ck_assert_str_eq(err.message, "quote q_damaged is stored damaged");
+    ck_assert_int_eq(store_quote_accept(store, "q_damaged", 200, &got, &err), GQ_ERR_INTERNAL);
+    ck_assert_int_eq(query_int("SELECT count(*) FROM quotes WHERE status = 'open'"), 1);
+}
+END_TEST
+
+/* An empty response cannot be stored: it is no quote. */
+START_TEST(test_empty_response_is_refused)
+{
+    struct stored_quote quote = make_quote("q_empty", NULL, 100, 200);
+    quote.response_json = (char *)"";
     bool replayed;
     struct stored_quote existing;
     struct gq_error err;
@@ -434,8 +529,8 @@ START_TEST(test_batch_gives_each_save_its_outcome)
     release_write_lock(holder);
     probe_wait(&probe, 8);
 
-    enum gq_code expected[8] = {GQ_OK, GQ_OK, GQ_OK, GQ_ERR_INVALID_VALUE, GQ_ERR_INTERNAL,
-                                GQ_OK, GQ_OK, GQ_OK};
+    enum gq_code expected[8] = {GQ_OK,           GQ_OK, GQ_OK, GQ_ERR_INVALID_VALUE,
+                                GQ_ERR_INTERNAL, GQ_OK, GQ_OK, GQ_OK};
     for (int i = 0; i < 8; i++) {
         ck_assert_msg(saves[i].code == expected[i], "save %d: code %d (%s)", i, saves[i].code,
                       saves[i].err.message);
@@ -708,7 +803,7 @@ START_TEST(test_wal_is_checkpointed_in_the_background)
      * on a slow disk that is longer than the fixture's 50 ms busy timeout. */
     reopen_store(5000, 4);
     static char response[5000];
-    memset(response, 'x', sizeof response - 1);
+    fill_incompressible(response, sizeof response);
     for (int i = 0; i < 12000; i++) {
         char id[STORE_QUOTE_ID_SIZE];
         snprintf(id, sizeof id, "q_wal_%d", i);
@@ -749,7 +844,7 @@ END_TEST
 static int insert_large_quotes(const char *prefix, int count)
 {
     static char response[5000];
-    memset(response, 'x', sizeof response - 1);
+    fill_incompressible(response, sizeof response);
     int refused = 0;
     for (int i = 0; i < count; i++) {
         char id[STORE_QUOTE_ID_SIZE];
@@ -813,6 +908,10 @@ static Suite *quotes_suite(void)
     tcase_add_loop_test(basic, test_bad_quote_is_refused, 0,
                         (int)(sizeof bad_ids / sizeof bad_ids[0]));
     tcase_add_test(basic, test_unknown_id_is_not_found);
+    tcase_add_test(basic, test_response_is_stored_compressed);
+    tcase_add_loop_test(basic, test_damaged_response_is_an_error, 0,
+                        (int)(sizeof damage / sizeof damage[0]));
+    tcase_add_test(basic, test_empty_response_is_refused);
     tcase_add_test(basic, test_quote_keeps_its_price_list_version);
     suite_add_tcase(suite, basic);
 
