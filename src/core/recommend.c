@@ -512,16 +512,25 @@ static double tenths_up(double value)
     return ceil(value * 10.0 - TENTH_NOISE) / 10.0;
 }
 
+/* `value` in tenths, a half rounded up (away from zero): the product's one
+ * rounding rule, so 0.05 h reads 0.1 h and 0.25 reads 0.3, not the even
+ * 0.0 and 0.2 of rint(). A decimal tie such as 0.05 is not exact in binary,
+ * but value × 10 rounds back to the exact .5 for every millihour figure. */
+static double tenths_half_up(double value)
+{
+    return round(value * 10.0);
+}
+
 /* A non-negative `value` with one decimal, without printf: reasons and
  * details are written for every recommendation, and formatting a double
  * through printf cost more than the rest of a recommendation put together.
- * It rounds value × 10 half to even, so at a tie of the binary value it may
- * differ from printf's "%.1f" in the last digit (0.35 gives 0.4, printf
- * 0.3): a displayed figure, never used to compute anything. */
+ * It rounds value × 10 half up, so at a tie of the binary value it may
+ * differ from printf's "%.1f" in the last digit (0.25 gives 0.3, printf
+ * 0.2): a displayed figure, never used to compute anything. */
 #define DECIMAL_SIZE 32
 static const char *one_decimal(double value, char buf[DECIMAL_SIZE])
 {
-    double tenths = rint(value * 10.0);
+    double tenths = tenths_half_up(value);
     if (!(fabs(tenths) < 1e15)) { /* past exact tenths the last digits are noise */
         snprintf(buf, DECIMAL_SIZE, "%.3g", value);
         return buf;
@@ -546,10 +555,11 @@ static const char *one_decimal(double value, char buf[DECIMAL_SIZE])
 
 /* A rate or a time as one_decimal() shows it, or to two significant digits
  * below 0.05, so that a slow replica never reads as 0.0 tok/s, nor a run of
- * seconds as 0.0 h. */
+ * seconds as 0.0 h. The switch is where one_decimal() would print 0.0, by
+ * the same rounding, so nothing that shows as 0.1 reads as "0.05". */
 static const char *small_figure(double value, char buf[DECIMAL_SIZE])
 {
-    if (value >= 0.05)
+    if (tenths_half_up(value) >= 1.0)
         return one_decimal(value, buf);
     snprintf(buf, DECIMAL_SIZE, "%.2g", value);
     return buf;

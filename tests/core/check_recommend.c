@@ -222,8 +222,9 @@ START_TEST(test_7b_full_finetune_needs_the_8_card_machine)
     ck_assert_int_eq(first->usage.days, 2);
     ck_assert_int_eq(first->usage.millihours_per_day, 19608);
     ck_assert_int_eq(first->total, 75608);
-    ck_assert_str_eq(first->reasons[1], "39.2 h of training: 4.2e+19 FLOPs on 8 × 125 TFLOPS fp16 at "
-                                        "35% MFU × 85% scaling");
+    ck_assert_str_eq(first->reasons[1],
+                     "39.2 h of training: 4.2e+19 FLOPs on 8 × 125 TFLOPS fp16 at "
+                     "35% MFU × 85% scaling");
     ck_assert_str_eq(first->reasons[2], "cheapest plan: the on-demand rate, ¥756.08 for 39.2 h");
     ck_assert_str_eq(first->reasons[3], "finishes in 1.7 days at 24.0 h/day, no deadline");
 }
@@ -521,7 +522,8 @@ START_TEST(test_memory_hint_suggests_only_narrower_precisions)
         enum sizing_precision precision;
         const char *advice;
     } cases[] = {
-        {SIZING_TASK_INFERENCE, SIZING_PRECISION_FP16, "quantise to int8 or int4, or a smaller model"},
+        {SIZING_TASK_INFERENCE, SIZING_PRECISION_FP16,
+         "quantise to int8 or int4, or a smaller model"},
         {SIZING_TASK_INFERENCE, SIZING_PRECISION_INT8, "quantise to int4, or a smaller model"},
         {SIZING_TASK_INFERENCE, SIZING_PRECISION_INT4, "a smaller model"},
         {SIZING_TASK_LORA, SIZING_PRECISION_BF16,
@@ -530,8 +532,7 @@ START_TEST(test_memory_hint_suggests_only_narrower_precisions)
         {SIZING_TASK_FINETUNE, SIZING_PRECISION_FP16,
          "use lora instead of full training, or a smaller model"},
     };
-    struct recommend_request request =
-        request_for(cases[_i].task, 100000, cases[_i].precision, 0);
+    struct recommend_request request = request_for(cases[_i].task, 100000, cases[_i].precision, 0);
     run_ok(&request);
     ck_assert_int_eq(result->n_recommendations, 0);
     const char *advice = strstr(result->hint, "GB): ");
@@ -572,6 +573,38 @@ START_TEST(test_rental_within_deadline_is_recommended)
     ck_assert_int_eq(result->n_recommendations, 3);
     ck_assert_int_eq(result->rejected_by_reason[RECOMMEND_REJECT_MISSES_DEADLINE], 0);
     ck_assert_str_eq(result->recommendations[0].reasons[3], "runs 10 days, deadline 10");
+}
+END_TEST
+
+/* Hours to a tenth, a half rounded up, as every figure the product rounds:
+ * a rental's hours a day, for one day, read twice in its work reason. The
+ * values a tenth apart in binary and in decimal (0.05, 0.25, 2.45) are those
+ * half to even would print low; just below a tenth's half, two significant
+ * digits. */
+static const struct {
+    int32_t millihours_per_day;
+    const char *reason;
+} tenth_cases[] = {
+    {50, "0.1 h/day for 1 days: 0.1 h per instance"},
+    {250, "0.3 h/day for 1 days: 0.3 h per instance"},
+    {150, "0.2 h/day for 1 days: 0.2 h per instance"},
+    {450, "0.5 h/day for 1 days: 0.5 h per instance"},
+    {2450, "2.5 h/day for 1 days: 2.5 h per instance"},
+    {950, "1.0 h/day for 1 days: 1.0 h per instance"},
+    {9950, "10.0 h/day for 1 days: 10.0 h per instance"},
+    {49, "0.049 h/day for 1 days: 0.049 h per instance"},
+    {1, "0.001 h/day for 1 days: 0.001 h per instance"},
+};
+
+START_TEST(test_hours_round_half_up_to_a_tenth)
+{
+    struct recommend_request request =
+        request_for(SIZING_TASK_LEARNING, 0, SIZING_PRECISION_FP16, 0);
+    request.millihours_per_day = tenth_cases[_i].millihours_per_day;
+    request.days = 1;
+    run_ok(&request);
+    ck_assert_int_ge(result->n_recommendations, 1);
+    ck_assert_str_eq(result->recommendations[0].reasons[1], tenth_cases[_i].reason);
 }
 END_TEST
 
@@ -1012,6 +1045,7 @@ static Suite *recommend_suite(void)
     tcase_add_test(rejected, test_rental_longer_than_deadline_is_refused);
     tcase_add_test(rejected, test_rental_within_deadline_is_recommended);
     tcase_add_test(rejected, test_throughput_text_at_smallest_shares);
+    tcase_add_loop_test(rejected, test_hours_round_half_up_to_a_tenth, 0, TABLE_SIZE(tenth_cases));
     tcase_add_test(rejected, test_edges_of_accepted_ranges_keep_text_sane);
     tcase_add_test(rejected, test_days_far_past_max_rental_in_significant_digits);
     tcase_add_test(rejected, test_run_past_max_rental);
