@@ -15,6 +15,7 @@
  */
 #include "util/config.h"
 
+#include <arpa/inet.h>
 #include <assert.h>
 #include <errno.h>
 #include <jansson.h>
@@ -100,10 +101,11 @@ static const struct key_spec keys[KEY_COUNT] = {
                                         "30", "idle connection timeout, 1..3600"},
     [KEY_REQUEST_TIMEOUT_SECONDS] = {"request_timeout_seconds", "GPUQUOTE_REQUEST_TIMEOUT_SECONDS",
                                      KIND_INTEGER, STORE_UNSIGNED, FIELD(request_timeout_seconds),
-                                     1, 3600, "10", "deadline for a whole request, from its first line, 1..3600"},
+                                     1, 3600, "10",
+                                     "deadline for a whole request, from its first line, 1..3600"},
     [KEY_SHUTDOWN_GRACE_SECONDS] = {"shutdown_grace_seconds", "GPUQUOTE_SHUTDOWN_GRACE_SECONDS",
-                                    KIND_INTEGER, STORE_UNSIGNED, FIELD(shutdown_grace_seconds),
-                                    1, 600, "10",
+                                    KIND_INTEGER, STORE_UNSIGNED, FIELD(shutdown_grace_seconds), 1,
+                                    600, "10",
                                     "SIGTERM waits this long for requests in flight, 1..600"},
     [KEY_BODY_LIMIT_BYTES] = {"body_limit_bytes", "GPUQUOTE_BODY_LIMIT_BYTES", KIND_INTEGER,
                               STORE_SIZE, FIELD(body_limit_bytes), 1024, 16777216, "65536",
@@ -276,26 +278,199 @@ static void clear_list(struct gq_config *config)
     config->n_cors_origins = 0;
 }
 
-/* True for "*" and for an origin as a browser sends it in `Origin`
- * (RFC 6454, 6.1): "http://" or "https://", a lower-case host, an optional
- * ":port", no path, not even "/". Anything else could never match. */
+/* ---- origins as browsers serialise them (RFC 6454, 6.2) ----------------- */
+
+static bool is_lower(char c)
+{
+    return c >= 'a' && c <= 'z';
+}
+
+static bool is_digit(char c)
+{
+    return c >= '0' && c <= '9';
+}
+
+static bool are_digits(const char *text, size_t length)
+{
+    for (size_t i = 0; i < length; i++)
+        if (!is_digit(text[i]))
+            return false;
+    return length > 0;
+}
+
+/* RFC 3986's ALPHA *( ALPHA / DIGIT / "+" / "-" / "." ), in lower case: a
+ * browser lower-cases the scheme. chrome-extension, moz-extension,
+ * capacitor and tauri are schemes too. */
+static bool is_scheme(const char *text, size_t length)
+{
+    if (length == 0 || !is_lower(text[0]))
+        return false;
+    for (size_t i = 1; i < length; i++) {
+        char c = text[i];
+        if (!is_lower(c) && !is_digit(c) && c != '+' && c != '-' && c != '.')
+            return false;
+    }
+    return true;
+}
+
+/* A decimal number as a browser prints one, with no leading zero, at most
+ * `max`; false for anything else. */
+static bool parse_plain_number(const char *text, size_t length, size_t max_digits, long max,
+                               long *value)
+{
+    if (!are_digits(text, length) || length > max_digits || (length > 1 && text[0] == '0'))
+        return false;
+    long number = 0;
+    for (size_t i = 0; i < length; i++)
+        number = number * 10 + (text[i] - '0');
+    *value = number;
+    return number <= max;
+}
+
+/* Dotted-quad IPv4, the only form a browser prints ("127.0.0.1", never
+ * "127.1" or "127.000.0.1"). */
+static bool is_ipv4(const char *text, size_t length)
+{
+    size_t start = 0, parts = 0;
+    for (size_t i = 0; i <= length; i++) {
+        if (i < length && text[i] != '.')
+            continue;
+        long octet;
+        if (++parts > 4 || !parse_plain_number(text + start, i - start, 3, 255, &octet))
+            return false;
+        start = i + 1;
+    }
+    return parts == 4;
+}
+
+/* A host name in lower case: labels of letters, digits, '-' and '_', with
+ * at most a trailing '.'. A name whose last label is a number is an IPv4
+ * address to a browser, which prints it as one. */
+static bool is_host_name(const char *text, size_t length)
+{
+    size_t end = length > 1 && text[length - 1] == '.' ? length - 1 : length;
+    size_t label = 0;
+    for (size_t i = 0; i <= end; i++) {
+        if (i < end && text[i] != '.') {
+            char c = text[i];
+            if (!is_lower(c) && !is_digit(c) && c != '-' && c != '_')
+                return false;
+            continue;
+        }
+        if (i == label)
+            return false; /* an empty label */
+        if (i == end && are_digits(text + label, i - label))
+            return is_ipv4(text, length);
+        label = i + 1;
+    }
+    return true;
+}
+
+/* An IPv6 address as the URL Standard serialises it: lower-case hex pieces
+ * without leading zeros, the first longest run of two or more zero pieces
+ * as "::", no embedded IPv4. */
+static void format_ipv6(const unsigned char bytes[16], char out[INET6_ADDRSTRLEN])
+{
+    unsigned pieces[8];
+    int run_start = -1, run_length = 1;
+    for (int i = 0; i < 8; i++)
+        pieces[i] = (unsigned)bytes[2 * i] << 8 | bytes[2 * i + 1];
+    for (int i = 0; i < 8; i++) {
+        int j = i;
+        while (j < 8 && pieces[j] == 0)
+            j++;
+        if (j - i > run_length) {
+            run_start = i;
+            run_length = j - i;
+        }
+    }
+    size_t used = 0;
+    for (int i = 0; i < 8; i++) {
+        if (i == run_start) {
+            used +=
+                (size_t)snprintf(out + used, INET6_ADDRSTRLEN - used, "%s", i == 0 ? "::" : ":");
+            i += run_length - 1;
+        } else
+            used += (size_t)snprintf(out + used, INET6_ADDRSTRLEN - used, "%x%s", pieces[i],
+                                     i < 7 ? ":" : "");
+    }
+}
+
+/* "[...]" around an IPv6 address printed exactly as format_ipv6() does. */
+static bool is_ipv6_literal(const char *text, size_t length)
+{
+    char address[INET6_ADDRSTRLEN], canonical[INET6_ADDRSTRLEN];
+    unsigned char bytes[16];
+    if (length < 4 || text[0] != '[' || text[length - 1] != ']' || length - 2 >= sizeof address)
+        return false;
+    memcpy(address, text + 1, length - 2);
+    address[length - 2] = '\0';
+    if (inet_pton(AF_INET6, address, bytes) != 1)
+        return false;
+    format_ipv6(bytes, canonical);
+    return strcmp(address, canonical) == 0;
+}
+
+/* The port a browser leaves out of an origin with this scheme, or 0. */
+static long default_port(const char *scheme, size_t length)
+{
+    static const struct {
+        const char *scheme;
+        long port;
+    } defaults[] = {{"http", 80}, {"https", 443}, {"ws", 80}, {"wss", 443}, {"ftp", 21}};
+    for (size_t i = 0; i < sizeof defaults / sizeof defaults[0]; i++)
+        if (strlen(defaults[i].scheme) == length && memcmp(defaults[i].scheme, scheme, length) == 0)
+            return defaults[i].port;
+    return 0;
+}
+
+/* How long the host at the start of an authority is: through "]" for an
+ * IPv6 literal, else up to the first ':' (a host name has none). */
+static size_t measure_host(const char *authority, size_t length)
+{
+    const char *bracket = length > 0 && authority[0] == '[' ? memchr(authority, ']', length) : NULL;
+    if (bracket != NULL)
+        return (size_t)(bracket - authority) + 1;
+    const char *colon = memchr(authority, ':', length);
+    return colon != NULL ? (size_t)(colon - authority) : length;
+}
+
+static bool is_host(const char *text, size_t length)
+{
+    if (length > 0 && text[0] == '[')
+        return is_ipv6_literal(text, length);
+    return is_host_name(text, length);
+}
+
+/* ":" and a port as a browser prints it: 1..65535 with no leading zero,
+ * and never the scheme's default, which it leaves out. */
+static bool is_port_suffix(const char *text, size_t length, long default_value)
+{
+    long port;
+    return length > 1 && text[0] == ':' &&
+           parse_plain_number(text + 1, length - 1, 5, 65535, &port) && port >= 1 &&
+           port != default_value;
+}
+
+/* True for "*" and for an origin exactly as a browser sends it in `Origin`:
+ * scheme "://" host [":" port], the host a name, a dotted quad or a
+ * bracketed IPv6 address, all in lower case, with no path, not even "/".
+ * Anything else could never match. */
 static bool is_origin(const char *text, size_t length)
 {
     if (length == 1 && text[0] == '*')
         return true;
-    size_t scheme = length > 7 && strncmp(text, "http://", 7) == 0    ? 7
-                    : length > 8 && strncmp(text, "https://", 8) == 0 ? 8
-                                                                      : 0;
-    if (scheme == 0)
+    const char *separator = memmem(text, length, "://", 3);
+    if (separator == NULL)
         return false;
-    for (size_t i = scheme; i < length; i++) {
-        char c = text[i];
-        bool allowed = (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '.' || c == '-' ||
-                       c == ':' || c == '[' || c == ']';
-        if (!allowed)
-            return false;
-    }
-    return text[scheme] != ':';
+    size_t scheme = (size_t)(separator - text);
+    const char *authority = separator + 3;
+    size_t rest = length - scheme - 3;
+    size_t host = measure_host(authority, rest);
+    if (!is_scheme(text, scheme) || !is_host(authority, host))
+        return false;
+    return host == rest ||
+           is_port_suffix(authority + host, rest - host, default_port(text, scheme));
 }
 
 /* Appends `length` bytes of `text` to the CORS list. */
@@ -308,7 +483,8 @@ static enum gq_code append_list(struct loader *ld, const struct key_spec *key, s
     if (!is_origin(text, length))
         return fail_value(ld, key, src,
                           "'%.*s' is not an origin as browsers send it: \"*\" or "
-                          "scheme://host[:port] in lower case, with no path (not even \"/\")",
+                          "scheme://host[:port] in lower case, the port 1..65535 and not the "
+                          "scheme's default, with no path (not even \"/\")",
                           (int)(length < 100 ? length : 100), text);
     if (config->n_cors_origins == CONFIG_MAX_CORS_ORIGINS)
         return fail_value(ld, key, src, "more than %d origins", CONFIG_MAX_CORS_ORIGINS);

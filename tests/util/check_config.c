@@ -29,6 +29,11 @@ static int saved_cwd = -1;
 
 /* ---- fixture and helpers -------------------------------------------- */
 
+/* The tail of the message that refuses an origin. */
+#define ORIGIN_RULE                                                                                \
+    "\"*\" or scheme://host[:port] in lower case, the port 1..65535 and not the scheme's "         \
+    "default, with no path (not even \"/\")"
+
 static void enter_temp_dir(void)
 {
     const char *from_env = getenv("GPUQUOTE_SOURCE_DIR");
@@ -326,9 +331,15 @@ END_TEST
  * key's own variable, GPUQUOTE_CONFIG and other prefixes are not. */
 START_TEST(test_unknown_variables_are_named)
 {
-    char *envp[] = {"GPUQUOTE_BIN=/x/gpuquote", "GPUQUOTE_PORTS=1", "PORT=1",
-                    "GPUQUOTE_PORT",            "GPUQUOTE_CONFIG=c.json", "GPUQUOTE_PROT=7000",
-                    "gpuquote_port=1",          "GPUQUOTE_=1",      NULL};
+    char *envp[] = {"GPUQUOTE_BIN=/x/gpuquote",
+                    "GPUQUOTE_PORTS=1",
+                    "PORT=1",
+                    "GPUQUOTE_PORT",
+                    "GPUQUOTE_CONFIG=c.json",
+                    "GPUQUOTE_PROT=7000",
+                    "gpuquote_port=1",
+                    "GPUQUOTE_=1",
+                    NULL};
     size_t position = 0;
     ck_assert_str_eq(config_next_unknown_variable(envp, &position), "GPUQUOTE_BIN=/x/gpuquote");
     ck_assert_str_eq(config_next_unknown_variable(envp, &position), "GPUQUOTE_PORTS=1");
@@ -498,6 +509,113 @@ START_TEST(test_cors_origins_with_ports_and_ipv6_hosts)
     ck_assert_uint_eq(c.n_cors_origins, 2);
     ck_assert_str_eq(c.cors_origins[0], "http://localhost:3000");
     ck_assert_str_eq(c.cors_origins[1], "https://[::1]:8443");
+    config_free(&c);
+}
+END_TEST
+
+/* Origins exactly as browsers send them (RFC 6454, 6.2), extensions' and
+ * app shells' schemes included. */
+static const char *const browser_origins[] = {
+    "chrome-extension://abcdefghijklmnop",
+    "moz-extension://2b8e0f4a-5c1d-4e7f-9a3b-6d2c1e0f8a7b",
+    "capacitor://localhost",
+    "tauri://localhost",
+    "coap+tcp://a.example",
+    "x.y-z://a.example",
+    "http://a:1",
+    "http://a:65535",
+    "http://a:443",
+    "https://a:80",
+    "https://a.example.",
+    "http://my_host.local:8080",
+    "http://127.0.0.1:8080",
+    "http://0.0.0.0",
+    "http://255.255.255.255",
+    "http://[2001:db8::1]",
+    "http://[1:0:0:2::3]",
+    "http://[1::2:0:0:3:4]",
+    "http://[::]:9",
+};
+
+START_TEST(test_cors_origins_browsers_send)
+{
+    char variable[128];
+    snprintf(variable, sizeof variable, "GPUQUOTE_CORS_ORIGINS=%s", browser_origins[_i]);
+    struct gq_config c;
+    struct gq_error err;
+    char *argv[] = {"gpuquote", NULL};
+    char *envp[] = {variable, NULL};
+    ck_assert_msg(load(&c, NULL, argv, envp, &err) == GQ_OK, "%s: %s", browser_origins[_i],
+                  err.message);
+    ck_assert_uint_eq(c.n_cors_origins, 1);
+    ck_assert_str_eq(c.cors_origins[0], browser_origins[_i]);
+    config_free(&c);
+}
+END_TEST
+
+/* What no browser sends in `Origin`: each would never match, so each is a
+ * configuration error naming the key. */
+static const char *const never_sent_origins[] = {
+    /* Ports: none after ':', out of range, a leading zero, the default. */
+    "http://a:",
+    "http://a:99999",
+    "http://a:65536",
+    "http://a:0",
+    "http://a:080",
+    "http://a:80",
+    "https://a:443",
+    "ws://a:80",
+    /* Schemes: upper case, a digit first, none, a character outside RFC 3986's. */
+    "HTTP://a",
+    "1http://a",
+    "://a",
+    "chrome_extension://a",
+    /* Host names: none, an empty label, upper case, user info, a query. */
+    "http://",
+    "http://:8080",
+    "http://a..b",
+    "http://.a",
+    "tauri://Localhost",
+    "http://user@a",
+    "http://a?",
+    /* A last label that is a number makes an IPv4 address, which browsers
+     * print as a dotted quad: http://1 is sent as http://0.0.0.1. */
+    "http://1",
+    "http://a.1",
+    "http://127.1",
+    "http://127.0.0.01",
+    "http://256.0.0.1",
+    "http://127.0.0.1.",
+    /* IPv6: unclosed, trailing text, an empty port, and forms browsers never
+     * print (they print [::1], [::ffff:102:304], [1:0:0:2::3], [1::2:0:0:3:4]). */
+    "http://[::1",
+    "http://[::1]x",
+    "http://[::1]:",
+    "http://[0:0:0:0:0:0:0:1]",
+    "http://[::FFFF:1]",
+    "http://[::ffff:1.2.3.4]",
+    "http://[1::2:0:0:0:3]",
+    "http://[1:0:0:2::3:4]",
+    "http://[fe80::1%25eth0]",
+    /* A path, even "/". */
+    "chrome-extension://abcdefghijklmnop/",
+};
+
+START_TEST(test_cors_origins_browsers_never_send)
+{
+    const char *origin = never_sent_origins[_i];
+    char variable[128], expected[512];
+    snprintf(variable, sizeof variable, "GPUQUOTE_CORS_ORIGINS=%s", origin);
+    snprintf(expected, sizeof expected,
+             "GPUQUOTE_CORS_ORIGINS: '%s' is not an origin as browsers send it: " ORIGIN_RULE,
+             origin);
+    struct gq_config c;
+    struct gq_error err;
+    char *argv[] = {"gpuquote", NULL};
+    char *envp[] = {variable, NULL};
+    ck_assert_int_eq(load(&c, NULL, argv, envp, &err), GQ_ERR_INVALID_VALUE);
+    ck_assert_str_eq(err.message, expected);
+    ck_assert_str_eq(err.field, "cors_origins");
     config_free(&c);
 }
 END_TEST
@@ -780,9 +898,10 @@ static const struct error_case {
      {NULL},
      "cors_origins",
      "gq.json: cors_origins: an origin is empty"},
-    {"{\"cors_origins\": [\"http://1\",\"http://2\",\"http://3\",\"http://4\",\"http://5\","
-     "\"http://6\",\"http://7\",\"http://8\",\"http://9\",\"http://10\",\"http://11\","
-     "\"http://12\",\"http://13\",\"http://14\",\"http://15\",\"http://16\",\"http://17\"]}",
+    {"{\"cors_origins\": [\"http://o1\",\"http://o2\",\"http://o3\",\"http://o4\","
+     "\"http://o5\",\"http://o6\",\"http://o7\",\"http://o8\",\"http://o9\",\"http://o10\","
+     "\"http://o11\",\"http://o12\",\"http://o13\",\"http://o14\",\"http://o15\","
+     "\"http://o16\",\"http://o17\"]}",
      NULL,
      {"--config", "gq.json"},
      {NULL},
@@ -794,22 +913,21 @@ static const struct error_case {
      {"--config", "gq.json"},
      {NULL},
      "cors_origins",
-     "gq.json: cors_origins: 'https://a.example/' is not an origin as browsers send it: \"*\" or "
-     "scheme://host[:port] in lower case, with no path (not even \"/\")"},
+     "gq.json: cors_origins: 'https://a.example/' is not an origin as browsers send "
+     "it: " ORIGIN_RULE},
     {NULL,
      NULL,
      {NULL},
      {"GPUQUOTE_CORS_ORIGINS=https://shop.example,a.example"},
      "cors_origins",
-     "GPUQUOTE_CORS_ORIGINS: 'a.example' is not an origin as browsers send it: \"*\" or "
-     "scheme://host[:port] in lower case, with no path (not even \"/\")"},
+     "GPUQUOTE_CORS_ORIGINS: 'a.example' is not an origin as browsers send it: " ORIGIN_RULE},
     {NULL,
      NULL,
      {NULL},
      {"GPUQUOTE_CORS_ORIGINS=https://Shop.example"},
      "cors_origins",
-     "GPUQUOTE_CORS_ORIGINS: 'https://Shop.example' is not an origin as browsers send it: \"*\" or "
-     "scheme://host[:port] in lower case, with no path (not even \"/\")"},
+     "GPUQUOTE_CORS_ORIGINS: 'https://Shop.example' is not an origin as browsers send "
+     "it: " ORIGIN_RULE},
     /* Ranges in the file, at each bound. */
     {"{\"port\": -1}",
      NULL,
@@ -981,11 +1099,23 @@ static const struct error_case {
     {NULL, NULL, {"--port=80x"}, {NULL}, "port", "--port: \"80x\" is not an integer"},
     {NULL, NULL, {"--port", "-1"}, {NULL}, "port", "--port: -1 is out of range 0..65535"},
     {NULL, NULL, {"--listen="}, {NULL}, "listen", "--listen: must not be empty"},
-    {NULL, NULL, {"--listen", "nope"}, {NULL}, "listen",
+    {NULL,
+     NULL,
+     {"--listen", "nope"},
+     {NULL},
+     "listen",
      "--listen: 'nope' is not a numeric IPv4 or IPv6 address"},
-    {NULL, NULL, {"--listen", "localhost"}, {NULL}, "listen",
+    {NULL,
+     NULL,
+     {"--listen", "localhost"},
+     {NULL},
+     "listen",
      "--listen: 'localhost' is not a numeric IPv4 or IPv6 address"},
-    {NULL, NULL, {NULL}, {"GPUQUOTE_LISTEN=127.0.0.256"}, "listen",
+    {NULL,
+     NULL,
+     {NULL},
+     {"GPUQUOTE_LISTEN=127.0.0.256"},
+     "listen",
      "GPUQUOTE_LISTEN: '127.0.0.256' is not a numeric IPv4 or IPv6 address"},
     {NULL, NULL, {"--frobnicate"}, {NULL}, "", "unknown option --frobnicate"},
     {NULL, NULL, {"--frobnicate=1"}, {NULL}, "", "unknown option --frobnicate"},
@@ -1142,6 +1272,10 @@ static Suite *config_suite(void)
     tcase_add_test(keys, test_empty_cors_variable_clears_file_list);
     tcase_add_test(keys, test_sixteen_cors_origins_fit);
     tcase_add_test(keys, test_cors_origins_with_ports_and_ipv6_hosts);
+    tcase_add_loop_test(keys, test_cors_origins_browsers_send, 0,
+                        (int)(sizeof browser_origins / sizeof browser_origins[0]));
+    tcase_add_loop_test(keys, test_cors_origins_browsers_never_send, 0,
+                        (int)(sizeof never_sent_origins / sizeof never_sent_origins[0]));
     tcase_add_test(keys, test_port_file_unset_by_null_and_empty);
     tcase_add_loop_test(keys, test_boolean_variables, 0,
                         (int)(sizeof bool_cases / sizeof bool_cases[0]));
