@@ -27,23 +27,22 @@ static void add_location(struct MHD_Response *response, const char *id)
 }
 
 /* The stored text with its status (and acceptance time) as of `now`. */
-static enum MHD_Result reply_stored(struct http_request *request,
-                                    const struct stored_quote *stored, unsigned status,
-                                    bool replayed)
+static enum MHD_Result reply_stored(struct http_request *request, const struct stored_quote *stored,
+                                    unsigned status, bool replayed)
 {
     json_t *quote = json_loads(stored->response_json, 0, NULL);
     if (quote == NULL)
         return reply_fail(request, GQ_ERR_INTERNAL, NULL, "stored quote %s is unreadable",
                           stored->id);
-    bool current = json_object_set_new(quote, "status",
-                                       json_string(quote_status(stored->accepted,
-                                                                stored->expires_at,
-                                                                clock_now_seconds()))) == 0;
+    bool current =
+        json_object_set_new(quote, "status",
+                            json_string(quote_status(stored->accepted, stored->expires_at,
+                                                     clock_now_seconds()))) == 0;
     if (current && stored->accepted) {
         char accepted[CLOCK_RFC3339_SIZE];
-        current = json_object_set_new(quote, "accepted_at",
-                                      json_string(clock_format_rfc3339(stored->accepted_at,
-                                                                       accepted))) == 0;
+        current = json_object_set_new(
+                      quote, "accepted_at",
+                      json_string(clock_format_rfc3339(stored->accepted_at, accepted))) == 0;
     }
     if (!current) { /* never the stored status, which may be out of date: a 500 */
         json_decref(quote);
@@ -127,30 +126,48 @@ static char *canonical_request(json_t *body)
     return json_dumps(body, JSON_COMPACT | JSON_SORT_KEYS);
 }
 
-/* Whether `canonical` is the request stored as `stored`. A quote stored
- * before whole numbers were canonical kept 24.0 as written; its text is
- * brought to today's form before it is judged different. */
-static bool same_request(const char *stored, const char *canonical)
+enum request_match { REQUEST_SAME, REQUEST_DIFFERENT, REQUEST_UNCOMPARED };
+
+/* Whether this request's body is the request stored as `stored`: the same
+ * bytes, or else the same JSON canonically (openapi: key order, whitespace
+ * and the spelling of a number aside). A quote stores the body as it was
+ * sent; quotes stored before that hold its canonical text, which compares
+ * the same way. Canonical texts are made only here, for a retry that was
+ * not sent byte for byte again: making one for every saved quote cost a
+ * quarter of its request thread's instructions. REQUEST_UNCOMPARED when
+ * memory ran out or the stored text does not load (a damaged row). */
+static enum request_match match_request(const char *stored, struct http_request *request)
 {
-    if (strcmp(stored, canonical) == 0)
-        return true;
-    json_t *old = json_loads(stored, 0, NULL);
-    char *today = old != NULL ? canonical_request(old) : NULL;
-    json_decref(old);
-    bool same = today != NULL && strcmp(today, canonical) == 0;
-    free(today);
-    return same;
+    if (strcmp(stored, request->body) == 0)
+        return REQUEST_SAME;
+    struct gq_error err;
+    json_t *then_json = body_load(stored, strlen(stored), &err);
+    char *then = then_json != NULL ? canonical_request(then_json) : NULL;
+    char *now = canonical_request(request->json); /* parsed already: ours to change */
+    enum request_match match = then == NULL || now == NULL ? REQUEST_UNCOMPARED
+                               : strcmp(then, now) == 0    ? REQUEST_SAME
+                                                           : REQUEST_DIFFERENT;
+    json_decref(then_json);
+    free(then);
+    free(now);
+    return match;
 }
 
-static enum MHD_Result reply_replay(struct http_request *request, const char *canonical,
-                                    struct stored_quote *existing)
+static enum MHD_Result reply_replay(struct http_request *request, struct stored_quote *existing)
 {
     enum MHD_Result result;
-    if (same_request(existing->request_json, canonical))
+    switch (match_request(existing->request_json, request)) {
+    case REQUEST_SAME:
         result = reply_stored(request, existing, MHD_HTTP_CREATED, true);
-    else
+        break;
+    case REQUEST_DIFFERENT:
         result = reply_fail(request, GQ_ERR_IDEMPOTENCY_CONFLICT, "Idempotency-Key",
                             "this Idempotency-Key was used with a different request body");
+        break;
+    default:
+        result = reply_fail(request, GQ_ERR_INTERNAL, NULL,
+                            "cannot compare the retried request with quote %s", existing->id);
+    }
     stored_quote_clear(existing);
     return result;
 }
@@ -206,7 +223,7 @@ static enum MHD_Result reply_saved(struct http_request *request)
     if (save->code != GQ_OK) {
         result = reply_error(request, &save->err);
     } else if (save->replayed) {
-        result = reply_replay(request, save->quote.request_json, &save->existing);
+        result = reply_replay(request, &save->existing);
         save->replayed = false; /* reply_replay cleared it */
     } else {
         struct MHD_Response *response = reply_make_text(request, save->quote.response_json);
@@ -230,7 +247,7 @@ static enum MHD_Result store_new_quote(struct http_request *request, char *text,
         return reply_queue(request, MHD_HTTP_INTERNAL_SERVER_ERROR, NULL);
     }
     struct stored_quote *quote = &save->quote;
-    quote->request_json = canonical_request(request->json); /* parsed already: ours to change */
+    quote->request_json = strndup(request->body, request->body_length); /* as sent */
     quote->response_json = text;
     quote->idempotency_key = (char *)key;
     quote->price_list_version = request->snapshot->catalog->price_list_version;
@@ -269,8 +286,8 @@ enum MHD_Result quote_handle_create(struct http_request *request)
                           "Idempotency-Key must be 1 to %d printable ASCII characters",
                           IDEMPOTENCY_KEY_MAX);
     struct parsed_quote *parsed = malloc(sizeof *parsed); /* parsing fills what is used */
-    struct quote_result *result = quote_result_new(json_array_size(
-        json_object_get(request->json, "items")));
+    struct quote_result *result =
+        quote_result_new(json_array_size(json_object_get(request->json, "items")));
     struct gq_error err;
     enum MHD_Result reply;
     if (parsed == NULL || result == NULL) {

@@ -21,10 +21,10 @@
 struct store;
 
 struct store_options {
-    const char *path;       /* database file */
-    int busy_timeout_ms;    /* how long a write waits for a lock */
-    unsigned pool_size;     /* connections kept open, >= 1 */
-    bool create;            /* create the file when it is missing */
+    const char *path;    /* database file */
+    int busy_timeout_ms; /* how long a write waits for a lock */
+    unsigned pool_size;  /* connections kept open, >= 1 */
+    bool create;         /* create the file when it is missing */
 };
 
 /* Opens the database. Fails with GQ_ERR_NOT_READY and a message naming the
@@ -85,7 +85,8 @@ enum gq_code store_load_catalog(struct store *store, struct catalog **out, struc
 struct stored_quote {
     char id[STORE_QUOTE_ID_SIZE];
     bool accepted;
-    char *request_json;    /* the canonical request it was priced from */
+    char *request_json;    /* the body it was priced from, as sent (quotes stored
+                              by earlier builds hold its canonical text) */
     char *response_json;   /* the quote as first rendered, status "open" */
     char *idempotency_key; /* NULL when none was given */
     int64_t price_list_version;

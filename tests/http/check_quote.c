@@ -550,8 +550,8 @@ START_TEST(test_quote_content_encoding)
     expect_error(response, 415, "unsupported_media_type", NULL);
     http_response_free(response);
 
-    const char *const identity[] = {"Content-Type: application/json",
-                                    "Content-Encoding: Identity ", NULL};
+    const char *const identity[] = {"Content-Type: application/json", "Content-Encoding: Identity ",
+                                    NULL};
     response = http_request(client, "POST", "/quote", identity, body);
     expect_status(response, 200);
     expect_str(response->json, "total", "1641.60");
@@ -811,6 +811,47 @@ START_TEST(test_quote_idempotency_key)
 }
 END_TEST
 
+/* The body a quote was priced from is stored as it was sent, byte for
+ * byte. A quote stored by an earlier build holds the body's canonical text
+ * instead, and a retry of it is still a replay; a stored request that does
+ * not load is a 500, never taken for another body (409). */
+START_TEST(test_quote_stores_the_body_as_sent)
+{
+    char key[64];
+    snprintf(key, sizeof key, "as-sent-%ld-%d", (long)getpid(), rand());
+    const char *body =
+        "{ \"items\": [ {" V100_8H_90D "} ],\n \"customer\": {\"segment\": \"startup\"} }";
+    struct http_response *first = post_quote_with_key(client, key, body);
+    expect_status(first, 201);
+    char *stored =
+        server_db_text(&shared, "SELECT request_json FROM quotes WHERE idempotency_key = ?1", key);
+    ck_assert_str_eq(stored, body);
+    free(stored);
+
+    ck_assert_int_eq(server_db_exec(&shared,
+                                    "UPDATE quotes SET request_json = '{\"customer\":{\"segment\":"
+                                    "\"startup\"},\"items\":[{\"days\":90,\"hours_per_day\":8,"
+                                    "\"sku\":\"v100-16g-x1\"}]}' WHERE idempotency_key = ?1",
+                                    key),
+                     1);
+    struct http_response *retry = post_quote_with_key(client, key, body);
+    expect_status(retry, 201);
+    ck_assert_str_eq(http_header(retry, "idempotent-replayed"), "true");
+    expect_str(retry->json, "id", json_str(first->json, "id"));
+    http_response_free(retry);
+
+    ck_assert_int_eq(server_db_exec(&shared,
+                                    "UPDATE quotes SET request_json = '{\"items\":' "
+                                    "WHERE idempotency_key = ?1",
+                                    key),
+                     1);
+    retry = post_quote_with_key(client, key, body);
+    expect_error(retry, 500, "internal_error", NULL);
+    http_response_free(retry);
+    http_response_free(first);
+}
+END_TEST
+
 /* A quote stored before whole numbers were canonical kept 8.0 as written;
  * a retry of that very body is still a replay, not a conflict. */
 START_TEST(test_quote_idempotency_key_of_a_quote_stored_with_reals)
@@ -826,8 +867,8 @@ START_TEST(test_quote_idempotency_key_of_a_quote_stored_with_reals)
                                     "WHERE idempotency_key = ?1",
                                     key),
                      1);
-    char *stored = server_db_text(&shared, "SELECT request_json FROM quotes WHERE idempotency_key = ?1",
-                                  key);
+    char *stored =
+        server_db_text(&shared, "SELECT request_json FROM quotes WHERE idempotency_key = ?1", key);
     ck_assert_ptr_nonnull(strstr(stored, "\"hours_per_day\":8.0,"));
     free(stored);
 
@@ -1036,16 +1077,16 @@ START_TEST(test_quote_database_write_fails)
                                     NULL),
                      0);
     const char *const id[] = {"X-Request-Id: write-fails", "Content-Type: application/json", NULL};
-    struct http_response *failed = http_once(server.port, "POST", "/quote", id,
-                                             "{\"items\":[{" V100_8H_90D "}]}");
+    struct http_response *failed =
+        http_once(server.port, "POST", "/quote", id, "{\"items\":[{" V100_8H_90D "}]}");
     expect_error(failed, 500, "internal_error", NULL);
     expect_str(failed->json, "error.message",
                "the server failed; its log has the cause under this X-Request-Id");
     ck_assert_str_eq(http_header(failed, "x-request-id"), "write-fails");
     http_response_free(failed);
-    ck_assert(server_wait_for_text(&server, "stderr.log",
-                                   "gpuquote: error: request write-fails: POST /quote: ",
-                                   suite_wait_ms(3)));
+    ck_assert(server_wait_for_text(
+        &server, "stderr.log",
+        "gpuquote: error: request write-fails: POST /quote: ", suite_wait_ms(3)));
     char *err = server_read(&server, "stderr.log");
     ck_assert_msg(strstr(err, "no space left (test)") != NULL, "stderr: %s", err);
     free(err);
@@ -1062,9 +1103,9 @@ START_TEST(test_quote_database_write_fails)
     ck_assert_ptr_nonnull(answer);
     ck_assert_int_eq(raw_status(answer), 500);
     free(answer);
-    ck_assert(server_wait_for_text(&server, "stderr.log",
-                                   "gpuquote: error: request escapes: POST http://h?[31mx/quote: ",
-                                   suite_wait_ms(3)));
+    ck_assert(server_wait_for_text(
+        &server, "stderr.log",
+        "gpuquote: error: request escapes: POST http://h?[31mx/quote: ", suite_wait_ms(3)));
     ck_assert_int_eq(count_quotes(&server), 0);
     server_finish(&server);
 }
@@ -1180,6 +1221,7 @@ static Suite *make_suite(void)
     tcase_add_test(stored, test_quote_unknown_or_malformed_id);
     tcase_add_test(stored, test_quote_idempotency_key);
     tcase_add_test(stored, test_quote_idempotency_key_of_a_quote_stored_with_reals);
+    tcase_add_test(stored, test_quote_stores_the_body_as_sent);
     tcase_add_test(stored, test_quote_idempotency_key_concurrent);
     tcase_add_test(stored, test_quote_bad_idempotency_key);
     suite_add_tcase(suite, stored);
