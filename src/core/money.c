@@ -52,27 +52,42 @@ bool money_scale(gq_money a, int64_t num, int64_t den, gq_money *out)
     return true;
 }
 
-/* Digits written by hand, right to left: formatting money is on every
- * response's path and snprintf was the dearest part of it. */
-char *money_format(gq_money fen, char buf[MONEY_FORMAT_SIZE])
+/* How many decimal digits `value` has (at least one). */
+static size_t digit_count(uint64_t value)
+{
+    size_t count = 1;
+    while (value >= 10) {
+        value /= 10;
+        count++;
+    }
+    return count;
+}
+
+/* Digits written by hand, right to left, straight into place: formatting
+ * money is on every response's path and snprintf was the dearest part of
+ * it. */
+size_t money_write(gq_money fen, char *out)
 {
     /* Work on the magnitude as unsigned so INT64_MIN formats correctly. */
     uint64_t magnitude = fen < 0 ? (uint64_t)0 - (uint64_t)fen : (uint64_t)fen;
-    char reversed[MONEY_FORMAT_SIZE];
-    size_t count = 0;
-    reversed[count++] = (char)('0' + magnitude % 10);
-    reversed[count++] = (char)('0' + magnitude / 10 % 10);
-    reversed[count++] = '.';
     uint64_t yuan = magnitude / 100;
+    size_t length = (fen < 0 ? 1 : 0) + digit_count(yuan) + 3; /* ".05" */
+    char *at = out + length;
+    *--at = (char)('0' + magnitude % 10);
+    *--at = (char)('0' + magnitude / 10 % 10);
+    *--at = '.';
     do {
-        reversed[count++] = (char)('0' + yuan % 10);
+        *--at = (char)('0' + yuan % 10);
         yuan /= 10;
     } while (yuan != 0);
     if (fen < 0)
-        reversed[count++] = '-';
-    for (size_t i = 0; i < count; i++)
-        buf[i] = reversed[count - 1 - i];
-    buf[count] = '\0';
+        *--at = '-';
+    return length;
+}
+
+char *money_format(gq_money fen, char buf[MONEY_FORMAT_SIZE])
+{
+    buf[money_write(fen, buf)] = '\0';
     return buf;
 }
 

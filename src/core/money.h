@@ -41,6 +41,11 @@ bool money_scale(gq_money a, int64_t num, int64_t den, gq_money *out);
  * "-0.05") into `buf`, which holds MONEY_FORMAT_SIZE bytes. Returns `buf`. */
 char *money_format(gq_money fen, char buf[MONEY_FORMAT_SIZE]);
 
+/* The same text without the NUL, written at `out`, which has room for
+ * MONEY_FORMAT_SIZE - 1 bytes; returns its length. For writers that format
+ * in place and need the length anyway. */
+size_t money_write(gq_money fen, char *out);
+
 enum money_parse_result {
     MONEY_PARSE_OK,
     MONEY_PARSE_MALFORMED, /* not an amount in the form below */

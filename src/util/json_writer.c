@@ -300,7 +300,7 @@ void jsonw_money(struct jsonw *writer, int64_t fen)
         return;
     char *at = writer->buffer + writer->length;
     *at = '"';
-    size_t length = strlen(money_format(fen, at + 1));
+    size_t length = money_write(fen, at + 1);
     at[1 + length] = '"';
     writer->length += length + 2;
 }

@@ -31,6 +31,18 @@ START_TEST(formats_with_two_places)
 }
 END_TEST
 
+/* The same bytes, no NUL written after them, and their length. */
+START_TEST(writes_in_place_with_its_length)
+{
+    char buf[MONEY_FORMAT_SIZE];
+    memset(buf, '#', sizeof buf);
+    size_t length = money_write(format_cases[_i].value, buf);
+    ck_assert_uint_eq(length, strlen(format_cases[_i].text));
+    ck_assert_mem_eq(buf, format_cases[_i].text, length);
+    ck_assert_int_eq(buf[length], '#');
+}
+END_TEST
+
 static const struct {
     const char *text;
     gq_money value;
@@ -194,6 +206,7 @@ static Suite *money_suite(void)
     Suite *suite = suite_create("money");
     TCase *tc = tcase_create("money");
     LOOP(tc, formats_with_two_places, format_cases);
+    LOOP(tc, writes_in_place_with_its_length, format_cases);
     LOOP(tc, parses_decimal_amounts, parse_ok_cases);
     LOOP(tc, refuses_anything_else, parse_bad_cases);
     tcase_add_test(tc, refuses_null);
