@@ -55,18 +55,51 @@ static inline void append_char(struct jsonw *writer, char c)
     writer->buffer[writer->length++] = c;
 }
 
-/* Writes the comma that separates this value from the previous one at the
- * same level, unless it follows a key. */
-static void begin_value(struct jsonw *writer)
+/* Whether the value about to be written needs a comma to separate it from
+ * the previous one at its level (none after a key); records that its level
+ * now has a member. */
+static inline bool needs_comma(struct jsonw *writer)
 {
     if (writer->after_key) {
         writer->after_key = false;
-        return;
+        return false;
     }
-    if (writer->depth > 0 && writer->has_member[writer->depth - 1])
-        append_char(writer, ',');
-    if (writer->depth > 0)
-        writer->has_member[writer->depth - 1] = true;
+    if (writer->depth == 0)
+        return false;
+    bool *has_member = &writer->has_member[writer->depth - 1];
+    bool comma = *has_member;
+    *has_member = true;
+    return comma;
+}
+
+/* Starts a value of at most `most` bytes with one reservation for it and
+ * its comma, which is written. Returns where the value's bytes go (NULL
+ * once the writer has failed); end_value() then records where they end. */
+static inline char *start_value(struct jsonw *writer, size_t most)
+{
+    bool comma = needs_comma(writer);
+    size_t extra = most + (comma ? 1 : 0);
+    if (writer->length + extra >= writer->capacity && !reserve(writer, extra))
+        return NULL;
+    char *at = writer->buffer + writer->length;
+    if (comma)
+        *at++ = ',';
+    return at;
+}
+
+static inline void end_value(struct jsonw *writer, const char *end)
+{
+    writer->length = (size_t)(end - writer->buffer);
+}
+
+/* Writes the comma that separates this value from the previous one at the
+ * same level, unless it follows a key, for values that append their bytes
+ * themselves. */
+static void begin_value(struct jsonw *writer)
+{
+    char *at = start_value(writer, 0);
+    if (at != NULL)
+        end_value(writer, at);
 }
 
 void jsonw_init(struct jsonw *writer, size_t capacity)
@@ -104,12 +137,15 @@ char *jsonw_finish(struct jsonw *writer, size_t *length)
 
 static void open_container(struct jsonw *writer, char bracket)
 {
-    begin_value(writer);
+    char *at = start_value(writer, 1);
     if (writer->depth >= JSONW_MAX_DEPTH) {
         writer->failed = true;
         return;
     }
-    append_char(writer, bracket);
+    if (at != NULL) {
+        *at = bracket;
+        end_value(writer, at + 1);
+    }
     writer->has_member[writer->depth++] = false;
 }
 
@@ -188,15 +224,22 @@ static size_t append_escaped(struct jsonw *writer, const unsigned char *p)
     return 1;
 }
 
+/* How many bytes at the start of `text` are plain. */
+static size_t plain_run(const unsigned char *text)
+{
+    size_t run = 0;
+    while (plain_byte(text[run]))
+        run++;
+    return run;
+}
+
 /* Writes `text` between quotes, copying runs of plain bytes at once. */
 static void append_quoted(struct jsonw *writer, const char *text)
 {
     append_char(writer, '"');
     const unsigned char *p = (const unsigned char *)text;
     while (*p != '\0') {
-        size_t run = 0;
-        while (plain_byte(p[run]))
-            run++;
+        size_t run = plain_run(p);
         append(writer, (const char *)p, run);
         p += run;
         if (*p != '\0')
@@ -207,27 +250,38 @@ static void append_quoted(struct jsonw *writer, const char *text)
 
 void jsonw_key_n(struct jsonw *writer, const char *key, size_t length)
 {
-    begin_value(writer);
 #ifndef NDEBUG
     for (size_t i = 0; i < length; i++)
         assert(plain_byte((unsigned char)key[i]));
 #endif
-    if (reserve(writer, length + 3)) {
-        char *end = writer->buffer + writer->length;
-        *end++ = '"';
-        memcpy(end, key, length);
-        end += length;
-        *end++ = '"';
-        *end++ = ':';
-        writer->length += length + 3;
+    char *at = start_value(writer, length + 3);
+    if (at != NULL) {
+        *at++ = '"';
+        memcpy(at, key, length);
+        at += length;
+        *at++ = '"';
+        *at++ = ':';
+        end_value(writer, at);
     }
     writer->after_key = true;
 }
 
 void jsonw_string(struct jsonw *writer, const char *text)
 {
-    begin_value(writer);
-    append_quoted(writer, text);
+    size_t run = plain_run((const unsigned char *)text);
+    if (text[run] != '\0') { /* something to escape or repair */
+        begin_value(writer);
+        append_quoted(writer, text);
+        return;
+    }
+    char *at = start_value(writer, run + 2);
+    if (at == NULL)
+        return;
+    *at++ = '"';
+    memcpy(at, text, run);
+    at += run;
+    *at++ = '"';
+    end_value(writer, at);
 }
 
 static uint64_t magnitude_of(int64_t value)
@@ -237,12 +291,16 @@ static uint64_t magnitude_of(int64_t value)
 
 void jsonw_integer(struct jsonw *writer, int64_t value)
 {
-    begin_value(writer);
     char digits[DECIMAL_DIGITS_SIZE];
     size_t first = decimal_format(magnitude_of(value), digits);
+    size_t count = DECIMAL_DIGITS_SIZE - first;
+    char *at = start_value(writer, count + 1);
+    if (at == NULL)
+        return;
     if (value < 0)
-        append_char(writer, '-');
-    append(writer, digits + first, DECIMAL_DIGITS_SIZE - first);
+        *at++ = '-';
+    memcpy(at, digits + first, count);
+    end_value(writer, at + count);
 }
 
 void jsonw_boolean(struct jsonw *writer, bool value)
@@ -257,66 +315,71 @@ void jsonw_null(struct jsonw *writer)
     append(writer, "null", 4);
 }
 
-/* Writes scaled / 10^decimals with 1..`decimals` places: trailing zeros
- * are dropped, one is kept. */
-static void append_scaled(struct jsonw *writer, int64_t scaled, int decimals)
+/* Writes the value scaled / 10^decimals (1..18) with 1..`decimals`
+ * places: trailing zeros are dropped, one is kept. */
+static void write_scaled(struct jsonw *writer, int64_t scaled, int decimals)
 {
     uint64_t divisor = 1;
     for (int i = 0; i < decimals; i++)
         divisor *= 10;
     uint64_t magnitude = magnitude_of(scaled);
+    uint64_t fraction = magnitude % divisor;
+    size_t kept = (size_t)decimals;
+    while (kept > 1 && fraction % 10 == 0) {
+        fraction /= 10;
+        kept--;
+    }
     char digits[DECIMAL_DIGITS_SIZE];
     size_t first = decimal_format(magnitude / divisor, digits);
+    size_t whole = DECIMAL_DIGITS_SIZE - first;
+    char *at = start_value(writer, 1 + whole + 1 + kept);
+    if (at == NULL)
+        return;
     if (scaled < 0)
-        append_char(writer, '-');
-    append(writer, digits + first, DECIMAL_DIGITS_SIZE - first);
-    char fraction[20] = {0};
-    uint64_t rest = magnitude % divisor;
-    for (int i = decimals - 1; i >= 0; i--) {
-        fraction[i] = (char)('0' + rest % 10);
-        rest /= 10;
+        *at++ = '-';
+    memcpy(at, digits + first, whole);
+    at += whole;
+    *at++ = '.';
+    for (size_t i = kept; i > 0; i--) { /* right to left, zero-padded */
+        at[i - 1] = (char)('0' + fraction % 10);
+        fraction /= 10;
     }
-    int kept = decimals;
-    while (kept > 1 && fraction[kept - 1] == '0')
-        kept--;
-    append_char(writer, '.');
-    append(writer, fraction, (size_t)kept);
+    end_value(writer, at + kept);
 }
 
 void jsonw_fixed(struct jsonw *writer, int64_t scaled, int decimals)
 {
-    begin_value(writer);
     if (decimals < 1 || decimals > 18) {
+        begin_value(writer);
         writer->failed = true;
         return;
     }
-    append_scaled(writer, scaled, decimals);
+    write_scaled(writer, scaled, decimals);
 }
 
 void jsonw_money(struct jsonw *writer, int64_t fen)
 {
-    begin_value(writer);
-    if (!reserve(writer, MONEY_FORMAT_SIZE + 2))
+    char *at = start_value(writer, MONEY_FORMAT_SIZE + 2);
+    if (at == NULL)
         return;
-    char *at = writer->buffer + writer->length;
-    *at = '"';
-    size_t length = money_write(fen, at + 1);
-    at[1 + length] = '"';
-    writer->length += length + 2;
+    *at++ = '"';
+    at += money_write(fen, at);
+    *at++ = '"';
+    end_value(writer, at);
 }
 
 void jsonw_real(struct jsonw *writer, double value)
 {
-    begin_value(writer);
-    if (!isfinite(value)) { /* JSON has no infinity or NaN */
-        append(writer, "null", 4);
-        return;
-    }
     /* Most reals written are short decimals (0.35, 6.0): written exactly as
      * fixed point, which is what "%.12g" gives them too, without printf. */
     double millionths = value * 1e6;
     if (fabs(value) < 1e6 && millionths == rint(millionths)) {
-        append_scaled(writer, (int64_t)millionths, 6);
+        write_scaled(writer, (int64_t)millionths, 6);
+        return;
+    }
+    begin_value(writer);
+    if (!isfinite(value)) { /* JSON has no infinity or NaN */
+        append(writer, "null", 4);
         return;
     }
     char text[40];
