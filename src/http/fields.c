@@ -12,6 +12,7 @@
 
 #include "core/plans.h"
 #include "http/bodies.h"
+#include "util/decimal.h"
 
 void fields_path(char *buf, size_t size, const char *parent, const char *key)
 {
@@ -21,9 +22,32 @@ void fields_path(char *buf, size_t size, const char *parent, const char *key)
         snprintf(buf, size, "%s.%s", parent, key);
 }
 
+/* Appends what fits of `count` bytes to the `*length` bytes at `buf`,
+ * keeping one byte of `size` for the NUL, as snprintf truncates. */
+static void append_bounded(char *buf, size_t size, size_t *length, const char *bytes, size_t count)
+{
+    size_t room = size - 1 - *length;
+    if (count > room)
+        count = room;
+    memcpy(buf + *length, bytes, count);
+    *length += count;
+}
+
+/* Written by hand: every item's path is formatted, error or not (it is
+ * handed to each of the item's fields), and snprintf cost more than
+ * reading the item's fields did. */
 void fields_index_path(char *buf, size_t size, const char *parent, size_t index)
 {
-    snprintf(buf, size, "%s[%zu]", parent, index);
+    if (size == 0)
+        return;
+    char digits[DECIMAL_DIGITS_SIZE];
+    size_t first = decimal_format(index, digits);
+    size_t length = 0;
+    append_bounded(buf, size, &length, parent, strlen(parent));
+    append_bounded(buf, size, &length, "[", 1);
+    append_bounded(buf, size, &length, digits + first, DECIMAL_DIGITS_SIZE - first);
+    append_bounded(buf, size, &length, "]", 1);
+    buf[length] = '\0';
 }
 
 static const char *type_name(const json_t *value)
