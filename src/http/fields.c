@@ -117,8 +117,9 @@ enum gq_code fields_only(json_t *object, const char *const *allowed, const char 
     json_object_foreach(object, key, value)
     {
         bool known = false;
+        /* The first byte tells most names apart without a call. */
         for (const char *const *name = allowed; *name != NULL && !known; name++)
-            known = strcmp(*name, key) == 0;
+            known = (*name)[0] == key[0] && strcmp(*name, key) == 0;
         if (!known) {
             char field[96];
             fields_path(field, sizeof field, path, key);
