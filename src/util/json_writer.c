@@ -6,7 +6,6 @@
  */
 #include "util/json_writer.h"
 
-#include <assert.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -179,13 +178,6 @@ void jsonw_array_end(struct jsonw *writer)
     close_container(writer, ']');
 }
 
-/* Bytes a JSON string can carry as they are: printable ASCII except the
- * quote and the backslash. Everything else goes the slow way. */
-static bool plain_byte(unsigned char c)
-{
-    return c >= 0x20 && c < 0x80 && c != '"' && c != '\\';
-}
-
 /* Escapes one byte (or UTF-8 sequence) at `p` that is not plain; returns
  * how many bytes it consumed. */
 static size_t append_escaped(struct jsonw *writer, const unsigned char *p)
@@ -228,7 +220,7 @@ static size_t append_escaped(struct jsonw *writer, const unsigned char *p)
 static size_t plain_run(const unsigned char *text)
 {
     size_t run = 0;
-    while (plain_byte(text[run]))
+    while (jsonw_plain_byte(text[run]))
         run++;
     return run;
 }
@@ -248,22 +240,17 @@ static void append_quoted(struct jsonw *writer, const char *text)
     append_char(writer, '"');
 }
 
-void jsonw_key_n(struct jsonw *writer, const char *key, size_t length)
+char *jsonw_key_room(struct jsonw *writer, size_t length)
 {
-#ifndef NDEBUG
-    for (size_t i = 0; i < length; i++)
-        assert(plain_byte((unsigned char)key[i]));
-#endif
     char *at = start_value(writer, length + 3);
-    if (at != NULL) {
-        *at++ = '"';
-        memcpy(at, key, length);
-        at += length;
-        *at++ = '"';
-        *at++ = ':';
-        end_value(writer, at);
-    }
     writer->after_key = true;
+    if (at == NULL)
+        return NULL;
+    at[0] = '"';
+    at[1 + length] = '"';
+    at[2 + length] = ':';
+    end_value(writer, at + length + 3);
+    return at + 1;
 }
 
 void jsonw_string(struct jsonw *writer, const char *text)

@@ -18,6 +18,7 @@
 #ifndef GQ_UTIL_JSON_WRITER_H
 #define GQ_UTIL_JSON_WRITER_H
 
+#include <assert.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -31,7 +32,7 @@ struct jsonw {
     size_t capacity;
     int depth;
     bool failed;
-    bool after_key;                    /* the next value follows a key */
+    bool after_key;                   /* the next value follows a key */
     bool has_member[JSONW_MAX_DEPTH]; /* a value was written at this depth */
 };
 
@@ -52,12 +53,35 @@ void jsonw_object_end(struct jsonw *writer);
 void jsonw_array_begin(struct jsonw *writer);
 void jsonw_array_end(struct jsonw *writer);
 
+/* Bytes a JSON string can carry as they are: printable ASCII except the
+ * quote and the backslash. */
+static inline bool jsonw_plain_byte(unsigned char c)
+{
+    return c >= 0x20 && c < 0x80 && c != '"' && c != '\\';
+}
+
+/* Writes a member name of `length` bytes but for its own bytes: the comma
+ * when one is due, the quotes and the colon. Returns where the name goes,
+ * for the caller to copy it there (NULL once writing has failed). Called
+ * through jsonw_key_n(). */
+char *jsonw_key_room(struct jsonw *writer, size_t length);
+
 /* A member name; the next call writes its value. Keys are the program's
  * own literals (printable ASCII, no quote or backslash) and are copied
- * without escaping; debug builds assert it. */
-void jsonw_key_n(struct jsonw *writer, const char *key, size_t length);
+ * without escaping; debug builds assert it. Inline, with jsonw_key(), so
+ * that a literal key's length is known when compiling and its copy is a
+ * few moves instead of a call to memcpy (212 keys in a 3-item quote). */
+static inline void jsonw_key_n(struct jsonw *writer, const char *key, size_t length)
+{
+#ifndef NDEBUG
+    for (size_t i = 0; i < length; i++)
+        assert(jsonw_plain_byte((unsigned char)key[i]));
+#endif
+    char *at = jsonw_key_room(writer, length);
+    if (at != NULL)
+        memcpy(at, key, length);
+}
 
-/* Inline, so that the length of a literal key is known when compiling. */
 static inline void jsonw_key(struct jsonw *writer, const char *key)
 {
     jsonw_key_n(writer, key, strlen(key));

@@ -50,6 +50,34 @@ START_TEST(writes_nested_documents_with_commas)
 }
 END_TEST
 
+/* The frame of a key with room for its bytes, the comma when one is due;
+ * NULL, and nothing written, once the writer has failed. */
+START_TEST(writes_a_key_around_room_for_its_name)
+{
+    struct jsonw w;
+    jsonw_init(&w, 8);
+    jsonw_object_begin(&w);
+    char *at = jsonw_key_room(&w, 3);
+    ck_assert_ptr_nonnull(at);
+    memcpy(at, "sku", 3);
+    jsonw_integer(&w, 1);
+    at = jsonw_key_room(&w, 8);
+    ck_assert_ptr_nonnull(at);
+    memcpy(at, "quantity", 8);
+    jsonw_integer(&w, 2);
+    jsonw_key_n(&w, "days", 4);
+    jsonw_integer(&w, 30);
+    jsonw_object_end(&w);
+    char *text = finish(&w);
+    ck_assert_str_eq(text, "{\"sku\":1,\"quantity\":2,\"days\":30}");
+    free(text);
+
+    jsonw_init(&w, PTRDIFF_MAX); /* no allocator grants this */
+    ck_assert_ptr_null(jsonw_key_room(&w, 3));
+    ck_assert_ptr_null(jsonw_finish(&w, NULL));
+}
+END_TEST
+
 static const struct {
     int64_t scaled;
     int decimals;
@@ -305,6 +333,7 @@ static Suite *json_writer_suite(void)
     Suite *suite = suite_create("json_writer");
     TCase *tc = tcase_create("json_writer");
     tcase_add_test(tc, writes_nested_documents_with_commas);
+    tcase_add_test(tc, writes_a_key_around_room_for_its_name);
     LOOP(tc, writes_fixed_point_exactly, fixed_cases);
     LOOP(tc, writes_reals_as_jansson_does, real_cases);
     LOOP(tc, escapes_strings_and_repairs_utf8, string_cases);
