@@ -9,7 +9,7 @@
 FROM debian:bookworm AS build
 RUN apt-get update \
  && apt-get install -y --no-install-recommends gcc libc6-dev make pkg-config \
-      libmicrohttpd-dev libjansson-dev libsqlite3-dev nettle-dev liblz4-dev \
+      libmicrohttpd-dev libjansson-dev libsqlite3-dev nettle-dev liblz4-dev libjemalloc-dev \
  && rm -rf /var/lib/apt/lists/*
 WORKDIR /src
 COPY Makefile openapi.yaml ./
@@ -21,7 +21,7 @@ RUN make build/gpuquote
 FROM debian:bookworm-slim
 RUN apt-get update \
  && apt-get install -y --no-install-recommends libmicrohttpd12 libjansson4 libsqlite3-0 \
-      libnettle8 liblz4-1 curl \
+      libnettle8 liblz4-1 libjemalloc2 curl \
  && rm -rf /var/lib/apt/lists/* \
  && useradd --system --uid 10001 --home-dir /data --shell /usr/sbin/nologin gpuquote \
  && mkdir -p /data && chown gpuquote:gpuquote /data

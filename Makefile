@@ -34,9 +34,14 @@ WARNINGS = -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototyp
            -Wvla -Wformat=2 -Wconversion -Wno-sign-conversion -Wpointer-arith -Wundef
 CPPFLAGS = -Isrc -D_GNU_SOURCE -DGQ_VERSION='"$(VERSION)"'
 CFLAGS_ALL = -std=c11 $(OPT) $(WARNINGS) -fno-strict-aliasing -pthread $(CFLAGS)
+# The server's allocator (README, Dependencies): jemalloc. Builds that must
+# see every allocation themselves keep glibc's: ASan's, and valgrind's
+# (`make valgrind` sets ALLOCATOR empty), as Redis does with MALLOC=libc.
+ALLOCATOR ?= jemalloc
 ifeq ($(SANITIZE),1)
 CFLAGS_ALL += -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
 LDFLAGS_SAN = -fsanitize=address,undefined
+override ALLOCATOR =
 endif
 
 # Library flags are looked up when a recipe runs (=, not :=), after deps.sh
@@ -48,6 +53,7 @@ LIBS_STORE = $(call pkg,--libs,sqlite3 nettle liblz4)
 LIBS_HTTP  = $(call pkg,--libs,libmicrohttpd jansson)
 LIBS_CHECK = $(call pkg,--libs,check)
 LIBS_CURL  = $(call pkg,--libs,libcurl)
+LIBS_ALLOC = $(if $(ALLOCATOR),$(call pkg,--libs,$(ALLOCATOR)))
 PKG_CFLAGS = $(call pkg,--cflags,libmicrohttpd jansson sqlite3 nettle liblz4)
 # Only for the tests' objects, so that building the server alone (the
 # Dockerfile's build stage) does not ask for packages it has no need of.
@@ -94,7 +100,8 @@ deps:
 
 $(BIN): $(MAIN_OBJ) $(HTTP_OBJ) $(STORE_OBJ) $(UTIL_OBJ) $(CORE_OBJ)
 	$(call say,LINK,$@)
-	$(Q)$(CC) $(CFLAGS_ALL) $(LDFLAGS_SAN) -o $@ $^ $(LIBS_HTTP) $(LIBS_STORE) $(LIBS_UTIL) $(LIBS_CORE) $(LDFLAGS)
+	$(Q)$(CC) $(CFLAGS_ALL) $(LDFLAGS_SAN) -o $@ $^ $(LIBS_ALLOC) $(LIBS_HTTP) $(LIBS_STORE) $(LIBS_UTIL) \
+		$(LIBS_CORE) $(LDFLAGS)
 
 $(BUILD)/obj/%.o: %.c
 	@mkdir -p $(dir $@)
@@ -164,7 +171,7 @@ VALGRIND = valgrind --quiet --leak-check=full --show-leak-kinds=definite,indirec
 	--errors-for-leak-kinds=definite,indirect --error-exitcode=99
 valgrind:
 	@scripts/deps.sh tools
-	@$(MAKE) --no-print-directory BUILD=build/valgrind OPT="-O1 -g" build/valgrind/gpuquote \
+	@$(MAKE) --no-print-directory BUILD=build/valgrind OPT="-O1 -g" ALLOCATOR= build/valgrind/gpuquote \
 		$(patsubst $(BUILD)/%,build/valgrind/%,$(TEST_HTTP))
 	@GPUQUOTE_BIN=$(abspath build/valgrind/gpuquote) GPUQUOTE_SOURCE_DIR=$(CURDIR) \
 		GPUQUOTE_WRAPPER="$(VALGRIND)" GPUQUOTE_SLOW=1 \
@@ -187,11 +194,12 @@ bench:
 		build/bench/parse_only
 	bench/run.sh build/bench/gpuquote
 
-# The parse-only reference server of bench/run.sh (see bench/parse_only.c).
+# The parse-only reference server of bench/run.sh (see bench/parse_only.c),
+# with gpuquote's allocator, so that the comparison is of the work alone.
 $(BUILD)/parse_only: bench/parse_only.c
 	$(call say,CC,$<)
 	$(Q)mkdir -p $(@D)
-	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS_ALL) $(PKG_CFLAGS) -o $@ $< $(LIBS_HTTP)
+	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS_ALL) $(PKG_CFLAGS) -o $@ $< $(LIBS_ALLOC) $(LIBS_HTTP)
 
 FUZZ_SECONDS ?= 30
 fuzz:

@@ -11,7 +11,7 @@ set -eu
 
 set_wanted() {
     # pkg-config module -> Debian package
-    wanted="libmicrohttpd:libmicrohttpd-dev jansson:libjansson-dev sqlite3:libsqlite3-dev nettle:nettle-dev liblz4:liblz4-dev"
+    wanted="libmicrohttpd:libmicrohttpd-dev jansson:libjansson-dev sqlite3:libsqlite3-dev nettle:nettle-dev liblz4:liblz4-dev jemalloc:libjemalloc-dev"
     case "$1" in
     build) ;;
     test | tools) wanted="$wanted check:check libcurl:libcurl4-gnutls-dev" ;;
