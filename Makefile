@@ -91,16 +91,23 @@ TESTS := $(TEST_CORE) $(TEST_UTIL) $(TEST_STORE) $(TEST_BODY) $(TEST_HTTP)
 # Keep objects of test programs between runs.
 .SECONDARY:
 
-.PHONY: all run test check asan valgrind bench fuzz lint deps clean format migrate
+.PHONY: all run test check asan valgrind bench fuzz lint deps clean format migrate FORCE
 
 all: $(BIN)
 
 deps:
 	@scripts/deps.sh test
 
-$(BIN): $(MAIN_OBJ) $(HTTP_OBJ) $(STORE_OBJ) $(UTIL_OBJ) $(CORE_OBJ)
+# make does not see a change of flags: the stamp holds the allocator linked
+# in, and changes (so the server is linked again) when it does.
+ALLOCATOR_STAMP = $(BUILD)/allocator.stamp
+$(ALLOCATOR_STAMP): FORCE
+	@mkdir -p $(@D)
+	@echo '$(ALLOCATOR)' | cmp -s - $@ || echo '$(ALLOCATOR)' >$@
+
+$(BIN): $(MAIN_OBJ) $(HTTP_OBJ) $(STORE_OBJ) $(UTIL_OBJ) $(CORE_OBJ) $(ALLOCATOR_STAMP)
 	$(call say,LINK,$@)
-	$(Q)$(CC) $(CFLAGS_ALL) $(LDFLAGS_SAN) -o $@ $^ $(LIBS_ALLOC) $(LIBS_HTTP) $(LIBS_STORE) $(LIBS_UTIL) \
+	$(Q)$(CC) $(CFLAGS_ALL) $(LDFLAGS_SAN) -o $@ $(filter-out $(ALLOCATOR_STAMP),$^) $(LIBS_ALLOC) $(LIBS_HTTP) $(LIBS_STORE) $(LIBS_UTIL) \
 		$(LIBS_CORE) $(LDFLAGS)
 
 $(BUILD)/obj/%.o: %.c
@@ -196,7 +203,7 @@ bench:
 
 # The parse-only reference server of bench/run.sh (see bench/parse_only.c),
 # with gpuquote's allocator, so that the comparison is of the work alone.
-$(BUILD)/parse_only: bench/parse_only.c
+$(BUILD)/parse_only: bench/parse_only.c $(ALLOCATOR_STAMP)
 	$(call say,CC,$<)
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS_ALL) $(PKG_CFLAGS) -o $@ $< $(LIBS_ALLOC) $(LIBS_HTTP)
