@@ -101,8 +101,14 @@ deps:
 # make does not see a change of flags: the stamp holds the allocator linked
 # in, and changes (so the server is linked again) when it does.
 ALLOCATOR_STAMP = $(BUILD)/allocator.stamp
+# A missing allocator stops the build instead of linking glibc's unnoticed.
 $(ALLOCATOR_STAMP): FORCE
 	@mkdir -p $(@D)
+	@if [ -n '$(ALLOCATOR)' ] && ! pkg-config --exists '$(ALLOCATOR)'; then \
+	    echo "gpuquote: allocator '$(ALLOCATOR)' not found: scripts/deps.sh build installs it;" \
+	        "ALLOCATOR= builds with glibc's" >&2; \
+	    exit 1; \
+	fi
 	@echo '$(ALLOCATOR)' | cmp -s - $@ || echo '$(ALLOCATOR)' >$@
 
 $(BIN): $(MAIN_OBJ) $(HTTP_OBJ) $(STORE_OBJ) $(UTIL_OBJ) $(CORE_OBJ) $(ALLOCATOR_STAMP)

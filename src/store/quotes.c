@@ -69,7 +69,10 @@ static enum gq_code read_response(sqlite3_stmt *stmt, const char *id, char **out
     const char *block = sqlite3_column_blob(stmt, 9);
     int block_size = sqlite3_column_bytes(stmt, 9);
     sqlite3_int64 size = sqlite3_column_int64(stmt, 10);
-    if (block == NULL || size < 1 || size > LZ4_MAX_INPUT_SIZE)
+    /* LZ4 expands at most 255 to 1: a larger recorded size is damage, and
+     * would cost an allocation of up to 2 GB before the block failed. */
+    if (block == NULL || size < 1 || size > LZ4_MAX_INPUT_SIZE ||
+        size > (sqlite3_int64)block_size * 255 + 16)
         return gq_fail(err, GQ_ERR_INTERNAL, NULL, "quote %s is stored damaged", id);
     char *text = malloc((size_t)size + 1);
     if (text == NULL)
@@ -154,8 +157,8 @@ static enum gq_code pack_response(const char *json, struct packed_response *out,
                                   struct gq_error *err)
 {
     size_t length = strlen(json);
-    if (length > LZ4_MAX_INPUT_SIZE)
-        return gq_fail(err, GQ_ERR_INVALID_VALUE, NULL, "a response of %zu bytes is too large",
+    if (length > LZ4_MAX_INPUT_SIZE) /* ~2 GB: no quote the server renders */
+        return gq_fail(err, GQ_ERR_INTERNAL, NULL, "a response of %zu bytes is too large",
                        length);
     int bound = LZ4_compressBound((int)length);
     out->block = malloc((size_t)bound);

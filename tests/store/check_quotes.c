@@ -272,6 +272,7 @@ static const char *const damage[] = {
     "UPDATE quotes SET response_size = response_size - 1", /* shorter */
     "UPDATE quotes SET response_lz4 = X'F0FFFFFFFF41'",    /* literals past its end */
     "UPDATE quotes SET response_lz4 = X''",                /* empty */
+    "UPDATE quotes SET response_size = 2113929216",        /* more than LZ4 expands to */
     /* Well-formed, six literal bytes with a NUL among them. */
     "UPDATE quotes SET response_lz4 = X'60414243004445', response_size = 6",
 };
