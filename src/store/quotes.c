@@ -158,8 +158,7 @@ static enum gq_code pack_response(const char *json, struct packed_response *out,
 {
     size_t length = strlen(json);
     if (length > LZ4_MAX_INPUT_SIZE) /* ~2 GB: no quote the server renders */
-        return gq_fail(err, GQ_ERR_INTERNAL, NULL, "a response of %zu bytes is too large",
-                       length);
+        return gq_fail(err, GQ_ERR_INTERNAL, NULL, "a response of %zu bytes is too large", length);
     int bound = LZ4_compressBound((int)length);
     out->block = malloc((size_t)bound);
     if (out->block == NULL)
