@@ -219,6 +219,17 @@ START_TEST(test_duplicate_id_is_refused)
 }
 END_TEST
 
+/* The store refuses `quote` as invalid and writes nothing. */
+static void expect_refused(const struct stored_quote *quote)
+{
+    bool replayed;
+    struct stored_quote existing;
+    struct gq_error err;
+    ck_assert_int_eq(store_quote_insert(store, quote, &replayed, &existing, &err),
+                     GQ_ERR_INVALID_VALUE);
+    ck_assert_int_eq(query_int("SELECT count(*) FROM quotes"), 0);
+}
+
 static const char *const bad_ids[] = {"", "0123456789012345678901234567890123456789"};
 
 START_TEST(test_bad_quote_is_refused)
@@ -228,12 +239,7 @@ START_TEST(test_bad_quote_is_refused)
         quote.id[0] = '\0';
     else
         memset(quote.id, 'x', sizeof quote.id); /* no terminator */
-    bool replayed;
-    struct stored_quote existing;
-    struct gq_error err;
-    ck_assert_int_eq(store_quote_insert(store, &quote, &replayed, &existing, &err),
-                     GQ_ERR_INVALID_VALUE);
-    ck_assert_int_eq(query_int("SELECT count(*) FROM quotes"), 0);
+    expect_refused(&quote);
 }
 END_TEST
 
@@ -298,12 +304,7 @@ START_TEST(test_empty_response_is_refused)
 {
     struct stored_quote quote = make_quote("q_empty", NULL, 100, 200);
     quote.response_json = (char *)"";
-    bool replayed;
-    struct stored_quote existing;
-    struct gq_error err;
-    ck_assert_int_eq(store_quote_insert(store, &quote, &replayed, &existing, &err),
-                     GQ_ERR_INVALID_VALUE);
-    ck_assert_int_eq(query_int("SELECT count(*) FROM quotes"), 0);
+    expect_refused(&quote);
 }
 END_TEST
 
