@@ -2,26 +2,29 @@
 #
 #   docker build -t gpuquote . && docker run -p 8080:8080 gpuquote
 #
-# The database lives on the /data volume; pending migrations are applied at
-# start. Configuration: config/gpuquote.json baked in, overridden by
+# The database lives on the /data volume (SQLite), or is a PostgreSQL server
+# named by GPUQUOTE_DATABASE=postgresql://... (both backends are built in);
+# pending migrations are applied at start. Configuration: config/gpuquote.json baked in, overridden by
 # GPUQUOTE_* environment variables (docker run -e GPUQUOTE_THREADS=4 ...).
 
 FROM debian:bookworm AS build
 RUN apt-get update \
  && apt-get install -y --no-install-recommends gcc libc6-dev make pkg-config \
-      libmicrohttpd-dev libjansson-dev libsqlite3-dev nettle-dev liblz4-dev libjemalloc-dev \
+      libmicrohttpd-dev libjansson-dev libsqlite3-dev libpq-dev nettle-dev liblz4-dev libjemalloc-dev \
+      libcurl4-gnutls-dev \
  && rm -rf /var/lib/apt/lists/*
 WORKDIR /src
 COPY Makefile openapi.yaml ./
 COPY scripts/ scripts/
 COPY src/ src/
+COPY web/ web/
 # The same build `make` does on a workstation.
 RUN make build/gpuquote
 
 FROM debian:bookworm-slim
 RUN apt-get update \
- && apt-get install -y --no-install-recommends libmicrohttpd12 libjansson4 libsqlite3-0 \
-      libnettle8 liblz4-1 libjemalloc2 curl \
+ && apt-get install -y --no-install-recommends libmicrohttpd12 libjansson4 libsqlite3-0 libpq5 \
+      libnettle8 liblz4-1 libjemalloc2 libcurl3-gnutls curl \
  && rm -rf /var/lib/apt/lists/* \
  && useradd --system --uid 10001 --home-dir /data --shell /usr/sbin/nologin gpuquote \
  && mkdir -p /data && chown gpuquote:gpuquote /data
@@ -34,7 +37,8 @@ COPY config/ config/
 # to answer quotes already committed, and closing the database fit in that.
 ENV GPUQUOTE_LISTEN=0.0.0.0 \
     GPUQUOTE_DATABASE=/data/gpuquote.db \
-    GPUQUOTE_SHUTDOWN_GRACE_SECONDS=6
+    GPUQUOTE_SHUTDOWN_GRACE_SECONDS=6 \
+    GPUQUOTE_BOOTSTRAP_KEY_FILE=/data/admin.key
 VOLUME ["/data"]
 USER gpuquote
 EXPOSE 8080

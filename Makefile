@@ -5,7 +5,8 @@
 #   make test       install missing packages, build and run every test
 #   make asan       the whole test suite built with -fsanitize=address,undefined
 #   make valgrind   the integration tests against the server under valgrind
-#   make bench      benchmarks against nginx (bench/RESULTS.md)
+#   make bench      benchmarks against nginx (bench/RESULTS.md) and, for saved quotes on
+#                   PostgreSQL, against pgbench (bench/POSTGRES.md)
 #   make fuzz       libFuzzer harnesses, FUZZ_SECONDS each
 #   make lint       openapi.yaml through redocly, cppcheck over src/
 #   make deps       install missing packages only
@@ -49,33 +50,43 @@ endif
 pkg = $(shell pkg-config $(1) $(2))
 LIBS_CORE  = -lm
 LIBS_UTIL  = $(call pkg,--libs,jansson nettle) -pthread
-LIBS_STORE = $(call pkg,--libs,sqlite3 nettle liblz4)
+LIBS_STORE = $(call pkg,--libs,sqlite3 libpq nettle liblz4)
 LIBS_HTTP  = $(call pkg,--libs,libmicrohttpd jansson)
 LIBS_CHECK = $(call pkg,--libs,check)
 LIBS_CURL  = $(call pkg,--libs,libcurl)
+# The tests' webhook receiver checks signatures with OpenSSL, apart from nettle.
+LIBS_CRYPTO = $(call pkg,--libs,libcrypto)
 LIBS_ALLOC = $(if $(ALLOCATOR),$(call pkg,--libs,$(ALLOCATOR)))
-PKG_CFLAGS = $(call pkg,--cflags,libmicrohttpd jansson sqlite3 nettle liblz4)
+PKG_CFLAGS = $(call pkg,--cflags,libmicrohttpd jansson sqlite3 libpq nettle liblz4 libcurl)
 # Only for the tests' objects, so that building the server alone (the
 # Dockerfile's build stage) does not ask for packages it has no need of.
 TEST_PKG_CFLAGS = $(call pkg,--cflags,check libcurl)
 
 CORE_SRC  := $(wildcard src/core/*.c)
 UTIL_SRC  := $(wildcard src/util/*.c)
-STORE_SRC := $(wildcard src/store/*.c)
+STORE_SRC := $(wildcard src/store/*.c src/store/sqlite/*.c src/store/postgres/*.c)
 HTTP_SRC  := $(wildcard src/http/*.c)
 HTTP_ASM  := $(wildcard src/http/*.S)
+CLI_SRC   := $(wildcard src/cli/*.c)
+# The webhook sender, on libcurl: in the server alone.
+WEBHOOK_SRC := $(wildcard src/webhooks/*.c)
 
 obj = $(patsubst %.c,$(BUILD)/obj/%.o,$(patsubst %.S,$(BUILD)/obj/%.o,$(1)))
 CORE_OBJ  := $(call obj,$(CORE_SRC))
 UTIL_OBJ  := $(call obj,$(UTIL_SRC))
 STORE_OBJ := $(call obj,$(STORE_SRC))
-HTTP_OBJ  := $(call obj,$(HTTP_SRC) $(HTTP_ASM))
+# The storefront page (web/), built into the server with a gzip copy of
+# each file (scripts/embed-web.sh, src/http/static.c).
+WEB_FILES := web/index.html $(sort $(wildcard web/static/*))
+WEB_GZ    := $(patsubst web/%,$(BUILD)/web/%.gz,$(WEB_FILES))
+WEB_OBJ   := $(BUILD)/obj/web_assets.o
+HTTP_OBJ  := $(call obj,$(HTTP_SRC) $(HTTP_ASM)) $(WEB_OBJ)
 # The request and response bodies: JSON <-> the core's structs, without
 # libmicrohttpd (src/http/bodies.h), tested and fuzzed on their own.
 BODY_OBJ  := $(call obj,src/http/fields.c src/http/render.c src/http/quote_body.c \
                          src/http/recommend_body.c src/http/catalog_render.c \
-                         src/http/body_load.c)
-MAIN_OBJ  := $(call obj,src/main.c)
+                         src/http/body_load.c src/http/language.c)
+MAIN_OBJ  := $(call obj,src/main.c $(CLI_SRC) $(WEBHOOK_SRC))
 
 BIN := $(BUILD)/gpuquote
 
@@ -85,8 +96,11 @@ TEST_UTIL  := $(patsubst tests/%.c,$(BUILD)/%,$(wildcard tests/util/check_*.c))
 TEST_STORE := $(patsubst tests/%.c,$(BUILD)/%,$(wildcard tests/store/check_*.c))
 TEST_BODY  := $(patsubst tests/%.c,$(BUILD)/%,$(wildcard tests/bodies/check_*.c))
 TEST_HTTP  := $(patsubst tests/%.c,$(BUILD)/%,$(wildcard tests/http/check_*.c))
+TEST_REPLICAS := $(patsubst tests/%.c,$(BUILD)/%,$(wildcard tests/replicas/check_*.c))
+TEST_FRONT := $(patsubst tests/%.c,$(BUILD)/%,$(wildcard tests/front/check_*.c))
 TEST_SUPPORT_OBJ := $(call obj,$(wildcard tests/support/*.c))
-TESTS := $(TEST_CORE) $(TEST_UTIL) $(TEST_STORE) $(TEST_BODY) $(TEST_HTTP)
+TESTS := $(TEST_CORE) $(TEST_UTIL) $(TEST_STORE) $(TEST_BODY) $(TEST_FRONT) $(TEST_HTTP) \
+         $(TEST_REPLICAS)
 
 # Keep objects of test programs between runs.
 .SECONDARY:
@@ -113,8 +127,8 @@ $(ALLOCATOR_STAMP): FORCE
 
 $(BIN): $(MAIN_OBJ) $(HTTP_OBJ) $(STORE_OBJ) $(UTIL_OBJ) $(CORE_OBJ) $(ALLOCATOR_STAMP)
 	$(call say,LINK,$@)
-	$(Q)$(CC) $(CFLAGS_ALL) $(LDFLAGS_SAN) -o $@ $(filter-out $(ALLOCATOR_STAMP),$^) $(LIBS_ALLOC) $(LIBS_HTTP) $(LIBS_STORE) $(LIBS_UTIL) \
-		$(LIBS_CORE) $(LDFLAGS)
+	$(Q)$(CC) $(CFLAGS_ALL) $(LDFLAGS_SAN) -o $@ $(filter-out $(ALLOCATOR_STAMP),$^) $(LIBS_ALLOC) $(LIBS_HTTP) $(LIBS_CURL) $(LIBS_STORE) \
+		$(LIBS_UTIL) $(LIBS_CORE) $(LDFLAGS)
 
 $(BUILD)/obj/%.o: %.c
 	@mkdir -p $(dir $@)
@@ -126,6 +140,18 @@ $(BUILD)/obj/%.o: %.c
 # serves exactly the contract it was built with.
 $(BUILD)/obj/%.o: %.S openapi.yaml
 	@mkdir -p $(dir $@)
+	$(call say,AS,$<)
+	$(Q)$(CC) $(CFLAGS_ALL) -c -o $@ $<
+
+$(BUILD)/web/%.gz: web/%
+	@mkdir -p $(dir $@)
+	$(Q)gzip -9 -n -c $< >$@
+
+$(BUILD)/gen/web_assets.S: scripts/embed-web.sh $(WEB_FILES) $(WEB_GZ)
+	@mkdir -p $(dir $@)
+	$(Q)scripts/embed-web.sh $(BUILD) $(WEB_FILES) >$@
+
+$(WEB_OBJ): $(BUILD)/gen/web_assets.S
 	$(call say,AS,$<)
 	$(Q)$(CC) $(CFLAGS_ALL) -c -o $@ $<
 
@@ -144,30 +170,75 @@ $(BUILD)/bodies/%: $(BUILD)/obj/tests/bodies/%.o $(BODY_OBJ) $(UTIL_OBJ) $(CORE_
 	$(call say,LINK,$@)
 	$(Q)$(CC) $(CFLAGS_ALL) $(LDFLAGS_SAN) -o $@ $^ $(LIBS_CHECK) $(LIBS_UTIL) $(LIBS_CORE)
 
-$(BUILD)/store/%: $(BUILD)/obj/tests/store/%.o $(STORE_OBJ) $(UTIL_OBJ) $(CORE_OBJ)
+$(BUILD)/store/%: $(BUILD)/obj/tests/store/%.o $(BUILD)/obj/tests/support/testdb.o $(STORE_OBJ) \
+                  $(UTIL_OBJ) $(CORE_OBJ)
 	@mkdir -p $(dir $@)
 	$(call say,LINK,$@)
 	$(Q)$(CC) $(CFLAGS_ALL) $(LDFLAGS_SAN) -o $@ $^ $(LIBS_CHECK) $(LIBS_STORE) $(LIBS_UTIL) $(LIBS_CORE)
 
+# The request front's fuzz regressions: the HTTP layer's objects in a
+# program of their own, with no socket opened.
+$(BUILD)/front/%: $(BUILD)/obj/tests/front/%.o $(HTTP_OBJ) $(STORE_OBJ) $(UTIL_OBJ) $(CORE_OBJ)
+	@mkdir -p $(dir $@)
+	$(call say,LINK,$@)
+	$(Q)$(CC) $(CFLAGS_ALL) $(LDFLAGS_SAN) -o $@ $^ $(LIBS_CHECK) $(LIBS_HTTP) $(LIBS_STORE) \
+		$(LIBS_UTIL) $(LIBS_CORE)
+
+# Integration tests, and the test of several replicas behind a balancer.
+INTEGRATION_LINK = $(Q)$(CC) $(CFLAGS_ALL) $(LDFLAGS_SAN) -o $@ $(filter-out $(BIN),$^) \
+	$(LIBS_CHECK) $(LIBS_CURL) $(LIBS_CRYPTO) $(LIBS_STORE) $(LIBS_UTIL) $(LIBS_CORE)
 $(BUILD)/http/%: $(BUILD)/obj/tests/http/%.o $(TEST_SUPPORT_OBJ) $(STORE_OBJ) $(UTIL_OBJ) $(CORE_OBJ) $(BIN)
 	@mkdir -p $(dir $@)
 	$(call say,LINK,$@)
-	$(Q)$(CC) $(CFLAGS_ALL) $(LDFLAGS_SAN) -o $@ $(filter-out $(BIN),$^) $(LIBS_CHECK) $(LIBS_CURL) \
-		$(LIBS_STORE) $(LIBS_UTIL) $(LIBS_CORE)
+	$(INTEGRATION_LINK)
+
+$(BUILD)/replicas/%: $(BUILD)/obj/tests/replicas/%.o $(TEST_SUPPORT_OBJ) $(STORE_OBJ) $(UTIL_OBJ) \
+                     $(CORE_OBJ) $(BIN)
+	@mkdir -p $(dir $@)
+	$(call say,LINK,$@)
+	$(INTEGRATION_LINK)
 
 # Unit tests run in any order; integration tests start $(BIN) themselves and
 # log every response they receive, which is then validated against
 # openapi.yaml, so the contract cannot drift from the code.
+# scripts/postgres.sh runs a PostgreSQL server of the run's own for them
+# (in $(BUILD)/postgres, on a free port, removed at the end whatever
+# happens): the store's conformance suite runs against both backends, and
+# the integration suites run once on SQLite and again on PostgreSQL, but for
+# check_faults, whose every test is of SQLite's file.
 CONTRACT_LOG = $(BUILD)/contract.jsonl
-check: $(BIN) $(TESTS) tests/contract/node_modules
+POSTGRES_TESTS = $(filter-out %/check_faults,$(TEST_HTTP))
+# Then the storefront page end to end in headless Chromium (tests/e2e/),
+# screenshots in $(BUILD)/storefront-*.png.
+check: $(BIN) $(TESTS) tests/contract/node_modules tests/e2e/node_modules
 	@rm -f $(CONTRACT_LOG)
 	@GPUQUOTE_BIN=$(abspath $(BIN)) GPUQUOTE_SOURCE_DIR=$(CURDIR) \
-		GPUQUOTE_CONTRACT_LOG=$(abspath $(CONTRACT_LOG)) scripts/run-tests.sh $(TESTS)
+		GPUQUOTE_CONTRACT_LOG=$(abspath $(CONTRACT_LOG)) GPUQUOTE_POSTGRES_TESTS="$(POSTGRES_TESTS)" \
+		scripts/postgres.sh run $(BUILD)/postgres scripts/run-tests.sh $(TESTS)
 	@node tests/contract/validate.mjs --self-test >/dev/null
 	@node tests/contract/validate.mjs --require-headers $(CONTRACT_LOG)
+	@GPUQUOTE_BIN=$(abspath $(BIN)) GPUQUOTE_SOURCE_DIR=$(CURDIR) \
+		GPUQUOTE_SCREENSHOT_DIR=$(abspath $(BUILD)) node --test tests/e2e/storefront.test.mjs
 
-tests/contract/node_modules: tests/contract/package.json tests/contract/package-lock.json
-	@npm ci --prefix tests/contract --silent --no-audit --no-fund
+# npm's own errors are printed (--loglevel=error), and a failure says which
+# install it was.
+NPM_CI = npm ci --no-audit --no-fund --loglevel=error --prefix
+tests/contract/node_modules tests/e2e/node_modules: %/node_modules: %/package.json %/package-lock.json
+	@$(NPM_CI) $* || { echo "gpuquote: npm ci in $* failed: its error is above" >&2; exit 1; }
+	@touch $@
+
+# The Kubernetes manifests (deploy/kubernetes/) against the API's schemas and
+# the rules they must keep, offline: the checker must first refuse its broken
+# samples. Part of make test (through check) and of make lint.
+.PHONY: k8s-check
+check lint: k8s-check
+k8s-check: tests/k8s/node_modules
+	@node tests/k8s/check.mjs --self-test
+	@node tests/k8s/check.mjs
+
+# npm's messages stay on, so that a failed install says why.
+tests/k8s/node_modules: tests/k8s/package.json tests/k8s/package-lock.json
+	npm ci --prefix tests/k8s --no-audit --no-fund
 	@touch $@
 
 test:
@@ -178,7 +249,8 @@ asan:
 	@scripts/deps.sh test
 	@$(MAKE) --no-print-directory BUILD=build/asan SANITIZE=1 OPT="-O1 -g" check
 
-# The integration tests with the server under valgrind; the test programs
+# The integration tests with the server under valgrind (on SQLite, and the
+# quote and operations suites again on PostgreSQL); the test programs
 # themselves are plain builds.
 VALGRIND = valgrind --quiet --leak-check=full --show-leak-kinds=definite,indirect \
 	--errors-for-leak-kinds=definite,indirect --error-exitcode=99
@@ -188,6 +260,8 @@ valgrind:
 		$(patsubst $(BUILD)/%,build/valgrind/%,$(TEST_HTTP))
 	@GPUQUOTE_BIN=$(abspath build/valgrind/gpuquote) GPUQUOTE_SOURCE_DIR=$(CURDIR) \
 		GPUQUOTE_WRAPPER="$(VALGRIND)" GPUQUOTE_SLOW=1 \
+		GPUQUOTE_POSTGRES_TESTS="build/valgrind/http/check_quote build/valgrind/http/check_operations" \
+		scripts/postgres.sh run build/valgrind/postgres \
 		scripts/run-tests.sh $(patsubst $(BUILD)/%,build/valgrind/%,$(TEST_HTTP))
 
 migrate: $(BIN)
@@ -206,6 +280,7 @@ bench:
 	@$(MAKE) --no-print-directory BUILD=build/bench OPT="-O2 -DNDEBUG" build/bench/gpuquote \
 		build/bench/parse_only
 	bench/run.sh build/bench/gpuquote
+	bench/postgres.sh build/bench/gpuquote
 
 # The parse-only reference server of bench/run.sh (see bench/parse_only.c),
 # with gpuquote's allocator, so that the comparison is of the work alone.

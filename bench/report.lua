@@ -1,6 +1,7 @@
 -- The wrk script of every run of bench/run.sh.
 --
 -- BENCH_BODY names a file: the run POSTs its bytes as application/json.
+-- BENCH_AUTHORIZATION, when set, is sent as the Authorization header.
 -- The request is built once (no per-request Lua), so the script costs
 -- nothing while the run lasts; done() prints one machine-readable line.
 
@@ -11,6 +12,11 @@ if body_file ~= nil and body_file ~= "" then
     wrk.body = file:read("*a")
     file:close()
     wrk.headers["Content-Type"] = "application/json"
+end
+
+local authorization = os.getenv("BENCH_AUTHORIZATION")
+if authorization ~= nil and authorization ~= "" then
+    wrk.headers["Authorization"] = authorization
 end
 
 function done(summary, latency, requests)

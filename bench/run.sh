@@ -75,6 +75,14 @@ install_tools
 # ---- the temporary directory and the processes we start ---------------------
 
 WORK=$(mktemp -d /tmp/gpuquote-bench.XXXXXX)
+# The first start on an empty database writes an admin key: into the run's
+# own directory, not the checkout's data/ (which a fresh clone lacks).
+export GPUQUOTE_BOOTSTRAP_KEY_FILE=$WORK/admin.key
+# One load generator on one address: the rate limits at their highest, so
+# that their buckets are still taken on every call but never refuse one.
+export GPUQUOTE_RATE_LIMIT_KEYLESS_PER_SECOND=1000000 GPUQUOTE_RATE_LIMIT_KEYLESS_BURST=1000000
+export GPUQUOTE_RATE_LIMIT_KEYLESS_SAVES_PER_MINUTE=1000000
+export GPUQUOTE_RATE_LIMIT_KEY_PER_SECOND=1000000 GPUQUOTE_RATE_LIMIT_KEY_BURST=1000000
 chmod 755 "$WORK" # nginx workers run as nobody when we are root
 mkdir -p "$WORK/www" "$WORK/nginx" "$WORK/bodies" "$WORK/runs"
 chmod 755 "$WORK/www"
@@ -406,6 +414,9 @@ fi
 MAIN_DB=$WORK/main.db
 migrate_db "$MAIN_DB"
 start_gpuquote main "$MAIN_DB"
+# The admin key its first start wrote (the next server's start overwrites
+# the file): the key check's cost is measured with it.
+ADMIN_KEY=$(cat "$GPUQUOTE_BOOTSTRAP_KEY_FILE")
 GQ=http://127.0.0.1:$GQ_PORT_main
 sleep 1
 RSS_IDLE=$(rss_kb "$GQ_PID_main")
@@ -503,6 +514,24 @@ for ep in catalog quote; do
     done
 done
 stop_gpuquote nolog
+
+# ---- the key check's cost: the same server, with and without a key, interleaved ------------
+# GET /catalog is public: with a key it is identified (prefix lookup,
+# SHA-256, constant-time compare) and its bucket taken, without one the
+# address's bucket is. The CPU per request's difference is the key check.
+log "bench: GET /catalog with and without an API key"
+warm "$GQ/catalog" ""
+for round in 1 2; do
+    order=(with without)
+    [ $round -eq 2 ] && order=(without with)
+    for mode in "${order[@]}"; do
+        auth=
+        [ "$mode" = with ] && auth="Bearer $ADMIN_KEY"
+        BENCH_AUTHORIZATION=$auth run_wrk "key.$mode$round" "$GQ/catalog" 64 "$DURATION" "" \
+            "$GQ_PORT_main" "$GQ_PID_main" "$GQ_PID_main"
+        truncate_logs
+    done
+done
 
 # ---- growth -----------------------------------------------------------------------------------
 # Reference for each growth row: nginx serving the very bytes gpuquote
@@ -730,6 +759,24 @@ report() {
         coff=$(calc '"%.1f", ('"${R[log.$ep.off1.cpu_us]} + ${R[log.$ep.off2.cpu_us]}"') / 2')
         echo "| ${EP_NAME[$ep]} | $ng | $on | $off | $(calc '"%.2f", '"$on / $off") | $(calc '"%.2f", '"$on / $ng") | $(calc '"%.2f", '"$off / $ng") | $con / $coff |"
     done
+    echo
+    echo "## The key check's cost"
+    echo
+    echo "GET /catalog on the main server at 64 connections, with \`Authorization: Bearer\` and the admin key" \
+        "and without, in the order with, without, without, with: the CPU per request's difference is what" \
+        "identifying a key costs (its prefix looked up, its SHA-256 compared in constant time, its bucket taken)."
+    echo
+    echo "| | req/s (mean of 2) | CPU µs/req (mean of 2) |"
+    echo "|---|---:|---:|"
+    local mode rps cpu
+    for mode in with without; do
+        rps=$(calc '"%.0f", ('"${R[key.${mode}1.rps]} + ${R[key.${mode}2.rps]}"') / 2')
+        cpu=$(calc '"%.2f", ('"${R[key.${mode}1.cpu_us]} + ${R[key.${mode}2.cpu_us]}"') / 2')
+        R[key.$mode.cpu]=$cpu
+        echo "| $mode a key | $rps | $cpu |"
+    done
+    echo
+    echo "The key check: $(calc '"%.2f", '"${R[key.with.cpu]} - ${R[key.without.cpu]}") µs of CPU a request (target ≤ 2 µs)."
     echo
     printf '%s\n' "${GROWTH_OUT[@]}"
     echo

@@ -4,11 +4,12 @@
  * Start-up: load the configuration; bind the port (so that a port in use
  * stops start-up before the database is touched); open (and, when asked,
  * create and migrate) the database; check it takes writes; load the
- * catalog into the first snapshot; start the HTTP server. Then the main
- * thread waits for signals: SIGHUP reloads the catalog (the old snapshot
- * stays in use until the new one is ready, and if loading fails it stays
- * for good), SIGTERM and SIGINT stop accepting connections, let requests
- * in flight finish and exit 0.
+ * catalog into the first snapshot; start the catalog watch (which reloads
+ * it when the database's price-list version changes) and the HTTP server.
+ * Then the main thread waits for signals: SIGHUP reloads the catalog (the
+ * old snapshot stays in use until the new one is ready, and if loading
+ * fails it stays for good), SIGTERM and SIGINT stop accepting connections,
+ * let requests in flight finish and exit 0.
  */
 #include <errno.h>
 #include <pthread.h>
@@ -19,10 +20,12 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "cli/keys.h"
 #include "http/http.h"
 #include "store/store.h"
 #include "util/config.h"
 #include "util/log.h"
+#include "webhooks/sender.h"
 
 extern char **environ;
 
@@ -35,24 +38,29 @@ static int fail(const struct gq_error *err)
 static int open_store(const struct gq_config *config, bool migrate, struct store **store)
 {
     struct store_options options = {
-        .path = config->database,
+        .database = config->database,
         .busy_timeout_ms = config->db_busy_timeout_ms,
-        .pool_size = config->threads + 1,
+        /* A connection for each HTTP thread, the group commit's writer and
+         * the webhook sender. */
+        .pool_size = config->threads + 2,
         .create = migrate,
+        .listen = config->catalog_listen,
     };
+    char database[512]; /* for the log: a password masked */
+    store_describe_database(config->database, database, sizeof database);
     struct gq_error err;
-    if (migrate && store_check_migrations(config->migrations_dir, &err) != GQ_OK)
+    if (migrate && store_check_migrations(config->database, config->migrations_dir, &err) != GQ_OK)
         return fail(&err);
     if (store_open(&options, store, &err) != GQ_OK)
         return fail(&err);
     int applied = 0;
     if (migrate)
-        log_info("database %s: migrating from %s", config->database, config->migrations_dir);
+        log_info("database %s: migrating from %s/%s", database, config->migrations_dir,
+                 store_backend_name(*store));
     if (migrate && store_migrate(*store, config->migrations_dir, &applied, &err) != GQ_OK)
         return fail(&err);
     if (migrate)
-        log_info("database %s: %d migration%s applied", config->database, applied,
-                 applied == 1 ? "" : "s");
+        log_info("database %s: %d migration%s applied", database, applied, applied == 1 ? "" : "s");
     int pending = 0;
     char oldest[128];
     /* Not migrating, the directory is only consulted: without it the
@@ -61,10 +69,10 @@ static int open_store(const struct gq_config *config, bool migrate, struct store
                                              sizeof oldest, &err) != GQ_OK)
         log_warning("cannot check for pending migrations: %s", err.message);
     if (pending > 0) {
-        log_error("database %s lacks %d migration%s of %s (the first %s): run 'gpuquote "
+        log_error("database %s lacks %d migration%s of %s/%s (the first %s): run 'gpuquote "
                   "migrate', or serve with auto_migrate on",
-                  config->database, pending, pending == 1 ? "" : "s", config->migrations_dir,
-                  oldest);
+                  database, pending, pending == 1 ? "" : "s", config->migrations_dir,
+                  store_backend_name(*store), oldest);
         return EXIT_FAILURE;
     }
     int unknown = 0;
@@ -74,44 +82,11 @@ static int open_store(const struct gq_config *config, bool migrate, struct store
         return fail(&err);
     if (unknown > 0)
         log_warning("database %s: %d migration%s applied by a newer version (the newest %s) "
-                    "%s no file in %s; this version may not know the schema it serves from",
-                    config->database, unknown, unknown == 1 ? "" : "s", newest,
-                    unknown == 1 ? "has" : "have", config->migrations_dir);
+                    "%s no file in %s/%s; this version may not know the schema it serves from",
+                    database, unknown, unknown == 1 ? "" : "s", newest,
+                    unknown == 1 ? "has" : "have", config->migrations_dir,
+                    store_backend_name(*store));
     return EXIT_SUCCESS;
-}
-
-/* A failed load, and what is served meanwhile: on a reload the catalog
- * loaded before stays in use, which the operator needs to read. */
-static void log_load_failure(struct app *app, const char *reason)
-{
-    struct snapshot *current = snapshot_acquire(app);
-    if (current != NULL)
-        log_error("catalog not loaded: %s; still serving price list version %lld", reason,
-                  (long long)current->catalog->price_list_version);
-    else
-        log_error("catalog not loaded: %s", reason);
-    snapshot_release(current);
-}
-
-/* Loads the catalog into a new snapshot and makes it current. */
-static bool load_catalog(struct app *app)
-{
-    struct catalog *catalog;
-    struct gq_error err;
-    if (store_load_catalog(app->store, &catalog, &err) != GQ_OK) {
-        log_load_failure(app, err.message);
-        return false;
-    }
-    int64_t version = catalog->price_list_version;
-    size_t skus = catalog->n_skus;
-    struct snapshot *snapshot = snapshot_build(catalog);
-    if (snapshot == NULL) {
-        log_load_failure(app, "out of memory");
-        return false;
-    }
-    snapshot_publish(app, snapshot);
-    log_info("catalog loaded: price list version %lld, %zu SKUs", (long long)version, skus);
-    return true;
 }
 
 static bool write_port_file(const char *path, uint16_t port)
@@ -131,7 +106,7 @@ static void wait_for_shutdown(struct app *app, const sigset_t *signals)
         if (sigwait(signals, &signal_number) != 0)
             continue;
         if (signal_number == SIGHUP) {
-            load_catalog(app);
+            snapshot_reload(app);
             continue;
         }
         log_info("signal %d: finishing requests in flight", signal_number);
@@ -148,18 +123,35 @@ static int serve(struct app *app, int listener, const sigset_t *signals)
         close(listener);
         return fail(&err);
     }
-    if (!load_catalog(app)) {
+    if (!snapshot_reload(app) || !cli_keys_bootstrap(config, app->store) || !auth_start(app)) {
         close(listener);
+        return EXIT_FAILURE;
+    }
+    struct catalog_watch *watch = catalog_watch_start(app);
+    if (watch == NULL) {
+        close(listener);
+        log_error("cannot start the catalog watch thread");
         return EXIT_FAILURE;
     }
     if (log_start(STDOUT_FILENO, config->access_log) != 0) {
         close(listener);
+        catalog_watch_stop(watch);
         log_error("cannot start the access log");
+        return EXIT_FAILURE;
+    }
+    struct webhook_sender *sender = NULL;
+    if (config->webhooks && (sender = webhook_sender_start(config, app->store)) == NULL) {
+        close(listener);
+        log_stop();
+        catalog_watch_stop(watch);
+        log_error("cannot start the webhook sender");
         return EXIT_FAILURE;
     }
     struct http_server *server = http_server_start(app, listener, &err);
     if (server == NULL) {
+        webhook_sender_stop(sender);
         log_stop();
+        catalog_watch_stop(watch);
         return fail(&err);
     }
     uint16_t port = http_server_port(server);
@@ -168,12 +160,16 @@ static int serve(struct app *app, int listener, const sigset_t *signals)
     if (config->port_file != NULL && !write_port_file(config->port_file, port)) {
         log_error("cannot write the port to %s: %s", config->port_file, strerror(errno));
         http_server_stop(server, (int)config->shutdown_grace_seconds * 1000);
+        webhook_sender_stop(sender);
         log_stop();
+        catalog_watch_stop(watch);
         return EXIT_FAILURE;
     }
     log_info("listening on %s port %u", config->listen, (unsigned)port);
     wait_for_shutdown(app, signals);
     http_server_stop(server, (int)config->shutdown_grace_seconds * 1000);
+    webhook_sender_stop(sender);
+    catalog_watch_stop(watch);
     log_stop();
     log_info("stopped");
     return EXIT_SUCCESS;
@@ -239,6 +235,9 @@ int main(int argc, char **argv)
     }
     struct app app = {.config = &config};
     pthread_mutex_init(&app.snapshot_lock, NULL);
+    pthread_mutex_init(&app.reload_lock, NULL);
+    pthread_mutex_init(&app.keyring_lock, NULL);
+    pthread_mutex_init(&app.keys_reload_lock, NULL);
     bool migrate = command == CONFIG_COMMAND_MIGRATE || config.auto_migrate;
     int status = open_store(&config, migrate, &app.store);
     int stop_signal = stop_requested_at_start();
@@ -249,9 +248,15 @@ int main(int argc, char **argv)
         status = serve(&app, listener, &signals);
     else if (listener >= 0)
         close(listener);
+    if (stop_signal == 0 && status == EXIT_SUCCESS && command == CONFIG_COMMAND_KEYS)
+        status = cli_keys(&config, app.store);
+    auth_stop(&app);
     snapshot_publish(&app, NULL);
     store_close(app.store);
     pthread_mutex_destroy(&app.snapshot_lock);
+    pthread_mutex_destroy(&app.reload_lock);
+    pthread_mutex_destroy(&app.keyring_lock);
+    pthread_mutex_destroy(&app.keys_reload_lock);
     config_free(&config);
     return status;
 }

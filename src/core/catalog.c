@@ -133,6 +133,46 @@ const struct bundle *catalog_find_bundle(const struct catalog *catalog, const ch
     return NULL;
 }
 
+const struct model_shape *catalog_find_shape(const struct catalog *catalog, const char *id)
+{
+    size_t low = 0, high = catalog->n_shapes;
+    while (id != NULL && low < high) {
+        size_t middle = low + (high - low) / 2;
+        int order = strcmp(id, catalog->shapes[middle].id);
+        if (order == 0)
+            return &catalog->shapes[middle];
+        if (order < 0)
+            high = middle;
+        else
+            low = middle + 1;
+    }
+    return NULL;
+}
+
+static bool dimension_ok(int32_t value, int32_t min)
+{
+    return value >= min && value <= MODEL_SHAPE_MAX_DIMENSION;
+}
+
+enum gq_code model_shape_check(const struct model_shape *shape, struct gq_error *err)
+{
+    const char *id = shape->id != NULL ? shape->id : "";
+    if (!dimension_ok(shape->layers, 1) || !dimension_ok(shape->hidden, 1) ||
+        !dimension_ok(shape->heads, 1) || !dimension_ok(shape->kv_heads, 1) ||
+        !dimension_ok(shape->intermediate, 1) || !dimension_ok(shape->vocab, 1) ||
+        !dimension_ok(shape->sliding_window, 0))
+        return gq_fail(err, GQ_ERR_INVALID_VALUE, NULL,
+                       "model shape '%s' has a dimension out of range (1 to %d)", id,
+                       MODEL_SHAPE_MAX_DIMENSION);
+    if (shape->hidden % shape->heads != 0 || shape->heads % shape->kv_heads != 0)
+        return gq_fail(err, GQ_ERR_INVALID_VALUE, NULL,
+                       "model shape '%s': heads must divide hidden and kv_heads divide heads", id);
+    if (shape->params < 1 || shape->params > MODEL_SHAPE_MAX_PARAMS)
+        return gq_fail(err, GQ_ERR_INVALID_VALUE, NULL,
+                       "model shape '%s' has a parameter count out of range", id);
+    return GQ_OK;
+}
+
 bool validity_contains(int64_t valid_from, int64_t valid_until, int64_t now)
 {
     if (valid_from != 0 && now < valid_from)
@@ -152,8 +192,7 @@ static enum gq_code validate_sku(const struct sku *sku, struct gq_error *err)
     if (sku->gpu == NULL || sku->gpu_count < 1)
         return gq_fail(err, GQ_ERR_INVALID_VALUE, NULL, "SKU '%s' has no GPU", sku->id);
     if (!sku->priced[BILLING_ON_DEMAND])
-        return gq_fail(err, GQ_ERR_INVALID_VALUE, NULL, "SKU '%s' has no on-demand price",
-                       sku->id);
+        return gq_fail(err, GQ_ERR_INVALID_VALUE, NULL, "SKU '%s' has no on-demand price", sku->id);
     for (int mode = 0; mode < BILLING_MODE_COUNT; mode++)
         if (sku->priced[mode] && !price_is_sane(sku->price[mode]))
             return gq_fail(err, GQ_ERR_INVALID_VALUE, NULL, "SKU '%s' has a %s price out of range",
@@ -163,8 +202,8 @@ static enum gq_code validate_sku(const struct sku *sku, struct gq_error *err)
 
 static enum gq_code validate_rule(const struct discount_rule *rule, struct gq_error *err)
 {
-    bool percent_ok = rule->kind == DISCOUNT_PERCENT && rule->basis_points >= 1 &&
-                      rule->basis_points <= 10000;
+    bool percent_ok =
+        rule->kind == DISCOUNT_PERCENT && rule->basis_points >= 1 && rule->basis_points <= 10000;
     bool fixed_ok = rule->kind == DISCOUNT_FIXED && price_is_sane(rule->fixed_amount);
     if (!percent_ok && !fixed_ok)
         return gq_fail(err, GQ_ERR_INVALID_VALUE, NULL, "discount rule '%s' has no valid amount",
@@ -177,15 +216,15 @@ static enum gq_code validate_rule(const struct discount_rule *rule, struct gq_er
  * rather than priced inconsistently. */
 static enum gq_code validate_modes(const struct catalog *catalog, struct gq_error *err)
 {
-    static const int32_t expected_days[BILLING_MODE_COUNT] = {
-        [BILLING_ON_DEMAND] = 0, [BILLING_MONTHLY] = 30, [BILLING_QUARTERLY] = 90,
-        [BILLING_STUDENT] = 0};
+    static const int32_t expected_days[BILLING_MODE_COUNT] = {[BILLING_ON_DEMAND] = 0,
+                                                              [BILLING_MONTHLY] = 30,
+                                                              [BILLING_QUARTERLY] = 90,
+                                                              [BILLING_STUDENT] = 0};
     for (int mode = 0; mode < BILLING_MODE_COUNT; mode++) {
         const struct billing_mode_info *info = &catalog->modes[mode];
         if (info->block_days != expected_days[mode] || info->block_hours != 24 * info->block_days)
-            return gq_fail(err, GQ_ERR_INVALID_VALUE, NULL,
-                           "billing mode '%s' must cover %d days", billing_mode_id((enum billing_mode)mode),
-                           (int)expected_days[mode]);
+            return gq_fail(err, GQ_ERR_INVALID_VALUE, NULL, "billing mode '%s' must cover %d days",
+                           billing_mode_id((enum billing_mode)mode), (int)expected_days[mode]);
     }
     return GQ_OK;
 }
@@ -213,7 +252,64 @@ enum gq_code catalog_validate(const struct catalog *catalog, struct gq_error *er
             !price_is_sane(catalog->bundles[i].list_price))
             return gq_fail(err, GQ_ERR_INVALID_VALUE, NULL, "bundle '%s' has a price out of range",
                            catalog->bundles[i].id);
+    for (size_t i = 0; i < catalog->n_shapes; i++) {
+        if (i > 0 && strcmp(catalog->shapes[i - 1].id, catalog->shapes[i].id) >= 0)
+            return gq_fail(err, GQ_ERR_INVALID_VALUE, NULL,
+                           "model shapes are not sorted by id or repeat at '%s'",
+                           catalog->shapes[i].id);
+        enum gq_code code = model_shape_check(&catalog->shapes[i], err);
+        if (code != GQ_OK)
+            return code;
+    }
     return GQ_OK;
+}
+
+const char *catalog_name(const struct catalog_text text[GQ_LANG_COUNT], enum gq_lang lang,
+                         const char *fallback)
+{
+    if ((unsigned)lang < GQ_LANG_COUNT && text[lang].name != NULL)
+        return text[lang].name;
+    return text[GQ_LANG_EN].name != NULL ? text[GQ_LANG_EN].name : fallback;
+}
+
+const char *catalog_description(const struct catalog_text text[GQ_LANG_COUNT], enum gq_lang lang,
+                                const char *fallback)
+{
+    if ((unsigned)lang < GQ_LANG_COUNT && text[lang].description != NULL)
+        return text[lang].description;
+    if (text[GQ_LANG_EN].description != NULL)
+        return text[GQ_LANG_EN].description;
+    return fallback != NULL ? fallback : "";
+}
+
+bool catalog_lang_parse(const char *tag, enum gq_lang *out)
+{
+    for (int lang = 0; lang < GQ_LANG_COUNT; lang++)
+        if (strcmp(tag, gq_lang_tag((enum gq_lang)lang)) == 0) {
+            *out = (enum gq_lang)lang;
+            return true;
+        }
+    return false;
+}
+
+static void free_texts(struct catalog_text text[GQ_LANG_COUNT])
+{
+    for (int lang = 0; lang < GQ_LANG_COUNT; lang++) {
+        free(text[lang].name);
+        free(text[lang].description);
+    }
+}
+
+static void free_host(struct sku_host *host)
+{
+    if (host == NULL)
+        return;
+    free(host->instance_type);
+    free(host->region_id);
+    for (int lang = 0; lang < GQ_LANG_COUNT; lang++)
+        free(host->region_name[lang]);
+    free(host->software);
+    free(host);
 }
 
 void catalog_free(struct catalog *catalog)
@@ -229,11 +325,14 @@ void catalog_free(struct catalog *catalog)
     for (size_t i = 0; i < catalog->n_skus; i++) {
         free(catalog->skus[i].id);
         free(catalog->skus[i].name);
+        free_texts(catalog->skus[i].text);
+        free_host(catalog->skus[i].host);
     }
     free(catalog->skus);
     for (int mode = 0; mode < BILLING_MODE_COUNT; mode++) {
         free(catalog->modes[mode].name);
         free(catalog->modes[mode].description);
+        free_texts(catalog->modes[mode].text);
     }
     for (size_t i = 0; i < catalog->n_rules; i++) {
         free(catalog->rules[i].id);
@@ -245,9 +344,17 @@ void catalog_free(struct catalog *catalog)
         free(catalog->bundles[i].id);
         free(catalog->bundles[i].name);
         free(catalog->bundles[i].description);
+        free_texts(catalog->bundles[i].text);
         free(catalog->bundles[i].items);
     }
     free(catalog->bundles);
+    free_texts(catalog->bundles_text);
+    for (size_t i = 0; i < catalog->n_shapes; i++) {
+        free(catalog->shapes[i].id);
+        free(catalog->shapes[i].name);
+        free(catalog->shapes[i].source);
+    }
+    free(catalog->shapes);
     free(catalog->currency);
     free(catalog);
 }

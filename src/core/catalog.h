@@ -1,15 +1,17 @@
 /*
  * The catalog in memory: GPU models, SKUs with their price in every billing
- * mode, the billing modes themselves, discount rules and bundles.
+ * mode, the billing modes themselves, discount rules, bundles and the model
+ * shapes /recommend sizes named models with.
  *
  * A `struct catalog` is built once (by the store, from SQLite) and is then
  * immutable: the HTTP layer shares one snapshot between threads without
  * locks. It owns every string and array it points to; catalog_free() releases
  * all of it, so whoever builds one must allocate with malloc/strdup.
  *
- * Invariants (checked by catalog_validate()): SKUs are sorted by id with no
- * duplicates, so lookups are binary searches; every SKU has an on-demand
- * price; every price is positive and at most MONEY_MAX.
+ * Invariants (checked by catalog_validate()): SKUs and model shapes are
+ * sorted by id with no duplicates, so lookups are binary searches; every SKU
+ * has an on-demand price; every price is positive and at most MONEY_MAX;
+ * every shape is a transformer one can compute with (model_shape_check()).
  */
 #ifndef GQ_CORE_CATALOG_H
 #define GQ_CORE_CATALOG_H
@@ -19,6 +21,7 @@
 #include <stdint.h>
 
 #include "core/error.h"
+#include "core/messages.h"
 #include "core/money.h"
 
 enum billing_mode {
@@ -51,10 +54,10 @@ enum interconnect {
 };
 
 struct gpu_model {
-    char *id;          /* "v100-16g" */
-    char *name;        /* "V100" */
-    int32_t memory_gb; /* per card */
-    char *memory_type; /* "HBM2" */
+    char *id;           /* "v100-16g" */
+    char *name;         /* "V100" */
+    int32_t memory_gb;  /* per card */
+    char *memory_type;  /* "HBM2" */
     double fp16_tflops; /* FP16 tensor peak, per card */
     double fp32_tflops; /* FP32 peak (no tensor cores) */
     double bf16_tflops; /* BF16 tensor peak; 0: no BF16 tensor cores */
@@ -62,18 +65,46 @@ struct gpu_model {
     int32_t tdp_watts;
 };
 
+/* What a person reads of a catalog entry in one language; NULLs where the
+ * database has no row for that language (catalog_name() falls back). */
+struct catalog_text {
+    char *name;
+    char *description;
+};
+
+/* The host behind a SKU, for a product page: the Alibaba Cloud instance
+ * type it is, and what comes with it. */
+struct sku_host {
+    char *instance_type; /* "ecs.gn6v-c8g1.2xlarge" */
+    int32_t vcpus;
+    int32_t memory_gib;
+    int32_t system_disk_gb;
+    double bandwidth_gbps;            /* internal network */
+    char *region_id;                  /* "cn-hangzhou" */
+    char *region_name[GQ_LANG_COUNT]; /* NULL: no name in that language */
+    int32_t provisioning_min_minutes;
+    int32_t provisioning_max_minutes;
+    int32_t provisioning_average_minutes;
+    char *software; /* preinstalled, comma-separated: "CUDA,PyTorch" */
+    bool ssh;
+};
+
 struct billing_mode_info {
-    char *name;               /* human name, "Monthly" */
-    char *description;        /* what it is for, from the seed */
-    int32_t block_hours;      /* 0 for hourly modes, 720, 2160 */
-    int32_t block_days;       /* 0 for hourly modes, 30, 90 */
-    uint32_t segment_mask;    /* segments allowed to use it */
-    int32_t list_basis_points; /* nominal price vs list, 10000 = 100 % */
+    char *name;                              /* human name in English, "Monthly" */
+    char *description;                       /* what it is for, from the seed */
+    struct catalog_text text[GQ_LANG_COUNT]; /* name and description per language */
+    int32_t block_hours;                     /* 0 for hourly modes, 720, 2160 */
+    int32_t block_days;                      /* 0 for hourly modes, 30, 90 */
+    uint32_t segment_mask;                   /* segments allowed to use it */
+    int32_t list_basis_points;               /* nominal price vs list, 10000 = 100 % */
 };
 
 struct sku {
     char *id;   /* "v100-16g-x1" */
-    char *name; /* "V100 16GB × 1" */
+    char *name; /* "V100 16GB × 1": English, what the log and /recommend say */
+    struct catalog_text text[GQ_LANG_COUNT]; /* name and description per language */
+    bool available;        /* false: shown as sold out (still listed and priced) */
+    struct sku_host *host; /* NULL: no host facts in the database */
     const struct gpu_model *gpu;
     int32_t gpu_count;
     enum interconnect interconnect;
@@ -117,8 +148,9 @@ struct bundle_item {
 
 struct bundle {
     char *id;
-    char *name;
+    char *name; /* English */
     char *description;
+    struct catalog_text text[GQ_LANG_COUNT];
     gq_money list_price; /* the bundle's own "list" figure, as published */
     gq_money price;
     uint32_t segment_mask;
@@ -127,6 +159,27 @@ struct bundle {
     struct bundle_item *items;
     size_t n_items;
 };
+
+/* A transformer language model's shape, as its published config.json gives
+ * it (docs/sizing.md cites each one). */
+struct model_shape {
+    char *id;               /* "llama-2-7b" */
+    char *name;             /* "Llama-2 7B" */
+    int32_t layers;         /* num_hidden_layers */
+    int32_t hidden;         /* hidden_size */
+    int32_t heads;          /* num_attention_heads */
+    int32_t kv_heads;       /* num_key_value_heads: fewer than heads with grouped-query attention */
+    int32_t intermediate;   /* intermediate_size of the MLP */
+    int32_t vocab;          /* vocab_size */
+    int32_t sliding_window; /* tokens a token attends to; 0 = the whole context */
+    int64_t params;         /* parameter count */
+    char *source;           /* where the figures come from: the config.json's URL */
+};
+
+/* Largest accepted figure of a shape: far above any published model, low
+ * enough that every product sizing forms stays exact in a double. */
+#define MODEL_SHAPE_MAX_DIMENSION 1000000
+#define MODEL_SHAPE_MAX_PARAMS 100000000000000LL /* 10^14: SIZING_MAX_PARAMS_B */
 
 struct catalog {
     char *currency;             /* "CNY" */
@@ -141,7 +194,23 @@ struct catalog {
     size_t n_rules;
     struct bundle *bundles;
     size_t n_bundles;
+    struct catalog_text bundles_text[GQ_LANG_COUNT]; /* the bundles as one offer, 套餐礼包 */
+    struct model_shape *shapes;                      /* sorted by id */
+    size_t n_shapes;
 };
+
+/* The name in `lang`: text[lang], else English's text, else `fallback`
+ * (the English name column). Never NULL when `fallback` is not. */
+const char *catalog_name(const struct catalog_text text[GQ_LANG_COUNT], enum gq_lang lang,
+                         const char *fallback);
+
+/* The same for the description; "" when there is none at all. */
+const char *catalog_description(const struct catalog_text text[GQ_LANG_COUNT], enum gq_lang lang,
+                                const char *fallback);
+
+/* A language's tag ("en", "zh-CN") as the database writes it; false when
+ * it names none the service speaks. */
+bool catalog_lang_parse(const char *tag, enum gq_lang *out);
 
 /* "on_demand", "monthly", "quarterly", "student". */
 const char *billing_mode_id(enum billing_mode mode);
@@ -168,6 +237,14 @@ double sku_total_fp16_tflops(const struct sku *sku);
 const struct sku *catalog_find_sku(const struct catalog *catalog, const char *id);
 /* Linear search by id (bundles are few); NULL when absent. */
 const struct bundle *catalog_find_bundle(const struct catalog *catalog, const char *id);
+/* Binary search by id; NULL when absent (`id` NULL included). */
+const struct model_shape *catalog_find_shape(const struct catalog *catalog, const char *id);
+
+/* Checks one shape: every dimension from 1 to MODEL_SHAPE_MAX_DIMENSION
+ * (the window from 0), the heads dividing the hidden size, the key/value
+ * heads dividing the heads, 1 to MODEL_SHAPE_MAX_PARAMS parameters. Returns
+ * GQ_OK or GQ_ERR_INVALID_VALUE with a message naming the shape. */
+enum gq_code model_shape_check(const struct model_shape *shape, struct gq_error *err);
 
 /* True when `valid_from`/`valid_until` (0 = open) contain `now`. */
 bool validity_contains(int64_t valid_from, int64_t valid_until, int64_t now);

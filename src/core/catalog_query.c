@@ -132,42 +132,40 @@ static bool parse_value(struct catalog_query *query, enum query_param param, con
     return false;
 }
 
-static const char *expected_form(enum query_param param)
+static enum gq_msg expected_form(enum query_param param)
 {
     switch (param) {
     case PARAM_GPU:
-        return "a GPU model such as V100 or T4";
+        return MSG_FORM_GPU;
     case PARAM_MIN_MEMORY_GB:
     case PARAM_MIN_TOTAL_MEMORY_GB:
-        return "a whole number of GB, 0..1000000";
+        return MSG_FORM_GB;
     case PARAM_GPU_COUNT:
-        return "a whole number of cards, 1..1024";
+        return MSG_FORM_CARDS;
     case PARAM_MAX_HOURLY:
-        return "an amount such as 5 or 9.90, at most 10000000000000.00";
+        return MSG_FORM_HOURLY;
     case PARAM_SORT:
-        return "one of price, memory, tflops, id, optionally prefixed with - for descending";
     case PARAM_COUNT:
         break;
     }
-    return "";
+    return MSG_FORM_SORT;
 }
 
 enum gq_code catalog_query_set(struct catalog_query *query, const char *name, const char *value,
                                struct gq_error *err)
 {
     if (name[0] == '\0') /* "?=x": there is no name for `field` to give */
-        return gq_fail(err, GQ_ERR_INVALID_PARAMETER, NULL, "a query parameter has no name");
+        return gq_fail_msg(err, GQ_ERR_INVALID_PARAMETER, NULL, MSG_PARAM_NO_NAME);
     int param = find_param(name);
-    if (param < 0)
-        return gq_fail(err, GQ_ERR_INVALID_PARAMETER, name,
-                       "unknown parameter '%.40s'; known: gpu, min_memory_gb, "
-                       "min_total_memory_gb, gpu_count, max_hourly, sort",
-                       name);
+    if (param < 0) {
+        return gq_fail_msg(err, GQ_ERR_INVALID_PARAMETER, name, MSG_PARAM_UNKNOWN,
+                           MSG_TEXT_CUT(name, 40));
+    }
     if (query->seen & (1u << param))
-        return gq_fail(err, GQ_ERR_INVALID_PARAMETER, name, "parameter '%s' is given twice", name);
+        return gq_fail_msg(err, GQ_ERR_INVALID_PARAMETER, name, MSG_PARAM_TWICE, MSG_TEXT(name));
     if (value == NULL || !parse_value(query, (enum query_param)param, value))
-        return gq_fail(err, GQ_ERR_INVALID_PARAMETER, name, "%s must be %s", name,
-                       expected_form((enum query_param)param));
+        return gq_fail_msg(err, GQ_ERR_INVALID_PARAMETER, name, MSG_PARAM_FORM, MSG_TEXT(name),
+                           MSG_SAY(expected_form((enum query_param)param)));
     query->seen |= 1u << param;
     return GQ_OK;
 }
@@ -247,6 +245,7 @@ void catalog_query_canonical(const struct catalog_query *query,
     snprintf(buf, CATALOG_QUERY_CANONICAL_SIZE,
              "gpu=%s&min_memory_gb=%d&min_total_memory_gb=%d&gpu_count=%d&max_hourly=%s&sort=%s%s",
              query->gpu, (int)query->min_memory_gb, (int)query->min_total_memory_gb,
-             (int)query->gpu_count, query->max_hourly < 0 ? "" : money_format(query->max_hourly, money),
+             (int)query->gpu_count,
+             query->max_hourly < 0 ? "" : money_format(query->max_hourly, money),
              query->descending ? "-" : "", sort_names[query->sort]);
 }

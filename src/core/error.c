@@ -16,8 +16,13 @@ static const char *const code_names[GQ_CODE_COUNT] = {
     [GQ_ERR_REQUEST_TIMEOUT] = "request_timeout",
     [GQ_ERR_BODY_TOO_LARGE] = "body_too_large",
     [GQ_ERR_UNSUPPORTED_MEDIA_TYPE] = "unsupported_media_type",
+    [GQ_ERR_UNAUTHENTICATED] = "unauthenticated",
+    [GQ_ERR_FORBIDDEN] = "forbidden",
+    [GQ_ERR_RATE_LIMITED] = "rate_limited",
     [GQ_ERR_IDEMPOTENCY_CONFLICT] = "idempotency_conflict",
     [GQ_ERR_QUOTE_EXPIRED] = "quote_expired",
+    [GQ_ERR_QUOTE_NOT_OPEN] = "quote_not_open",
+    [GQ_ERR_PRICE_LIST_NOT_DRAFT] = "price_list_not_draft",
     [GQ_ERR_MISSING_FIELD] = "missing_field",
     [GQ_ERR_UNKNOWN_FIELD] = "unknown_field",
     [GQ_ERR_INVALID_TYPE] = "invalid_type",
@@ -27,6 +32,9 @@ static const char *const code_names[GQ_CODE_COUNT] = {
     [GQ_ERR_UNKNOWN_BUNDLE] = "unknown_bundle",
     [GQ_ERR_NOT_ELIGIBLE] = "not_eligible",
     [GQ_ERR_AMOUNT_TOO_LARGE] = "amount_too_large",
+    [GQ_ERR_PRICE_NOT_POSITIVE] = "price_not_positive",
+    [GQ_ERR_PRICE_ABOVE_HOURLY] = "price_above_hourly",
+    [GQ_ERR_INVALID_VALIDITY] = "invalid_validity",
     [GQ_ERR_NOT_READY] = "not_ready",
     [GQ_ERR_RETRY_LATER] = "retry_later",
     [GQ_ERR_INTERNAL] = "internal_error",
@@ -47,10 +55,32 @@ void gq_error_clear(struct gq_error *err)
     err->code = GQ_OK;
     err->field[0] = '\0';
     err->message[0] = '\0';
+    err->message_zh_cn[0] = '\0';
 }
 
-enum gq_code gq_fail(struct gq_error *err, enum gq_code code, const char *field,
-                     const char *format, ...)
+_Static_assert(GQ_LANG_COUNT == 2, "struct gq_error has a message member per language");
+
+enum gq_code gq_fail_args(struct gq_error *err, enum gq_code code, const char *field,
+                          enum gq_msg id, const struct msg_arg *args, size_t n_args)
+{
+    if (err == NULL)
+        return code;
+    err->code = code;
+    snprintf(err->field, sizeof err->field, "%s", field ? field : "");
+    messages_format(GQ_LANG_EN, id, args, n_args, err->message, sizeof err->message);
+    messages_format(GQ_LANG_ZH_CN, id, args, n_args, err->message_zh_cn, sizeof err->message_zh_cn);
+    return code;
+}
+
+const char *gq_error_text(const struct gq_error *err, enum gq_lang lang)
+{
+    if (lang == GQ_LANG_ZH_CN && err->message_zh_cn[0] != '\0')
+        return err->message_zh_cn;
+    return err->message;
+}
+
+enum gq_code gq_fail(struct gq_error *err, enum gq_code code, const char *field, const char *format,
+                     ...)
 {
     if (err == NULL)
         return code;
@@ -60,5 +90,6 @@ enum gq_code gq_fail(struct gq_error *err, enum gq_code code, const char *field,
     va_start(args, format);
     vsnprintf(err->message, sizeof err->message, format, args);
     va_end(args);
+    err->message_zh_cn[0] = '\0';
     return code;
 }

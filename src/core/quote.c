@@ -82,28 +82,26 @@ static enum gq_code check_item(const struct catalog *catalog, const struct quote
     char field[64];
     if (item->quantity < 1 || item->quantity > QUOTE_MAX_QUANTITY) {
         snprintf(field, sizeof field, "items[%zu].quantity", index);
-        return gq_fail(err, GQ_ERR_OUT_OF_RANGE, field, "quantity must be 1..%d, got %d",
-                       QUOTE_MAX_QUANTITY, (int)item->quantity);
+        return gq_fail_msg(err, GQ_ERR_OUT_OF_RANGE, field, MSG_QUANTITY_RANGE,
+                           MSG_INT(QUOTE_MAX_QUANTITY), MSG_INT(item->quantity));
     }
     if (item->usage.millihours_per_day < 1 ||
         item->usage.millihours_per_day > USAGE_MAX_MILLIHOURS_PER_DAY) {
         snprintf(field, sizeof field, "items[%zu].hours_per_day", index);
-        return gq_fail(err, GQ_ERR_OUT_OF_RANGE, field,
-                       "hours_per_day must be more than 0 and at most 24");
+        return gq_fail_msg(err, GQ_ERR_OUT_OF_RANGE, field, MSG_HOURS_PER_DAY_RANGE);
     }
     if (item->usage.days < 1 || item->usage.days > USAGE_MAX_DAYS) {
         snprintf(field, sizeof field, "items[%zu].days", index);
-        return gq_fail(err, GQ_ERR_OUT_OF_RANGE, field, "days must be 1..%d, got %d",
-                       USAGE_MAX_DAYS, (int)item->usage.days);
+        return gq_fail_msg(err, GQ_ERR_OUT_OF_RANGE, field, MSG_DAYS_RANGE, MSG_INT(USAGE_MAX_DAYS),
+                           MSG_INT(item->usage.days));
     }
     if (!item->cheapest && !quote_mode_allowed(catalog, item->sku, segment, item->billing)) {
         snprintf(field, sizeof field, "items[%zu].billing", index);
         if (!item->sku->priced[item->billing])
-            return gq_fail(err, GQ_ERR_NOT_ELIGIBLE, field, "SKU '%s' has no %s price",
-                           item->sku->id, billing_mode_id(item->billing));
-        return gq_fail(err, GQ_ERR_NOT_ELIGIBLE, field,
-                       "%s billing is not available to customers of segment %s",
-                       billing_mode_id(item->billing), segment_id(segment));
+            return gq_fail_msg(err, GQ_ERR_NOT_ELIGIBLE, field, MSG_SKU_NOT_PRICED_IN,
+                               MSG_TEXT(item->sku->id), MSG_TEXT(billing_mode_id(item->billing)));
+        return gq_fail_msg(err, GQ_ERR_NOT_ELIGIBLE, field, MSG_MODE_NOT_FOR_SEGMENT,
+                           MSG_TEXT(billing_mode_id(item->billing)), MSG_TEXT(segment_id(segment)));
     }
     return GQ_OK;
 }
@@ -289,19 +287,17 @@ static enum gq_code check_bundle(const struct bundle *bundle, const struct quote
     char field[32];
     snprintf(field, sizeof field, "bundles[%zu]", index);
     if ((bundle->segment_mask & SEGMENT_BIT(request->segment)) == 0)
-        return gq_fail(err, GQ_ERR_NOT_ELIGIBLE, field,
-                       "bundle '%s' is not available to customers of segment %s", bundle->id,
-                       segment_id(request->segment));
+        return gq_fail_msg(err, GQ_ERR_NOT_ELIGIBLE, field, MSG_BUNDLE_NOT_FOR_SEGMENT,
+                           MSG_TEXT(bundle->id), MSG_TEXT(segment_id(request->segment)));
     if (!validity_contains(bundle->valid_from, bundle->valid_until, request->now))
-        return gq_fail(err, GQ_ERR_NOT_ELIGIBLE, field, "bundle '%s' is not on offer now",
-                       bundle->id);
+        return gq_fail_msg(err, GQ_ERR_NOT_ELIGIBLE, field, MSG_BUNDLE_NOT_ON_OFFER,
+                           MSG_TEXT(bundle->id));
     return GQ_OK;
 }
 
 static enum gq_code too_large(struct gq_error *err, const char *field)
 {
-    return gq_fail(err, GQ_ERR_AMOUNT_TOO_LARGE, field,
-                   "the amount is larger than this service can price");
+    return gq_fail_msg(err, GQ_ERR_AMOUNT_TOO_LARGE, field, MSG_AMOUNT_TOO_LARGE);
 }
 
 /* Reports why price_item() failed for item `index`. */
@@ -312,9 +308,8 @@ static enum gq_code item_not_priced(enum gq_code code, const struct quote_item_r
     char field[64];
     if (code == GQ_ERR_NOT_ELIGIBLE) {
         snprintf(field, sizeof field, "items[%zu].billing", index);
-        return gq_fail(err, GQ_ERR_NOT_ELIGIBLE, field,
-                       "no billing mode of SKU '%s' is available to customers of segment %s",
-                       item->sku->id, segment_id(segment));
+        return gq_fail_msg(err, GQ_ERR_NOT_ELIGIBLE, field, MSG_NO_MODE_FOR_SEGMENT,
+                           MSG_TEXT(item->sku->id), MSG_TEXT(segment_id(segment)));
     }
     assert(code == GQ_ERR_AMOUNT_TOO_LARGE);
     snprintf(field, sizeof field, "items[%zu]", index);
@@ -344,17 +339,16 @@ enum gq_code quote_compute(const struct catalog *catalog, const struct quote_req
                            struct quote_result *out, struct gq_error *err)
 {
     if (request->n_items > QUOTE_MAX_ITEMS)
-        return gq_fail(err, GQ_ERR_OUT_OF_RANGE, "items", "at most %d items per quote",
-                       QUOTE_MAX_ITEMS);
+        return gq_fail_msg(err, GQ_ERR_OUT_OF_RANGE, "items", MSG_TOO_MANY_ITEMS,
+                           MSG_INT(QUOTE_MAX_ITEMS));
     if (request->n_bundles > QUOTE_MAX_BUNDLES)
-        return gq_fail(err, GQ_ERR_OUT_OF_RANGE, "bundles", "at most %d bundles per quote",
-                       QUOTE_MAX_BUNDLES);
+        return gq_fail_msg(err, GQ_ERR_OUT_OF_RANGE, "bundles", MSG_TOO_MANY_BUNDLES,
+                           MSG_INT(QUOTE_MAX_BUNDLES));
     if (request->n_items > out->capacity)
-        return gq_fail(err, GQ_ERR_OUT_OF_RANGE, "items", "the result has room for %zu items",
-                       out->capacity);
+        return gq_fail_msg(err, GQ_ERR_OUT_OF_RANGE, "items", MSG_RESULT_ROOM,
+                           MSG_INT(out->capacity));
     if (request->n_items + request->n_bundles == 0)
-        return gq_fail(err, GQ_ERR_OUT_OF_RANGE, "items",
-                       "a quote needs at least one item or bundle");
+        return gq_fail_msg(err, GQ_ERR_OUT_OF_RANGE, "items", MSG_QUOTE_EMPTY);
     out->n_items = request->n_items;
     out->n_bundles = request->n_bundles;
     for (size_t i = 0; i < request->n_items; i++) {

@@ -6,18 +6,27 @@
  *
  * For each SKU of the catalog: the workload must fit the memory of one
  * instance (sizing_fits). Training with tokens tries 1 … max_instances
- * instances running data-parallel; inference with a tokens-per-second
- * target takes the replicas it needs; any other workload (a rental) takes
- * one instance, since more would cost more and finish no sooner. Each try is
+ * instances running data-parallel; inference takes the replicas its
+ * concurrency or tokens-per-second target needs (sizing_serve); any other
+ * workload (a rental) takes one instance, since more would cost more and
+ * finish no sooner. Each try is
  * scheduled at hours_per_day, checked against the deadline, priced by
  * quote_compute() exactly as POST /quote prices one item (billing
  * "cheapest"), and checked against the budget. A SKU's best try under the
  * objective competes for the top `limit`; a SKU with no feasible try becomes
  * one rejection with its most informative reason (docs/sizing.md, "Choosing").
  *
- * Cost: one quote_compute() per try, O(SKUs × max_instances) in all; one
- * heap allocation per call (the scan state and the quote buffer) and none
- * per try; only the top `limit` and a bounded list of rejections are kept.
+ * Then the cheapest change: the same scan for each variant of the workload
+ * that could serve it better (fp16 for bf16 on GPUs without BF16 tensor
+ * cores, less activation checkpointing, an int8 KV cache, int8 or int4
+ * weights); the best one that beats the answer, or serves when nothing
+ * does, becomes the hint.
+ *
+ * Cost: one quote_compute() per try, O(SKUs × max_instances) per scan and
+ * at most one scan per variant (three for an fp16 inference, two for a
+ * training run with full checkpointing); one heap allocation per call (the
+ * scan states and the quote buffer) and none per try; only the top `limit`
+ * and a bounded list of rejections are kept.
  */
 #ifndef GQ_CORE_RECOMMEND_H
 #define GQ_CORE_RECOMMEND_H
@@ -42,8 +51,8 @@
 #define RECOMMEND_LEARNING_MILLIHOURS_PER_DAY (8 * USAGE_MILLIHOURS_PER_HOUR)
 /* Rejections listed (nearest misses first); the rest are only counted. */
 #define RECOMMEND_MAX_REJECTED 32
-#define RECOMMEND_MAX_REASONS 5
-#define RECOMMEND_TEXT_SIZE 192
+#define RECOMMEND_MAX_REASONS 6
+#define RECOMMEND_TEXT_SIZE 256
 
 enum recommend_objective {
     RECOMMEND_OBJECTIVE_COST, /* cheapest total, then fastest */
@@ -72,6 +81,9 @@ struct recommend_request {
     enum recommend_objective objective;
     int32_t limit; /* 0 = RECOMMEND_DEFAULT_LIMIT; else 1 .. RECOMMEND_MAX_LIMIT */
     struct sizing_assumptions assumptions;
+    /* The language of the reasons, details and hint: not part of the body,
+     * but the HTTP layer's choice from Accept-Language. English by default. */
+    enum gq_lang lang;
 };
 
 struct recommendation {
@@ -87,10 +99,10 @@ struct recommendation {
     double estimated_hours; /* wall-clock hours of work (training) or of use */
     double estimated_days;  /* estimated_hours ÷ hours per day */
     double memory_gb_needed;
-    int32_t memory_gb_available;      /* one instance, all its cards */
-    int32_t cards;                    /* quantity × gpu_count */
-    double scaling_efficiency;        /* training: sizing_scaling_efficiency(); else 0 */
-    double replica_tokens_per_second; /* inference: one instance; else 0 */
+    int32_t memory_gb_available;   /* one instance, all its cards */
+    int32_t cards;                 /* quantity × gpu_count */
+    double scaling_efficiency;     /* training: sizing_scaling_efficiency(); else 0 */
+    struct sizing_serving serving; /* inference: how each replica serves; else zero */
     char reasons[RECOMMEND_MAX_REASONS][RECOMMEND_TEXT_SIZE];
     int n_reasons;
 };
@@ -117,7 +129,9 @@ struct recommend_result {
     int n_rejected;          /* listed */
     size_t n_rejected_total; /* rejected SKUs, listed or not */
     size_t rejected_by_reason[RECOMMEND_REJECT_REASON_COUNT];
-    char hint[RECOMMEND_TEXT_SIZE * 2]; /* "" unless there is no recommendation */
+    /* "" unless there is no recommendation (what to change) or a change
+     * of the workload would serve it better (the cheapest such change). */
+    char hint[RECOMMEND_TEXT_SIZE * 2];
 };
 
 /* "cost", "time". */
@@ -130,7 +144,7 @@ bool recommend_objective_parse(const char *text, enum recommend_objective *out);
 const char *recommend_reject_reason_id(enum recommend_reject_reason reason);
 
 /* Sets every field of `request` to its default: an fp16 inference preset
- * for an individual, objective cost, and 0 (= default) elsewhere. */
+ * for an individual, objective cost, English, and 0 (= default) elsewhere. */
 void recommend_request_init(struct recommend_request *request);
 
 /* Runs the recommendation for `request` over `catalog` at time `now` (unix
@@ -139,7 +153,9 @@ void recommend_request_init(struct recommend_request *request);
  * Returns GQ_OK; GQ_ERR_INVALID_VALUE or GQ_ERR_OUT_OF_RANGE with err->field
  * the JSON path of the offending field ("workload.precision", "limit",
  * "assumptions.mfu"); GQ_ERR_NO_MEMORY when the quote buffer cannot be
- * allocated. `out` is unspecified on failure. Its SKU pointers borrow from
+ * allocated. Reasons, details and the hint are written in request->lang
+ * (messages.h), with the same figures in every language.
+ * `out` is unspecified on failure. Its SKU pointers borrow from
  * `catalog`, which must outlive it. Thread-safe: it writes only `out`. */
 enum gq_code recommend_run(const struct catalog *catalog, const struct recommend_request *request,
                            int64_t now, struct recommend_result *out, struct gq_error *err);

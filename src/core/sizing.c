@@ -1,7 +1,7 @@
 /*
  * Sizing formulas: memory of a workload, FLOPs of a training run, hours on a
- * SKU, decode rate of a replica. docs/sizing.md derives each one and cites
- * the source of every constant below.
+ * SKU, how a replica serves a model. docs/sizing.md derives each one and
+ * cites the source of every constant below.
  */
 #include "core/sizing.h"
 
@@ -19,14 +19,40 @@
 /* LoRA: forward 2·N + backward through frozen weights to the activations
  * 2·N; no weight gradients for them (Hu et al. 2021 measure ≈25 % faster). */
 #define FROZEN_FLOPS_PER_PARAM_TOKEN 4.0
+/* Full recomputation runs each layer's forward pass once more: 2·N. */
+#define RECOMPUTE_FLOPS_PER_PARAM_TOKEN 2.0
+/* The attention's FLOPs per token and layer, per hidden unit and token
+ * attended: QKᵀ and scores × V, 2 each forward (PaLM, Appendix B: 12·L·h·s
+ * for training, forward and backward). */
+#define ATTENTION_FORWARD_FLOPS 4.0
+#define ATTENTION_TRAINING_FLOPS 12.0
+/* Decoding a token: 2 FLOPs per parameter (a multiply and an add). */
+#define DECODE_FLOPS_PER_PARAM 2.0
+/* Korthikanti et al. 2022, §4: bytes per s·b·h a layer keeps (16-bit
+ * activations), the attention scores' 5·a·s²·b, and the layer input that
+ * full recomputation keeps. */
+#define LAYER_ACTIVATION_BYTES_PER_SBH 34.0
+#define ATTENTION_SCORE_BYTES 5.0
+#define LAYER_INPUT_BYTES_PER_SBH 2.0
+/* A KV cache entry holds a key and a value. */
+#define KV_TENSORS 2.0
+/* The derived shape (sizing_derive_shape): heads of 128, hidden = 128 ×
+ * layers, 12·h² parameters a layer, a gated MLP of 8/3·h, Llama's
+ * vocabulary. */
+#define DERIVED_HEAD_DIM 128
+#define DERIVED_PARAMS_PER_CUBED_LAYER (12.0 * DERIVED_HEAD_DIM * DERIVED_HEAD_DIM)
+#define DERIVED_VOCAB 32000
 #define BILLION 1e9
 #define TERA 1e12
+#define BYTES_PER_GB 1e9
 #define SECONDS_PER_HOUR 3600.0
 /* Tolerance of a floating-point comparison of sizes, far below the 0.1 GB
  * (or 0.1 tok/s) that a response shows. */
 #define SIZING_EPSILON 1e-9
 /* The smallest share of a peak an assumption may claim (assumption_specs). */
 #define MIN_PEAK_SHARE 0.01
+/* The largest memory reserve: half the instance. */
+#define MAX_MEMORY_RESERVE 0.5
 
 static const char *const task_ids[SIZING_TASK_COUNT] = {
     [SIZING_TASK_LEARNING] = "learning", [SIZING_TASK_INFERENCE] = "inference",
@@ -40,14 +66,33 @@ static const char *const precision_ids[SIZING_PRECISION_COUNT] = {
     [SIZING_PRECISION_INT4] = "int4",
 };
 
+static const char *const kv_precision_ids[SIZING_KV_PRECISION_COUNT] = {
+    [SIZING_KV_DEFAULT] = "fp16",
+    [SIZING_KV_FP16] = "fp16",
+    [SIZING_KV_INT8] = "int8",
+};
+
+static const double kv_precision_bytes[SIZING_KV_PRECISION_COUNT] = {
+    [SIZING_KV_DEFAULT] = 2.0,
+    [SIZING_KV_FP16] = 2.0,
+    [SIZING_KV_INT8] = 1.0,
+};
+
+static const char *const checkpointing_ids[SIZING_CHECKPOINTING_COUNT] = {
+    [SIZING_CHECKPOINTING_DEFAULT] = "full",
+    [SIZING_CHECKPOINTING_NONE] = "none",
+    [SIZING_CHECKPOINTING_SELECTIVE] = "selective",
+    [SIZING_CHECKPOINTING_FULL] = "full",
+};
+
 /* Bytes per weight at each precision: the format's width. */
 static const double precision_bytes[SIZING_PRECISION_COUNT] = {
     [SIZING_PRECISION_FP32] = 4.0, [SIZING_PRECISION_BF16] = 2.0, [SIZING_PRECISION_FP16] = 2.0,
     [SIZING_PRECISION_INT8] = 1.0, [SIZING_PRECISION_INT4] = 0.5,
 };
 
-/* A task's preset when the request gives no model size: DIGEST §4's
- * scenarios, sized as docs/sizing.md explains. */
+/* A task's preset when the request gives no model size: the product
+ * digest's scenarios, sized as docs/sizing.md explains. */
 struct task_preset {
     double params_b;
     double tokens_b; /* 0: a rental, no compute estimate */
@@ -56,11 +101,12 @@ struct task_preset {
 static const struct task_preset task_presets[SIZING_TASK_COUNT] = {
     /* §3.1: Transformers under a billion parameters on one V100 16GB. */
     [SIZING_TASK_LEARNING] = {0.5, 0.0},
-    /* §3.4: T4 for serving; 6B is the largest fp16 model one T4 holds. */
+    /* §3.4: T4 for serving; 6B is the largest fp16 model one T4 holds with
+     * a 4096-token request. */
     [SIZING_TASK_INFERENCE] = {6.0, 0.0},
     /* §2.1: 7B is the article's running example; 100M tokens of tuning data. */
     [SIZING_TASK_LORA] = {7.0, 0.1},
-    /* §3.2: "V100 32GB"-class memory: 1.3B × 16 B × 1.2 ≈ 25 GB; 1B tokens. */
+    /* §3.2: "V100 32GB"-class memory: 1.3B × 16 B ≈ 21 GB of state; 1B tokens. */
     [SIZING_TASK_FINETUNE] = {1.3, 1.0},
     /* §3.3: "10B+ parameters"; 20B tokens (2 per parameter). */
     [SIZING_TASK_PRETRAIN] = {10.0, 20.0},
@@ -82,7 +128,7 @@ struct assumption_spec {
 static const struct assumption_spec assumption_specs[SIZING_ASSUMPTION_COUNT] = {
     /* Issue: 0.35–0.40; V100 without bf16 or FlashAttention-2: the low end. */
     [SIZING_MFU] = {"mfu", 0.35, MIN_PEAK_SHARE, 1.0, false, false},
-    /* DIGEST §1 / article §2.3: "85 %+" on NVLink. */
+    /* Product digest §1 / article §2.3: "85 %+" on NVLink. */
     [SIZING_MULTI_CARD_EFFICIENCY_NVLINK] = {"multi_card_efficiency_nvlink", 0.85, MIN_PEAK_SHARE,
                                              1.0, false, false},
     /* Stated: PCIe 3.0 x16 is 16 GB/s against 50 GB/s per NVLink link (§2.3). */
@@ -91,16 +137,15 @@ static const struct assumption_spec assumption_specs[SIZING_ASSUMPTION_COUNT] = 
     /* Stated: gradients cross the data-centre network, slower than PCIe. */
     [SIZING_MULTI_INSTANCE_EFFICIENCY] = {"multi_instance_efficiency", 0.60, MIN_PEAK_SHARE, 1.0,
                                           false, false},
-    /* Stated: activations (with checkpointing), buffers, CUDA context. */
-    [SIZING_ACTIVATION_ALLOWANCE] = {"activation_allowance", 0.20, 0.0, 10.0, false, false},
-    /* Issue: weights × 1.2. */
-    [SIZING_KV_CACHE_ALLOWANCE] = {"kv_cache_allowance", 0.20, 0.0, 10.0, false, false},
+    /* vLLM's gpu_memory_utilization default, 0.9: a tenth of each card for
+     * the CUDA context, workspace and fragmentation. */
+    [SIZING_MEMORY_RESERVE] = {"memory_reserve", 0.10, 0.0, MAX_MEMORY_RESERVE, false, false},
     /* Hu et al. 2021: rank 8–64 adapters are 0.1–2 % of a 7B model. */
     [SIZING_LORA_TRAINABLE_FRACTION] = {"lora_trainable_fraction", 0.01, 0.0, 1.0, true, false},
-    /* MosaicML/Databricks 2023: ≈60 % model bandwidth utilisation at batch 1. */
+    /* MosaicML/Databricks 2023: ≈60 % model bandwidth utilisation. */
     [SIZING_DECODE_BANDWIDTH_EFFICIENCY] = {"decode_bandwidth_efficiency", 0.60, MIN_PEAK_SHARE,
                                             1.0, false, false},
-    /* Issue: "1 … a sane cap"; DIGEST §4 advises up to 4 T4s, 8 cards. */
+    /* Issue: "1 … a sane cap"; the digest §4 advises up to 4 T4s, 8 cards. */
     [SIZING_MAX_INSTANCES] = {"max_instances", 8.0, 1.0, SIZING_MAX_INSTANCES_LIMIT, false, true},
 };
 
@@ -143,6 +188,37 @@ bool sizing_precision_parse(const char *text, enum sizing_precision *out)
     return true;
 }
 
+const char *sizing_kv_precision_id(enum sizing_kv_precision precision)
+{
+    return (unsigned)precision < SIZING_KV_PRECISION_COUNT ? kv_precision_ids[precision]
+                                                           : "unknown";
+}
+
+bool sizing_kv_precision_parse(const char *text, enum sizing_kv_precision *out)
+{
+    /* From 1: DEFAULT shares fp16's name but is never a parse result. */
+    int index = find_name(kv_precision_ids + 1, SIZING_KV_PRECISION_COUNT - 1, text);
+    if (index < 0)
+        return false;
+    *out = (enum sizing_kv_precision)(index + 1);
+    return true;
+}
+
+const char *sizing_checkpointing_id(enum sizing_checkpointing checkpointing)
+{
+    return (unsigned)checkpointing < SIZING_CHECKPOINTING_COUNT ? checkpointing_ids[checkpointing]
+                                                                : "unknown";
+}
+
+bool sizing_checkpointing_parse(const char *text, enum sizing_checkpointing *out)
+{
+    int index = find_name(checkpointing_ids + 1, SIZING_CHECKPOINTING_COUNT - 1, text);
+    if (index < 0)
+        return false;
+    *out = (enum sizing_checkpointing)(index + 1);
+    return true;
+}
+
 const char *sizing_assumption_id(enum sizing_assumption assumption)
 {
     return (unsigned)assumption < SIZING_ASSUMPTION_COUNT ? assumption_specs[assumption].id
@@ -177,6 +253,11 @@ bool sizing_task_trains(enum sizing_task task)
     return task == SIZING_TASK_LORA || task == SIZING_TASK_FINETUNE || task == SIZING_TASK_PRETRAIN;
 }
 
+bool sizing_task_holds_activations(enum sizing_task task)
+{
+    return task != SIZING_TASK_INFERENCE && (unsigned)task < SIZING_TASK_COUNT;
+}
+
 /* Tasks whose memory is full training state: every parameter trains. */
 static bool task_trains_all_params(enum sizing_task task)
 {
@@ -203,12 +284,14 @@ static enum gq_code check_assumption(const struct assumption_spec *spec, double 
     char field[64];
     snprintf(field, sizeof field, "assumptions.%s", spec->id);
     if (fraction)
-        return gq_fail(err, GQ_ERR_INVALID_VALUE, field, "%s must be a whole number", field);
+        return gq_fail_msg(err, GQ_ERR_INVALID_VALUE, field, MSG_FIELD_WHOLE, MSG_TEXT(field));
     if (spec->integer)
-        return gq_fail(err, GQ_ERR_OUT_OF_RANGE, field, "%s must be an integer from %g to %g",
-                       field, spec->min, spec->max);
-    return gq_fail(err, GQ_ERR_OUT_OF_RANGE, field, "%s must be %s %g and at most %g", field,
-                   spec->min_exclusive ? "greater than" : "at least", spec->min, spec->max);
+        return gq_fail_msg(err, GQ_ERR_OUT_OF_RANGE, field, MSG_REC_INTEGER_FROM_TO,
+                           MSG_TEXT(field), MSG_REAL(spec->min), MSG_REAL(spec->max));
+    return gq_fail_msg(err, GQ_ERR_OUT_OF_RANGE, field,
+                       spec->min_exclusive ? MSG_REC_GREATER_THAN_AT_MOST
+                                           : MSG_REC_AT_LEAST_AT_MOST,
+                       MSG_TEXT(field), MSG_REAL(spec->min), MSG_REAL(spec->max));
 }
 
 enum gq_code sizing_assumptions_resolve(const struct sizing_assumptions *given,
@@ -228,96 +311,419 @@ enum gq_code sizing_assumptions_resolve(const struct sizing_assumptions *given,
     return GQ_OK;
 }
 
+/* ---- shapes ---------------------------------------------------------------- */
+
+void sizing_derive_shape(double params_b, struct sizing_shape *out)
+{
+    assert(params_b > 0.0);
+    memset(out, 0, sizeof *out);
+    double layers = round(cbrt(params_b * BILLION / DERIVED_PARAMS_PER_CUBED_LAYER));
+    out->layers = layers < 1.0 ? 1 : (int32_t)layers;
+    out->hidden = DERIVED_HEAD_DIM * out->layers;
+    out->heads = out->layers;
+    out->kv_heads = out->layers;
+    out->head_dim = DERIVED_HEAD_DIM;
+    out->intermediate = (int32_t)lround(out->hidden * 8.0 / 3.0);
+    out->vocab = DERIVED_VOCAB;
+    out->sliding_window = 0;
+}
+
+void sizing_shape_of(const struct model_shape *model, struct sizing_shape *out)
+{
+    memset(out, 0, sizeof *out);
+    out->model = model->id;
+    out->name = model->name;
+    out->source = model->source;
+    out->layers = model->layers;
+    out->hidden = model->hidden;
+    out->heads = model->heads;
+    out->kv_heads = model->kv_heads;
+    out->head_dim = model->hidden / model->heads;
+    out->intermediate = model->intermediate;
+    out->vocab = model->vocab;
+    out->sliding_window = model->sliding_window;
+}
+
+double sizing_shape_param_count(const struct sizing_shape *shape)
+{
+    double h = shape->hidden, kv = (double)shape->kv_heads * shape->head_dim;
+    double per_layer = 2.0 * h * h + 2.0 * h * kv + 3.0 * h * shape->intermediate + 2.0 * h;
+    return 2.0 * shape->vocab * h + shape->layers * per_layer + h;
+}
+
+double sizing_kv_bytes_per_token(const struct sizing_shape *shape, double bytes_per_element)
+{
+    return KV_TENSORS * shape->layers * shape->kv_heads * shape->head_dim * bytes_per_element;
+}
+
+double sizing_lora_params(const struct sizing_shape *shape, int32_t rank)
+{
+    double h = shape->hidden, kv = (double)shape->kv_heads * shape->head_dim;
+    return (double)rank * shape->layers * (9.0 * h + 2.0 * kv + 3.0 * shape->intermediate);
+}
+
+double sizing_layer_activation_bytes(double s, double b, double h, double a,
+                                     enum sizing_checkpointing checkpointing)
+{
+    double sbh = s * b * h;
+    switch (checkpointing) {
+    case SIZING_CHECKPOINTING_NONE:
+        return sbh * LAYER_ACTIVATION_BYTES_PER_SBH + ATTENTION_SCORE_BYTES * a * s * s * b;
+    case SIZING_CHECKPOINTING_SELECTIVE:
+        return sbh * LAYER_ACTIVATION_BYTES_PER_SBH;
+    default:
+        return sbh * LAYER_INPUT_BYTES_PER_SBH;
+    }
+}
+
+double sizing_activation_bytes(const struct sizing_shape *shape, double s, double b,
+                               enum sizing_checkpointing checkpointing)
+{
+    double h = shape->hidden, a = shape->heads;
+    double kept = shape->layers * sizing_layer_activation_bytes(s, b, h, a, checkpointing);
+    if (checkpointing == SIZING_CHECKPOINTING_NONE)
+        return kept;
+    if (checkpointing == SIZING_CHECKPOINTING_SELECTIVE)
+        return kept + ATTENTION_SCORE_BYTES * a * s * s * b;
+    return kept + sizing_layer_activation_bytes(s, b, h, a, SIZING_CHECKPOINTING_NONE);
+}
+
+double sizing_decode_step_seconds(double bytes_read, double flops, double bytes_per_second,
+                                  double flops_per_second, bool *compute_bound)
+{
+    double memory = bytes_per_second > 0.0 ? bytes_read / bytes_per_second : INFINITY;
+    double compute = flops_per_second > 0.0 ? flops / flops_per_second : INFINITY;
+    if (compute_bound != NULL)
+        *compute_bound = compute > memory;
+    return compute > memory ? compute : memory;
+}
+
+/* ---- validation ------------------------------------------------------------ */
+
 /* Checks a workload number: finite, 0 .. max. */
 static enum gq_code check_amount(double value, double max, const char *field, const char *name,
                                  struct gq_error *err)
 {
     if (!isfinite(value) || value < 0.0 || value > max)
-        return gq_fail(err, GQ_ERR_OUT_OF_RANGE, field, "%s must be from 0 to %g", name, max);
+        return gq_fail_msg(err, GQ_ERR_OUT_OF_RANGE, field, MSG_REC_FROM_TO, MSG_TEXT(name),
+                           MSG_INT(0), MSG_REAL(max));
     return GQ_OK;
 }
 
-static enum gq_code check_numbers(const struct sizing_workload *workload, struct gq_error *err)
+/* Checks a whole-number workload figure: 0 (not given) or min .. max. */
+static enum gq_code check_count(int32_t value, int32_t min, int32_t max, const char *name,
+                                struct gq_error *err)
 {
-    enum gq_code code = check_amount(workload->model_params_b, SIZING_MAX_PARAMS_B,
+    if (value == 0 || (value >= min && value <= max))
+        return GQ_OK;
+    char field[64];
+    snprintf(field, sizeof field, "workload.%s", name);
+    return gq_fail_msg(err, GQ_ERR_OUT_OF_RANGE, field, MSG_REC_FROM_TO, MSG_TEXT(name),
+                       MSG_INT(min), MSG_INT(max));
+}
+
+static enum gq_code check_numbers(const struct sizing_workload *w, struct gq_error *err)
+{
+    enum gq_code code = check_amount(w->model_params_b, SIZING_MAX_PARAMS_B,
                                      "workload.model_params_b", "model_params_b", err);
     if (code == GQ_OK)
-        code = check_amount(workload->tokens_b, SIZING_MAX_TOKENS_B, "workload.tokens_b",
-                            "tokens_b", err);
+        code = check_amount(w->tokens_b, SIZING_MAX_TOKENS_B, "workload.tokens_b", "tokens_b", err);
     if (code == GQ_OK)
-        code = check_amount(workload->tokens_per_second, SIZING_MAX_TOKENS_PER_SECOND,
+        code = check_amount(w->tokens_per_second, SIZING_MAX_TOKENS_PER_SECOND,
                             "workload.tokens_per_second", "tokens_per_second", err);
+    if (code == GQ_OK)
+        code = check_amount(
+            w->min_tokens_per_second_per_request, SIZING_MAX_TOKENS_PER_SECOND_PER_REQUEST,
+            "workload.min_tokens_per_second_per_request", "min_tokens_per_second_per_request", err);
+    if (code == GQ_OK)
+        code = check_count(w->concurrent_requests, 1, SIZING_MAX_CONCURRENT_REQUESTS,
+                           "concurrent_requests", err);
+    /* A request is at least a prompt token and an output token. */
+    if (code == GQ_OK)
+        code = check_count(w->context_tokens, 2, SIZING_MAX_CONTEXT_TOKENS, "context_tokens", err);
+    if (code == GQ_OK)
+        code =
+            check_count(w->prompt_tokens, 1, SIZING_MAX_CONTEXT_TOKENS - 1, "prompt_tokens", err);
+    if (code == GQ_OK)
+        code =
+            check_count(w->sequence_length, 1, SIZING_MAX_CONTEXT_TOKENS, "sequence_length", err);
+    if (code == GQ_OK)
+        code = check_count(w->micro_batch_size, 1, SIZING_MAX_MICRO_BATCH_SIZE, "micro_batch_size",
+                           err);
+    if (code == GQ_OK)
+        code = check_count(w->lora_rank, 1, SIZING_MAX_LORA_RANK, "lora_rank", err);
     return code;
 }
 
-/* Rejects enums out of range and fields that do not apply to the task. */
-static enum gq_code check_workload(const struct sizing_workload *workload, struct gq_error *err)
+/* The first serving figure given, by its field name; NULL when none is. */
+static const char *serving_field_given(const struct sizing_workload *w)
 {
-    if ((unsigned)workload->task >= SIZING_TASK_COUNT)
-        return gq_fail(err, GQ_ERR_INVALID_VALUE, "workload.task", "unknown task");
-    if ((unsigned)workload->precision >= SIZING_PRECISION_COUNT)
-        return gq_fail(err, GQ_ERR_INVALID_VALUE, "workload.precision", "unknown precision");
-    enum gq_code code = check_numbers(workload, err);
-    if (code != GQ_OK)
-        return code;
-    if (workload->tokens_b > 0.0 && !sizing_task_trains(workload->task))
-        return gq_fail(err, GQ_ERR_INVALID_VALUE, "workload.tokens_b",
-                       "tokens_b applies to lora, finetune and pretrain, not %s",
-                       sizing_task_id(workload->task));
-    if (workload->tokens_per_second > 0.0 && workload->task != SIZING_TASK_INFERENCE)
-        return gq_fail(err, GQ_ERR_INVALID_VALUE, "workload.tokens_per_second",
-                       "tokens_per_second applies to inference only");
-    if (task_trains_all_params(workload->task) && sizing_bytes_per_param(workload->precision) < 2.0)
-        return gq_fail(err, GQ_ERR_INVALID_VALUE, "workload.precision",
-                       "%s trains every weight, which needs fp32, bf16 or fp16; %s suits "
-                       "inference and lora",
-                       sizing_task_id(workload->task), sizing_precision_id(workload->precision));
+    if (w->tokens_per_second > 0.0)
+        return "tokens_per_second";
+    if (w->concurrent_requests != 0)
+        return "concurrent_requests";
+    if (w->context_tokens != 0)
+        return "context_tokens";
+    if (w->prompt_tokens != 0)
+        return "prompt_tokens";
+    if (w->min_tokens_per_second_per_request > 0.0)
+        return "min_tokens_per_second_per_request";
+    return w->kv_precision != SIZING_KV_DEFAULT ? "kv_precision" : NULL;
+}
+
+/* The first training-memory figure given; NULL when none is. */
+static const char *training_field_given(const struct sizing_workload *w)
+{
+    if (w->sequence_length != 0)
+        return "sequence_length";
+    if (w->micro_batch_size != 0)
+        return "micro_batch_size";
+    return w->checkpointing != SIZING_CHECKPOINTING_DEFAULT ? "activation_checkpointing" : NULL;
+}
+
+/* `tasks`: MSG_REC_INFERENCE_ONLY, MSG_REC_LORA_ONLY, ... */
+static enum gq_code not_for_task(const char *name, enum gq_msg tasks, struct gq_error *err)
+{
+    char field[64];
+    snprintf(field, sizeof field, "workload.%s", name);
+    return gq_fail_msg(err, GQ_ERR_INVALID_VALUE, field, tasks, MSG_TEXT(name));
+}
+
+/* Fields that do not apply to the task, and pairs that contradict. */
+static enum gq_code check_applicable(const struct sizing_workload *w,
+                                     const struct sizing_assumptions *given, struct gq_error *err)
+{
+    const char *serving = serving_field_given(w), *training = training_field_given(w);
+    if (w->tokens_b > 0.0 && !sizing_task_trains(w->task))
+        return gq_fail_msg(err, GQ_ERR_INVALID_VALUE, "workload.tokens_b", MSG_REC_TOKENS_B_TASK,
+                           MSG_TEXT(sizing_task_id(w->task)));
+    if (serving != NULL && w->task != SIZING_TASK_INFERENCE)
+        return not_for_task(serving, MSG_REC_INFERENCE_ONLY, err);
+    if (training != NULL && !sizing_task_holds_activations(w->task))
+        return not_for_task(training, MSG_REC_ACTIVATIONS_ONLY, err);
+    if (w->lora_rank != 0 && w->task != SIZING_TASK_LORA)
+        return not_for_task("lora_rank", MSG_REC_LORA_ONLY, err);
+    if (w->lora_rank != 0 && given != NULL && given->set[SIZING_LORA_TRAINABLE_FRACTION])
+        return gq_fail_msg(err, GQ_ERR_INVALID_VALUE, "workload.lora_rank",
+                           MSG_REC_RANK_OR_FRACTION);
+    if (w->model != NULL && w->model_params_b > 0.0)
+        return gq_fail_msg(err, GQ_ERR_INVALID_VALUE, "workload.model_params_b",
+                           MSG_REC_MODEL_OR_PARAMS);
+    if (task_trains_all_params(w->task) && sizing_bytes_per_param(w->precision) < 2.0)
+        return gq_fail_msg(err, GQ_ERR_INVALID_VALUE, "workload.precision",
+                           MSG_REC_TRAINS_EVERY_WEIGHT, MSG_TEXT(sizing_task_id(w->task)),
+                           MSG_TEXT(sizing_precision_id(w->precision)));
     return GQ_OK;
 }
 
-/* Model size and tokens: the request's, or the task's preset. A model given
- * without tokens is a rental (no compute estimate). */
-static void apply_preset(const struct sizing_workload *workload, struct sizing_estimate *out)
+/* The context a request takes and its prompt: given or defaulted; the
+ * prompt must leave at least one token of output. */
+static enum gq_code check_prompt(const struct sizing_workload *w, struct gq_error *err)
 {
-    const struct task_preset *preset = &task_presets[workload->task];
-    out->preset = workload->model_params_b == 0.0;
-    out->params_b = out->preset ? preset->params_b : workload->model_params_b;
-    out->tokens_b = workload->tokens_b;
+    int32_t context = w->context_tokens > 0 ? w->context_tokens : SIZING_DEFAULT_CONTEXT_TOKENS;
+    if (w->prompt_tokens < context)
+        return GQ_OK;
+    return gq_fail_msg(err, GQ_ERR_OUT_OF_RANGE, "workload.prompt_tokens",
+                       w->context_tokens > 0 ? MSG_REC_PROMPT_TOKENS
+                                             : MSG_REC_PROMPT_TOKENS_DEFAULT,
+                       MSG_INT(context));
+}
+
+/* Rejects enums out of range, numbers out of range and fields that do not
+ * apply to the task. */
+static enum gq_code check_workload(const struct sizing_workload *w,
+                                   const struct sizing_assumptions *given, struct gq_error *err)
+{
+    if ((unsigned)w->task >= SIZING_TASK_COUNT)
+        return gq_fail_msg(err, GQ_ERR_INVALID_VALUE, "workload.task", MSG_REC_UNKNOWN_TASK);
+    if ((unsigned)w->precision >= SIZING_PRECISION_COUNT)
+        return gq_fail_msg(err, GQ_ERR_INVALID_VALUE, "workload.precision",
+                           MSG_REC_UNKNOWN_PRECISION);
+    if ((unsigned)w->kv_precision >= SIZING_KV_PRECISION_COUNT)
+        return gq_fail_msg(err, GQ_ERR_INVALID_VALUE, "workload.kv_precision",
+                           MSG_REC_UNKNOWN_KV_PRECISION);
+    if ((unsigned)w->checkpointing >= SIZING_CHECKPOINTING_COUNT)
+        return gq_fail_msg(err, GQ_ERR_INVALID_VALUE, "workload.activation_checkpointing",
+                           MSG_REC_UNKNOWN_CHECKPOINTING);
+    enum gq_code code = check_numbers(w, err);
+    if (code == GQ_OK)
+        code = check_applicable(w, given, err);
+    if (code == GQ_OK && w->task == SIZING_TASK_INFERENCE)
+        code = check_prompt(w, err);
+    return code;
+}
+
+/* "llama-2-7b, llama-2-13b, …": the catalog's model ids, as many as fit. */
+static void list_models(const struct catalog *catalog, char *buf, size_t size)
+{
+    size_t used = 0;
+    buf[0] = '\0';
+    for (size_t i = 0; catalog != NULL && i < catalog->n_shapes; i++) {
+        int n = snprintf(buf + used, size - used, "%s%s", i > 0 ? ", " : "", catalog->shapes[i].id);
+        if (n < 0 || (size_t)n >= size - used) {
+            buf[used] = '\0';
+            return;
+        }
+        used += (size_t)n;
+    }
+}
+
+static enum gq_code find_model(const struct sizing_workload *w, const struct catalog *catalog,
+                               const struct model_shape **out, struct gq_error *err)
+{
+    *out = NULL;
+    if (w->model == NULL)
+        return GQ_OK;
+    *out = catalog != NULL ? catalog_find_shape(catalog, w->model) : NULL;
+    if (*out != NULL)
+        return GQ_OK;
+    char known[160];
+    list_models(catalog, known, sizeof known);
+    if (known[0] == '\0')
+        return gq_fail_msg(err, GQ_ERR_INVALID_VALUE, "workload.model", MSG_REC_UNKNOWN_MODEL_NONE,
+                           MSG_TEXT_CUT(w->model, 40));
+    return gq_fail_msg(err, GQ_ERR_INVALID_VALUE, "workload.model", MSG_REC_UNKNOWN_MODEL,
+                       MSG_TEXT_CUT(w->model, 40), MSG_CLAUSE(known));
+}
+
+/* ---- the estimate ---------------------------------------------------------- */
+
+/* Model size, shape and tokens: the model's, the request's, or the task's
+ * preset. A size given without tokens is a rental (no compute estimate). */
+static void apply_model(const struct sizing_workload *w, const struct model_shape *model,
+                        struct sizing_estimate *out)
+{
+    const struct task_preset *preset = &task_presets[w->task];
+    out->preset = model == NULL && w->model_params_b == 0.0;
+    if (model != NULL)
+        out->params_b = (double)model->params / BILLION;
+    else
+        out->params_b = out->preset ? preset->params_b : w->model_params_b;
+    out->tokens_b = w->tokens_b;
     if (out->preset && out->tokens_b == 0.0)
         out->tokens_b = preset->tokens_b;
-    if (!sizing_task_trains(workload->task))
+    if (!sizing_task_trains(w->task))
         out->tokens_b = 0.0;
+    out->shape_derived = model == NULL;
+    if (model != NULL)
+        sizing_shape_of(model, &out->shape);
+    else
+        sizing_derive_shape(out->params_b, &out->shape);
+}
+
+/* Tokens a request attends to at context c: all of them, or the window. */
+static double attended(const struct sizing_shape *shape, double c)
+{
+    return shape->sliding_window > 0 && c > shape->sliding_window ? shape->sliding_window : c;
+}
+
+/* The mean of attended(c) over a request's output, c from P to T. */
+static double mean_attended(const struct sizing_shape *shape, double p, double t)
+{
+    double w = shape->sliding_window;
+    if (w <= 0.0 || t <= w)
+        return (p + t) / 2.0;
+    if (p >= w)
+        return w;
+    return ((w * w - p * p) / 2.0 + (t - w) * w) / (t - p);
+}
+
+/* Σ attended(t) over a prompt's P tokens, taken as continuous: P²/2 without
+ * a window. */
+static double prompt_attention_sum(const struct sizing_shape *shape, double p)
+{
+    double w = shape->sliding_window;
+    if (w <= 0.0 || p <= w)
+        return p * p / 2.0;
+    return w * w / 2.0 + (p - w) * w;
+}
+
+static void compute_serving(const struct sizing_workload *w, struct sizing_estimate *out)
+{
+    const struct sizing_shape *shape = &out->shape;
+    double n = out->params_b * BILLION, lh = (double)shape->layers * shape->hidden;
+    out->concurrent_requests = w->concurrent_requests;
+    if (out->concurrent_requests == 0 && out->tokens_per_second == 0.0)
+        out->concurrent_requests = 1;
+    out->context_tokens = w->context_tokens > 0 ? w->context_tokens : SIZING_DEFAULT_CONTEXT_TOKENS;
+    out->prompt_tokens = w->prompt_tokens > 0 ? w->prompt_tokens : out->context_tokens / 2;
+    out->output_tokens = out->context_tokens - out->prompt_tokens;
+    out->kv_tokens_per_request = (int32_t)attended(shape, out->context_tokens);
+    out->min_tokens_per_second_per_request = w->min_tokens_per_second_per_request > 0.0
+                                                 ? w->min_tokens_per_second_per_request
+                                                 : SIZING_DEFAULT_MIN_TOKENS_PER_SECOND_PER_REQUEST;
+    out->per_request_floor = out->min_tokens_per_second_per_request;
+    if (out->concurrent_requests > 0 && out->tokens_per_second > 0.0 &&
+        out->tokens_per_second / out->concurrent_requests > out->per_request_floor)
+        out->per_request_floor = out->tokens_per_second / out->concurrent_requests;
+    out->kv_precision = w->kv_precision == SIZING_KV_INT8 ? SIZING_KV_INT8 : SIZING_KV_FP16;
+    out->kv_bytes_per_token =
+        sizing_kv_bytes_per_token(shape, kv_precision_bytes[out->kv_precision]);
+    out->kv_gb_per_request = out->kv_bytes_per_token * out->kv_tokens_per_request / BYTES_PER_GB;
+    out->kv_gb =
+        out->kv_gb_per_request * (out->concurrent_requests > 0 ? out->concurrent_requests : 1);
+    double mean = mean_attended(shape, out->prompt_tokens, out->context_tokens);
+    out->kv_read_gb_per_request = out->kv_bytes_per_token * mean / BYTES_PER_GB;
+    out->prefill_flops =
+        DECODE_FLOPS_PER_PARAM * n * out->prompt_tokens +
+        ATTENTION_FORWARD_FLOPS * lh * prompt_attention_sum(shape, out->prompt_tokens);
+    out->decode_flops_per_token = DECODE_FLOPS_PER_PARAM * n + ATTENTION_FORWARD_FLOPS * lh * mean;
+    out->working_gb = out->kv_gb_per_request;
+    out->decode_gb_per_token = out->weights_gb;
+}
+
+static void compute_training_memory(const struct sizing_workload *w, struct sizing_estimate *out)
+{
+    out->sequence_length =
+        w->sequence_length > 0 ? w->sequence_length : SIZING_DEFAULT_SEQUENCE_LENGTH;
+    out->micro_batch_size =
+        w->micro_batch_size > 0 ? w->micro_batch_size : SIZING_DEFAULT_MICRO_BATCH_SIZE;
+    out->checkpointing = w->checkpointing != SIZING_CHECKPOINTING_DEFAULT
+                             ? w->checkpointing
+                             : SIZING_CHECKPOINTING_FULL;
+    out->activation_gb = sizing_activation_bytes(&out->shape, out->sequence_length,
+                                                 out->micro_batch_size, out->checkpointing) /
+                         BYTES_PER_GB;
+    out->working_gb = out->activation_gb;
+}
+
+static void compute_state(const struct sizing_workload *w, struct sizing_estimate *out)
+{
+    double *a = out->assumptions;
+    out->weights_gb = out->params_b * out->bytes_per_param;
+    if (out->task == SIZING_TASK_INFERENCE) {
+        out->model_state_gb = out->weights_gb;
+        return;
+    }
+    out->state_bytes_per_trainable_param = TRAINING_STATE_BYTES_PER_PARAM;
+    if (out->task == SIZING_TASK_LORA) {
+        out->lora_rank = w->lora_rank;
+        if (w->lora_rank > 0) {
+            out->trainable_params_b = sizing_lora_params(&out->shape, w->lora_rank) / BILLION;
+            /* The share the rank gives, echoed as the one used. */
+            a[SIZING_LORA_TRAINABLE_FRACTION] = fmin(1.0, out->trainable_params_b / out->params_b);
+        } else
+            out->trainable_params_b = out->params_b * a[SIZING_LORA_TRAINABLE_FRACTION];
+        out->model_state_gb =
+            out->weights_gb + out->trainable_params_b * TRAINING_STATE_BYTES_PER_PARAM;
+        return;
+    }
+    out->trainable_params_b = out->params_b;
+    out->model_state_gb = out->params_b * TRAINING_STATE_BYTES_PER_PARAM;
 }
 
 static void compute_memory(struct sizing_estimate *out)
 {
-    const double *a = out->assumptions;
-    out->weights_gb = out->params_b * out->bytes_per_param;
-    if (out->task == SIZING_TASK_INFERENCE) {
-        out->trainable_params_b = 0.0;
-        out->state_bytes_per_trainable_param = 0.0;
-        out->model_state_gb = out->weights_gb;
-        out->allowance_fraction = a[SIZING_KV_CACHE_ALLOWANCE];
-        out->decode_gb_per_token = out->weights_gb;
-    } else if (out->task == SIZING_TASK_LORA) {
-        out->trainable_params_b = out->params_b * a[SIZING_LORA_TRAINABLE_FRACTION];
-        out->state_bytes_per_trainable_param = TRAINING_STATE_BYTES_PER_PARAM;
-        out->model_state_gb =
-            out->weights_gb + out->trainable_params_b * TRAINING_STATE_BYTES_PER_PARAM;
-        out->allowance_fraction = a[SIZING_ACTIVATION_ALLOWANCE];
-    } else {
-        out->trainable_params_b = out->params_b;
-        out->state_bytes_per_trainable_param = TRAINING_STATE_BYTES_PER_PARAM;
-        out->model_state_gb = out->params_b * TRAINING_STATE_BYTES_PER_PARAM;
-        out->allowance_fraction = a[SIZING_ACTIVATION_ALLOWANCE];
-    }
-    out->allowance_gb = out->model_state_gb * out->allowance_fraction;
-    out->memory_gb = out->model_state_gb + out->allowance_gb;
+    double reserve = out->assumptions[SIZING_MEMORY_RESERVE];
+    out->allowance_fraction = reserve;
+    out->memory_gb = (out->model_state_gb + out->working_gb) / (1.0 - reserve);
+    out->allowance_gb = out->memory_gb - out->model_state_gb - out->working_gb;
 }
 
 static void compute_flops(struct sizing_estimate *out)
 {
     out->flops_per_param_token = 0.0;
+    out->attention_flops_per_token = 0.0;
     out->flops = 0.0;
     if (!sizing_task_trains(out->task) || out->tokens_b <= 0.0)
         return;
@@ -327,25 +733,43 @@ static void compute_flops(struct sizing_estimate *out)
             FULL_TRAINING_FLOPS_PER_PARAM_TOKEN * out->assumptions[SIZING_LORA_TRAINABLE_FRACTION];
     else
         out->flops_per_param_token = FULL_TRAINING_FLOPS_PER_PARAM_TOKEN;
-    out->flops = out->flops_per_param_token * out->params_b * BILLION * out->tokens_b * BILLION;
+    double attention = ATTENTION_TRAINING_FLOPS;
+    if (out->checkpointing == SIZING_CHECKPOINTING_FULL)
+        out->flops_per_param_token += RECOMPUTE_FLOPS_PER_PARAM_TOKEN;
+    if (out->checkpointing != SIZING_CHECKPOINTING_NONE)
+        attention += ATTENTION_FORWARD_FLOPS; /* the attention core runs forward again */
+    out->attention_flops_per_token =
+        attention * out->shape.layers * out->shape.hidden * (double)out->sequence_length;
+    out->flops =
+        (out->flops_per_param_token * out->params_b * BILLION + out->attention_flops_per_token) *
+        out->tokens_b * BILLION;
 }
 
 enum gq_code sizing_estimate_workload(const struct sizing_workload *workload,
+                                      const struct catalog *catalog,
                                       const struct sizing_assumptions *assumptions,
                                       struct sizing_estimate *out, struct gq_error *err)
 {
     assert(workload != NULL && out != NULL);
     memset(out, 0, sizeof *out);
-    enum gq_code code = check_workload(workload, err);
+    const struct model_shape *model = NULL;
+    enum gq_code code = check_workload(workload, assumptions, err);
     if (code == GQ_OK)
         code = sizing_assumptions_resolve(assumptions, out->assumptions, err);
+    if (code == GQ_OK)
+        code = find_model(workload, catalog, &model, err);
     if (code != GQ_OK)
         return code;
     out->task = workload->task;
     out->precision = workload->precision;
     out->bytes_per_param = sizing_bytes_per_param(workload->precision);
     out->tokens_per_second = workload->tokens_per_second;
-    apply_preset(workload, out);
+    apply_model(workload, model, out);
+    if (sizing_task_holds_activations(out->task))
+        compute_training_memory(workload, out);
+    compute_state(workload, out);
+    if (out->task == SIZING_TASK_INFERENCE)
+        compute_serving(workload, out);
     compute_memory(out);
     compute_flops(out);
     return GQ_OK;
@@ -380,7 +804,7 @@ enum sizing_precision sizing_compute_precision(const struct sizing_estimate *est
 {
     if (estimate->precision == SIZING_PRECISION_INT8 ||
         estimate->precision == SIZING_PRECISION_INT4)
-        return SIZING_PRECISION_FP16; /* only LoRA trains over them (full training refuses) */
+        return SIZING_PRECISION_FP16; /* dequantised for each matmul */
     return estimate->precision;
 }
 
@@ -394,6 +818,12 @@ double sizing_peak_tflops(const struct sizing_estimate *estimate, const struct g
     default:
         return gpu->fp16_tflops;
     }
+}
+
+bool sizing_bf16_without_tensor_cores(const struct sizing_estimate *estimate,
+                                      const struct gpu_model *gpu)
+{
+    return estimate->precision == SIZING_PRECISION_BF16 && !(gpu->bf16_tflops > 0.0);
 }
 
 double sizing_training_hours(const struct sizing_estimate *estimate, const struct sku *sku,
@@ -410,26 +840,156 @@ double sizing_training_hours(const struct sizing_estimate *estimate, const struc
     return estimate->flops / flops_per_second / SECONDS_PER_HOUR;
 }
 
-double sizing_replica_tokens_per_second(const struct sizing_estimate *estimate,
-                                        const struct sku *sku)
+/* ---- serving --------------------------------------------------------------- */
+
+/* One replica's decode arithmetic: a step at batch b reads the weights
+ * once and each request's KV cache, and runs each request's decode FLOPs; a
+ * request's prefill takes prefill_s; its output is `output` tokens. */
+struct replica_model {
+    double weights_bytes;
+    double kv_bytes;  /* one request's KV cache read per step */
+    double flops;     /* one request's decode FLOPs per step */
+    double prefill_s; /* one prompt */
+    double output;    /* tokens a request generates */
+    double bytes_per_second;
+    double flops_per_second;
+};
+
+static double replica_step(const struct replica_model *m, double batch, bool *compute_bound)
 {
-    if (estimate->task != SIZING_TASK_INFERENCE || estimate->decode_gb_per_token <= 0.0)
-        return 0.0;
-    double bandwidth_gbps = (double)sku->gpu_count * sku->gpu->memory_bandwidth_gbps *
-                            estimate->assumptions[SIZING_DECODE_BANDWIDTH_EFFICIENCY] *
-                            card_efficiency(estimate, sku);
-    return bandwidth_gbps / estimate->decode_gb_per_token;
+    return sizing_decode_step_seconds(m->weights_bytes + batch * m->kv_bytes, batch * m->flops,
+                                      m->bytes_per_second, m->flops_per_second, compute_bound);
+}
+
+/* Tokens a second each of `batch` requests gets: over the time each
+ * request of the batch takes, O decode steps and the batch's `batch`
+ * prefills, which stop decoding while they run. */
+static double request_rate(const struct replica_model *m, double batch)
+{
+    return m->output / (m->output * replica_step(m, batch, NULL) + batch * m->prefill_s);
+}
+
+/* The largest batch whose requests each get `floor` tokens a second: both
+ * branches of the step are linear in the batch. */
+static double batch_at_floor(const struct replica_model *m, double floor)
+{
+    double budget = m->output / floor;
+    double alpha = m->weights_bytes / m->bytes_per_second;
+    double beta = m->kv_bytes / m->bytes_per_second, gamma = m->flops / m->flops_per_second;
+    double memory = (budget - m->output * alpha) / (m->output * beta + m->prefill_s);
+    double compute = budget / (m->output * gamma + m->prefill_s);
+    return memory < compute ? memory : compute;
+}
+
+static int32_t whole_batch(double batch)
+{
+    double whole = floor(batch + SIZING_EPSILON);
+    return whole >= SIZING_MAX_CONCURRENT_REQUESTS ? SIZING_MAX_CONCURRENT_REQUESTS
+                                                   : (int32_t)whole;
+}
+
+/* The fewest requests per replica with which `replicas` replicas reach
+ * `target` tokens a second; the rate grows with the batch. */
+static int32_t batch_for_target(const struct replica_model *m, double replicas, double target,
+                                int32_t max_batch)
+{
+    int32_t low = 1, high = max_batch;
+    while (low < high) {
+        int32_t middle = low + (high - low) / 2;
+        if (replicas * middle * request_rate(m, middle) >= target * (1.0 - SIZING_EPSILON))
+            high = middle;
+        else
+            low = middle + 1;
+    }
+    return low;
+}
+
+/* Replicas and requests per replica for the estimate's concurrency or
+ * target (one request when neither is given). */
+static void choose_replicas(const struct sizing_estimate *e, const struct replica_model *m,
+                            struct sizing_serving *out)
+{
+    int32_t max_batch = out->max_batch;
+    if (e->concurrent_requests > 0) {
+        out->replicas = ceil((double)e->concurrent_requests / max_batch);
+        out->batch = (int32_t)ceil(e->concurrent_requests / out->replicas);
+        return;
+    }
+    double best = max_batch * request_rate(m, max_batch);
+    out->replicas = ceil(e->tokens_per_second / best - SIZING_EPSILON);
+    if (out->replicas < 1.0)
+        out->replicas = 1.0;
+    out->batch = batch_for_target(m, out->replicas, e->tokens_per_second, max_batch);
+}
+
+static void describe_batch(const struct sizing_estimate *e, const struct replica_model *m,
+                           double reserve, struct sizing_serving *out)
+{
+    out->step_seconds = replica_step(m, out->batch, &out->compute_bound);
+    out->tokens_per_second_per_request = request_rate(m, out->batch);
+    out->replica_tokens_per_second = out->batch * out->tokens_per_second_per_request;
+    out->tokens_per_second = e->concurrent_requests > 0
+                                 ? e->concurrent_requests * out->tokens_per_second_per_request
+                                 : out->replicas * out->replica_tokens_per_second;
+    out->kv_gb = out->batch * e->kv_gb_per_request;
+    out->memory_gb = (e->weights_gb + out->kv_gb) / (1.0 - reserve);
+}
+
+void sizing_serve(const struct sizing_estimate *e, const struct sku *sku,
+                  struct sizing_serving *out)
+{
+    memset(out, 0, sizeof *out);
+    out->limit = SIZING_NO_BANDWIDTH;
+    if (e->task != SIZING_TASK_INFERENCE)
+        return;
+    double reserve = e->assumptions[SIZING_MEMORY_RESERVE];
+    double cards = sku->gpu_count * card_efficiency(e, sku);
+    double usable = sku_total_memory_gb(sku) * (1.0 - reserve) * BYTES_PER_GB;
+    double weights = e->weights_gb * BYTES_PER_GB, held = e->kv_gb_per_request * BYTES_PER_GB;
+    double room = usable - weights;
+    if (!(room >= held * (1.0 - SIZING_EPSILON))) {
+        out->limit = SIZING_NO_MEMORY;
+        double tokens = room > 0.0 ? floor(room / e->kv_bytes_per_token) : 0.0;
+        out->max_context_tokens =
+            tokens >= SIZING_MAX_CONTEXT_TOKENS ? SIZING_MAX_CONTEXT_TOKENS : (int32_t)tokens;
+        return;
+    }
+    out->max_batch_memory = whole_batch(room / held);
+    struct replica_model m = {
+        .bytes_per_second = cards * sku->gpu->memory_bandwidth_gbps * BYTES_PER_GB *
+                            e->assumptions[SIZING_DECODE_BANDWIDTH_EFFICIENCY],
+        .flops_per_second =
+            cards * sizing_peak_tflops(e, sku->gpu) * TERA * e->assumptions[SIZING_MFU],
+        .output = e->output_tokens,
+    };
+    if (!(m.bytes_per_second > 0.0) || !(m.flops_per_second > 0.0))
+        return; /* SIZING_NO_BANDWIDTH */
+    m.weights_bytes = weights;
+    m.kv_bytes = e->kv_read_gb_per_request * BYTES_PER_GB;
+    m.flops = e->decode_flops_per_token;
+    m.prefill_s = e->prefill_flops / m.flops_per_second;
+    out->prefill_seconds = m.prefill_s;
+    out->best_tokens_per_second_per_request = request_rate(&m, 1.0);
+    double speed = batch_at_floor(&m, e->per_request_floor);
+    if (!(speed >= 1.0 - SIZING_EPSILON)) {
+        out->limit = SIZING_TOO_SLOW;
+        return;
+    }
+    out->limit = SIZING_SERVES;
+    out->max_batch = whole_batch(speed);
+    if (out->max_batch > out->max_batch_memory)
+        out->max_batch = out->max_batch_memory;
+    choose_replicas(e, &m, out);
+    describe_batch(e, &m, reserve, out);
 }
 
 int32_t sizing_replicas_needed(const struct sizing_estimate *estimate, const struct sku *sku)
 {
-    if (estimate->tokens_per_second <= 0.0)
+    if (estimate->task != SIZING_TASK_INFERENCE)
         return 1;
-    double rate = sizing_replica_tokens_per_second(estimate, sku);
-    if (!(rate > 0.0))
+    struct sizing_serving serving;
+    sizing_serve(estimate, sku, &serving);
+    if (serving.limit != SIZING_SERVES || !(serving.replicas < (double)INT32_MAX))
         return INT32_MAX;
-    double replicas = ceil(estimate->tokens_per_second / rate - SIZING_EPSILON);
-    if (replicas >= (double)INT32_MAX)
-        return INT32_MAX;
-    return replicas < 1.0 ? 1 : (int32_t)replicas;
+    return serving.replicas < 1.0 ? 1 : (int32_t)serving.replicas;
 }

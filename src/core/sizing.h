@@ -1,20 +1,28 @@
 /*
  * Sizing: how much GPU memory a workload needs, how much compute a training
- * run takes, how long it runs on a given SKU and how many inference replicas
- * reach a tokens-per-second target.
+ * run takes, how long it runs on a given SKU, and how a SKU serves a model:
+ * streams per replica, decode rate per stream and in all, time to first
+ * token, replicas for a concurrency or a tokens-per-second target.
  *
- * Pure arithmetic over plain structs: a workload (task, model size,
- * precision, training tokens, throughput target) and a set of assumptions
- * (MFU, scaling efficiencies, allowances), every one defaulted here and
- * overridable by the caller. A `double` holds gigabytes (10^9 bytes),
- * billions of parameters or tokens, FLOPs, hours and tokens per second —
- * never money. Every formula and constant is documented, with its source, in
- * docs/sizing.md; the comments below state the formula, the document says why.
+ * Pure arithmetic over plain structs: a workload (task, model shape or size,
+ * precision, training tokens and sequences, serving concurrency and
+ * context) and a set of assumptions (MFU, scaling efficiencies, memory
+ * reserve), every one defaulted here and overridable by the caller. A
+ * `double` holds bytes, gigabytes (10^9 bytes), billions of parameters or
+ * tokens, FLOPs, seconds, hours and tokens per second — never money. Every
+ * formula and constant is documented, with its source, in docs/sizing.md;
+ * the comments below state the formula, the document says why.
  *
- * Memory is compared against ONE instance of a SKU (all its cards): training
- * state is sharded across the cards of one instance (ZeRO-3/FSDP style) and
- * inference weights split across them (tensor parallelism), never across
- * separate instances, which only add data-parallel workers or replicas.
+ * A model is a transformer shape: a named one from the catalog (its
+ * config.json's figures) or, from a parameter count alone, one derived by
+ * a documented rule and reported as such (sizing_derive_shape()).
+ *
+ * Memory is compared against ONE instance of a SKU (all its cards):
+ * training state is sharded across the cards of one instance (ZeRO-3/FSDP
+ * style) and a micro-batch's activations split across them (tensor and
+ * sequence parallelism); a serving replica is one instance, its weights and
+ * KV cache split across its cards (tensor parallelism). Separate instances
+ * only add data-parallel workers or replicas.
  */
 #ifndef GQ_CORE_SIZING_H
 #define GQ_CORE_SIZING_H
@@ -43,16 +51,32 @@ enum sizing_precision {
     SIZING_PRECISION_COUNT
 };
 
+/* The KV cache's element type; DEFAULT (not given) is fp16. */
+enum sizing_kv_precision {
+    SIZING_KV_DEFAULT,
+    SIZING_KV_FP16,
+    SIZING_KV_INT8,
+    SIZING_KV_PRECISION_COUNT
+};
+
+/* Activation checkpointing of a training run; DEFAULT (not given) is full. */
+enum sizing_checkpointing {
+    SIZING_CHECKPOINTING_DEFAULT,
+    SIZING_CHECKPOINTING_NONE,      /* every activation kept for the backward pass */
+    SIZING_CHECKPOINTING_SELECTIVE, /* the attention core recomputed (Korthikanti et al.) */
+    SIZING_CHECKPOINTING_FULL,      /* each layer's input kept, the layer recomputed */
+    SIZING_CHECKPOINTING_COUNT
+};
+
 /* The overridable constants. Their ids (sizing_assumption_id) are the keys
  * of the request's "assumptions" object and of the estimate's echo. */
 enum sizing_assumption {
-    SIZING_MFU,                          /* model FLOPs utilisation per card */
+    SIZING_MFU,                          /* share of peak FLOPs in matmul-bound work */
     SIZING_MULTI_CARD_EFFICIENCY_NVLINK, /* scaling inside an NVLink instance */
     SIZING_MULTI_CARD_EFFICIENCY_PCIE,   /* scaling inside a PCIe instance */
     SIZING_MULTI_INSTANCE_EFFICIENCY,    /* extra factor across instances */
-    SIZING_ACTIVATION_ALLOWANCE,         /* training: fraction of the model state */
-    SIZING_KV_CACHE_ALLOWANCE,           /* inference: fraction of the weights */
-    SIZING_LORA_TRAINABLE_FRACTION,      /* LoRA: trainable share of the parameters */
+    SIZING_MEMORY_RESERVE,               /* share of an instance's memory kept free */
+    SIZING_LORA_TRAINABLE_FRACTION,      /* LoRA without a rank: trainable share */
     SIZING_DECODE_BANDWIDTH_EFFICIENCY,  /* share of peak memory bandwidth in decode */
     SIZING_MAX_INSTANCES,                /* instances of one SKU considered, integer */
     SIZING_ASSUMPTION_COUNT
@@ -67,18 +91,61 @@ struct sizing_assumptions {
     bool set[SIZING_ASSUMPTION_COUNT];
 };
 
-/* Largest accepted model size and token count, in billions: far above any
- * real workload, low enough that every product below stays finite. */
+/* Largest accepted model size and token count, in billions, and the other
+ * workload figures: far above any real workload, low enough that every
+ * product below stays finite. */
 #define SIZING_MAX_PARAMS_B 100000.0
 #define SIZING_MAX_TOKENS_B 10000000.0
 #define SIZING_MAX_TOKENS_PER_SECOND 1000000000.0
+#define SIZING_MAX_CONCURRENT_REQUESTS 1000000
+#define SIZING_MAX_CONTEXT_TOKENS 1048576
+#define SIZING_MAX_TOKENS_PER_SECOND_PER_REQUEST 100000.0
+#define SIZING_MAX_MICRO_BATCH_SIZE 4096
+#define SIZING_MAX_LORA_RANK 4096
 
+/* Defaults of the workload figures not given (docs/sizing.md says why). */
+#define SIZING_DEFAULT_CONTEXT_TOKENS 4096
+#define SIZING_DEFAULT_MIN_TOKENS_PER_SECOND_PER_REQUEST 10.0
+#define SIZING_DEFAULT_SEQUENCE_LENGTH 2048
+#define SIZING_DEFAULT_MICRO_BATCH_SIZE 1
+
+/* A workload as asked. Every figure 0 (an enum's DEFAULT) means "not given":
+ * the default applies, and a figure given for a task it does not apply to
+ * is refused. */
 struct sizing_workload {
     enum sizing_task task;
-    double model_params_b; /* billions; 0 = the task's preset */
+    double model_params_b; /* billions; 0 = the model's count, or the task's preset */
     enum sizing_precision precision;
     double tokens_b;          /* training tokens, billions; 0 = preset or none */
-    double tokens_per_second; /* inference target; 0 = none */
+    double tokens_per_second; /* inference: the target over all replicas; 0 = none */
+    const char *model;        /* a model shape's id in the catalog; NULL = none */
+    /* Serving (inference). */
+    int32_t concurrent_requests; /* streams served at once */
+    int32_t context_tokens;      /* prompt + output of one request */
+    int32_t prompt_tokens;       /* default: half the context */
+    double min_tokens_per_second_per_request;
+    enum sizing_kv_precision kv_precision;
+    /* Training memory (learning, lora, finetune, pretrain). */
+    int32_t sequence_length;
+    int32_t micro_batch_size; /* sequences per step in one instance */
+    enum sizing_checkpointing checkpointing;
+    int32_t lora_rank; /* lora: adapters of this rank on every linear layer */
+};
+
+/* The transformer a workload runs: a catalog shape, or one derived from the
+ * parameter count (model, name and source NULL). */
+struct sizing_shape {
+    const char *model;  /* the catalog's id; NULL when derived */
+    const char *name;   /* "Llama-2 7B"; NULL when derived */
+    const char *source; /* its config.json; NULL when derived */
+    int32_t layers;
+    int32_t hidden;
+    int32_t heads;
+    int32_t kv_heads;
+    int32_t head_dim; /* hidden ÷ heads */
+    int32_t intermediate;
+    int32_t vocab;
+    int32_t sliding_window; /* 0 = the whole context */
 };
 
 /* The formula's inputs and outputs, for the response's "estimate". */
@@ -94,14 +161,70 @@ struct sizing_estimate {
     double state_bytes_per_trainable_param; /* 16 when training, else 0 */
     double weights_gb;                      /* params × bytes_per_param */
     double model_state_gb;                  /* weights (+ gradients and optimizer state) */
-    double allowance_fraction;              /* activation or KV-cache allowance applied */
-    double allowance_gb;                    /* model_state_gb × allowance_fraction */
-    double memory_gb;                       /* needed in one instance: state + allowance */
-    double flops_per_param_token;           /* 6 (full), 4 + 6 × fraction (LoRA); 0 = none */
-    double flops;                           /* per_param_token × params × tokens; 0 = none */
-    double decode_gb_per_token;             /* inference: bytes read per decoded token, GB */
+    double working_gb;                /* activations of a micro-batch, or one request's KV cache */
+    double allowance_fraction;        /* the memory reserve: share of the instance kept free */
+    double allowance_gb;              /* memory_gb − model_state_gb − working_gb */
+    double memory_gb;                 /* the least one instance needs, reserve included */
+    double flops_per_param_token;     /* 6 (8 with full recomputation), 4 + 6 × fraction (LoRA) */
+    double attention_flops_per_token; /* training: 12·L·h·s, + 4·L·h·s recomputed */
+    double flops;                     /* tokens × (per_param_token × params + attention) */
+    double decode_gb_per_token;       /* inference: weights read per decode step, GB */
+
+    struct sizing_shape shape;
+    bool shape_derived; /* from the parameter count, not the catalog */
+
+    /* Serving (inference only; 0 elsewhere). */
+    int32_t concurrent_requests; /* 0: as many as tokens_per_second needs */
+    int32_t context_tokens;
+    int32_t prompt_tokens;
+    int32_t output_tokens;         /* context − prompt */
+    int32_t kv_tokens_per_request; /* held: the context, or the window if smaller */
+    double min_tokens_per_second_per_request;
+    double per_request_floor;              /* max(the minimum, target ÷ concurrent requests) */
+    enum sizing_kv_precision kv_precision; /* resolved: FP16 or INT8 */
+    double kv_bytes_per_token;             /* 2 × layers × kv_heads × head_dim × bytes */
+    double kv_gb_per_request;              /* held at the end of a request */
+    double kv_gb;                          /* all concurrent requests (at least one) */
+    double kv_read_gb_per_request;         /* per decode step, averaged over the output */
+    double prefill_flops;                  /* one prompt */
+    double decode_flops_per_token;         /* averaged over the output */
+
+    /* Training memory (learning, lora, finetune, pretrain; 0 elsewhere). */
+    int32_t sequence_length;
+    int32_t micro_batch_size;
+    enum sizing_checkpointing checkpointing; /* resolved */
+    double activation_gb;                    /* = working_gb */
+    int32_t lora_rank;                       /* 0: lora_trainable_fraction */
+
     /* Every assumption used, defaults filled in, indexed by sizing_assumption. */
     double assumptions[SIZING_ASSUMPTION_COUNT];
+};
+
+/* How one instance of a SKU serves an inference estimate, and how many
+ * replicas the concurrency or target takes. */
+enum sizing_serving_limit {
+    SIZING_SERVES,      /* at least one stream at the per-request floor */
+    SIZING_NO_MEMORY,   /* the weights and one request's KV cache do not fit */
+    SIZING_TOO_SLOW,    /* even one stream decodes slower than the floor */
+    SIZING_NO_BANDWIDTH /* the GPU has no bandwidth or peak figure to decode with */
+};
+
+struct sizing_serving {
+    enum sizing_serving_limit limit;
+    int32_t max_batch_memory;   /* requests one replica holds (capped at the request limit) */
+    int32_t max_batch;          /* … and serves at the floor; 0 unless SIZING_SERVES */
+    int32_t max_context_tokens; /* NO_MEMORY: the longest context one request fits; 0: none */
+    double replicas;            /* needed, uncapped; 0 unless SIZING_SERVES */
+    int32_t batch;              /* requests per replica */
+    double step_seconds;        /* one decode step at `batch` */
+    bool compute_bound;         /* the step is bound by FLOPs, not by memory bandwidth */
+    double prefill_seconds;     /* one prompt: the time to first token */
+    double tokens_per_second_per_request;      /* at `batch`, prefills included */
+    double best_tokens_per_second_per_request; /* at batch 1 */
+    double replica_tokens_per_second;          /* one replica at `batch` */
+    double tokens_per_second;                  /* replicas × replica rate */
+    double kv_gb;                              /* one replica at `batch` */
+    double memory_gb;                          /* one replica at `batch`, reserve included */
 };
 
 /* Stable ids: "learning", "inference", "lora", "finetune", "pretrain". */
@@ -113,6 +236,16 @@ bool sizing_task_parse(const char *text, enum sizing_task *out);
 const char *sizing_precision_id(enum sizing_precision precision);
 /* Returns false when `text` names no precision (NULL included). */
 bool sizing_precision_parse(const char *text, enum sizing_precision *out);
+
+/* "fp16" (DEFAULT too), "int8". */
+const char *sizing_kv_precision_id(enum sizing_kv_precision precision);
+/* Returns false when `text` names no KV precision; never yields DEFAULT. */
+bool sizing_kv_precision_parse(const char *text, enum sizing_kv_precision *out);
+
+/* "none", "selective", "full" (DEFAULT too). */
+const char *sizing_checkpointing_id(enum sizing_checkpointing checkpointing);
+/* Returns false when `text` names no checkpointing; never yields DEFAULT. */
+bool sizing_checkpointing_parse(const char *text, enum sizing_checkpointing *out);
 
 /* "mfu", "multi_card_efficiency_nvlink", … (see sizing.c); "unknown" when
  * out of range. */
@@ -130,6 +263,10 @@ double sizing_bytes_per_param(enum sizing_precision precision);
  * compute estimate when they have tokens. */
 bool sizing_task_trains(enum sizing_task task);
 
+/* True for the tasks whose memory holds training state and activations
+ * (learning, lora, finetune, pretrain). */
+bool sizing_task_holds_activations(enum sizing_task task);
+
 /* Fills every assumption of `out`: the caller's value where set (checked for
  * range), the default elsewhere. `given` may be NULL (all defaults). Returns
  * GQ_OK; GQ_ERR_INVALID_VALUE (a fraction for max_instances) or
@@ -137,20 +274,71 @@ bool sizing_task_trains(enum sizing_task task);
 enum gq_code sizing_assumptions_resolve(const struct sizing_assumptions *given,
                                         double out[SIZING_ASSUMPTION_COUNT], struct gq_error *err);
 
-/* Validates `workload`, applies the task's preset where the model size is 0,
+/* The shape the rule of docs/sizing.md derives from a parameter count
+ * alone: layers L = round(∛(params ÷ (12 × 128²))), at least 1; hidden
+ * 128 × L; L heads of 128, as many key/value heads (no grouped-query
+ * attention: the KV cache's upper bound); a gated MLP of 8/3 × hidden;
+ * vocabulary 32000; no sliding window. `params_b` > 0. */
+void sizing_derive_shape(double params_b, struct sizing_shape *out);
+
+/* The shape of a catalog entry, with its head_dim. */
+void sizing_shape_of(const struct model_shape *model, struct sizing_shape *out);
+
+/* Parameters of a decoder of `shape` with untied embeddings, a gated MLP,
+ * two norms per layer and no biases (the Llama architecture): embeddings
+ * and output 2·V·h, per layer 2·h² + 2·h·kv_heads·head_dim (attention) +
+ * 3·h·intermediate (MLP) + 2·h (norms), a final norm h. */
+double sizing_shape_param_count(const struct sizing_shape *shape);
+
+/* Bytes of KV cache one token takes: 2 (K and V) × layers × kv_heads ×
+ * head_dim × bytes per element. */
+double sizing_kv_bytes_per_token(const struct sizing_shape *shape, double bytes_per_element);
+
+/* Parameters LoRA adapters of rank `rank` add on every linear layer (query,
+ * key, value, output, gate, up, down): rank × layers × (9·h + 2·kv_heads·head_dim
+ * + 3·intermediate). */
+double sizing_lora_params(const struct sizing_shape *shape, int32_t rank);
+
+/* Activation bytes one transformer layer keeps for the backward pass at
+ * sequence length s, micro-batch b, hidden h and a heads, 16-bit
+ * activations (Korthikanti et al. 2022, Table 2, no parallelism):
+ * s·b·h·(34 + 5·a·s/h) without recomputation, 34·s·b·h with selective
+ * recomputation, 2·s·b·h (the layer's input) with full recomputation. */
+double sizing_layer_activation_bytes(double s, double b, double h, double a,
+                                     enum sizing_checkpointing checkpointing);
+
+/* The activations of one micro-batch of a training run, in bytes: every
+ * layer's sizing_layer_activation_bytes, plus, with recomputation, what the
+ * layer being recomputed holds at once (all of a layer's activations for
+ * full, the attention core's 5·a·s²·b for selective). */
+double sizing_activation_bytes(const struct sizing_shape *shape, double s, double b,
+                               enum sizing_checkpointing checkpointing);
+
+/* One decode step: the larger of bytes_read ÷ bytes_per_second (the
+ * weights and KV cache read once per step) and flops ÷ flops_per_second;
+ * *compute_bound (may be NULL) says which. INFINITY when a rate is not
+ * positive. */
+double sizing_decode_step_seconds(double bytes_read, double flops, double bytes_per_second,
+                                  double flops_per_second, bool *compute_bound);
+
+/* Validates `workload`, resolves its model in `catalog` (which may be NULL
+ * when workload->model is), applies the task's preset and the defaults,
  * resolves the assumptions and computes memory and compute into `out`.
- * Returns GQ_OK; GQ_ERR_INVALID_VALUE (unknown enum, a field that does not
- * apply to the task, a precision full training cannot use, a fraction for
- * max_instances) or
+ * Returns GQ_OK; GQ_ERR_INVALID_VALUE (unknown enum or model, a field that
+ * does not apply to the task, a precision full training cannot use, a
+ * fraction for max_instances, both a model and a size) or
  * GQ_ERR_OUT_OF_RANGE (a number outside its range, an assumption), with
  * err->field a JSON path ("workload.model_params_b", "assumptions.mfu").
- * `out` is unspecified on failure. */
+ * `out` is unspecified on failure; its shape strings borrow from
+ * `catalog`. */
 enum gq_code sizing_estimate_workload(const struct sizing_workload *workload,
+                                      const struct catalog *catalog,
                                       const struct sizing_assumptions *assumptions,
                                       struct sizing_estimate *out, struct gq_error *err);
 
 /* True when the estimate's memory fits one instance of `sku`
- * (gpu_count × memory per card). */
+ * (gpu_count × memory per card): for inference, the weights and one
+ * request's KV cache. */
 bool sizing_fits(const struct sizing_estimate *estimate, const struct sku *sku);
 
 /* The scaling efficiency of `instances` instances of `sku` working as one:
@@ -159,14 +347,19 @@ bool sizing_fits(const struct sizing_estimate *estimate, const struct sku *sku);
 double sizing_scaling_efficiency(const struct sizing_estimate *estimate, const struct sku *sku,
                                  int32_t instances);
 
-/* The precision training computes in: the workload's, except that LoRA's
- * int8 and int4 frozen weights are computed with in fp16. */
+/* The precision the matmuls run in: the workload's, except that int8 and
+ * int4 weights are dequantised to fp16 for each matmul. */
 enum sizing_precision sizing_compute_precision(const struct sizing_estimate *estimate);
 
-/* The per-card peak, in TFLOPS, training computes at on `gpu`: the FP16
+/* The per-card peak, in TFLOPS, the matmuls run at on `gpu`: the FP16
  * tensor peak for fp16, the FP32 peak for fp32, the BF16 tensor peak for
  * bf16, or the FP32 peak on a GPU without BF16 tensor cores. */
 double sizing_peak_tflops(const struct sizing_estimate *estimate, const struct gpu_model *gpu);
+
+/* True when the estimate asks for bf16 and `gpu` has no BF16 tensor cores,
+ * so it runs at the FP32 peak. */
+bool sizing_bf16_without_tensor_cores(const struct sizing_estimate *estimate,
+                                      const struct gpu_model *gpu);
 
 /* Wall-clock hours of the training run on `instances` instances of `sku`:
  * flops ÷ (cards × peak × MFU × efficiency) ÷ 3600, the peak at the
@@ -175,15 +368,16 @@ double sizing_peak_tflops(const struct sizing_estimate *estimate, const struct g
 double sizing_training_hours(const struct sizing_estimate *estimate, const struct sku *sku,
                              int32_t instances);
 
-/* Single-stream decode rate of one instance (one replica, weights split
- * across its cards): cards × bandwidth × decode efficiency × card scaling ÷
- * GB read per token. 0 when the estimate is not inference. */
-double sizing_replica_tokens_per_second(const struct sizing_estimate *estimate,
-                                        const struct sku *sku);
+/* How one instance of `sku` (one replica, tensor-parallel across its cards)
+ * serves the inference estimate, and the replicas it takes (docs/sizing.md,
+ * "Serving"). `out` is zeroed first; for a task other than inference its
+ * limit is SIZING_NO_BANDWIDTH. */
+void sizing_serve(const struct sizing_estimate *estimate, const struct sku *sku,
+                  struct sizing_serving *out);
 
-/* Instances (replicas) of `sku` needed to reach the target rate:
- * ⌈target ÷ replica rate⌉, at least 1; 1 without a target; INT32_MAX when
- * the SKU cannot decode at all (no bandwidth). */
+/* Instances (replicas) of `sku` the inference estimate takes:
+ * sizing_serve()'s replicas, 1 for a task other than inference; INT32_MAX
+ * when the SKU cannot serve one request (or needs more). */
 int32_t sizing_replicas_needed(const struct sizing_estimate *estimate, const struct sku *sku);
 
 #endif

@@ -42,8 +42,8 @@ enum gq_code fields_integer(json_t *object, const char *key, const char *path, b
                             int64_t min, int64_t max, int64_t *out, struct gq_error *err);
 
 /* A number in (0, 24] with at most three decimals, as milli-hours. */
-enum gq_code fields_hours_per_day(json_t *object, const char *key, const char *path,
-                                  bool required, int32_t *out_millihours, struct gq_error *err);
+enum gq_code fields_hours_per_day(json_t *object, const char *key, const char *path, bool required,
+                                  int32_t *out_millihours, struct gq_error *err);
 
 /* A non-negative real in [min, max]. */
 enum gq_code fields_real(json_t *object, const char *key, const char *path, bool required,
@@ -87,6 +87,31 @@ void fields_path(char *buf, size_t size, const char *parent, const char *key);
 /* Writes "parent[index]" into buf. */
 void fields_index_path(char *buf, size_t size, const char *parent, size_t index);
 
+/* ---- Accept-Language (language.c) ------------------------------------- */
+
+/* What the Accept-Language lines of a request say so far: each language's
+ * weight in thousandths (-1: not listed), "*" as the last entry, and
+ * where in the list each was named. */
+struct language_choice {
+    int weight[GQ_LANG_COUNT + 1];
+    int order[GQ_LANG_COUNT + 1];
+    int position;
+};
+
+void language_choice_init(struct language_choice *choice);
+
+/* Reads one Accept-Language field value (a request may send several lines:
+ * they are one list). NULL is ignored. */
+void language_choice_add(struct language_choice *choice, const char *field_value);
+
+/* The language to answer in: the acceptable one of highest weight, the
+ * first listed among equals; English when none is acceptable or none was
+ * asked for. */
+enum gq_lang language_choice_result(const struct language_choice *choice);
+
+/* The three above for a single field value (NULL: none sent). */
+enum gq_lang language_negotiate(const char *field_value);
+
 /* ---- JSON rendering shared by handlers (render.c) --------------------- */
 
 /* Serialises `value` (stolen) the way every response is serialised:
@@ -100,16 +125,20 @@ json_t *render_money(gq_money amount);
 
 /* Each returns a new reference, or NULL when memory ran out: never a body
  * with a member missing. */
-json_t *catalog_render_sku(const struct catalog *catalog, const struct sku *sku);
-json_t *catalog_render_billing_modes(const struct catalog *catalog);
-json_t *catalog_render_bundles(const struct catalog *catalog);
-
+json_t *catalog_render_sku(const struct catalog *catalog, const struct sku *sku, enum gq_lang lang);
+json_t *catalog_render_billing_modes(const struct catalog *catalog, enum gq_lang lang);
+json_t *catalog_render_bundles(const struct catalog *catalog, enum gq_lang lang);
 
 /* Writes a plan for one instance of `sku`:
  * {"summary", "amount_per_instance", "parts": [{"billing", "units", "unit",
  *  "unit_price", "days", "hours", "amount"}]}. */
 struct plan;
 void render_plan(struct jsonw *writer, const struct sku *sku, const struct plan *plan);
+
+/* The same with the summary in `lang` ("1 个季度 + 10 天按需计费"); render_plan
+ * is this in English (what /recommend says until its texts are translated). */
+void render_plan_in(struct jsonw *writer, const struct sku *sku, const struct plan *plan,
+                    enum gq_lang lang);
 
 /* ---- POST /quote (quote_body.c) --------------------------------------- */
 
@@ -125,14 +154,16 @@ struct parsed_quote {
  * bundles in `catalog`. Returns GQ_OK or a 422 code with err->field the
  * JSON path at fault. `out` borrows strings from `body` and pointers from
  * `catalog`: both must outlive it. */
-enum gq_code quote_body_parse(json_t *body, const struct catalog *catalog,
-                              struct parsed_quote *out, struct gq_error *err);
+enum gq_code quote_body_parse(json_t *body, const struct catalog *catalog, struct parsed_quote *out,
+                              struct gq_error *err);
 
-/* Where and when a quote lives; absent (id NULL) for an unsaved quote. */
+/* Where and when a quote lives (absent, id NULL, for an unsaved quote),
+ * and the language its texts are written in. */
 struct quote_meta {
     const char *id;
     int64_t created_at;
     int64_t expires_at;
+    enum gq_lang lang; /* 0, GQ_LANG_EN, unless set */
 };
 
 /* The quote as sent and stored: malloc'd JSON text and its length, NULL

@@ -81,8 +81,8 @@ static bool replace_number(char *text, size_t end)
 static bool find_stand_in(json_t *value, const char *here, char *path, size_t size)
 {
     char child[128];
-    if (json_is_real(value) && (json_real_value(value) == STAND_IN ||
-                                json_real_value(value) == -STAND_IN)) {
+    if (json_is_real(value) &&
+        (json_real_value(value) == STAND_IN || json_real_value(value) == -STAND_IN)) {
         snprintf(path, size, "%s", here);
         return true;
     }
@@ -112,8 +112,8 @@ static bool is_numeric_overflow(const json_error_t *error)
 
 static json_t *malformed(const json_error_t *error, struct gq_error *err)
 {
-    gq_fail(err, GQ_ERR_MALFORMED_JSON, NULL, "malformed JSON at line %d, column %d: %s",
-            error->line, error->column, error->text);
+    gq_fail_msg(err, GQ_ERR_MALFORMED_JSON, NULL, MSG_MALFORMED_JSON, MSG_INT(error->line),
+                MSG_INT(error->column), MSG_TEXT(error->text));
     return NULL;
 }
 
@@ -145,7 +145,7 @@ static json_t *refuse_large_number(const char *body, size_t length, const json_e
     free(copy);
     if (loaded != NULL && !json_is_object(loaded)) { /* what the server says of it anyway */
         json_decref(loaded);
-        gq_fail(err, GQ_ERR_INVALID_TYPE, NULL, "the body must be a JSON object");
+        gq_fail_msg(err, GQ_ERR_INVALID_TYPE, NULL, MSG_BODY_NOT_OBJECT);
         return NULL;
     }
     char field[128] = "";
@@ -153,10 +153,10 @@ static json_t *refuse_large_number(const char *body, size_t length, const json_e
         find_stand_in(loaded, "", field, sizeof field);
     json_decref(loaded);
     if (field[0] == '\0') /* too many such numbers to check them all */
-        gq_fail(err, GQ_ERR_OUT_OF_RANGE, NULL, "the number at line %d, column %d is too large",
-                first->line, first->column);
+        gq_fail_msg(err, GQ_ERR_OUT_OF_RANGE, NULL, MSG_NUMBER_TOO_LARGE_AT, MSG_INT(first->line),
+                    MSG_INT(first->column));
     else
-        gq_fail(err, GQ_ERR_OUT_OF_RANGE, field, "%s is too large a number", field);
+        gq_fail_msg(err, GQ_ERR_OUT_OF_RANGE, field, MSG_FIELD_NUMBER_TOO_LARGE, MSG_TEXT(field));
     return NULL;
 }
 

@@ -1,13 +1,16 @@
 /*
  * The catalog's bodies as the snapshot keeps them: one SKU, the billing
- * modes, the bundles. Rendered once per catalog load (snapshot.c), never
- * per request; built with jansson, without libmicrohttpd, so that they are
- * tested on their own (tests/bodies/check_catalog_render.c).
+ * modes, the bundles, each in one language (its names and descriptions;
+ * everything else is the same in every language). Rendered once per
+ * catalog load and language (snapshot.c), never per request; built with jansson, without
+ * libmicrohttpd, so that they are tested on their own (tests/bodies/check_catalog_render.c).
  *
  * A body that cannot be built whole (memory ran out inside jansson) is
  * NULL, never a body with a member missing: the snapshot would publish it,
  * with an ETag, until the next reload.
  */
+#include <string.h>
+
 #include "http/bodies.h"
 #include "util/clock.h"
 
@@ -87,28 +90,65 @@ static json_t *render_prices(const struct catalog *catalog, const struct sku *sk
     return prices;
 }
 
-json_t *catalog_render_sku(const struct catalog *catalog, const struct sku *sku)
+/* "CUDA,PyTorch" as ["CUDA", "PyTorch"]. */
+static json_t *render_software(const char *list)
 {
-    return json_pack("{s:s, s:s, s:o, s:i, s:i, s:f, s:s, s:o}", "id", sku->id, "name", sku->name,
-                     "gpu", render_gpu(sku->gpu), "gpu_count", (int)sku->gpu_count,
-                     "total_memory_gb", (int)sku_total_memory_gb(sku), "total_fp16_tflops",
-                     sku_total_fp16_tflops(sku), "interconnect", interconnect_id(sku->interconnect),
-                     "prices", render_prices(catalog, sku));
+    json_t *names = json_array();
+    const char *p = list;
+    while (names != NULL && p != NULL && *p != '\0') {
+        size_t length = strcspn(p, ",");
+        append_or_drop(&names, json_stringn(p, length));
+        p += length + (p[length] == ',');
+    }
+    return names;
 }
 
-json_t *catalog_render_billing_modes(const struct catalog *catalog)
+/* The host's facts, its region named in `lang` (its id where the
+ * database has no name in that language or in English). */
+static json_t *render_host(const struct sku_host *host, enum gq_lang lang)
+{
+    const char *region = host->region_name[lang] != NULL         ? host->region_name[lang]
+                         : host->region_name[GQ_LANG_EN] != NULL ? host->region_name[GQ_LANG_EN]
+                                                                 : host->region_id;
+    return json_pack(
+        "{s:s, s:i, s:i, s:i, s:f, s:{s:s, s:s}, s:{s:i, s:i, s:i}, s:o, s:b}", "instance_type",
+        host->instance_type, "vcpus", (int)host->vcpus, "memory_gib", (int)host->memory_gib,
+        "system_disk_gb", (int)host->system_disk_gb, "bandwidth_gbps", host->bandwidth_gbps,
+        "region", "id", host->region_id, "name", region, "provisioning_minutes", "min",
+        (int)host->provisioning_min_minutes, "max", (int)host->provisioning_max_minutes, "average",
+        (int)host->provisioning_average_minutes, "software", render_software(host->software), "ssh",
+        host->ssh);
+}
+
+json_t *catalog_render_sku(const struct catalog *catalog, const struct sku *sku, enum gq_lang lang)
+{
+    json_t *body =
+        json_pack("{s:s, s:s, s:s, s:b, s:o, s:i, s:i, s:f, s:s}", "id", sku->id, "name",
+                  catalog_name(sku->text, lang, sku->name), "description",
+                  catalog_description(sku->text, lang, NULL), "available", sku->available, "gpu",
+                  render_gpu(sku->gpu), "gpu_count", (int)sku->gpu_count, "total_memory_gb",
+                  (int)sku_total_memory_gb(sku), "total_fp16_tflops", sku_total_fp16_tflops(sku),
+                  "interconnect", interconnect_id(sku->interconnect));
+    if (sku->host != NULL)
+        set_or_drop(&body, "host", render_host(sku->host, lang));
+    set_or_drop(&body, "prices", render_prices(catalog, sku));
+    return body;
+}
+
+json_t *catalog_render_billing_modes(const struct catalog *catalog, enum gq_lang lang)
 {
     json_t *modes = json_array();
     for (int m = 0; modes != NULL && m < BILLING_MODE_COUNT; m++) {
         const struct billing_mode_info *info = &catalog->modes[m];
-        append_or_drop(
-            &modes, json_pack("{s:s, s:s, s:s, s:s, s:i, s:i, s:i, s:o}", "id",
-                             billing_mode_id((enum billing_mode)m), "name", info->name,
-                             "description", info->description, "per",
-                             billing_mode_unit((enum billing_mode)m), "block_hours",
-                             (int)info->block_hours, "block_days", (int)info->block_days,
-                             "list_basis_points", (int)info->list_basis_points,
-                             "eligible_segments", render_segments(info->segment_mask)));
+        append_or_drop(&modes,
+                       json_pack("{s:s, s:s, s:s, s:s, s:i, s:i, s:i, s:o}", "id",
+                                 billing_mode_id((enum billing_mode)m), "name",
+                                 catalog_name(info->text, lang, info->name), "description",
+                                 catalog_description(info->text, lang, info->description), "per",
+                                 billing_mode_unit((enum billing_mode)m), "block_hours",
+                                 (int)info->block_hours, "block_days", (int)info->block_days,
+                                 "list_basis_points", (int)info->list_basis_points,
+                                 "eligible_segments", render_segments(info->segment_mask)));
     }
     return json_pack("{s:o}", "billing_modes", modes);
 }
@@ -137,23 +177,26 @@ static json_t *render_bound(int64_t unix_seconds)
  * from one that has ended or not begun (quoting those is not_eligible);
  * the body is rendered once per catalog load, so it cannot leave them out
  * as time passes. */
-static json_t *render_bundle(const struct bundle *bundle)
+static json_t *render_bundle(const struct bundle *bundle, enum gq_lang lang)
 {
-    return json_pack("{s:s, s:s, s:s, s:o, s:o, s:o, s:o, s:o, s:o, s:o}", "id", bundle->id,
-                     "name", bundle->name, "description", bundle->description, "list_price",
+    return json_pack("{s:s, s:s, s:s, s:o, s:o, s:o, s:o, s:o, s:o, s:o}", "id", bundle->id, "name",
+                     catalog_name(bundle->text, lang, bundle->name), "description",
+                     catalog_description(bundle->text, lang, bundle->description), "list_price",
                      render_money(bundle->list_price), "price", render_money(bundle->price),
                      "saving", render_money(bundle->list_price - bundle->price),
                      "eligible_segments", render_segments(bundle->segment_mask), "valid_from",
                      render_bound(bundle->valid_from), "valid_until",
-                     render_bound(bundle->valid_until), "contents",
-                     render_bundle_contents(bundle));
+                     render_bound(bundle->valid_until), "contents", render_bundle_contents(bundle));
 }
 
-json_t *catalog_render_bundles(const struct catalog *catalog)
+/* The bundles as one offer (the article's 套餐礼包), then each of them. */
+json_t *catalog_render_bundles(const struct catalog *catalog, enum gq_lang lang)
 {
     json_t *bundles = json_array();
     for (size_t i = 0; bundles != NULL && i < catalog->n_bundles; i++)
-        append_or_drop(&bundles, render_bundle(&catalog->bundles[i]));
-    return json_pack("{s:s, s:I, s:o}", "currency", catalog->currency, "price_list_version",
-                     (json_int_t)catalog->price_list_version, "bundles", bundles);
+        append_or_drop(&bundles, render_bundle(&catalog->bundles[i], lang));
+    return json_pack("{s:s, s:I, s:s, s:s, s:o}", "currency", catalog->currency,
+                     "price_list_version", (json_int_t)catalog->price_list_version, "name",
+                     catalog_name(catalog->bundles_text, lang, "Bundles"), "description",
+                     catalog_description(catalog->bundles_text, lang, NULL), "bundles", bundles);
 }

@@ -50,43 +50,43 @@ void fields_index_path(char *buf, size_t size, const char *parent, size_t index)
     buf[length] = '\0';
 }
 
-static const char *type_name(const json_t *value)
+/* What a value is, as a message ("a string", "字符串"). */
+static enum gq_msg type_name(const json_t *value)
 {
     switch (json_typeof(value)) {
     case JSON_OBJECT:
-        return "an object";
+        return MSG_TYPE_OBJECT;
     case JSON_ARRAY:
-        return "an array";
+        return MSG_TYPE_ARRAY;
     case JSON_STRING:
-        return "a string";
+        return MSG_TYPE_STRING;
     case JSON_INTEGER:
     case JSON_REAL:
-        return "a number";
+        return MSG_TYPE_NUMBER;
     case JSON_TRUE:
     case JSON_FALSE:
-        return "a boolean";
+        return MSG_TYPE_BOOLEAN;
     case JSON_NULL:
-        return "null";
+        break;
     }
-    return "unknown";
+    return MSG_TYPE_NULL;
 }
 
-/* Fails for the field `path`.`key`; the message is the field's path
- * followed by `format`. The path is only formatted here, on failure: a
+/* Fails for the field `path`.`key` with message `id`, whose {1} is the
+ * field's path and {2}, {3} the two arguments given (a message with fewer
+ * places ignores the rest). The path is only formatted here, on failure: a
  * valid request never pays for it. */
-static enum gq_code __attribute__((format(printf, 5, 6)))
-fail_at(struct gq_error *err, enum gq_code code, const char *path, const char *key,
-        const char *format, ...)
+static enum gq_code fail_at(struct gq_error *err, enum gq_code code, const char *path,
+                            const char *key, enum gq_msg id, struct msg_arg second,
+                            struct msg_arg third)
 {
     char field[96];
     fields_path(field, sizeof field, path, key);
-    char detail[200];
-    va_list args;
-    va_start(args, format);
-    vsnprintf(detail, sizeof detail, format, args);
-    va_end(args);
-    return gq_fail(err, code, field, "%s%s", field, detail);
+    return gq_fail_msg(err, code, field, id, MSG_TEXT(field), second, third);
 }
+
+/* No second or third argument. */
+#define NO_ARG MSG_TEXT(NULL)
 
 /* Looks up `key`; NULL with GQ_OK when absent and optional. A JSON null
  * counts as absent: clients often send null for "not set". */
@@ -98,15 +98,15 @@ static enum gq_code lookup(json_t *object, const char *key, const char *path, bo
         value = NULL;
     *out = value;
     if (value == NULL && required)
-        return fail_at(err, GQ_ERR_MISSING_FIELD, path, key, " is required");
+        return fail_at(err, GQ_ERR_MISSING_FIELD, path, key, MSG_FIELD_REQUIRED, NO_ARG, NO_ARG);
     return GQ_OK;
 }
 
-static enum gq_code wrong_type(const char *path, const char *key, const char *expected,
+static enum gq_code wrong_type(const char *path, const char *key, enum gq_msg expected,
                                const json_t *value, struct gq_error *err)
 {
-    return fail_at(err, GQ_ERR_INVALID_TYPE, path, key, " must be %s, not %s", expected,
-                   type_name(value));
+    return fail_at(err, GQ_ERR_INVALID_TYPE, path, key, MSG_FIELD_WRONG_TYPE, MSG_SAY(expected),
+                   MSG_SAY(type_name(value)));
 }
 
 enum gq_code fields_only(json_t *object, const char *const *allowed, const char *path,
@@ -123,7 +123,8 @@ enum gq_code fields_only(json_t *object, const char *const *allowed, const char 
         if (!known) {
             char field[96];
             fields_path(field, sizeof field, path, key);
-            return gq_fail(err, GQ_ERR_UNKNOWN_FIELD, field, "unknown field '%.60s'", key);
+            return gq_fail_msg(err, GQ_ERR_UNKNOWN_FIELD, field, MSG_UNKNOWN_FIELD,
+                               MSG_TEXT_CUT(key, 60));
         }
     }
     return GQ_OK;
@@ -138,17 +139,16 @@ enum gq_code fields_string(json_t *object, const char *key, const char *path, bo
     if (code != GQ_OK || value == NULL)
         return code;
     if (!json_is_string(value))
-        return wrong_type(path, key, "a string", value, err);
+        return wrong_type(path, key, MSG_TYPE_STRING, value, err);
     if (!fields_is_text(value))
-        return fail_at(err, GQ_ERR_INVALID_VALUE, path, key, " must not contain U+0000");
+        return fail_at(err, GQ_ERR_INVALID_VALUE, path, key, MSG_FIELD_NO_NUL, NO_ARG, NO_ARG);
     *out = json_string_value(value);
     return GQ_OK;
 }
 
 bool fields_is_text(const json_t *value)
 {
-    return json_is_string(value) &&
-           strlen(json_string_value(value)) == json_string_length(value);
+    return json_is_string(value) && strlen(json_string_value(value)) == json_string_length(value);
 }
 
 bool fields_integral_value(const json_t *value, int64_t *out)
@@ -172,14 +172,14 @@ enum gq_code fields_integer(json_t *object, const char *key, const char *path, b
     if (code != GQ_OK || value == NULL)
         return code;
     if (!json_is_number(value))
-        return wrong_type(path, key, "a whole number", value, err);
+        return wrong_type(path, key, MSG_TYPE_WHOLE_NUMBER, value, err);
     int64_t number;
     bool whole = fields_integral_value(value, &number);
     if (!whole && json_number_value(value) != floor(json_number_value(value)))
-        return fail_at(err, GQ_ERR_INVALID_VALUE, path, key, " must be a whole number");
+        return fail_at(err, GQ_ERR_INVALID_VALUE, path, key, MSG_FIELD_WHOLE, NO_ARG, NO_ARG);
     if (!whole || number < min || number > max) /* not whole here: beyond ±9e15 */
-        return fail_at(err, GQ_ERR_OUT_OF_RANGE, path, key, " must be %lld..%lld", (long long)min,
-                       (long long)max);
+        return fail_at(err, GQ_ERR_OUT_OF_RANGE, path, key, MSG_FIELD_INTEGER_RANGE, MSG_INT(min),
+                       MSG_INT(max));
     *out = number;
     return GQ_OK;
 }
@@ -192,33 +192,34 @@ enum gq_code fields_real(json_t *object, const char *key, const char *path, bool
     if (code != GQ_OK || value == NULL)
         return code;
     if (!json_is_number(value))
-        return wrong_type(path, key, "a number", value, err);
+        return wrong_type(path, key, MSG_TYPE_NUMBER, value, err);
     double number = json_number_value(value);
     if (!(number >= min && number <= max))
-        return fail_at(err, GQ_ERR_OUT_OF_RANGE, path, key, " must be between %g and %g", min,
-                       max);
+        return fail_at(err, GQ_ERR_OUT_OF_RANGE, path, key, MSG_FIELD_REAL_RANGE, MSG_REAL(min),
+                       MSG_REAL(max));
     *out = number;
     return GQ_OK;
 }
 
-enum gq_code fields_hours_per_day(json_t *object, const char *key, const char *path,
-                                  bool required, int32_t *out_millihours, struct gq_error *err)
+enum gq_code fields_hours_per_day(json_t *object, const char *key, const char *path, bool required,
+                                  int32_t *out_millihours, struct gq_error *err)
 {
     json_t *value;
     enum gq_code code = lookup(object, key, path, required, &value, err);
     if (code != GQ_OK || value == NULL)
         return code;
     if (!json_is_number(value))
-        return wrong_type(path, key, "a number of hours", value, err);
+        return wrong_type(path, key, MSG_TYPE_HOURS, value, err);
     double hours = json_number_value(value);
     if (!(hours > 0 && hours <= 24))
-        return fail_at(err, GQ_ERR_OUT_OF_RANGE, path, key, " must be more than 0 and at most 24");
+        return fail_at(err, GQ_ERR_OUT_OF_RANGE, path, key, MSG_FIELD_HOURS_RANGE, NO_ARG, NO_ARG);
     /* Hours are billed in thousandths; more precision than that would be
      * silently rounded, so it is refused instead. */
     double millihours = hours * USAGE_MILLIHOURS_PER_HOUR;
     double whole = round(millihours);
     if (fabs(millihours - whole) > 1e-6 || whole < 1)
-        return fail_at(err, GQ_ERR_INVALID_VALUE, path, key, " may have at most three decimals");
+        return fail_at(err, GQ_ERR_INVALID_VALUE, path, key, MSG_FIELD_THREE_DECIMALS, NO_ARG,
+                       NO_ARG);
     *out_millihours = (int32_t)whole;
     return GQ_OK;
 }
@@ -231,7 +232,7 @@ enum gq_code fields_boolean(json_t *object, const char *key, const char *path, b
     if (code != GQ_OK || value == NULL)
         return code;
     if (!json_is_boolean(value))
-        return wrong_type(path, key, "true or false", value, err);
+        return wrong_type(path, key, MSG_TYPE_TRUE_OR_FALSE, value, err);
     *out = json_is_true(value);
     return GQ_OK;
 }
@@ -250,31 +251,28 @@ enum gq_code fields_money(json_t *object, const char *key, const char *path, boo
         int64_t yuan;
         bool whole = fields_integral_value(value, &yuan);
         if (!whole && json_number_value(value) != floor(json_number_value(value)))
-            return fail_at(err, GQ_ERR_INVALID_VALUE, path, key,
-                           " as a number must be whole yuan; write fen in a decimal string "
-                           "such as \"3000.50\"");
+            return fail_at(err, GQ_ERR_INVALID_VALUE, path, key, MSG_FIELD_WHOLE_YUAN, NO_ARG,
+                           NO_ARG);
         if (!whole || yuan < 0 || yuan > MONEY_MAX / 100) /* not whole here: beyond ±9e15 */
-            return fail_at(err, GQ_ERR_OUT_OF_RANGE, path, key, " must be 0..%s",
-                           money_format(MONEY_MAX, most));
+            return fail_at(err, GQ_ERR_OUT_OF_RANGE, path, key, MSG_FIELD_MONEY_RANGE,
+                           MSG_TEXT(money_format(MONEY_MAX, most)), NO_ARG);
         *out = (gq_money)yuan * 100;
         return GQ_OK;
     }
     if (!json_is_string(value))
-        return wrong_type(path, key, "a decimal string such as \"3000.00\"", value, err);
+        return wrong_type(path, key, MSG_TYPE_MONEY_STRING, value, err);
     if (!fields_is_text(value))
-        return fail_at(err, GQ_ERR_INVALID_VALUE, path, key, " must not contain U+0000");
+        return fail_at(err, GQ_ERR_INVALID_VALUE, path, key, MSG_FIELD_NO_NUL, NO_ARG, NO_ARG);
     switch (money_parse_amount(json_string_value(value), out)) {
     case MONEY_PARSE_OK:
         return GQ_OK;
     case MONEY_PARSE_TOO_LARGE:
-        return fail_at(err, GQ_ERR_OUT_OF_RANGE, path, key, " must be 0..%s",
-                       money_format(MONEY_MAX, most));
+        return fail_at(err, GQ_ERR_OUT_OF_RANGE, path, key, MSG_FIELD_MONEY_RANGE,
+                       MSG_TEXT(money_format(MONEY_MAX, most)), NO_ARG);
     case MONEY_PARSE_MALFORMED:
         break;
     }
-    return fail_at(err, GQ_ERR_INVALID_VALUE, path, key,
-                   " must be a non-negative amount with at most two decimals, such as "
-                   "\"3000.00\"");
+    return fail_at(err, GQ_ERR_INVALID_VALUE, path, key, MSG_FIELD_MONEY_FORM, NO_ARG, NO_ARG);
 }
 
 enum gq_code fields_array(json_t *object, const char *key, const char *path, bool required,
@@ -286,9 +284,10 @@ enum gq_code fields_array(json_t *object, const char *key, const char *path, boo
     if (code != GQ_OK || value == NULL)
         return code;
     if (!json_is_array(value))
-        return wrong_type(path, key, "an array", value, err);
+        return wrong_type(path, key, MSG_TYPE_ARRAY, value, err);
     if (json_array_size(value) > max)
-        return fail_at(err, GQ_ERR_OUT_OF_RANGE, path, key, " may hold at most %zu elements", max);
+        return fail_at(err, GQ_ERR_OUT_OF_RANGE, path, key, MSG_FIELD_ARRAY_MAX, MSG_INT(max),
+                       NO_ARG);
     *out = value;
     return GQ_OK;
 }
@@ -302,7 +301,7 @@ enum gq_code fields_object(json_t *object, const char *key, const char *path, bo
     if (code != GQ_OK || value == NULL)
         return code;
     if (!json_is_object(value))
-        return wrong_type(path, key, "an object", value, err);
+        return wrong_type(path, key, MSG_TYPE_OBJECT, value, err);
     *out = value;
     return GQ_OK;
 }

@@ -23,7 +23,7 @@ enum MHD_Result health_handle_ready(struct http_request *request)
     if (snapshot == NULL) /* cannot happen, see respond() in server.c */
         return reply_fail(request, GQ_ERR_INTERNAL, NULL, "no catalog is loaded");
     if (store_ping(request->app->store) != GQ_OK)
-        return reply_fail(request, GQ_ERR_NOT_READY, NULL, "the database does not answer");
+        return reply_fail_msg(request, GQ_ERR_NOT_READY, NULL, MSG_DATABASE_SILENT);
     /* Saves failing on a full disk: not ready, so that traffic goes to an
      * instance that can save, until a probe write succeeds again. */
     struct gq_error err;

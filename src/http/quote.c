@@ -14,6 +14,8 @@
 #include <string.h>
 
 #include "http/http.h"
+#include "http/metrics.h"
+#include "http/policy.h"
 #include "util/clock.h"
 #include "util/ids.h"
 
@@ -26,7 +28,19 @@ static void add_location(struct MHD_Response *response, const char *id)
     MHD_add_response_header(response, MHD_HTTP_HEADER_LOCATION, location);
 }
 
-/* The stored text with its status (and acceptance time) as of `now`. */
+/* The language a stored quote was written in: its "language", or English
+ * for a quote stored before quotes had one. */
+static const char *stored_language(const json_t *quote)
+{
+    const char *tag = json_string_value(json_object_get(quote, "language"));
+    for (int lang = 0; tag != NULL && lang < GQ_LANG_COUNT; lang++)
+        if (strcmp(tag, gq_lang_tag((enum gq_lang)lang)) == 0)
+            return gq_lang_tag((enum gq_lang)lang);
+    return gq_lang_tag(GQ_LANG_EN);
+}
+
+/* The stored text with its status (and acceptance time) as of `now`, in
+ * the language it was written in, whatever this request's. */
 static enum MHD_Result reply_stored(struct http_request *request, const struct stored_quote *stored,
                                     unsigned status, bool replayed)
 {
@@ -34,6 +48,7 @@ static enum MHD_Result reply_stored(struct http_request *request, const struct s
     if (quote == NULL)
         return reply_fail(request, GQ_ERR_INTERNAL, NULL, "stored quote %s is unreadable",
                           stored->id);
+    request->content_language = stored_language(quote);
     bool current =
         json_object_set_new(quote, "status",
                             json_string(quote_status(stored->accepted, stored->expires_at,
@@ -62,20 +77,10 @@ static bool read_idempotency_key(struct http_request *request, const char **key)
     const char *sent =
         MHD_lookup_connection_value(request->connection, MHD_HEADER_KIND, "Idempotency-Key");
     *key = NULL;
-    if (sent == NULL)
-        return true;
-    /* libmicrohttpd drops the whitespace before a value, not after it. */
-    size_t length = strlen(sent);
-    while (length > 0 && (sent[length - 1] == ' ' || sent[length - 1] == '\t'))
-        length--;
-    if (length == 0 || length > IDEMPOTENCY_KEY_MAX)
+    if (!policy_idempotency_key(sent, request->idempotency_key))
         return false;
-    for (size_t i = 0; i < length; i++)
-        if (sent[i] < 0x21 || sent[i] > 0x7e)
-            return false;
-    memcpy(request->idempotency_key, sent, length);
-    request->idempotency_key[length] = '\0';
-    *key = request->idempotency_key;
+    if (request->idempotency_key[0] != '\0')
+        *key = request->idempotency_key;
     return true;
 }
 
@@ -158,11 +163,12 @@ static enum MHD_Result reply_replay(struct http_request *request, struct stored_
     enum MHD_Result result;
     switch (match_request(existing->request_json, request)) {
     case REQUEST_SAME:
+        metrics_count_quote(request->app->metrics, METRICS_QUOTE_REPLAYED);
         result = reply_stored(request, existing, MHD_HTTP_CREATED, true);
         break;
     case REQUEST_DIFFERENT:
-        result = reply_fail(request, GQ_ERR_IDEMPOTENCY_CONFLICT, "Idempotency-Key",
-                            "this Idempotency-Key was used with a different request body");
+        result = reply_fail_msg(request, GQ_ERR_IDEMPOTENCY_CONFLICT, "Idempotency-Key",
+                                MSG_IDEMPOTENCY_CONFLICT);
         break;
     default:
         result = reply_fail(request, GQ_ERR_INTERNAL, NULL,
@@ -228,8 +234,10 @@ static enum MHD_Result reply_saved(struct http_request *request)
     } else {
         struct MHD_Response *response = reply_make_text(request, save->quote.response_json);
         save->quote.response_json = NULL; /* now owned by the response */
+        reply_in_language(request);
         if (response != NULL)
             add_location(response, save->quote.id);
+        metrics_count_quote(request->app->metrics, METRICS_QUOTE_SAVED);
         result = reply_queue(request, MHD_HTTP_CREATED, response);
     }
     pending_save_free(save);
@@ -260,7 +268,7 @@ static enum MHD_Result store_new_quote(struct http_request *request, char *text,
     }
     if (!enter_store(request->app)) {
         pending_save_free(save);
-        return reply_fail(request, GQ_ERR_RETRY_LATER, NULL, "the server is stopping, retry");
+        return reply_fail_msg(request, GQ_ERR_RETRY_LATER, NULL, MSG_STOPPING);
     }
     save->on_done = on_saved;
     save->context = request;
@@ -279,12 +287,11 @@ enum MHD_Result quote_handle_create(struct http_request *request)
     /* Two keys would be read as the first: a retry that sent only the
      * second would then store a second quote. */
     if (request->idempotency_keys > 1)
-        return reply_fail(request, GQ_ERR_INVALID_PARAMETER, "Idempotency-Key",
-                          "Idempotency-Key is given more than once");
+        return reply_fail_msg(request, GQ_ERR_INVALID_PARAMETER, "Idempotency-Key",
+                              MSG_IDEMPOTENCY_KEY_TWICE);
     if (!read_idempotency_key(request, &key))
-        return reply_fail(request, GQ_ERR_INVALID_PARAMETER, "Idempotency-Key",
-                          "Idempotency-Key must be 1 to %d printable ASCII characters",
-                          IDEMPOTENCY_KEY_MAX);
+        return reply_fail_msg(request, GQ_ERR_INVALID_PARAMETER, "Idempotency-Key",
+                              MSG_IDEMPOTENCY_KEY_FORM, MSG_INT(IDEMPOTENCY_KEY_MAX));
     struct parsed_quote *parsed = malloc(sizeof *parsed); /* parsing fills what is used */
     struct quote_result *result =
         quote_result_new(json_array_size(json_object_get(request->json, "items")));
@@ -298,12 +305,17 @@ enum MHD_Result quote_handle_create(struct http_request *request)
     int64_t now = clock_now_seconds();
     enum gq_code code = quote_body_parse(request->json, catalog, parsed, &err);
     parsed->request.now = now;
+    /* A quote saved without a key writes to the database: its own, smaller
+     * rate limit (rate_limit_keyless_saves_per_minute). */
+    if (code == GQ_OK && parsed->save)
+        code = rate_limits_take(request, true, &err);
     if (code != GQ_OK || quote_compute(catalog, &parsed->request, result, &err) != GQ_OK) {
         reply = reply_error(request, &err);
         goto done;
     }
     char id[IDS_SIZE];
-    struct quote_meta meta = {NULL, now, now + request->app->config->quote_expiry_seconds};
+    struct quote_meta meta = {NULL, now, now + request->app->config->quote_expiry_seconds,
+                              request->lang};
     if (parsed->save && !ids_generate(QUOTE_ID_PREFIX, id)) {
         reply = reply_fail(request, GQ_ERR_INTERNAL, NULL, "cannot generate a quote id");
         goto done;
@@ -314,8 +326,10 @@ enum MHD_Result quote_handle_create(struct http_request *request)
         reply = reply_queue(request, MHD_HTTP_INTERNAL_SERVER_ERROR, NULL);
     else if (parsed->save)
         reply = store_new_quote(request, text, &meta, key);
-    else
+    else {
+        reply_in_language(request);
         reply = reply_queue(request, MHD_HTTP_OK, reply_make_text(request, text));
+    }
 done:
     free(parsed);
     quote_result_free(result);
@@ -324,7 +338,8 @@ done:
 
 static enum MHD_Result reply_unknown_quote(struct http_request *request)
 {
-    return reply_fail(request, GQ_ERR_NOT_FOUND, NULL, "no quote '%.64s'", request->path_id);
+    return reply_fail_msg(request, GQ_ERR_NOT_FOUND, NULL, MSG_NO_QUOTE,
+                          MSG_TEXT_CUT(request->path_id, 64));
 }
 
 enum MHD_Result quote_handle_get(struct http_request *request)
@@ -356,8 +371,10 @@ enum MHD_Result quote_handle_accept(struct http_request *request)
         result = reply_unknown_quote(request);
     else if (code != GQ_OK)
         result = reply_error(request, &err);
-    else
+    else {
+        metrics_count_quote(request->app->metrics, METRICS_QUOTE_ACCEPTED);
         result = reply_stored(request, &quote, MHD_HTTP_OK, false);
+    }
     stored_quote_clear(&quote);
     return result;
 }

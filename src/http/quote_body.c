@@ -25,8 +25,9 @@ static enum gq_code parse_segment(json_t *body, enum customer_segment *segment,
         (code = fields_string(customer, "segment", "customer", false, &name, err)) != GQ_OK)
         return code;
     if (name != NULL && !segment_parse(name, segment))
-        return gq_fail(err, GQ_ERR_INVALID_VALUE, "customer.segment",
-                       "customer.segment must be one of individual, student, startup, enterprise");
+        return gq_fail_msg(err, GQ_ERR_INVALID_VALUE, "customer.segment", MSG_FIELD_ONE_OF,
+                           MSG_TEXT("customer.segment"),
+                           MSG_TEXT("individual, student, startup, enterprise"));
     return GQ_OK;
 }
 
@@ -45,8 +46,8 @@ static enum gq_code parse_billing(const char *name, const char *path,
         return GQ_OK;
     char field[96];
     fields_path(field, sizeof field, path, "billing");
-    return gq_fail(err, GQ_ERR_INVALID_VALUE, field,
-                   "%s must be one of on_demand, monthly, quarterly, student, cheapest", field);
+    return gq_fail_msg(err, GQ_ERR_INVALID_VALUE, field, MSG_FIELD_ONE_OF, MSG_TEXT(field),
+                       MSG_TEXT("on_demand, monthly, quarterly, student, cheapest"));
 }
 
 static enum gq_code find_sku(const struct catalog *catalog, const char *sku_id, const char *path,
@@ -57,16 +58,16 @@ static enum gq_code find_sku(const struct catalog *catalog, const char *sku_id, 
         return GQ_OK;
     char field[96];
     fields_path(field, sizeof field, path, "sku");
-    return gq_fail(err, GQ_ERR_UNKNOWN_SKU, field, "no SKU '%.64s'", sku_id);
+    return gq_fail_msg(err, GQ_ERR_UNKNOWN_SKU, field, MSG_NO_SKU, MSG_TEXT_CUT(sku_id, 64));
 }
 
 static enum gq_code parse_item(json_t *object, const char *path, const struct catalog *catalog,
                                struct quote_item_request *item, struct gq_error *err)
 {
-    static const char *const item_fields[] = {"sku", "quantity", "billing", "hours_per_day",
-                                              "days", NULL};
+    static const char *const item_fields[] = {"sku",           "quantity", "billing",
+                                              "hours_per_day", "days",     NULL};
     if (!json_is_object(object))
-        return gq_fail(err, GQ_ERR_INVALID_TYPE, path, "%s must be an object", path);
+        return gq_fail_msg(err, GQ_ERR_INVALID_TYPE, path, MSG_FIELD_OBJECT, MSG_TEXT(path));
     const char *sku_id, *billing;
     int64_t quantity = 1, days = 0;
     enum gq_code code;
@@ -121,13 +122,15 @@ static enum gq_code parse_bundles(json_t *body, const struct catalog *catalog,
         fields_index_path(field, sizeof field, "bundles", i);
         json_t *id = json_array_get(bundles, i);
         if (!json_is_string(id))
-            return gq_fail(err, GQ_ERR_INVALID_TYPE, field, "%s must be a bundle id string", field);
+            return gq_fail_msg(err, GQ_ERR_INVALID_TYPE, field, MSG_FIELD_BUNDLE_ID,
+                               MSG_TEXT(field));
         if (!fields_is_text(id))
-            return gq_fail(err, GQ_ERR_INVALID_VALUE, field, "%s must not contain U+0000", field);
+            return gq_fail_msg(err, GQ_ERR_INVALID_VALUE, field, MSG_FIELD_NO_NUL, MSG_TEXT(field));
         parsed->bundles[i] = catalog_find_bundle(catalog, json_string_value(id));
-        if (parsed->bundles[i] == NULL)
-            return gq_fail(err, GQ_ERR_UNKNOWN_BUNDLE, field, "no bundle '%.64s'",
-                           json_string_value(id));
+        if (parsed->bundles[i] == NULL) {
+            return gq_fail_msg(err, GQ_ERR_UNKNOWN_BUNDLE, field, MSG_NO_BUNDLE,
+                               MSG_TEXT_CUT(json_string_value(id), 64));
+        }
     }
     parsed->request.bundles = parsed->bundles;
     parsed->request.n_bundles = json_array_size(bundles);
@@ -181,6 +184,7 @@ struct written_plan {
 struct written_plans {
     struct written_plan seen[BILLING_MODE_COUNT + 2];
     int n_seen;
+    enum gq_lang lang; /* of the plans' summaries */
 };
 
 static void write_plan(struct jsonw *w, const struct sku *sku, const struct plan *plan,
@@ -192,7 +196,7 @@ static void write_plan(struct jsonw *w, const struct sku *sku, const struct plan
             return;
         }
     size_t start = jsonw_length(w);
-    render_plan(w, sku, plan);
+    render_plan_in(w, sku, plan, written->lang);
     if (written->n_seen < (int)(sizeof written->seen / sizeof written->seen[0]))
         written->seen[written->n_seen++] = (struct written_plan){plan, start, jsonw_length(w)};
 }
@@ -200,8 +204,7 @@ static void write_plan(struct jsonw *w, const struct sku *sku, const struct plan
 /* The members of an option: "billing", "amount", "discount_total",
  * "total", "plan" (the caller opens and closes the object). */
 static void write_option_members(struct jsonw *w, const struct sku *sku,
-                                 const struct priced_option *option,
-                                 struct written_plans *written)
+                                 const struct priced_option *option, struct written_plans *written)
 {
     jsonw_key_string(w, "billing", plan_billing_id(&option->plan));
     jsonw_key_money(w, "amount", option->amount);
@@ -228,16 +231,16 @@ static void write_break_even(struct jsonw *w, const struct quote_item_result *re
     jsonw_object_begin(w);
     for (int m = 0; m < BILLING_MODE_COUNT; m++)
         if (result->break_even_tenths[m] >= 0)
-            jsonw_key_fixed(w, billing_mode_id((enum billing_mode)m),
-                            result->break_even_tenths[m], 1);
+            jsonw_key_fixed(w, billing_mode_id((enum billing_mode)m), result->break_even_tenths[m],
+                            1);
     jsonw_object_end(w);
 }
 
 static void write_item(struct jsonw *w, const struct quote_item_request *item,
-                       const struct quote_item_result *result)
+                       const struct quote_item_result *result, enum gq_lang lang)
 {
     const struct priced_option *billed = result->billed;
-    struct written_plans written = {.n_seen = 0};
+    struct written_plans written = {.n_seen = 0, .lang = lang};
     jsonw_object_begin(w);
     jsonw_key_string(w, "sku", item->sku->id);
     jsonw_key_integer(w, "quantity", item->quantity);
@@ -264,11 +267,12 @@ static void write_item(struct jsonw *w, const struct quote_item_request *item,
     jsonw_object_end(w);
 }
 
-static void write_bundle_line(struct jsonw *w, const struct quote_bundle_result *line)
+static void write_bundle_line(struct jsonw *w, const struct quote_bundle_result *line,
+                              enum gq_lang lang)
 {
     jsonw_object_begin(w);
     jsonw_key_string(w, "id", line->bundle->id);
-    jsonw_key_string(w, "name", line->bundle->name);
+    jsonw_key_string(w, "name", catalog_name(line->bundle->text, lang, line->bundle->name));
     jsonw_key_money(w, "list_price", line->bundle->list_price);
     jsonw_key_money(w, "price", line->bundle->price);
     jsonw_key_money(w, "saving", line->saving);
@@ -288,6 +292,7 @@ static void write_header(struct jsonw *w, const struct catalog *catalog,
     jsonw_key_string(w, "created_at", clock_format_rfc3339(meta->created_at, time));
     if (meta->id != NULL)
         jsonw_key_string(w, "expires_at", clock_format_rfc3339(meta->expires_at, time));
+    jsonw_key_string(w, "language", gq_lang_tag(meta->lang));
 }
 
 char *quote_body_render(const struct catalog *catalog, const struct parsed_quote *parsed,
@@ -305,12 +310,12 @@ char *quote_body_render(const struct catalog *catalog, const struct parsed_quote
     jsonw_key(&w, "items");
     jsonw_array_begin(&w);
     for (size_t i = 0; i < result->n_items; i++)
-        write_item(&w, &parsed->items[i], &result->items[i]);
+        write_item(&w, &parsed->items[i], &result->items[i], meta->lang);
     jsonw_array_end(&w);
     jsonw_key(&w, "bundles");
     jsonw_array_begin(&w);
     for (size_t i = 0; i < result->n_bundles; i++)
-        write_bundle_line(&w, &result->bundles[i]);
+        write_bundle_line(&w, &result->bundles[i], meta->lang);
     jsonw_array_end(&w);
     jsonw_key_money(&w, "subtotal", result->subtotal);
     jsonw_key_money(&w, "discount_total", result->discount_total);

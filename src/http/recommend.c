@@ -4,7 +4,9 @@
  *
  * Parse -> recommend_run (core: sizing, enumeration, pricing through the
  * same quote_compute as POST /quote) -> render (parse and render are
- * recommend_body.c). Nothing is stored.
+ * recommend_body.c). Nothing is stored. Reasons, details and the hint are
+ * written in the language Accept-Language chose, which the answer's
+ * Content-Language names.
  */
 #include <stdlib.h>
 
@@ -17,17 +19,20 @@ enum MHD_Result recommend_handle(struct http_request *request)
     struct gq_error err;
     if (recommend_body_parse(request->json, &parsed, &err) != GQ_OK)
         return reply_error(request, &err);
+    parsed.lang = request->lang; /* the reasons', details' and hint's */
     struct recommend_result *result = malloc(sizeof *result);
     if (result == NULL)
         return reply_queue(request, MHD_HTTP_INTERNAL_SERVER_ERROR, NULL);
     const struct catalog *catalog = request->snapshot->catalog;
     enum MHD_Result reply;
-    if (recommend_run(catalog, &parsed, clock_now_seconds(), result, &err) != GQ_OK)
+    if (recommend_run(catalog, &parsed, clock_now_seconds(), result, &err) != GQ_OK) {
         reply = reply_error(request, &err);
-    else
-        reply = reply_queue(request, MHD_HTTP_OK,
-                            reply_make_text(request,
-                                            recommend_body_render(catalog, &parsed, result, NULL)));
+    } else {
+        reply_in_language(request);
+        reply = reply_queue(
+            request, MHD_HTTP_OK,
+            reply_make_text(request, recommend_body_render(catalog, &parsed, result, NULL)));
+    }
     free(result);
     return reply;
 }

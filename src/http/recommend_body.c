@@ -25,7 +25,8 @@ static enum gq_code parse_enum_field(json_t *object, const char *key, const char
         return GQ_OK;
     char field[96];
     fields_path(field, sizeof field, path, key);
-    return gq_fail(err, GQ_ERR_INVALID_VALUE, field, "%s must be one of %s", field, choices);
+    return gq_fail_msg(err, GQ_ERR_INVALID_VALUE, field, MSG_FIELD_ONE_OF, MSG_TEXT(field),
+                       MSG_TEXT(choices));
 }
 
 /* Adapters from the typed parsers to parse_enum_field's int. */
@@ -47,6 +48,24 @@ static bool parse_precision(const char *text, int *out)
     return true;
 }
 
+static bool parse_kv_precision(const char *text, int *out)
+{
+    enum sizing_kv_precision precision;
+    if (!sizing_kv_precision_parse(text, &precision))
+        return false;
+    *out = (int)precision;
+    return true;
+}
+
+static bool parse_checkpointing(const char *text, int *out)
+{
+    enum sizing_checkpointing checkpointing;
+    if (!sizing_checkpointing_parse(text, &checkpointing))
+        return false;
+    *out = (int)checkpointing;
+    return true;
+}
+
 static bool parse_objective(const char *text, int *out)
 {
     enum recommend_objective objective;
@@ -65,11 +84,79 @@ static bool parse_segment_name(const char *text, int *out)
     return true;
 }
 
+/* A whole-number workload field into an int32_t; absent leaves 0. */
+static enum gq_code parse_count(json_t *object, const char *key, int64_t min, int64_t max,
+                                int32_t *out, struct gq_error *err)
+{
+    int64_t value = 0;
+    enum gq_code code = fields_integer(object, key, "workload", false, min, max, &value, err);
+    if (code == GQ_OK)
+        *out = (int32_t)value;
+    return code;
+}
+
+/* Serving: concurrency, context, prompt, the per-request floor, the KV
+ * cache's precision (the core checks that they apply to the task). */
+static enum gq_code parse_serving(json_t *object, struct sizing_workload *workload,
+                                  struct gq_error *err)
+{
+    int kv = (int)workload->kv_precision;
+    enum gq_code code;
+    if ((code = parse_count(object, "concurrent_requests", 1, SIZING_MAX_CONCURRENT_REQUESTS,
+                            &workload->concurrent_requests, err)) != GQ_OK ||
+        (code = parse_count(object, "context_tokens", 2, SIZING_MAX_CONTEXT_TOKENS,
+                            &workload->context_tokens, err)) != GQ_OK ||
+        (code = parse_count(object, "prompt_tokens", 1, SIZING_MAX_CONTEXT_TOKENS - 1,
+                            &workload->prompt_tokens, err)) != GQ_OK ||
+        (code = fields_real(object, "min_tokens_per_second_per_request", "workload", false, 0.01,
+                            SIZING_MAX_TOKENS_PER_SECOND_PER_REQUEST,
+                            &workload->min_tokens_per_second_per_request, err)) != GQ_OK ||
+        (code = parse_enum_field(object, "kv_precision", "workload", false, parse_kv_precision,
+                                 "fp16, int8", &kv, err)) != GQ_OK)
+        return code;
+    workload->kv_precision = (enum sizing_kv_precision)kv;
+    return GQ_OK;
+}
+
+/* Training memory: sequences, micro-batch, checkpointing, LoRA's rank. */
+static enum gq_code parse_training(json_t *object, struct sizing_workload *workload,
+                                   struct gq_error *err)
+{
+    int checkpointing = (int)workload->checkpointing;
+    enum gq_code code;
+    if ((code = parse_count(object, "sequence_length", 1, SIZING_MAX_CONTEXT_TOKENS,
+                            &workload->sequence_length, err)) != GQ_OK ||
+        (code = parse_count(object, "micro_batch_size", 1, SIZING_MAX_MICRO_BATCH_SIZE,
+                            &workload->micro_batch_size, err)) != GQ_OK ||
+        (code = parse_enum_field(object, "activation_checkpointing", "workload", false,
+                                 parse_checkpointing, "none, selective, full", &checkpointing,
+                                 err)) != GQ_OK ||
+        (code = parse_count(object, "lora_rank", 1, SIZING_MAX_LORA_RANK, &workload->lora_rank,
+                            err)) != GQ_OK)
+        return code;
+    workload->checkpointing = (enum sizing_checkpointing)checkpointing;
+    return GQ_OK;
+}
+
 static enum gq_code parse_workload(json_t *body, struct sizing_workload *workload,
                                    struct gq_error *err)
 {
-    static const char *const workload_fields[] = {"task", "model_params_b", "precision",
-                                                  "tokens_b", "tokens_per_second", NULL};
+    static const char *const workload_fields[] = {"task",
+                                                  "model",
+                                                  "model_params_b",
+                                                  "precision",
+                                                  "tokens_b",
+                                                  "tokens_per_second",
+                                                  "concurrent_requests",
+                                                  "context_tokens",
+                                                  "prompt_tokens",
+                                                  "min_tokens_per_second_per_request",
+                                                  "kv_precision",
+                                                  "sequence_length",
+                                                  "micro_batch_size",
+                                                  "activation_checkpointing",
+                                                  "lora_rank",
+                                                  NULL};
     json_t *object;
     int task = (int)workload->task, precision = (int)workload->precision;
     enum gq_code code;
@@ -77,6 +164,8 @@ static enum gq_code parse_workload(json_t *body, struct sizing_workload *workloa
         (code = fields_only(object, workload_fields, "workload", err)) != GQ_OK ||
         (code = parse_enum_field(object, "task", "workload", true, parse_task,
                                  "learning, inference, lora, finetune, pretrain", &task, err)) !=
+            GQ_OK ||
+        (code = fields_string(object, "model", "workload", false, &workload->model, err)) !=
             GQ_OK ||
         (code = fields_real(object, "model_params_b", "workload", false, 0.001, SIZING_MAX_PARAMS_B,
                             &workload->model_params_b, err)) != GQ_OK ||
@@ -86,7 +175,9 @@ static enum gq_code parse_workload(json_t *body, struct sizing_workload *workloa
                             &workload->tokens_b, err)) != GQ_OK ||
         (code = fields_real(object, "tokens_per_second", "workload", false, 0,
                             SIZING_MAX_TOKENS_PER_SECOND, &workload->tokens_per_second, err)) !=
-            GQ_OK)
+            GQ_OK ||
+        (code = parse_serving(object, workload, err)) != GQ_OK ||
+        (code = parse_training(object, workload, err)) != GQ_OK)
         return code;
     workload->task = (enum sizing_task)task;
     workload->precision = (enum sizing_precision)precision;
@@ -110,11 +201,13 @@ static enum gq_code parse_assumptions(json_t *body, struct sizing_assumptions *a
         fields_path(field, sizeof field, "assumptions", key);
         enum sizing_assumption assumption;
         if (!sizing_assumption_parse(key, &assumption))
-            return gq_fail(err, GQ_ERR_UNKNOWN_FIELD, field, "unknown assumption '%.60s'", key);
+            return gq_fail_msg(err, GQ_ERR_UNKNOWN_FIELD, field, MSG_REC_UNKNOWN_ASSUMPTION,
+                               MSG_TEXT_CUT(key, 60));
         if (json_is_null(value))
             continue;
         if (!json_is_number(value))
-            return gq_fail(err, GQ_ERR_INVALID_TYPE, field, "%s must be a number", field);
+            return gq_fail_msg(err, GQ_ERR_INVALID_TYPE, field, MSG_REC_FIELD_NUMBER,
+                               MSG_TEXT(field));
         assumptions->value[assumption] = json_number_value(value);
         assumptions->set[assumption] = true;
     }
@@ -132,8 +225,7 @@ static enum gq_code parse_customer(json_t *body, enum customer_segment *segment,
         return code;
     if ((code = fields_only(customer, customer_fields, "customer", err)) != GQ_OK ||
         (code = parse_enum_field(customer, "segment", "customer", false, parse_segment_name,
-                                 "individual, student, startup, enterprise", &value, err)) !=
-            GQ_OK)
+                                 "individual, student, startup, enterprise", &value, err)) != GQ_OK)
         return code;
     *segment = (enum customer_segment)value;
     return GQ_OK;
@@ -142,17 +234,17 @@ static enum gq_code parse_customer(json_t *body, enum customer_segment *segment,
 enum gq_code recommend_body_parse(json_t *body, struct recommend_request *request,
                                   struct gq_error *err)
 {
-    static const char *const body_fields[] = {"workload", "hours_per_day", "days",
-                                              "deadline_days", "customer", "budget",
-                                              "objective", "limit", "assumptions", NULL};
+    static const char *const body_fields[] = {
+        "workload", "hours_per_day", "days",  "deadline_days", "customer",
+        "budget",   "objective",     "limit", "assumptions",   NULL};
     recommend_request_init(request);
     int64_t days = 0, deadline = 0, limit = 0;
     int objective = (int)request->objective;
     enum gq_code code;
     if ((code = fields_only(body, body_fields, "", err)) != GQ_OK ||
         (code = parse_workload(body, &request->workload, err)) != GQ_OK ||
-        (code = fields_hours_per_day(body, "hours_per_day", "", false,
-                                     &request->millihours_per_day, err)) != GQ_OK ||
+        (code = fields_hours_per_day(body, "hours_per_day", "", false, &request->millihours_per_day,
+                                     err)) != GQ_OK ||
         (code = fields_integer(body, "days", "", false, 1, USAGE_MAX_DAYS, &days, err)) != GQ_OK ||
         (code = fields_integer(body, "deadline_days", "", false, 1, USAGE_MAX_DAYS, &deadline,
                                err)) != GQ_OK ||
@@ -185,10 +277,10 @@ static void write_estimated(struct jsonw *w, const char *key, double value)
     jsonw_key_fixed(w, key, (int64_t)llround(value * 100.0), 2);
 }
 
-/* Hours to two decimals, or to two significant digits below 0.05: a run
- * of seconds reads 0.0019, not 0.0, so that runs of different lengths can
- * be told apart. */
-static void write_estimated_hours(struct jsonw *w, const char *key, double value)
+/* Hours (or seconds, or a rate) to two decimals, or to two significant
+ * digits below 0.05: a run of seconds reads 0.0019, not 0.0, so that runs
+ * of different lengths can be told apart. */
+static void write_estimated_small(struct jsonw *w, const char *key, double value)
 {
     if (value > 0.0 && value < 0.05) {
         char text[32];
@@ -220,6 +312,72 @@ static void write_assumptions(struct jsonw *w, const double values[SIZING_ASSUMP
     jsonw_object_end(w);
 }
 
+/* A string, or null when there is none. */
+static void write_optional_string(struct jsonw *w, const char *key, const char *value)
+{
+    jsonw_key(w, key);
+    if (value != NULL)
+        jsonw_string(w, value);
+    else
+        jsonw_null(w);
+}
+
+/* The transformer sized: the catalog's shape, or the one derived from the
+ * parameter count. */
+static void write_shape(struct jsonw *w, const struct sizing_estimate *estimate)
+{
+    const struct sizing_shape *shape = &estimate->shape;
+    jsonw_object_begin(w);
+    write_optional_string(w, "id", shape->model);
+    write_optional_string(w, "name", shape->name);
+    jsonw_key_boolean(w, "derived", estimate->shape_derived);
+    write_optional_string(w, "source", shape->source);
+    jsonw_key_integer(w, "layers", shape->layers);
+    jsonw_key_integer(w, "hidden", shape->hidden);
+    jsonw_key_integer(w, "heads", shape->heads);
+    jsonw_key_integer(w, "kv_heads", shape->kv_heads);
+    jsonw_key_integer(w, "head_dim", shape->head_dim);
+    jsonw_key_integer(w, "intermediate", shape->intermediate);
+    jsonw_key_integer(w, "vocab", shape->vocab);
+    jsonw_key_integer(w, "sliding_window", shape->sliding_window);
+    jsonw_object_end(w);
+}
+
+static void write_serving_inputs(struct jsonw *w, const struct sizing_estimate *e)
+{
+    jsonw_object_begin(w);
+    jsonw_key_integer(w, "concurrent_requests", e->concurrent_requests);
+    jsonw_key_integer(w, "context_tokens", e->context_tokens);
+    jsonw_key_integer(w, "prompt_tokens", e->prompt_tokens);
+    jsonw_key_integer(w, "output_tokens", e->output_tokens);
+    jsonw_key_integer(w, "kv_tokens_per_request", e->kv_tokens_per_request);
+    jsonw_key_real(w, "min_tokens_per_second_per_request", e->min_tokens_per_second_per_request);
+    jsonw_key_real(w, "tokens_per_second_per_request_floor", e->per_request_floor);
+    jsonw_key_string(w, "kv_precision", sizing_kv_precision_id(e->kv_precision));
+    jsonw_key_real(w, "kv_bytes_per_token", e->kv_bytes_per_token);
+    write_estimated_need(w, "kv_gb_per_request", e->kv_gb_per_request);
+    write_estimated_need(w, "kv_gb", e->kv_gb);
+    write_estimated(w, "kv_read_gb_per_request", e->kv_read_gb_per_request);
+    jsonw_key_real(w, "prefill_flops", e->prefill_flops);
+    jsonw_key_real(w, "decode_flops_per_token", e->decode_flops_per_token);
+    jsonw_object_end(w);
+}
+
+static void write_training_inputs(struct jsonw *w, const struct sizing_estimate *e)
+{
+    jsonw_object_begin(w);
+    jsonw_key_integer(w, "sequence_length", e->sequence_length);
+    jsonw_key_integer(w, "micro_batch_size", e->micro_batch_size);
+    jsonw_key_string(w, "activation_checkpointing", sizing_checkpointing_id(e->checkpointing));
+    write_estimated_need(w, "activation_gb", e->activation_gb);
+    jsonw_key(w, "lora_rank");
+    if (e->lora_rank > 0)
+        jsonw_integer(w, e->lora_rank);
+    else
+        jsonw_null(w); /* the trainable share of the assumptions */
+    jsonw_object_end(w);
+}
+
 static void write_estimate(struct jsonw *w, const struct sizing_estimate *estimate)
 {
     jsonw_object_begin(w);
@@ -236,18 +394,48 @@ static void write_estimate(struct jsonw *w, const struct sizing_estimate *estima
     jsonw_key_real(w, "state_bytes_per_trainable_param", estimate->state_bytes_per_trainable_param);
     write_estimated(w, "weights_gb", estimate->weights_gb);
     write_estimated(w, "model_state_gb", estimate->model_state_gb);
+    write_estimated_need(w, "working_gb", estimate->working_gb);
     jsonw_key_real(w, "allowance_fraction", estimate->allowance_fraction);
     write_estimated(w, "allowance_gb", estimate->allowance_gb);
     write_estimated_need(w, "memory_gb", estimate->memory_gb);
     jsonw_key_real(w, "flops_per_param_token", estimate->flops_per_param_token);
+    jsonw_key_real(w, "attention_flops_per_token", estimate->attention_flops_per_token);
     jsonw_key_real(w, "flops", estimate->flops);
     write_estimated(w, "decode_gb_per_token", estimate->decode_gb_per_token);
+    jsonw_key(w, "model");
+    write_shape(w, estimate);
+    if (estimate->task == SIZING_TASK_INFERENCE) {
+        jsonw_key(w, "serving");
+        write_serving_inputs(w, estimate);
+    }
+    if (sizing_task_holds_activations(estimate->task)) {
+        jsonw_key(w, "training");
+        write_training_inputs(w, estimate);
+    }
     jsonw_key(w, "assumptions");
     write_assumptions(w, estimate->assumptions);
     jsonw_object_end(w);
 }
 
-static void write_recommendation(struct jsonw *w, const struct recommendation *r)
+/* How each replica of an inference recommendation serves. */
+static void write_serving(struct jsonw *w, const struct recommendation *r)
+{
+    const struct sizing_serving *v = &r->serving;
+    jsonw_object_begin(w);
+    jsonw_key_integer(w, "replicas", r->quantity);
+    jsonw_key_integer(w, "requests_per_replica", v->batch);
+    jsonw_key_integer(w, "max_requests_per_replica", v->max_batch);
+    write_estimated_small(w, "tokens_per_second_per_request", v->tokens_per_second_per_request);
+    write_estimated_small(w, "tokens_per_second", v->tokens_per_second);
+    write_estimated_small(w, "time_to_first_token_seconds", v->prefill_seconds);
+    write_estimated_small(w, "decode_step_ms", v->step_seconds * 1000.0);
+    jsonw_key_string(w, "decode_bound", v->compute_bound ? "compute" : "memory");
+    write_estimated_need(w, "kv_cache_gb", v->kv_gb);
+    jsonw_object_end(w);
+}
+
+static void write_recommendation(struct jsonw *w, const struct recommendation *r, bool inference,
+                                 enum gq_lang lang)
 {
     jsonw_object_begin(w);
     jsonw_key_integer(w, "rank", r->rank);
@@ -255,7 +443,7 @@ static void write_recommendation(struct jsonw *w, const struct recommendation *r
     jsonw_key_integer(w, "quantity", r->quantity);
     jsonw_key_string(w, "billing", r->billing);
     jsonw_key(w, "plan");
-    render_plan(w, r->sku, &r->plan);
+    render_plan_in(w, r->sku, &r->plan, lang); /* the summary in the reasons' language */
     jsonw_key(w, "usage");
     jsonw_object_begin(w);
     jsonw_key_fixed(w, "hours_per_day", r->usage.millihours_per_day, 3);
@@ -264,11 +452,15 @@ static void write_recommendation(struct jsonw *w, const struct recommendation *r
     jsonw_key_money(w, "amount", r->amount);
     jsonw_key_money(w, "discount_total", r->discount);
     jsonw_key_money(w, "total", r->total);
-    write_estimated_hours(w, "estimated_hours", r->estimated_hours);
+    write_estimated_small(w, "estimated_hours", r->estimated_hours);
     write_estimated_need(w, "estimated_days", r->estimated_days);
     write_estimated_need(w, "memory_gb_needed", r->memory_gb_needed);
     jsonw_key_integer(w, "memory_gb_available", r->memory_gb_available);
     jsonw_key_integer(w, "cards", r->cards);
+    if (inference) {
+        jsonw_key(w, "serving");
+        write_serving(w, r);
+    }
     jsonw_key(w, "reasons");
     jsonw_array_begin(w);
     for (int i = 0; i < r->n_reasons; i++)
@@ -305,7 +497,8 @@ char *recommend_body_render(const struct catalog *catalog, const struct recommen
     jsonw_key(&w, "recommendations");
     jsonw_array_begin(&w);
     for (int i = 0; i < result->n_recommendations; i++)
-        write_recommendation(&w, &result->recommendations[i]);
+        write_recommendation(&w, &result->recommendations[i],
+                             result->estimate.task == SIZING_TASK_INFERENCE, request->lang);
     jsonw_array_end(&w);
     jsonw_key(&w, "rejected");
     jsonw_array_begin(&w);

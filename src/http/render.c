@@ -9,7 +9,6 @@
 
 #include "core/plans.h"
 #include "http/bodies.h"
-#include "util/decimal.h"
 
 char *render_dump(json_t *value)
 {
@@ -26,65 +25,50 @@ json_t *render_money(gq_money amount)
     return json_string(money_format(amount, buf));
 }
 
-/* A plan's summary, built without printf (it is on every quote's path).
- * Parts are at most three short phrases, so the buffer cannot overflow;
- * text_add still stops at its end. */
-struct summary {
-    char text[128];
-    size_t length;
-};
-
-static void text_add(struct summary *summary, const char *words)
-{
-    size_t length = strlen(words);
-    if (summary->length + length >= sizeof summary->text)
-        return;
-    memcpy(summary->text + summary->length, words, length + 1);
-    summary->length += length;
-}
-
-static void text_add_count(struct summary *summary, int32_t count, const char *singular,
-                           const char *plural)
-{
-    char digits[DECIMAL_DIGITS_SIZE + 1];
-    digits[DECIMAL_DIGITS_SIZE] = '\0';
-    text_add(summary, digits + decimal_format(count < 0 ? 0 : (uint64_t)count, digits));
-    text_add(summary, count == 1 ? singular : plural);
-}
-
-/* "1 quarter", "2 months", "10 days on demand", "90 days at the student rate". */
-static void describe_part(struct summary *summary, const struct plan_part *part)
+/* The message that says one part: "1 quarter", "2 months", "10 days on
+ * demand", "90 days at the student rate" (in Chinese "1 个季度", "10 天按需
+ * 计费"), and the count it says. */
+static enum gq_msg part_message(const struct plan_part *part, int32_t *count)
 {
     switch (part->mode) {
     case BILLING_QUARTERLY:
-        text_add_count(summary, part->blocks, " quarter", " quarters");
-        return;
+        *count = part->blocks;
+        return *count == 1 ? MSG_PLAN_QUARTER : MSG_PLAN_QUARTERS;
     case BILLING_MONTHLY:
-        text_add_count(summary, part->blocks, " month", " months");
-        return;
+        *count = part->blocks;
+        return *count == 1 ? MSG_PLAN_MONTH : MSG_PLAN_MONTHS;
     case BILLING_STUDENT:
-        text_add_count(summary, part->days, " day", " days");
-        text_add(summary, " at the student rate");
-        return;
+        *count = part->days;
+        return *count == 1 ? MSG_PLAN_DAY_STUDENT : MSG_PLAN_DAYS_STUDENT;
     case BILLING_ON_DEMAND:
     case BILLING_MODE_COUNT:
         break;
     }
-    text_add_count(summary, part->days, " day", " days");
-    text_add(summary, " on demand");
+    *count = part->days;
+    return *count == 1 ? MSG_PLAN_DAY_ON_DEMAND : MSG_PLAN_DAYS_ON_DEMAND;
 }
 
-/* "1 quarter + 10 days on demand". */
-static void write_summary(struct jsonw *writer, const struct plan *plan)
+/* "1 quarter + 10 days on demand": the parts' messages joined by " + ",
+ * which reads the same in every language. Formatted by the message tables'
+ * own formatter, without printf (it is on every quote's path). Parts are at
+ * most three short phrases, so the buffer holds them; messages_format
+ * still stops at its end. */
+static void write_summary(struct jsonw *writer, const struct plan *plan, enum gq_lang lang)
 {
-    struct summary summary = {.length = 0};
-    summary.text[0] = '\0';
-    for (int i = 0; i < plan->n_parts; i++) {
-        if (i > 0)
-            text_add(&summary, " + ");
-        describe_part(&summary, &plan->parts[i]);
+    char text[192];
+    size_t length = 0;
+    text[0] = '\0';
+    for (int i = 0; i < plan->n_parts && length + 4 < sizeof text; i++) {
+        if (i > 0) {
+            memcpy(text + length, " + ", 4);
+            length += 3;
+        }
+        int32_t count;
+        enum gq_msg id = part_message(&plan->parts[i], &count);
+        struct msg_arg arg = MSG_INT(count < 0 ? 0 : count);
+        length += messages_format(lang, id, &arg, 1, text + length, sizeof text - length);
     }
-    jsonw_string(writer, summary.text);
+    jsonw_string(writer, text);
 }
 
 static void write_part(struct jsonw *writer, const struct sku *sku, const struct plan_part *part)
@@ -105,9 +89,15 @@ static void write_part(struct jsonw *writer, const struct sku *sku, const struct
 
 void render_plan(struct jsonw *writer, const struct sku *sku, const struct plan *plan)
 {
+    render_plan_in(writer, sku, plan, GQ_LANG_EN);
+}
+
+void render_plan_in(struct jsonw *writer, const struct sku *sku, const struct plan *plan,
+                    enum gq_lang lang)
+{
     jsonw_object_begin(writer);
     jsonw_key(writer, "summary");
-    write_summary(writer, plan);
+    write_summary(writer, plan, lang);
     jsonw_key_money(writer, "amount_per_instance", plan->amount);
     jsonw_key(writer, "parts");
     jsonw_array_begin(writer);

@@ -10,6 +10,7 @@
 #include <strings.h>
 
 #include "http/http.h"
+#include "http/policy.h"
 #include "util/log.h"
 #include "util/utf8.h"
 
@@ -22,8 +23,13 @@ static const unsigned code_status[GQ_CODE_COUNT] = {
     [GQ_ERR_REQUEST_TIMEOUT] = MHD_HTTP_REQUEST_TIMEOUT,
     [GQ_ERR_BODY_TOO_LARGE] = MHD_HTTP_CONTENT_TOO_LARGE,
     [GQ_ERR_UNSUPPORTED_MEDIA_TYPE] = MHD_HTTP_UNSUPPORTED_MEDIA_TYPE,
+    [GQ_ERR_UNAUTHENTICATED] = MHD_HTTP_UNAUTHORIZED,
+    [GQ_ERR_FORBIDDEN] = MHD_HTTP_FORBIDDEN,
+    [GQ_ERR_RATE_LIMITED] = MHD_HTTP_TOO_MANY_REQUESTS,
     [GQ_ERR_IDEMPOTENCY_CONFLICT] = MHD_HTTP_CONFLICT,
     [GQ_ERR_QUOTE_EXPIRED] = MHD_HTTP_CONFLICT,
+    [GQ_ERR_QUOTE_NOT_OPEN] = MHD_HTTP_CONFLICT,
+    [GQ_ERR_PRICE_LIST_NOT_DRAFT] = MHD_HTTP_CONFLICT,
     [GQ_ERR_MISSING_FIELD] = MHD_HTTP_UNPROCESSABLE_CONTENT,
     [GQ_ERR_UNKNOWN_FIELD] = MHD_HTTP_UNPROCESSABLE_CONTENT,
     [GQ_ERR_INVALID_TYPE] = MHD_HTTP_UNPROCESSABLE_CONTENT,
@@ -33,6 +39,9 @@ static const unsigned code_status[GQ_CODE_COUNT] = {
     [GQ_ERR_UNKNOWN_BUNDLE] = MHD_HTTP_UNPROCESSABLE_CONTENT,
     [GQ_ERR_NOT_ELIGIBLE] = MHD_HTTP_UNPROCESSABLE_CONTENT,
     [GQ_ERR_AMOUNT_TOO_LARGE] = MHD_HTTP_UNPROCESSABLE_CONTENT,
+    [GQ_ERR_PRICE_NOT_POSITIVE] = MHD_HTTP_UNPROCESSABLE_CONTENT,
+    [GQ_ERR_PRICE_ABOVE_HOURLY] = MHD_HTTP_UNPROCESSABLE_CONTENT,
+    [GQ_ERR_INVALID_VALIDITY] = MHD_HTTP_UNPROCESSABLE_CONTENT,
     [GQ_ERR_NOT_READY] = MHD_HTTP_SERVICE_UNAVAILABLE,
     [GQ_ERR_RETRY_LATER] = MHD_HTTP_SERVICE_UNAVAILABLE,
     [GQ_ERR_INTERNAL] = MHD_HTTP_INTERNAL_SERVER_ERROR,
@@ -78,26 +87,55 @@ struct MHD_Response *reply_make_json(struct http_request *request, json_t *body)
 static const char *allowed_origin(struct http_request *request)
 {
     const struct gq_config *config = request->app->config;
-    if (config->n_cors_origins == 0)
+    if (config->n_cors_origins == 0 || !request->cors_allowed)
         return NULL;
-    const char *origin =
-        MHD_lookup_connection_value(request->connection, MHD_HEADER_KIND, "Origin");
-    if (origin == NULL)
-        return NULL;
-    for (size_t i = 0; i < config->n_cors_origins; i++)
-        if (strcmp(config->cors_origins[i], "*") == 0 ||
-            strcmp(config->cors_origins[i], origin) == 0)
-            return origin;
-    return NULL;
+    return policy_cors_origin(
+        config, request->cors_allowed,
+        MHD_lookup_connection_value(request->connection, MHD_HEADER_KIND, "Origin"));
+}
+
+/* Vary: with CORS configured, every answer depends on the Origin, also one
+ * with no CORS header (no Origin, or another): a shared cache must not hand
+ * that copy to an allowed origin, whose browser would refuse it. An answer
+ * written in the request's language depends on its Accept-Language, a
+ * page's file on Accept-Encoding (gzip or not). One header line:
+ * "Origin, Accept-Language". */
+static void add_vary(struct http_request *request, struct MHD_Response *response)
+{
+    bool language = request->content_language != NULL;
+    const char *names[3];
+    size_t n = 0;
+    if (request->app->config->n_cors_origins > 0)
+        names[n++] = "Origin";
+    if (language)
+        names[n++] = "Accept-Language";
+    if (request->vary_accept_encoding)
+        names[n++] = "Accept-Encoding";
+    char vary[64] = "";
+    size_t length = 0;
+    for (size_t i = 0; i < n; i++) {
+        size_t size = strlen(names[i]);
+        if (i > 0) {
+            memcpy(vary + length, ", ", 2);
+            length += 2;
+        }
+        memcpy(vary + length, names[i], size + 1);
+        length += size;
+    }
+    if (n > 0)
+        MHD_add_response_header(response, "Vary", vary);
+    if (language)
+        MHD_add_response_header(response, MHD_HTTP_HEADER_CONTENT_LANGUAGE,
+                                request->content_language);
+}
+
+void reply_in_language(struct http_request *request)
+{
+    request->content_language = gq_lang_tag(request->lang);
 }
 
 static void add_cors_headers(struct http_request *request, struct MHD_Response *response)
 {
-    /* With CORS configured, every answer depends on the Origin, also one
-     * with no CORS header (no Origin, or another): a shared cache must not
-     * hand that copy to an allowed origin, whose browser would refuse it. */
-    if (request->app->config->n_cors_origins > 0)
-        MHD_add_response_header(response, "Vary", "Origin");
     const char *origin = allowed_origin(request);
     if (origin == NULL)
         return;
@@ -112,10 +150,9 @@ static void add_cors_headers(struct http_request *request, struct MHD_Response *
     }
 }
 
-/* What a client is told of a fault of the server: the cause (SQLite's
- * words, a path on disk) is for the operator, in the error log under the
- * request's id, which the answer carries too. */
-#define INTERNAL_ERROR_MESSAGE "the server failed; its log has the cause under this X-Request-Id"
+/* What a client is told of a fault of the server (MSG_INTERNAL_ERROR):
+ * the cause (SQLite's words, a path on disk) is for the operator, in the
+ * error log under the request's id, which the answer carries too. */
 
 /* One error-log line for a 500: the request id, the method and the path
  * as sent (log_error() shows any byte a terminal would act on as '?'),
@@ -123,8 +160,7 @@ static void add_cors_headers(struct http_request *request, struct MHD_Response *
 static void log_internal_error(const struct http_request *request, const char *cause)
 {
     log_error("request %s: %s %s: %s", request->request_id[0] ? request->request_id : "-",
-              request->method_name != NULL ? request->method_name : "-", request->raw_path,
-              cause);
+              request->method_name != NULL ? request->method_name : "-", request->raw_path, cause);
 }
 
 /* The envelope for when building a response failed: static, so sending
@@ -159,6 +195,7 @@ enum MHD_Result reply_queue(struct http_request *request, unsigned status,
      * heuristic, and a quote's status changes. */
     if (MHD_get_response_header(response, MHD_HTTP_HEADER_CACHE_CONTROL) == NULL)
         MHD_add_response_header(response, MHD_HTTP_HEADER_CACHE_CONTROL, "no-store");
+    add_vary(request, response);
     add_cors_headers(request, response);
     /* Once stopping, a keep-alive connection ends with its request in
      * flight, so that clients stop sending on it and the server can stop. */
@@ -180,17 +217,21 @@ enum MHD_Result reply_error(struct http_request *request, const struct gq_error 
 {
     struct gq_error copy = *original;
     const struct gq_error *err = &copy;
+    char message[sizeof copy.message_zh_cn];
     if (reply_status_for(err->code) == MHD_HTTP_INTERNAL_SERVER_ERROR) {
         log_internal_error(request, err->message);
-        snprintf(copy.message, sizeof copy.message, "%s", INTERNAL_ERROR_MESSAGE);
+        messages_format(request->lang, MSG_INTERNAL_ERROR, NULL, 0, message, sizeof message);
+    } else {
+        snprintf(message, sizeof message, "%s", gq_error_text(err, request->lang));
     }
+    reply_in_language(request);
     /* A message or field may quote the request (a path, a parameter name)
      * and be cut inside a character; jansson refuses such a string, which
      * would turn the error into a bare 500. */
-    utf8_repair(copy.message);
+    utf8_repair(message);
     utf8_repair(copy.field);
     json_t *detail = json_pack("{s:s, s:s}", "code", gq_code_name(err->code), "message",
-                               err->message[0] ? err->message : gq_code_name(err->code));
+                               message[0] ? message : gq_code_name(err->code));
     if (detail != NULL && err->field[0] != '\0' &&
         json_object_set_new(detail, "field", json_string(err->field)) != 0) {
         json_decref(detail); /* no envelope without its field: the 500 below */
@@ -208,6 +249,18 @@ enum MHD_Result reply_error(struct http_request *request, const struct gq_error 
         MHD_add_response_header(response, MHD_HTTP_HEADER_ACCEPT_ENCODING, "identity");
     if (response != NULL && status == MHD_HTTP_SERVICE_UNAVAILABLE)
         MHD_add_response_header(response, MHD_HTTP_HEADER_RETRY_AFTER, "1");
+    if (response != NULL && status == MHD_HTTP_TOO_MANY_REQUESTS) {
+        char seconds[16];
+        snprintf(seconds, sizeof seconds, "%u",
+                 request->retry_after_seconds ? request->retry_after_seconds : 1);
+        MHD_add_response_header(response, MHD_HTTP_HEADER_RETRY_AFTER, seconds);
+    }
+    /* RFC 6750, 3: a key that is no key says so; a missing one does not. */
+    if (response != NULL && status == MHD_HTTP_UNAUTHORIZED)
+        MHD_add_response_header(response, MHD_HTTP_HEADER_WWW_AUTHENTICATE,
+                                request->key_refused
+                                    ? "Bearer realm=\"gpuquote\", error=\"invalid_token\""
+                                    : "Bearer realm=\"gpuquote\"");
     return reply_queue(request, status, response);
 }
 
@@ -223,6 +276,14 @@ enum MHD_Result reply_fail(struct http_request *request, enum gq_code code, cons
     return reply_error(request, &err);
 }
 
+enum MHD_Result reply_fail_args(struct http_request *request, enum gq_code code, const char *field,
+                                enum gq_msg id, const struct msg_arg *args, size_t n_args)
+{
+    struct gq_error err;
+    gq_fail_args(&err, code, field, id, args, n_args);
+    return reply_error(request, &err);
+}
+
 /* Compares one entity tag of an If-None-Match list with ours, weakly (a
  * W/ prefix is ignored, as RFC 9110 prescribes for If-None-Match). */
 static bool tag_equals(const char *tag, size_t length, const char *etag)
@@ -234,8 +295,7 @@ static bool tag_equals(const char *tag, size_t length, const char *etag)
     return length == strlen(etag) && strncmp(tag, etag, length) == 0;
 }
 
-/* True when an If-None-Match field value lists `etag` or is "*". */
-static bool list_matches(const char *list, const char *etag)
+bool reply_etag_list_matches(const char *list, const char *etag)
 {
     const char *p = list;
     while (*p != '\0') {
@@ -261,7 +321,7 @@ static enum MHD_Result search_if_none_match(void *context, enum MHD_ValueKind ki
     (void)kind;
     struct etag_search *search = context;
     if (strcasecmp(name, "If-None-Match") == 0 && value != NULL &&
-        list_matches(value, search->etag))
+        reply_etag_list_matches(value, search->etag))
         search->matched = true;
     return search->matched ? MHD_NO : MHD_YES; /* MHD_NO stops the walk */
 }
@@ -271,8 +331,7 @@ static enum MHD_Result search_if_none_match(void *context, enum MHD_ValueKind ki
 bool reply_etag_matches(struct http_request *request, const char *etag)
 {
     struct etag_search search = {etag, false};
-    MHD_get_connection_values(request->connection, MHD_HEADER_KIND, search_if_none_match,
-                              &search);
+    MHD_get_connection_values(request->connection, MHD_HEADER_KIND, search_if_none_match, &search);
     return search.matched;
 }
 

@@ -1,43 +1,104 @@
 /*
- * The route table: every path the service answers, its method and its
- * handler, in one place. Exact paths come before patterns with {id}, so
- * /catalog/bundles is never taken for the SKU "bundles".
+ * The route table: every path the service answers, its method, its
+ * handler and its policy (what body it reads, whether it reads a query,
+ * the key scope it needs, CORS, whether it answers from the catalog), in
+ * one place; server.c checks the policy before any handler runs. Exact
+ * paths come before patterns with {...}, so /catalog/bundles is never
+ * taken for the SKU "bundles".
  */
 #include <stdio.h>
 #include <string.h>
 
 #include "http/http.h"
+#include "util/api_key.h"
 
-/* pattern, method, handler, takes_json, takes_query */
+/* Public, from a browser too: the storefront's calls. */
+#define PUBLIC .cors = true
+#define CATALOG .needs_catalog = true
+
 static const struct route routes[] = {
-    {"/catalog", HTTP_GET, catalog_handle_list, false, true},
-    {"/catalog/billing-modes", HTTP_GET, catalog_handle_billing_modes, false, false},
-    {"/catalog/bundles", HTTP_GET, catalog_handle_bundles, false, false},
-    {"/catalog/{id}", HTTP_GET, catalog_handle_sku, false, false},
-    {"/quote", HTTP_POST, quote_handle_create, true, false},
-    {"/quote/{id}", HTTP_GET, quote_handle_get, false, false},
-    {"/quote/{id}/accept", HTTP_POST, quote_handle_accept, false, false},
-    {"/recommend", HTTP_POST, recommend_handle, true, false},
-    {"/healthz", HTTP_GET, health_handle_live, false, false},
-    {"/readyz", HTTP_GET, health_handle_ready, false, false},
-    {"/openapi.yaml", HTTP_GET, health_handle_openapi, false, false},
+    {"/catalog", HTTP_GET, catalog_handle_list, .takes_query = true, PUBLIC, CATALOG},
+    {"/catalog/billing-modes", HTTP_GET, catalog_handle_billing_modes, PUBLIC, CATALOG},
+    {"/catalog/bundles", HTTP_GET, catalog_handle_bundles, PUBLIC, CATALOG},
+    {"/catalog/{id}", HTTP_GET, catalog_handle_sku, PUBLIC, CATALOG},
+    {"/quote", HTTP_POST, quote_handle_create, .body = BODY_JSON,
+     .segment_scope = SCOPE_QUOTES_WRITE, PUBLIC, CATALOG},
+    {"/quote/{id}", HTTP_GET, quote_handle_get, PUBLIC, CATALOG},
+    {"/quote/{id}/accept", HTTP_POST, quote_handle_accept, .scope = SCOPE_QUOTES_ACCEPT, PUBLIC,
+     CATALOG},
+    {"/recommend", HTTP_POST, recommend_handle, .body = BODY_JSON, PUBLIC, CATALOG},
+    {"/admin/keys", HTTP_POST, keys_handle_create, .body = BODY_JSON, .scope = SCOPE_KEYS_WRITE},
+    {"/admin/keys", HTTP_GET, keys_handle_list, .scope = SCOPE_KEYS_WRITE},
+    {"/admin/keys/{id}", HTTP_GET, keys_handle_get, .scope = SCOPE_KEYS_WRITE},
+    {"/admin/keys/{id}", HTTP_DELETE, keys_handle_revoke, .scope = SCOPE_KEYS_WRITE},
+    {"/admin/audit", HTTP_GET, audit_handle_list, .takes_query = true,
+     .scope = SCOPE_CATALOG_WRITE},
+    {"/events", HTTP_GET, events_handle_list, .takes_query = true, .scope = SCOPE_QUOTES_READ},
+    {"/events/{id}", HTTP_GET, events_handle_get, .scope = SCOPE_QUOTES_READ},
+    {"/admin/webhook-endpoints", HTTP_POST, webhooks_handle_create, .body = BODY_JSON,
+     .scope = SCOPE_WEBHOOKS_WRITE},
+    {"/admin/webhook-endpoints", HTTP_GET, webhooks_handle_list, .scope = SCOPE_WEBHOOKS_WRITE},
+    {"/admin/webhook-endpoints/{id}", HTTP_GET, webhooks_handle_get, .scope = SCOPE_WEBHOOKS_WRITE},
+    {"/admin/webhook-endpoints/{id}", HTTP_PATCH, webhooks_handle_update, .body = BODY_JSON,
+     .scope = SCOPE_WEBHOOKS_WRITE},
+    {"/admin/webhook-endpoints/{id}", HTTP_DELETE, webhooks_handle_delete,
+     .scope = SCOPE_WEBHOOKS_WRITE},
+    {"/admin/webhook-endpoints/{id}/deliveries", HTTP_GET, webhooks_handle_deliveries,
+     .takes_query = true, .scope = SCOPE_WEBHOOKS_WRITE},
+    {"/admin/webhook-endpoints/{id}/deliveries/{delivery}/retry", HTTP_POST, webhooks_handle_retry,
+     .scope = SCOPE_WEBHOOKS_WRITE},
+    {"/admin/price-lists", HTTP_POST, price_lists_handle_create, .scope = SCOPE_CATALOG_WRITE},
+    {"/admin/price-lists", HTTP_GET, price_lists_handle_list, .scope = SCOPE_CATALOG_WRITE},
+    {"/admin/price-lists/{version}", HTTP_GET, price_lists_handle_get,
+     .scope = SCOPE_CATALOG_WRITE},
+    {"/admin/price-lists/{version}/diff", HTTP_GET, price_lists_handle_diff,
+     .scope = SCOPE_CATALOG_WRITE},
+    {"/admin/price-lists/{version}/publish", HTTP_POST, price_lists_handle_publish,
+     .body = BODY_OPTIONAL_JSON, .scope = SCOPE_CATALOG_WRITE},
+    {"/admin/price-lists/{version}/prices/{sku}/{mode}", HTTP_PUT, price_lists_handle_put_price,
+     .body = BODY_JSON, .scope = SCOPE_CATALOG_WRITE},
+    {"/admin/price-lists/{version}/prices/{sku}/{mode}", HTTP_DELETE,
+     price_lists_handle_delete_price, .scope = SCOPE_CATALOG_WRITE},
+    {"/metrics", HTTP_GET, metrics_handle, .scope = SCOPE_METRICS_READ},
+    {"/healthz", HTTP_GET, health_handle_live, PUBLIC, .unlimited = true},
+    {"/readyz", HTTP_GET, health_handle_ready, PUBLIC, CATALOG, .unlimited = true},
+    /* Bodies built into the binary, as cheap as a probe: not limited, so a
+     * page's assets never count against its calls. */
+    {"/openapi.yaml", HTTP_GET, health_handle_openapi, PUBLIC, .unlimited = true},
+    {"/", HTTP_GET, static_handle_index, PUBLIC, .unlimited = true},
+    {"/static/{id}", HTTP_GET, static_handle_asset, PUBLIC, .unlimited = true},
 };
 
 #define ROUTE_COUNT (sizeof routes / sizeof routes[0])
 
-/* Matches `path` against `pattern`; a "{id}" segment matches one non-empty
- * segment, copied into `id`. */
-static bool path_matches(const char *pattern, const char *path, char *id, size_t id_size)
+/* The metrics listener's table: what a scraper on the private address
+ * needs, without a key (the address is the access control) or a limit. */
+static const struct route metrics_listener_routes[] = {
+    {"/metrics", HTTP_GET, metrics_handle, .unlimited = true},
+};
+
+const struct route *router_routes(size_t *count)
 {
+    *count = ROUTE_COUNT;
+    return routes;
+}
+
+/* Matches `path` against `pattern`; each "{name}" matches one non-empty
+ * segment, copied into params[]. */
+static bool path_matches(const char *pattern, const char *path, char params[ROUTE_PARAMS_MAX][96],
+                         size_t *n_params)
+{
+    *n_params = 0;
     while (*pattern != '\0') {
-        if (*pattern == '{') { /* "{id}", the only placeholder */
+        if (*pattern == '{') {
             size_t length = strcspn(path, "/");
-            if (length == 0 || length >= id_size)
+            if (length == 0 || length >= sizeof params[0] || *n_params == ROUTE_PARAMS_MAX)
                 return false;
-            memcpy(id, path, length);
-            id[length] = '\0';
+            memcpy(params[*n_params], path, length);
+            params[*n_params][length] = '\0';
+            (*n_params)++;
             path += length;
-            pattern += 4;
+            pattern = strchr(pattern, '}') + 1;
             continue;
         }
         if (*pattern != *path)
@@ -54,27 +115,50 @@ static bool method_fits(const struct route *route, enum http_method method)
     return route->method == method || (route->method == HTTP_GET && method == HTTP_HEAD);
 }
 
-const struct route *router_match(const char *path, enum http_method method, char *id,
-                                 size_t id_size, unsigned *allowed)
+/* Matches `path` and `method` against `count` routes of `table`. */
+static void match_in(const struct route *table, size_t count, const char *path,
+                     enum http_method method, struct route_match *out)
 {
-    *allowed = 0;
-    const struct route *found = NULL;
-    char candidate_id[96];
-    for (size_t i = 0; i < ROUTE_COUNT; i++) {
-        candidate_id[0] = '\0';
-        if (!path_matches(routes[i].pattern, path, candidate_id, sizeof candidate_id))
+    out->route = NULL;
+    out->path_route = NULL;
+    out->allowed = 0;
+    out->cors = false;
+    out->n_params = 0;
+    char params[ROUTE_PARAMS_MAX][96];
+    size_t n_params;
+    for (size_t i = 0; i < count; i++) {
+        const struct route *route = &table[i];
+        if (!path_matches(route->pattern, path, params, &n_params))
             continue;
-        *allowed |= (unsigned)routes[i].method | HTTP_OPTIONS;
-        if (routes[i].method == HTTP_GET)
-            *allowed |= HTTP_HEAD;
-        if (found == NULL && method_fits(&routes[i], method)) {
-            found = &routes[i];
-            size_t length = strnlen(candidate_id, id_size - 1);
-            memcpy(id, candidate_id, length);
-            id[length] = '\0';
+        if (out->path_route == NULL)
+            out->path_route = route;
+        out->allowed |= (unsigned)route->method | HTTP_OPTIONS;
+        if (route->method == HTTP_GET)
+            out->allowed |= HTTP_HEAD;
+        out->cors = out->cors || route->cors;
+        if (out->route == NULL && method_fits(route, method)) {
+            out->route = route;
+            memcpy(out->params, params, sizeof params);
+            out->n_params = n_params;
         }
     }
-    return found;
+}
+
+void router_match(const char *path, enum http_method method, struct route_match *out)
+{
+    match_in(routes, ROUTE_COUNT, path, method, out);
+    /* A path no route has: its 404 may be read from a browser, as any
+     * answer of the public API, but not under the admin API. */
+    if (out->allowed == 0)
+        out->cors = strncmp(path, "/admin/", 7) != 0 && strcmp(path, "/admin") != 0 &&
+                    strcmp(path, "/metrics") != 0;
+}
+
+void router_match_metrics_listener(const char *path, enum http_method method,
+                                   struct route_match *out)
+{
+    match_in(metrics_listener_routes,
+             sizeof metrics_listener_routes / sizeof metrics_listener_routes[0], path, method, out);
 }
 
 void router_allow_header(unsigned methods, char *buf, size_t size)
@@ -82,8 +166,9 @@ void router_allow_header(unsigned methods, char *buf, size_t size)
     static const struct {
         unsigned method;
         const char *name;
-    } names[] = {
-        {HTTP_GET, "GET"}, {HTTP_HEAD, "HEAD"}, {HTTP_POST, "POST"}, {HTTP_OPTIONS, "OPTIONS"}};
+    } names[] = {{HTTP_GET, "GET"},        {HTTP_HEAD, "HEAD"},   {HTTP_POST, "POST"},
+                 {HTTP_PUT, "PUT"},        {HTTP_PATCH, "PATCH"}, {HTTP_DELETE, "DELETE"},
+                 {HTTP_OPTIONS, "OPTIONS"}};
     buf[0] = '\0';
     size_t used = 0;
     for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {

@@ -29,6 +29,10 @@
 
 #include "http/bodies.h"
 #include "http/http.h"
+#include "http/metrics.h"
+#include "http/policy.h"
+#include "util/address.h"
+#include "util/api_key.h"
 #include "util/clock.h"
 #include "util/ids.h"
 #include "util/log.h"
@@ -48,25 +52,17 @@
  * already computed; this is the time to write a few KB. */
 #define ANSWER_AFTER_STORE_MS 2000
 
+/* The metrics listener's connections: a scraper or two. */
+#define METRICS_CONNECTION_LIMIT 16
+
 struct http_server {
     struct MHD_Daemon *daemon;
+    struct MHD_Daemon *metrics_daemon; /* on metrics_listen; NULL when none is configured */
+    uint16_t metrics_port;
     struct app *app;
     struct slow_clients *slow_clients;
     uint16_t port;
 };
-
-static enum http_method parse_method(const char *name)
-{
-    static const struct {
-        const char *name;
-        enum http_method method;
-    } methods[] = {{"GET", HTTP_GET}, {"HEAD", HTTP_HEAD}, {"POST", HTTP_POST},
-                   {"OPTIONS", HTTP_OPTIONS}};
-    for (size_t i = 0; i < sizeof methods / sizeof methods[0]; i++)
-        if (strcmp(name, methods[i].name) == 0)
-            return methods[i].method;
-    return HTTP_OTHER;
-}
 
 /* What the server keeps for a connection, as its socket context: made
  * when it opens, freed when it closes. */
@@ -83,6 +79,7 @@ struct connection_state {
     struct http_request *open_request;
     /* Its deadline while it waits for a request or one is still arriving. */
     struct watched_connection watched;
+    bool metrics_only; /* accepted on metrics_listen */
 };
 
 static struct connection_state *connection_state_of(struct MHD_Connection *connection)
@@ -109,6 +106,8 @@ static void *note_request_target(void *context, const char *target,
     if (request == NULL)
         return NULL;
     state->open_request = request;
+    request->app = server->app; /* for the metrics of a request refused before it began */
+    request->via_metrics_listener = state->metrics_only;
     request->started_us = clock_monotonic_us();
     request->watched = &state->watched;
     slow_clients_request_begun(server->slow_clients, request->watched, request->started_us);
@@ -117,8 +116,7 @@ static void *note_request_target(void *context, const char *target,
     size_t path_length = strcspn(target, "?");
     /* calloc ended both copies */
     memcpy(request->raw_path, target,
-           path_length < sizeof request->raw_path - 1 ? path_length
-                                                      : sizeof request->raw_path - 1);
+           path_length < sizeof request->raw_path - 1 ? path_length : sizeof request->raw_path - 1);
     if (target[path_length] == '?') {
         const char *query = target + path_length + 1;
         memcpy(request->query, query, strnlen(query, sizeof request->query - 1));
@@ -144,13 +142,12 @@ static const char *origin_form_path(const char *target)
  * as active; false when the server is stopping (the caller then closes the
  * connection unanswered, and complete_request() frees the request). */
 static bool begin_request(struct http_request *request, struct app *app,
-                          struct MHD_Connection *connection, const char *path,
-                          const char *method)
+                          struct MHD_Connection *connection, const char *path, const char *method)
 {
     request->app = app;
     request->connection = connection;
     request->method_name = method;
-    request->method = parse_method(method);
+    request->method = policy_method(method);
     request->path = origin_form_path(path);
     request->deadline_us =
         request->started_us + (int64_t)app->config->request_timeout_seconds * 1000000;
@@ -162,8 +159,7 @@ static bool begin_request(struct http_request *request, struct app *app,
         request->closed_because = "shutdown";
         return false;
     }
-    request->route = router_match(request->path, request->method, request->path_id,
-                                  sizeof request->path_id, &request->allowed_methods);
+    policy_route(request);
     request->snapshot = snapshot_acquire(app);
     request->begun = true;
     return true;
@@ -187,9 +183,10 @@ static bool declared_body_too_large(const struct http_request *request)
 struct headers_seen {
     struct http_request *request; /* receives the Content-Length and the key count */
     unsigned host, content_length, transfer_encoding, request_ids;
-    const char *coding;       /* the Transfer-Encoding's value */
-    const char *request_id;   /* the X-Request-Id's value */
+    const char *coding;     /* the Transfer-Encoding's value */
+    const char *request_id; /* the X-Request-Id's value */
     size_t request_id_length;
+    struct language_choice languages; /* every Accept-Language line */
 };
 
 /* No Content-Encoding, or "identity": the body is as sent. A compressed
@@ -227,6 +224,11 @@ static enum MHD_Result note_header(void *context, enum MHD_ValueKind kind, const
             seen->request->content_encoding = value; /* the first coding not allowed */
     } else if (strcasecmp(name, "Idempotency-Key") == 0) {
         seen->request->idempotency_keys++;
+    } else if (strcasecmp(name, MHD_HTTP_HEADER_AUTHORIZATION) == 0) {
+        seen->request->authorizations++;
+        seen->request->authorization = value;
+    } else if (strcasecmp(name, MHD_HTTP_HEADER_ACCEPT_LANGUAGE) == 0) {
+        language_choice_add(&seen->languages, value);
     } else if (strcasecmp(name, REQUEST_ID_HEADER) == 0) {
         seen->request_ids++;
         seen->request_id = value;
@@ -272,6 +274,29 @@ static void assign_request_id(struct http_request *request, const struct headers
         strcpy(request->request_id, generated);
 }
 
+/* The client's address: the peer's, or, when the peer is a trusted proxy,
+ * the last address of client_address_header (the one that proxy added:
+ * the ones before it are whatever the client claimed). */
+static void assign_client_address(struct http_request *request)
+{
+    const struct connection_state *state = connection_state_of(request->connection);
+    snprintf(request->client, sizeof request->client, "%s", state != NULL ? state->client : "");
+    const struct app *app = request->app;
+    const char *header = app->config->client_address_header;
+    if (header == NULL || app->n_trusted_proxies == 0 ||
+        !address_in_prefixes(request->client, app->trusted_proxies, app->n_trusted_proxies))
+        return;
+    const char *value = MHD_lookup_connection_value(request->connection, MHD_HEADER_KIND, header);
+    if (value == NULL)
+        return;
+    const char *last = strrchr(value, ',');
+    last = last != NULL ? last + 1 : value;
+    last += strspn(last, " \t");
+    size_t length = strcspn(last, " \t");
+    if (address_is_numeric(last, length) && length < sizeof request->client)
+        snprintf(request->client, sizeof request->client, "%.*s", (int)length, last);
+}
+
 /* Refuses a request whose length or target is ambiguous (RFC 9112 3.2 and
  * 6.3), which libmicrohttpd 0.9.75 lets through: with two Content-Lengths
  * it reads the first, so a proxy that trusts another would see a second
@@ -281,30 +306,31 @@ static void assign_request_id(struct http_request *request, const struct headers
 static bool framing_is_sound(struct http_request *request, const struct headers_seen *seen,
                              const char *version, enum MHD_Result *result)
 {
-    const char *field = NULL, *problem = NULL;
+    const char *field = NULL;
+    enum gq_msg problem = MSG_NONE;
     if (seen->content_length > 1) {
         field = MHD_HTTP_HEADER_CONTENT_LENGTH;
-        problem = "Content-Length is given more than once";
+        problem = MSG_CONTENT_LENGTH_TWICE;
     } else if (seen->content_length > 0 && seen->transfer_encoding > 0) {
         field = MHD_HTTP_HEADER_TRANSFER_ENCODING;
-        problem = "a request cannot carry both Transfer-Encoding and Content-Length";
+        problem = MSG_LENGTH_AND_CHUNKED;
     } else if (seen->transfer_encoding > 1 ||
                (seen->transfer_encoding == 1 && strcasecmp(seen->coding, "chunked") != 0)) {
         /* Any other coding would leave the body's end unknown: libmicrohttpd
          * then waits for it until the request times out. */
         field = MHD_HTTP_HEADER_TRANSFER_ENCODING;
-        problem = "the only Transfer-Encoding accepted is chunked";
+        problem = MSG_ONLY_CHUNKED;
     } else if (seen->host > 1) {
         field = MHD_HTTP_HEADER_HOST;
-        problem = "Host is given more than once";
+        problem = MSG_HOST_TWICE;
     } else if (seen->host == 0 && strcmp(version, MHD_HTTP_VERSION_1_0) != 0) {
         /* Not only "HTTP/1.1": libmicrohttpd serves 1.2 to 1.9 as 1.1. */
         field = MHD_HTTP_HEADER_HOST;
-        problem = "an HTTP/1.1 request must carry a Host header";
+        problem = MSG_HOST_MISSING;
     }
-    if (problem == NULL)
+    if (problem == MSG_NONE)
         return true;
-    *result = reply_fail(request, GQ_ERR_INVALID_PARAMETER, field, "%s", problem);
+    *result = reply_fail_msg(request, GQ_ERR_INVALID_PARAMETER, field, problem);
     return false;
 }
 
@@ -340,104 +366,23 @@ static enum MHD_Result receive_body(struct http_request *request, const char *da
     request->body_received += size;
     if (request->body_received > request->app->config->body_limit_bytes)
         request->body_overflow = true;
-    bool wanted = request->route != NULL && request->route->takes_json;
+    bool wanted = request->route != NULL && request->route->body != BODY_NONE;
     if (!wanted || request->body_overflow)
         return MHD_YES;
     return append_body(request, data, size) ? MHD_YES : MHD_NO;
 }
 
-/* "application/json", optionally with parameters ("; charset=utf-8"). */
-static bool is_json_content_type(const char *value)
-{
-    static const char json_type[] = "application/json";
-    if (value == NULL)
-        return false;
-    value += strspn(value, " \t");
-    size_t length = sizeof json_type - 1;
-    if (strncasecmp(value, json_type, length) != 0)
-        return false;
-    char next = value[length];
-    return next == '\0' || next == ';' || next == ' ' || next == '\t';
-}
-
-/* One parameter of a media type, "; name=value", the value a token or a
- * quoted string (RFC 9110, 5.6.6); spaces around the name and the "=" are
- * tolerated. Returns where the next ";" is (or the end). */
-static const char *read_media_parameter(const char *at, char *name, size_t name_size, char *value,
-                                        size_t value_size)
-{
-    size_t n = 0, v = 0;
-    at += strspn(at, " \t");
-    while (*at != '\0' && *at != '=' && *at != ';' && *at != ' ' && *at != '\t') {
-        if (n + 1 < name_size)
-            name[n++] = *at;
-        at++;
-    }
-    at += strspn(at, " \t");
-    if (*at == '=') {
-        at++;
-        at += strspn(at, " \t");
-        bool quoted = *at == '"';
-        at += quoted;
-        while (*at != '\0' && (quoted ? *at != '"' : *at != ';' && *at != ' ' && *at != '\t')) {
-            if (quoted && *at == '\\' && at[1] != '\0')
-                at++;
-            if (v + 1 < value_size)
-                value[v++] = *at;
-            at++;
-        }
-        at += quoted && *at == '"';
-    }
-    name[n] = '\0';
-    value[v] = '\0';
-    return at + strcspn(at, ";");
-}
-
-/* False when the Content-Type names a charset other than UTF-8 (or its
- * subset US-ASCII): JSON is UTF-8 (RFC 8259, 8.1), and a body declared as
- * latin1 would otherwise be read as UTF-8 all the same. Other parameters
- * are ignored. */
-static bool charset_is_utf8(const char *content_type)
-{
-    const char *at = content_type != NULL ? strchr(content_type, ';') : NULL;
-    while (at != NULL && *at == ';') {
-        char name[16], value[16];
-        at = read_media_parameter(at + 1, name, sizeof name, value, sizeof value);
-        if (strcasecmp(name, "charset") == 0 && strcasecmp(value, "utf-8") != 0 &&
-            strcasecmp(value, "utf8") != 0 && strcasecmp(value, "us-ascii") != 0)
-            return false;
-    }
-    return true;
-}
-
-/* Parses the body once for routes that take JSON; replies itself and
- * returns false when the body is not a JSON object. */
+/* Parses the body once for routes that take JSON (its media type passed
+ * policy_decide()); replies itself and returns false when the body is not
+ * a JSON object. A route whose body is optional takes none too: nothing
+ * sent, and no Content-Type. */
 static bool parse_json_body(struct http_request *request, enum MHD_Result *result)
 {
-    if (!is_json_content_type(request->content_type)) {
-        *result = reply_fail(request, GQ_ERR_UNSUPPORTED_MEDIA_TYPE, NULL,
-                             "Content-Type must be application/json");
-        return false;
-    }
-    if (request->content_types > 1) {
-        *result = reply_fail(request, GQ_ERR_UNSUPPORTED_MEDIA_TYPE, NULL,
-                             "Content-Type must be given once");
-        return false;
-    }
-    if (!charset_is_utf8(request->content_type)) {
-        *result = reply_fail(request, GQ_ERR_UNSUPPORTED_MEDIA_TYPE, NULL,
-                             "the body must be UTF-8: Content-Type may name no other charset");
-        return false;
-    }
-    if (request->content_encoding != NULL) {
-        *result = reply_fail(request, GQ_ERR_UNSUPPORTED_MEDIA_TYPE, NULL,
-                             "Content-Encoding '%.40s' is not supported: send the body as it is",
-                             request->content_encoding);
-        return false;
-    }
+    if (request->route->body == BODY_OPTIONAL_JSON && request->body_length == 0 &&
+        request->content_type == NULL)
+        return true;
     if (request->body_length == 0) {
-        *result = reply_fail(request, GQ_ERR_MALFORMED_JSON, NULL,
-                             "the body is empty; expected a JSON object");
+        *result = reply_fail_msg(request, GQ_ERR_MALFORMED_JSON, NULL, MSG_BODY_EMPTY);
         return false;
     }
     struct gq_error err;
@@ -447,7 +392,7 @@ static bool parse_json_body(struct http_request *request, enum MHD_Result *resul
         return false;
     }
     if (!json_is_object(request->json)) {
-        *result = reply_fail(request, GQ_ERR_INVALID_TYPE, NULL, "the body must be a JSON object");
+        *result = reply_fail_msg(request, GQ_ERR_INVALID_TYPE, NULL, MSG_BODY_NOT_OBJECT);
         return false;
     }
     return true;
@@ -455,20 +400,14 @@ static bool parse_json_body(struct http_request *request, enum MHD_Result *resul
 
 static enum MHD_Result reply_options(struct http_request *request)
 {
-    struct MHD_Response *response = MHD_create_response_from_buffer(0, NULL, MHD_RESPMEM_PERSISTENT);
+    struct MHD_Response *response =
+        MHD_create_response_from_buffer(0, NULL, MHD_RESPMEM_PERSISTENT);
     if (response != NULL) {
         char allow[64];
         router_allow_header(request->allowed_methods, allow, sizeof allow);
         MHD_add_response_header(response, MHD_HTTP_HEADER_ALLOW, allow);
     }
     return reply_queue(request, MHD_HTTP_NO_CONTENT, response);
-}
-
-/* Routes that answer without a catalog: the process is alive either way. */
-static bool needs_catalog(const struct route *route)
-{
-    return route->handler != health_handle_live && route->handler != health_handle_openapi &&
-           route->handler != health_handle_ready;
 }
 
 static enum MHD_Result note_first_name(void *context, enum MHD_ValueKind kind, const char *name,
@@ -488,9 +427,40 @@ static enum MHD_Result refuse_query(struct http_request *request)
     MHD_get_connection_values(request->connection, MHD_GET_ARGUMENT_KIND, note_first_name, &name);
     bool named = name != NULL && name[0] != '\0';
     /* The path as sent: decoded, it could hold spaces or a line break. */
-    return reply_fail(request, GQ_ERR_INVALID_PARAMETER, named ? name : NULL,
-                      "%.16s %.100s takes no query parameters", request->method_name,
-                      request->raw_path);
+    return reply_fail_msg(request, GQ_ERR_INVALID_PARAMETER, named ? name : NULL, MSG_NO_QUERY,
+                          MSG_TEXT_CUT(request->method_name, 16), MSG_TEXT(request->raw_path));
+}
+
+static enum MHD_Result reply_unknown_path(struct http_request *request)
+{
+    return reply_fail_msg(request, GQ_ERR_NOT_FOUND, NULL, MSG_NO_RESOURCE,
+                          MSG_TEXT(request->path));
+}
+
+static enum MHD_Result reply_body_too_large(struct http_request *request)
+{
+    return reply_fail_msg(request, GQ_ERR_BODY_TOO_LARGE, NULL, MSG_BODY_TOO_LARGE,
+                          MSG_INT(request->app->config->body_limit_bytes));
+}
+
+/* The policy that needs the body: a customer segment other than
+ * "individual" needs the route's segment_scope. A segment that is not a
+ * string is the handler's to refuse (422). */
+static bool admit_segment(struct http_request *request, struct gq_error *err)
+{
+    unsigned scope = request->route->segment_scope;
+    if (scope == SCOPE_NONE || request->json == NULL)
+        return true;
+    const char *segment =
+        json_string_value(json_object_get(json_object_get(request->json, "customer"), "segment"));
+    if (segment == NULL || strcmp(segment, "individual") == 0)
+        return true;
+    if (auth_require(request, scope, err) == GQ_OK)
+        return true;
+    if (err->code == GQ_ERR_UNAUTHENTICATED)
+        gq_fail_msg(err, GQ_ERR_UNAUTHENTICATED, "customer.segment", MSG_KEY_FOR_SEGMENT,
+                    MSG_TEXT_CUT(segment, 32), MSG_TEXT(api_scope_name(scope)));
+    return false;
 }
 
 /* The last call: everything has arrived; decide and answer. */
@@ -505,29 +475,35 @@ static enum MHD_Result respond(struct http_request *request)
         return resume(request);
     }
     if (clock_monotonic_us() > request->deadline_us)
-        return reply_fail(request, GQ_ERR_REQUEST_TIMEOUT, NULL,
-                          "the request took longer than %u s to arrive",
-                          request->app->config->request_timeout_seconds);
-    if (request->allowed_methods == 0)
-        return reply_fail(request, GQ_ERR_NOT_FOUND, NULL, "no resource at %.100s",
-                          request->path);
-    if (request->method == HTTP_OPTIONS)
+        return reply_fail_msg(request, GQ_ERR_REQUEST_TIMEOUT, NULL, MSG_REQUEST_TIMEOUT,
+                              MSG_INT(request->app->config->request_timeout_seconds));
+    struct gq_error err;
+    switch (policy_decide(request, &err)) {
+    case POLICY_NOT_FOUND:
+        return reply_unknown_path(request);
+    case POLICY_OPTIONS:
         return reply_options(request);
-    if (request->route == NULL)
-        return reply_fail(request, GQ_ERR_METHOD_NOT_ALLOWED, NULL, "%.16s is not allowed here",
-                          request->method_name);
-    if (request->body_overflow)
-        return reply_fail(request, GQ_ERR_BODY_TOO_LARGE, NULL, "the body is over %zu bytes",
-                          request->app->config->body_limit_bytes);
-    if (!request->route->takes_query && request->query[0] != '\0')
+    case POLICY_METHOD_NOT_ALLOWED:
+        return reply_fail_msg(request, GQ_ERR_METHOD_NOT_ALLOWED, NULL, MSG_METHOD_NOT_ALLOWED,
+                              MSG_TEXT_CUT(request->method_name, 16));
+    case POLICY_BODY_TOO_LARGE:
+        return reply_body_too_large(request);
+    case POLICY_QUERY_REFUSED:
         return refuse_query(request);
+    case POLICY_REFUSED:
+        return reply_error(request, &err);
+    case POLICY_SERVE:
+        break;
+    }
     /* Cannot happen: main.c publishes a catalog before the server listens
      * and keeps one until it has stopped. */
-    if (request->snapshot == NULL && needs_catalog(request->route))
+    if (request->snapshot == NULL && request->route->needs_catalog)
         return reply_fail(request, GQ_ERR_INTERNAL, NULL, "no catalog is loaded");
     enum MHD_Result result;
-    if (request->route->takes_json && !parse_json_body(request, &result))
+    if (request->route->body != BODY_NONE && !parse_json_body(request, &result))
         return result;
+    if (!admit_segment(request, &err))
+        return reply_error(request, &err);
     return request->route->handler(request);
 }
 
@@ -543,19 +519,20 @@ static enum MHD_Result handle_access(void *context, struct MHD_Connection *conne
         if (!begin_request(request, context, connection, path, method))
             return MHD_NO;
         struct headers_seen seen = {.request = request};
+        language_choice_init(&seen.languages);
         MHD_get_connection_values_n(connection, MHD_HEADER_KIND, note_header, &seen);
         assign_request_id(request, &seen);
+        assign_client_address(request);
+        request->lang = language_choice_result(&seen.languages);
         enum MHD_Result refused;
         if (!framing_is_sound(request, &seen, version, &refused))
             return refused;
         /* Refused before reading: an unknown path is 404 whatever its
          * body, a known one with a declared body over the cap is 413. */
         if (request->allowed_methods == 0 && declared_body_too_large(request))
-            return reply_fail(request, GQ_ERR_NOT_FOUND, NULL, "no resource at %.100s",
-                              request->path);
+            return reply_unknown_path(request);
         if (declared_body_too_large(request))
-            return reply_fail(request, GQ_ERR_BODY_TOO_LARGE, NULL, "the body is over %zu bytes",
-                              request->app->config->body_limit_bytes);
+            return reply_body_too_large(request);
         return MHD_YES;
     }
     if (*upload_data_size > 0) {
@@ -646,6 +623,8 @@ static void log_request(const struct http_request *request, struct MHD_Connectio
         .interrupted = interrupted,
     };
     log_access(&entry);
+    metrics_count_request(request->app->metrics, request->path_route, request->method, status,
+                          entry.microseconds);
 }
 
 /* Logs a request and frees it with everything it holds. */
@@ -729,8 +708,8 @@ static void track_connection(void *context, struct MHD_Connection *connection,
     const struct sockaddr *peer = info != NULL ? info->client_addr : NULL;
     const char *formatted = NULL;
     if (peer != NULL && peer->sa_family == AF_INET)
-        formatted = inet_ntop(AF_INET, &((const struct sockaddr_in *)peer)->sin_addr,
-                              state->client, sizeof state->client);
+        formatted = inet_ntop(AF_INET, &((const struct sockaddr_in *)peer)->sin_addr, state->client,
+                              sizeof state->client);
     else if (peer != NULL && peer->sa_family == AF_INET6)
         formatted = inet_ntop(AF_INET6, &((const struct sockaddr_in6 *)peer)->sin6_addr,
                               state->client, sizeof state->client);
@@ -738,16 +717,16 @@ static void track_connection(void *context, struct MHD_Connection *connection,
         state->client[0] = '\0'; /* not logged */
 }
 
-/* The value of a hex digit, or -1. */
-static int hex_digit(char c)
+/* track_connection() for the metrics listener's connections, whose
+ * requests are routed against its own table. */
+static void track_metrics_connection(void *context, struct MHD_Connection *connection,
+                                     void **socket_context,
+                                     enum MHD_ConnectionNotificationCode code)
 {
-    if (c >= '0' && c <= '9')
-        return c - '0';
-    if (c >= 'a' && c <= 'f')
-        return c - 'a' + 10;
-    if (c >= 'A' && c <= 'F')
-        return c - 'A' + 10;
-    return -1;
+    track_connection(context, connection, socket_context, code);
+    struct connection_state *state = *socket_context;
+    if (code == MHD_CONNECTION_NOTIFY_STARTED && state != NULL)
+        state->metrics_only = true;
 }
 
 /* Decodes %HH in the path and in query names and values, in place, as
@@ -758,19 +737,7 @@ static size_t unescape_keeping_nul(void *context, struct MHD_Connection *connect
 {
     (void)context;
     (void)connection;
-    char *out = text;
-    for (const char *in = text; *in != '\0'; in++) {
-        int high = in[0] == '%' ? hex_digit(in[1]) : -1;
-        int low = high >= 0 ? hex_digit(in[2]) : -1;
-        if (low >= 0 && (high | low) != 0) {
-            *out++ = (char)(high * 16 + low);
-            in += 2;
-        } else {
-            *out++ = *in;
-        }
-    }
-    *out = '\0';
-    return (size_t)(out - text);
+    return policy_unescape(text);
 }
 
 static void log_from_mhd(void *context, const char *format, va_list args)
@@ -783,6 +750,74 @@ static void log_from_mhd(void *context, const char *format, va_list args)
     vsnprintf(message, sizeof message, format, args);
     message[strcspn(message, "\n")] = '\0';
     log_error("http: %s", message);
+}
+
+/* The port `socket` is bound to; 0 when it cannot be read. */
+static uint16_t bound_port(int socket)
+{
+    struct sockaddr_storage address;
+    socklen_t length = sizeof address;
+    if (getsockname(socket, (struct sockaddr *)&address, &length) != 0)
+        return 0;
+    return ntohs(address.ss_family == AF_INET6 ? ((const struct sockaddr_in6 *)&address)->sin6_port
+                                               : ((const struct sockaddr_in *)&address)->sin_port);
+}
+
+/* The second daemon, on metrics_listen: one thread, a few connections,
+ * the same request life as the main one (its connections are routed
+ * against the metrics listener's table). False with `err` filled when it
+ * cannot start. */
+static bool start_metrics_daemon(struct http_server *server, struct gq_error *err)
+{
+    const struct gq_config *config = server->app->config;
+    int socket = http_metrics_listener_bind(config, err);
+    if (socket < 0)
+        return false;
+    struct sockaddr_storage address;
+    socklen_t address_length = sizeof address;
+    if (getsockname(socket, (struct sockaddr *)&address, &address_length) != 0 ||
+        listen(socket, LISTEN_BACKLOG) != 0) {
+        gq_fail(err, GQ_ERR_NOT_READY, "metrics_listen", "cannot listen on %s: %s",
+                config->metrics_listen, strerror(errno));
+        close(socket);
+        return false;
+    }
+    unsigned flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_POLL | MHD_USE_ITC |
+                     MHD_USE_ERROR_LOG | (address.ss_family == AF_INET6 ? MHD_USE_IPv6 : 0);
+    /* clang-format off */
+    server->metrics_daemon = MHD_start_daemon(
+        flags, 0, NULL, NULL, handle_access, server->app,
+        MHD_OPTION_EXTERNAL_LOGGER, log_from_mhd, NULL,
+        MHD_OPTION_LISTEN_SOCKET, (MHD_socket)socket,
+        MHD_OPTION_CONNECTION_LIMIT, (unsigned)METRICS_CONNECTION_LIMIT,
+        MHD_OPTION_CONNECTION_TIMEOUT, config->connection_timeout_seconds,
+        MHD_OPTION_CONNECTION_MEMORY_LIMIT, CONNECTION_MEMORY_BYTES,
+        MHD_OPTION_NOTIFY_COMPLETED, complete_request, server,
+        MHD_OPTION_UNESCAPE_CALLBACK, unescape_keeping_nul, NULL,
+        MHD_OPTION_URI_LOG_CALLBACK, note_request_target, server,
+        MHD_OPTION_NOTIFY_CONNECTION, track_metrics_connection, server,
+        MHD_OPTION_END);
+    /* clang-format on */
+    if (server->metrics_daemon == NULL) {
+        close(socket);
+        gq_fail(err, GQ_ERR_NOT_READY, "metrics_listen", "cannot serve on %s",
+                config->metrics_listen);
+        return false;
+    }
+    server->metrics_port = bound_port(socket);
+    log_info("metrics listening on %s port %u", config->metrics_listen,
+             (unsigned)server->metrics_port);
+    return true;
+}
+
+/* Stops the metrics daemon, if any, and frees the counters. */
+static void stop_metrics(struct http_server *server)
+{
+    if (server->metrics_daemon != NULL)
+        MHD_stop_daemon(server->metrics_daemon);
+    server->metrics_daemon = NULL;
+    metrics_free(server->app->metrics);
+    server->app->metrics = NULL;
 }
 
 struct http_server *http_server_start(struct app *app, int listener, struct gq_error *err)
@@ -813,8 +848,12 @@ struct http_server *http_server_start(struct app *app, int listener, struct gq_e
     server->app = app;
     server->slow_clients =
         slow_clients_start(config->connection_timeout_seconds, config->request_timeout_seconds);
-    if (server->slow_clients == NULL) {
-        gq_fail(err, GQ_ERR_NO_MEMORY, NULL, "cannot start a thread");
+    app->metrics = metrics_new();
+    if (server->slow_clients == NULL || app->metrics == NULL) {
+        gq_fail(err, GQ_ERR_NO_MEMORY, NULL,
+                server->slow_clients == NULL ? "cannot start a thread" : "out of memory");
+        slow_clients_stop(server->slow_clients);
+        stop_metrics(server);
         free(server);
         close(given);
         return NULL;
@@ -855,6 +894,14 @@ struct http_server *http_server_start(struct app *app, int listener, struct gq_e
         gq_fail(err, GQ_ERR_NOT_READY, "listen", "cannot serve on %s port %u", config->listen,
                 (unsigned)config->port);
         slow_clients_stop(server->slow_clients);
+        stop_metrics(server);
+        free(server);
+        return NULL;
+    }
+    if (config->metrics_listen != NULL && !start_metrics_daemon(server, err)) {
+        MHD_stop_daemon(server->daemon);
+        slow_clients_stop(server->slow_clients);
+        stop_metrics(server);
         free(server);
         return NULL;
     }
@@ -891,6 +938,9 @@ void http_server_stop(struct http_server *server, int grace_ms)
     MHD_socket listener = MHD_quiesce_daemon(server->daemon);
     if (listener != MHD_INVALID_SOCKET)
         close(listener);
+    if (server->metrics_daemon != NULL &&
+        (listener = MHD_quiesce_daemon(server->metrics_daemon)) != MHD_INVALID_SOCKET)
+        close(listener);
     atomic_store(&server->app->stopping, true);
     int waited = wait_for_requests(server->app, grace_ms);
     /* A connection kept alive may still begin a request while the daemon
@@ -914,6 +964,7 @@ void http_server_stop(struct http_server *server, int grace_ms)
      * already), so they get a short while of their own. */
     wait_for_requests(server->app, ANSWER_AFTER_STORE_MS);
     MHD_stop_daemon(server->daemon);
+    stop_metrics(server);
     slow_clients_stop(server->slow_clients); /* every connection is closed */
     free(server);
 }

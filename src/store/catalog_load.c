@@ -1,166 +1,117 @@
 /*
- * Reading the catalog: every catalog table into one `struct catalog`, inside
- * one read transaction, so the snapshot and its price_list_version agree.
+ * Reading the catalog, the same for every backend: the backend runs the
+ * CATALOG_QUERY_* queries (backend.h) in one read transaction, so the
+ * snapshot and its price_list_version agree, and hands each row here; this
+ * file turns rows into one `struct catalog`.
  *
- * Each array is sized by a count(*) in the same transaction, then filled by
- * one query. SKUs come ORDER BY id (the catalog's binary search relies on
- * it) and prices are attached to them by that search; only active SKUs and
- * rules are read. A bundle that contains an inactive SKU cannot be sold and
- * is left out. The result is checked by catalog_validate() before it is
- * handed over. Loading 10,000 SKUs takes a few tens of milliseconds.
+ * Arrays grow as rows come. Rows may come in any order (a PostgreSQL
+ * database sorts text by its collation, not by bytes): models, SKUs,
+ * bundles and model shapes are sorted by id with strcmp() once their query
+ * has returned, as the catalog's binary searches need, and rules by
+ * priority then id. SKUs name their model and prices their SKU, so the
+ * queries come in that order. The result is checked by catalog_validate() before it is handed
+ * over. Loading 10,000 SKUs takes a few tens of milliseconds.
  */
 #include <assert.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "core/catalog.h"
-#include "store/db.h"
+#include "store/backend.h"
 #include "store/store.h"
 
-/* What a row handler sees: the catalog being filled and room left. */
 struct loader {
-    struct store_conn *conn;
+    struct catalog_reader reader; /* first: the backend calls back with it */
     struct catalog *catalog;
     size_t capacity; /* of the array the current query fills */
+    bool has_price_list;
 };
 
-typedef enum gq_code (*row_handler)(struct loader *loader, sqlite3_stmt *stmt,
-                                    struct gq_error *err);
-
-static const char SQL_HAS_SCHEMA[] =
-    "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = 'price_list'";
-static const char SQL_PRICE_LIST[] =
-    "SELECT version, currency, updated_at FROM price_list WHERE id = 1";
-static const char SQL_COUNT_MODELS[] = "SELECT count(*) FROM gpu_models";
-static const char SQL_MODELS[] =
-    "SELECT id, name, memory_gb, memory_type, fp16_tflops, memory_bandwidth_gbps, tdp_watts,"
-    " fp32_tflops, bf16_tflops FROM gpu_models ORDER BY id";
-static const char SQL_MODES[] =
-    "SELECT id, name, description, block_hours, block_days, list_basis_points"
-    " FROM billing_modes";
-static const char SQL_MODE_SEGMENTS[] = "SELECT mode_id, segment_id FROM billing_mode_segments";
-static const char SQL_COUNT_SKUS[] = "SELECT count(*) FROM skus WHERE active = 1";
-static const char SQL_SKUS[] = "SELECT id, name, gpu_model_id, gpu_count, interconnect"
-                               " FROM skus WHERE active = 1 ORDER BY id";
-static const char SQL_PRICES[] = "SELECT p.sku_id, p.mode_id, p.amount_fen"
-                                 " FROM sku_prices p JOIN skus s ON s.id = p.sku_id"
-                                 " WHERE s.active = 1";
-static const char SQL_COUNT_RULES[] = "SELECT count(*) FROM discount_rules WHERE active = 1";
-static const char SQL_RULES[] =
-    "SELECT id, name, segment, billing, sku_id, min_quantity, basis_points, fixed_amount_fen,"
-    " valid_from, valid_until, priority, stackable"
-    " FROM discount_rules WHERE active = 1 ORDER BY priority, id";
-#define SELLABLE_BUNDLE                                                                            \
-    " NOT EXISTS (SELECT 1 FROM bundle_items i JOIN skus s ON s.id = i.sku_id"                     \
-    " WHERE i.bundle_id = b.id AND s.active = 0)"
-static const char SQL_COUNT_BUNDLES[] = "SELECT count(*) FROM bundles b WHERE" SELLABLE_BUNDLE;
-static const char SQL_BUNDLES[] =
-    "SELECT id, name, description, list_price_fen, price_fen, segment, valid_from, valid_until"
-    " FROM bundles b WHERE" SELLABLE_BUNDLE " ORDER BY id";
-static const char SQL_BUNDLE_ITEMS[] = "SELECT bundle_id, sku_id, quantity, hours"
-                                       " FROM bundle_items ORDER BY bundle_id, sku_id";
-
 /* ---- Helpers. ---- */
-
-/* Runs `sql` and calls `handle` on each row. */
-static enum gq_code for_each_row(struct loader *loader, const char *sql, row_handler handle,
-                                 struct gq_error *err)
-{
-    sqlite3_stmt *stmt = store_db_prepare(loader->conn, sql, err);
-    if (stmt == NULL)
-        return err != NULL ? err->code : GQ_ERR_INTERNAL;
-    enum gq_code code = GQ_OK;
-    int rc;
-    while (code == GQ_OK && (rc = sqlite3_step(stmt)) == SQLITE_ROW)
-        code = handle(loader, stmt, err);
-    if (code == GQ_OK && rc != SQLITE_DONE)
-        code = store_db_fail(loader->conn, rc, "reading the catalog", err);
-    sqlite3_finalize(stmt);
-    return code;
-}
-
-/* *out = the single integer `sql` returns. */
-static enum gq_code query_count(struct loader *loader, const char *sql, size_t *out,
-                                struct gq_error *err)
-{
-    sqlite3_stmt *stmt = store_db_prepare(loader->conn, sql, err);
-    if (stmt == NULL)
-        return err != NULL ? err->code : GQ_ERR_INTERNAL;
-    int rc = sqlite3_step(stmt);
-    enum gq_code code = GQ_OK;
-    if (rc == SQLITE_ROW)
-        *out = (size_t)sqlite3_column_int64(stmt, 0);
-    else
-        code = store_db_fail(loader->conn, rc, "counting catalog rows", err);
-    sqlite3_finalize(stmt);
-    return code;
-}
-
-/* Allocates a zeroed array for the rows `count_sql` counts. */
-static enum gq_code allocate_rows(struct loader *loader, const char *count_sql, size_t size,
-                                  void **out, struct gq_error *err)
-{
-    size_t count;
-    enum gq_code code = query_count(loader, count_sql, &count, err);
-    if (code != GQ_OK)
-        return code;
-    *out = calloc(count > 0 ? count : 1, size);
-    if (*out == NULL)
-        return gq_fail(err, GQ_ERR_NO_MEMORY, NULL, "out of memory loading the catalog");
-    loader->capacity = count;
-    return GQ_OK;
-}
 
 static enum gq_code no_memory(struct gq_error *err)
 {
     return gq_fail(err, GQ_ERR_NO_MEMORY, NULL, "out of memory loading the catalog");
 }
 
-static enum gq_code too_many_rows(struct gq_error *err)
+static bool row_is_null(const struct store_row *row, int column)
 {
-    return gq_fail(err, GQ_ERR_INTERNAL, NULL, "catalog changed while it was read");
+    return row->ops->is_null(row, column);
+}
+
+static const char *row_text(const struct store_row *row, int column)
+{
+    const char *text = row->ops->text(row, column);
+    return text != NULL ? text : "";
+}
+
+static int64_t row_integer(const struct store_row *row, int column)
+{
+    return row->ops->integer(row, column);
+}
+
+static int32_t row_int32(const struct store_row *row, int column)
+{
+    return (int32_t)row->ops->integer(row, column);
+}
+
+static double row_real(const struct store_row *row, int column)
+{
+    return row->ops->real(row, column);
 }
 
 /* A copy of a text column; NULL (never expected for these) becomes "". */
-static enum gq_code copy_text(sqlite3_stmt *stmt, int column, char **out, struct gq_error *err)
+static enum gq_code copy_text(const struct store_row *row, int column, char **out,
+                              struct gq_error *err)
 {
-    if (!store_db_column_strdup(stmt, column, out))
-        return no_memory(err);
-    if (*out == NULL && (*out = strdup("")) == NULL)
-        return no_memory(err);
-    return GQ_OK;
+    *out = strdup(row_text(row, column));
+    return *out != NULL ? GQ_OK : no_memory(err);
 }
 
 /* A copy of a nullable text column: NULL stays NULL. */
-static enum gq_code copy_optional_text(sqlite3_stmt *stmt, int column, char **out,
+static enum gq_code copy_optional_text(const struct store_row *row, int column, char **out,
                                        struct gq_error *err)
 {
-    return store_db_column_strdup(stmt, column, out) ? GQ_OK : no_memory(err);
+    if (row_is_null(row, column)) {
+        *out = NULL;
+        return GQ_OK;
+    }
+    return copy_text(row, column, out, err);
 }
 
-static const char *column_text(sqlite3_stmt *stmt, int column)
+/* Makes room for one more element in *array (of *count, `size` bytes
+ * each), doubling the loader's capacity; the new element is zeroed. */
+static void *append_element(struct loader *loader, void **array, size_t *count, size_t size,
+                            struct gq_error *err)
 {
-    const unsigned char *text = sqlite3_column_text(stmt, column);
-    return text != NULL ? (const char *)text : "";
-}
-
-static int32_t column_int32(sqlite3_stmt *stmt, int column)
-{
-    return (int32_t)sqlite3_column_int64(stmt, column);
+    if (*count == loader->capacity) {
+        size_t capacity = loader->capacity ? loader->capacity * 2 : 16;
+        void *grown = realloc(*array, capacity * size);
+        if (grown == NULL) {
+            no_memory(err);
+            return NULL;
+        }
+        *array = grown;
+        loader->capacity = capacity;
+    }
+    void *element = (char *)*array + *count * size;
+    memset(element, 0, size);
+    (*count)++;
+    return element;
 }
 
 /* Segment mask of a nullable segment column: NULL means every segment. */
-static enum gq_code read_segment_mask(sqlite3_stmt *stmt, int column, uint32_t *out,
+static enum gq_code read_segment_mask(const struct store_row *row, int column, uint32_t *out,
                                       struct gq_error *err)
 {
-    if (sqlite3_column_type(stmt, column) == SQLITE_NULL) {
+    if (row_is_null(row, column)) {
         *out = SEGMENT_MASK_ALL;
         return GQ_OK;
     }
     enum customer_segment segment;
-    if (!segment_parse(column_text(stmt, column), &segment))
+    if (!segment_parse(row_text(row, column), &segment))
         return gq_fail(err, GQ_ERR_INVALID_VALUE, NULL, "unknown customer segment '%s'",
-                       column_text(stmt, column));
+                       row_text(row, column));
     *out = SEGMENT_BIT(segment);
     return GQ_OK;
 }
@@ -172,56 +123,46 @@ static enum gq_code parse_mode(const char *text, enum billing_mode *out, struct 
     return GQ_OK;
 }
 
+static int compare_ids(const char *a, const char *b)
+{
+    return strcmp(a, b);
+}
+
 /* ---- Price list. ---- */
 
-static enum gq_code check_schema(struct loader *loader, struct gq_error *err)
-{
-    size_t tables;
-    enum gq_code code = query_count(loader, SQL_HAS_SCHEMA, &tables, err);
-    if (code == GQ_OK && tables == 0)
-        return gq_fail(err, GQ_ERR_NOT_READY, NULL,
-                       "the database has no catalog (run 'gpuquote migrate')");
-    return code;
-}
-
-static enum gq_code read_price_list(struct loader *loader, sqlite3_stmt *stmt, struct gq_error *err)
+static enum gq_code read_price_list(struct loader *loader, const struct store_row *row,
+                                    struct gq_error *err)
 {
     struct catalog *catalog = loader->catalog;
-    if (catalog->currency != NULL)
-        return too_many_rows(err);
-    catalog->price_list_version = sqlite3_column_int64(stmt, 0);
-    catalog->price_list_updated_at = sqlite3_column_int64(stmt, 2);
-    return copy_text(stmt, 1, &catalog->currency, err);
-}
-
-static enum gq_code load_price_list(struct loader *loader, struct gq_error *err)
-{
-    enum gq_code code = for_each_row(loader, SQL_PRICE_LIST, read_price_list, err);
-    if (code == GQ_OK && loader->catalog->currency == NULL)
-        return gq_fail(err, GQ_ERR_NOT_READY, NULL,
-                       "the database has no price list (run 'gpuquote migrate')");
-    return code;
+    if (loader->has_price_list)
+        return gq_fail(err, GQ_ERR_INTERNAL, NULL, "the database has two price lists");
+    loader->has_price_list = true;
+    catalog->price_list_version = row_integer(row, 0);
+    catalog->price_list_updated_at = row_integer(row, 2);
+    return copy_text(row, 1, &catalog->currency, err);
 }
 
 /* ---- GPU models. ---- */
 
-static enum gq_code read_model(struct loader *loader, sqlite3_stmt *stmt, struct gq_error *err)
+static enum gq_code read_model(struct loader *loader, const struct store_row *row,
+                               struct gq_error *err)
 {
     struct catalog *catalog = loader->catalog;
-    if (catalog->n_models >= loader->capacity)
-        return too_many_rows(err);
-    struct gpu_model *model = &catalog->models[catalog->n_models++];
-    model->memory_gb = column_int32(stmt, 2);
-    model->fp16_tflops = sqlite3_column_double(stmt, 4);
-    model->memory_bandwidth_gbps = column_int32(stmt, 5);
-    model->tdp_watts = column_int32(stmt, 6);
-    model->fp32_tflops = sqlite3_column_double(stmt, 7); /* NULL reads as 0 */
-    model->bf16_tflops = sqlite3_column_double(stmt, 8);
-    enum gq_code code = copy_text(stmt, 0, &model->id, err);
+    struct gpu_model *model =
+        append_element(loader, (void **)&catalog->models, &catalog->n_models, sizeof *model, err);
+    if (model == NULL)
+        return GQ_ERR_NO_MEMORY;
+    model->memory_gb = row_int32(row, 2);
+    model->fp16_tflops = row_real(row, 4);
+    model->memory_bandwidth_gbps = row_int32(row, 5);
+    model->tdp_watts = row_int32(row, 6);
+    model->fp32_tflops = row_real(row, 7); /* NULL reads as 0 */
+    model->bf16_tflops = row_real(row, 8);
+    enum gq_code code = copy_text(row, 0, &model->id, err);
     if (code == GQ_OK)
-        code = copy_text(stmt, 1, &model->name, err);
+        code = copy_text(row, 1, &model->name, err);
     if (code == GQ_OK)
-        code = copy_text(stmt, 3, &model->memory_type, err);
+        code = copy_text(row, 3, &model->memory_type, err);
     /* Training in fp32 (and bf16 without BF16 tensor cores) is timed at it. */
     if (code == GQ_OK && !(model->fp32_tflops > 0.0))
         code = gq_fail(err, GQ_ERR_INVALID_VALUE, NULL,
@@ -231,137 +172,123 @@ static enum gq_code read_model(struct loader *loader, sqlite3_stmt *stmt, struct
     return code;
 }
 
-static enum gq_code load_models(struct loader *loader, struct gq_error *err)
+static int compare_models(const void *a, const void *b)
 {
-    enum gq_code code = allocate_rows(loader, SQL_COUNT_MODELS, sizeof(struct gpu_model),
-                                      (void **)&loader->catalog->models, err);
-    return code == GQ_OK ? for_each_row(loader, SQL_MODELS, read_model, err) : code;
+    return compare_ids(((const struct gpu_model *)a)->id, ((const struct gpu_model *)b)->id);
 }
 
-/* Binary search among the models, which are sorted by id. */
+/* Binary search among the models, sorted by id once read. */
 static const struct gpu_model *find_model(const struct catalog *catalog, const char *id)
 {
-    size_t low = 0, high = catalog->n_models;
-    while (low < high) {
-        size_t middle = low + (high - low) / 2;
-        int order = strcmp(id, catalog->models[middle].id);
-        if (order == 0)
-            return &catalog->models[middle];
-        if (order < 0)
-            high = middle;
-        else
-            low = middle + 1;
-    }
-    return NULL;
+    struct gpu_model key = {.id = (char *)id};
+    return bsearch(&key, catalog->models, catalog->n_models, sizeof key, compare_models);
 }
 
 /* ---- Billing modes. ---- */
 
-static enum gq_code read_mode(struct loader *loader, sqlite3_stmt *stmt, struct gq_error *err)
+static enum gq_code read_mode(struct loader *loader, const struct store_row *row,
+                              struct gq_error *err)
 {
     enum billing_mode mode;
-    enum gq_code code = parse_mode(column_text(stmt, 0), &mode, err);
+    enum gq_code code = parse_mode(row_text(row, 0), &mode, err);
     if (code != GQ_OK)
         return code;
     struct billing_mode_info *info = &loader->catalog->modes[mode];
     if (info->name != NULL)
-        return too_many_rows(err);
-    info->block_hours = column_int32(stmt, 3);
-    info->block_days = column_int32(stmt, 4);
-    info->list_basis_points = column_int32(stmt, 5);
-    code = copy_text(stmt, 1, &info->name, err);
+        return gq_fail(err, GQ_ERR_INTERNAL, NULL, "billing mode '%s' is there twice",
+                       row_text(row, 0));
+    info->block_hours = row_int32(row, 3);
+    info->block_days = row_int32(row, 4);
+    info->list_basis_points = row_int32(row, 5);
+    code = copy_text(row, 1, &info->name, err);
     if (code == GQ_OK)
-        code = copy_text(stmt, 2, &info->description, err);
+        code = copy_text(row, 2, &info->description, err);
     return code;
 }
 
-static enum gq_code read_mode_segment(struct loader *loader, sqlite3_stmt *stmt,
+static enum gq_code check_modes(struct loader *loader, struct gq_error *err)
+{
+    for (int mode = 0; mode < BILLING_MODE_COUNT; mode++)
+        if (loader->catalog->modes[mode].name == NULL)
+            return gq_fail(err, GQ_ERR_INVALID_VALUE, NULL,
+                           "billing mode '%s' is missing from the database",
+                           billing_mode_id((enum billing_mode)mode));
+    return GQ_OK;
+}
+
+static enum gq_code read_mode_segment(struct loader *loader, const struct store_row *row,
                                       struct gq_error *err)
 {
     enum billing_mode mode;
-    enum gq_code code = parse_mode(column_text(stmt, 0), &mode, err);
+    enum gq_code code = parse_mode(row_text(row, 0), &mode, err);
     uint32_t mask = 0;
     if (code == GQ_OK)
-        code = read_segment_mask(stmt, 1, &mask, err);
+        code = read_segment_mask(row, 1, &mask, err);
     if (code == GQ_OK)
         loader->catalog->modes[mode].segment_mask |= mask;
     return code;
 }
 
-static enum gq_code load_modes(struct loader *loader, struct gq_error *err)
-{
-    enum gq_code code = for_each_row(loader, SQL_MODES, read_mode, err);
-    for (int mode = 0; code == GQ_OK && mode < BILLING_MODE_COUNT; mode++)
-        if (loader->catalog->modes[mode].name == NULL)
-            code = gq_fail(err, GQ_ERR_INVALID_VALUE, NULL,
-                           "billing mode '%s' is missing from the database",
-                           billing_mode_id((enum billing_mode)mode));
-    if (code == GQ_OK)
-        code = for_each_row(loader, SQL_MODE_SEGMENTS, read_mode_segment, err);
-    return code;
-}
-
 /* ---- SKUs and their prices. ---- */
 
-static enum gq_code read_sku(struct loader *loader, sqlite3_stmt *stmt, struct gq_error *err)
+static enum gq_code read_sku(struct loader *loader, const struct store_row *row,
+                             struct gq_error *err)
 {
     struct catalog *catalog = loader->catalog;
-    if (catalog->n_skus >= loader->capacity)
-        return too_many_rows(err);
-    struct sku *sku = &catalog->skus[catalog->n_skus++];
-    enum gq_code code = copy_text(stmt, 0, &sku->id, err);
+    struct sku *sku =
+        append_element(loader, (void **)&catalog->skus, &catalog->n_skus, sizeof *sku, err);
+    if (sku == NULL)
+        return GQ_ERR_NO_MEMORY;
+    enum gq_code code = copy_text(row, 0, &sku->id, err);
     if (code == GQ_OK)
-        code = copy_text(stmt, 1, &sku->name, err);
+        code = copy_text(row, 1, &sku->name, err);
     if (code != GQ_OK)
         return code;
-    sku->gpu = find_model(catalog, column_text(stmt, 2));
+    sku->gpu = find_model(catalog, row_text(row, 2));
     if (sku->gpu == NULL)
         return gq_fail(err, GQ_ERR_INVALID_VALUE, NULL, "SKU '%s' names unknown GPU model '%s'",
-                       sku->id, column_text(stmt, 2));
-    sku->gpu_count = column_int32(stmt, 3);
-    if (!interconnect_parse(column_text(stmt, 4), &sku->interconnect))
+                       sku->id, row_text(row, 2));
+    sku->gpu_count = row_int32(row, 3);
+    if (!interconnect_parse(row_text(row, 4), &sku->interconnect))
         return gq_fail(err, GQ_ERR_INVALID_VALUE, NULL, "SKU '%s' has unknown interconnect '%s'",
-                       sku->id, column_text(stmt, 4));
+                       sku->id, row_text(row, 4));
+    sku->available = row_integer(row, 5) != 0;
     return GQ_OK;
 }
 
-static enum gq_code read_price(struct loader *loader, sqlite3_stmt *stmt, struct gq_error *err)
+static int compare_skus(const void *a, const void *b)
+{
+    return compare_ids(((const struct sku *)a)->id, ((const struct sku *)b)->id);
+}
+
+static enum gq_code read_price(struct loader *loader, const struct store_row *row,
+                               struct gq_error *err)
 {
     /* The cast drops const: the catalog is still being built. */
-    struct sku *sku = (struct sku *)catalog_find_sku(loader->catalog, column_text(stmt, 0));
+    struct sku *sku = (struct sku *)catalog_find_sku(loader->catalog, row_text(row, 0));
     if (sku == NULL)
-        return too_many_rows(err);
+        return gq_fail(err, GQ_ERR_INTERNAL, NULL, "a price names SKU '%s', which was not read",
+                       row_text(row, 0));
     enum billing_mode mode;
-    enum gq_code code = parse_mode(column_text(stmt, 1), &mode, err);
+    enum gq_code code = parse_mode(row_text(row, 1), &mode, err);
     if (code != GQ_OK)
         return code;
-    sku->price[mode] = sqlite3_column_int64(stmt, 2);
+    sku->price[mode] = row_integer(row, 2);
     sku->priced[mode] = true;
     return GQ_OK;
-}
-
-static enum gq_code load_skus(struct loader *loader, struct gq_error *err)
-{
-    enum gq_code code = allocate_rows(loader, SQL_COUNT_SKUS, sizeof(struct sku),
-                                      (void **)&loader->catalog->skus, err);
-    if (code == GQ_OK)
-        code = for_each_row(loader, SQL_SKUS, read_sku, err);
-    if (code == GQ_OK)
-        code = for_each_row(loader, SQL_PRICES, read_price, err);
-    return code;
 }
 
 /* ---- Discount rules. ---- */
 
 /* Billing mask of a rule: NULL is every billing, 'mixed' a mixed plan. */
-static enum gq_code read_billing_mask(sqlite3_stmt *stmt, int column, uint32_t *out,
+static enum gq_code read_billing_mask(const struct store_row *row, int column, uint32_t *out,
                                       struct gq_error *err)
 {
-    if (sqlite3_column_type(stmt, column) == SQLITE_NULL) {
+    if (row_is_null(row, column)) {
         *out = DISCOUNT_BILLING_ALL;
         return GQ_OK;
     }
-    const char *text = column_text(stmt, column);
+    const char *text = row_text(row, column);
     if (strcmp(text, "mixed") == 0) {
         *out = DISCOUNT_BILLING_MIXED;
         return GQ_OK;
@@ -373,159 +300,358 @@ static enum gq_code read_billing_mask(sqlite3_stmt *stmt, int column, uint32_t *
     return code;
 }
 
-static void read_rule_amount(sqlite3_stmt *stmt, struct discount_rule *rule)
+static void read_rule_amount(const struct store_row *row, struct discount_rule *rule)
 {
-    if (sqlite3_column_type(stmt, 6) != SQLITE_NULL) {
+    if (!row_is_null(row, 6)) {
         rule->kind = DISCOUNT_PERCENT;
-        rule->basis_points = column_int32(stmt, 6);
+        rule->basis_points = row_int32(row, 6);
     } else {
         rule->kind = DISCOUNT_FIXED;
-        rule->fixed_amount = sqlite3_column_int64(stmt, 7);
+        rule->fixed_amount = row_integer(row, 7);
     }
 }
 
-static enum gq_code read_rule(struct loader *loader, sqlite3_stmt *stmt, struct gq_error *err)
+static enum gq_code read_rule(struct loader *loader, const struct store_row *row,
+                              struct gq_error *err)
 {
     struct catalog *catalog = loader->catalog;
-    if (catalog->n_rules >= loader->capacity)
-        return too_many_rows(err);
-    struct discount_rule *rule = &catalog->rules[catalog->n_rules++];
-    enum gq_code code = copy_text(stmt, 0, &rule->id, err);
+    struct discount_rule *rule =
+        append_element(loader, (void **)&catalog->rules, &catalog->n_rules, sizeof *rule, err);
+    if (rule == NULL)
+        return GQ_ERR_NO_MEMORY;
+    enum gq_code code = copy_text(row, 0, &rule->id, err);
     if (code == GQ_OK)
-        code = copy_text(stmt, 1, &rule->name, err);
+        code = copy_text(row, 1, &rule->name, err);
     if (code == GQ_OK)
-        code = read_segment_mask(stmt, 2, &rule->segment_mask, err);
+        code = read_segment_mask(row, 2, &rule->segment_mask, err);
     if (code == GQ_OK)
-        code = read_billing_mask(stmt, 3, &rule->billing_mask, err);
+        code = read_billing_mask(row, 3, &rule->billing_mask, err);
     if (code == GQ_OK)
-        code = copy_optional_text(stmt, 4, &rule->sku_id, err);
+        code = copy_optional_text(row, 4, &rule->sku_id, err);
     if (code != GQ_OK)
         return code;
-    rule->min_quantity = column_int32(stmt, 5);
-    read_rule_amount(stmt, rule);
-    rule->valid_from = sqlite3_column_int64(stmt, 8); /* NULL reads as 0: open */
-    rule->valid_until = sqlite3_column_int64(stmt, 9);
-    rule->priority = column_int32(stmt, 10);
-    rule->stackable = sqlite3_column_int(stmt, 11) != 0;
+    rule->min_quantity = row_int32(row, 5);
+    read_rule_amount(row, rule);
+    rule->valid_from = row_integer(row, 8); /* NULL reads as 0: open */
+    rule->valid_until = row_integer(row, 9);
+    rule->priority = row_int32(row, 10);
+    rule->stackable = row_integer(row, 11) != 0;
     return GQ_OK;
 }
 
-static enum gq_code load_rules(struct loader *loader, struct gq_error *err)
+/* Stackable rules apply lowest priority first, ties by id. */
+static int compare_rules(const void *a, const void *b)
 {
-    enum gq_code code = allocate_rows(loader, SQL_COUNT_RULES, sizeof(struct discount_rule),
-                                      (void **)&loader->catalog->rules, err);
-    return code == GQ_OK ? for_each_row(loader, SQL_RULES, read_rule, err) : code;
+    const struct discount_rule *left = a, *right = b;
+    if (left->priority != right->priority)
+        return left->priority < right->priority ? -1 : 1;
+    return compare_ids(left->id, right->id);
 }
 
 /* ---- Bundles. ---- */
 
-static enum gq_code read_bundle(struct loader *loader, sqlite3_stmt *stmt, struct gq_error *err)
+static enum gq_code read_bundle(struct loader *loader, const struct store_row *row,
+                                struct gq_error *err)
 {
     struct catalog *catalog = loader->catalog;
-    if (catalog->n_bundles >= loader->capacity)
-        return too_many_rows(err);
-    struct bundle *bundle = &catalog->bundles[catalog->n_bundles++];
-    enum gq_code code = copy_text(stmt, 0, &bundle->id, err);
+    struct bundle *bundle = append_element(loader, (void **)&catalog->bundles, &catalog->n_bundles,
+                                           sizeof *bundle, err);
+    if (bundle == NULL)
+        return GQ_ERR_NO_MEMORY;
+    enum gq_code code = copy_text(row, 0, &bundle->id, err);
     if (code == GQ_OK)
-        code = copy_text(stmt, 1, &bundle->name, err);
+        code = copy_text(row, 1, &bundle->name, err);
     if (code == GQ_OK)
-        code = copy_text(stmt, 2, &bundle->description, err);
+        code = copy_text(row, 2, &bundle->description, err);
     if (code == GQ_OK)
-        code = read_segment_mask(stmt, 5, &bundle->segment_mask, err);
-    bundle->list_price = sqlite3_column_int64(stmt, 3);
-    bundle->price = sqlite3_column_int64(stmt, 4);
-    bundle->valid_from = sqlite3_column_int64(stmt, 6);
-    bundle->valid_until = sqlite3_column_int64(stmt, 7);
+        code = read_segment_mask(row, 5, &bundle->segment_mask, err);
+    bundle->list_price = row_integer(row, 3);
+    bundle->price = row_integer(row, 4);
+    bundle->valid_from = row_integer(row, 6);
+    bundle->valid_until = row_integer(row, 7);
     return code;
 }
 
-/* Binary search among the bundles, which are sorted by id. */
-static struct bundle *find_bundle(struct catalog *catalog, const char *id)
+static int compare_bundles(const void *a, const void *b)
 {
-    size_t low = 0, high = catalog->n_bundles;
-    while (low < high) {
-        size_t middle = low + (high - low) / 2;
-        int order = strcmp(id, catalog->bundles[middle].id);
-        if (order == 0)
-            return &catalog->bundles[middle];
-        if (order < 0)
-            high = middle;
-        else
-            low = middle + 1;
-    }
-    return NULL;
+    return compare_ids(((const struct bundle *)a)->id, ((const struct bundle *)b)->id);
 }
 
-static enum gq_code read_bundle_item(struct loader *loader, sqlite3_stmt *stmt,
+static struct bundle *find_bundle(struct catalog *catalog, const char *id)
+{
+    struct bundle key = {.id = (char *)id};
+    return bsearch(&key, catalog->bundles, catalog->n_bundles, sizeof key, compare_bundles);
+}
+
+static enum gq_code read_bundle_item(struct loader *loader, const struct store_row *row,
                                      struct gq_error *err)
 {
-    struct bundle *bundle = find_bundle(loader->catalog, column_text(stmt, 0));
+    struct bundle *bundle = find_bundle(loader->catalog, row_text(row, 0));
     if (bundle == NULL)
         return GQ_OK; /* left out: it contains an inactive SKU */
-    const struct sku *sku = catalog_find_sku(loader->catalog, column_text(stmt, 1));
+    const struct sku *sku = catalog_find_sku(loader->catalog, row_text(row, 1));
     if (sku == NULL)
-        return too_many_rows(err);
+        return gq_fail(err, GQ_ERR_INTERNAL, NULL, "bundle '%s' names SKU '%s', not read",
+                       bundle->id, row_text(row, 1));
     struct bundle_item *items = realloc(bundle->items, (bundle->n_items + 1) * sizeof *items);
     if (items == NULL)
         return no_memory(err);
     bundle->items = items;
     items[bundle->n_items].sku = sku;
-    items[bundle->n_items].quantity = column_int32(stmt, 2);
-    items[bundle->n_items].hours = column_int32(stmt, 3);
+    items[bundle->n_items].quantity = row_int32(row, 2);
+    items[bundle->n_items].hours = row_int32(row, 3);
     bundle->n_items++;
     return GQ_OK;
 }
 
-static enum gq_code load_bundles(struct loader *loader, struct gq_error *err)
+/* Bundle items in a fixed order (by SKU id), whatever the database gave. */
+static int compare_bundle_items(const void *a, const void *b)
 {
-    enum gq_code code = allocate_rows(loader, SQL_COUNT_BUNDLES, sizeof(struct bundle),
-                                      (void **)&loader->catalog->bundles, err);
-    if (code == GQ_OK)
-        code = for_each_row(loader, SQL_BUNDLES, read_bundle, err);
-    if (code == GQ_OK)
-        code = for_each_row(loader, SQL_BUNDLE_ITEMS, read_bundle_item, err);
+    return compare_ids(((const struct bundle_item *)a)->sku->id,
+                       ((const struct bundle_item *)b)->sku->id);
+}
+
+/* ---- Texts in each language, and hosts. ---- */
+
+/* Fills text[lang] from a row's name and description columns (`column`,
+ * `column` + 1; no description when `column` + 1 is -1). A language the
+ * service does not speak is skipped. */
+static enum gq_code read_text(const struct store_row *row, int lang_column, int name_column,
+                              int description_column, struct catalog_text text[GQ_LANG_COUNT],
+                              const char *what, struct gq_error *err)
+{
+    enum gq_lang lang;
+    if (!catalog_lang_parse(row_text(row, lang_column), &lang))
+        return GQ_OK;
+    if (text[lang].name != NULL)
+        return gq_fail(err, GQ_ERR_INTERNAL, NULL, "%s has two %s texts", what,
+                       row_text(row, lang_column));
+    enum gq_code code = copy_text(row, name_column, &text[lang].name, err);
+    if (code == GQ_OK && description_column >= 0)
+        code = copy_text(row, description_column, &text[lang].description, err);
     return code;
 }
 
-/* ---- The whole catalog. ---- */
-
-static enum gq_code load_everything(struct loader *loader, struct gq_error *err)
+static enum gq_code read_sku_text(struct loader *loader, const struct store_row *row,
+                                  struct gq_error *err)
 {
-    enum gq_code code = check_schema(loader, err);
+    /* The cast drops const: the catalog is still being built. */
+    struct sku *sku = (struct sku *)catalog_find_sku(loader->catalog, row_text(row, 0));
+    if (sku == NULL)
+        return GQ_OK; /* an inactive SKU's */
+    return read_text(row, 1, 2, 3, sku->text, sku->id, err);
+}
+
+static enum gq_code read_mode_text(struct loader *loader, const struct store_row *row,
+                                   struct gq_error *err)
+{
+    enum billing_mode mode;
+    enum gq_code code = parse_mode(row_text(row, 0), &mode, err);
+    if (code != GQ_OK)
+        return code;
+    return read_text(row, 1, 2, 3, loader->catalog->modes[mode].text, billing_mode_id(mode), err);
+}
+
+static enum gq_code read_bundle_text(struct loader *loader, const struct store_row *row,
+                                     struct gq_error *err)
+{
+    struct bundle *bundle = find_bundle(loader->catalog, row_text(row, 0));
+    if (bundle == NULL)
+        return GQ_OK; /* left out: it contains an inactive SKU */
+    return read_text(row, 1, 2, 3, bundle->text, bundle->id, err);
+}
+
+static enum gq_code read_catalog_text(struct loader *loader, const struct store_row *row,
+                                      struct gq_error *err)
+{
+    if (strcmp(row_text(row, 0), "bundles") != 0)
+        return GQ_OK; /* a subject this version shows nowhere */
+    return read_text(row, 1, 2, 3, loader->catalog->bundles_text, "the bundles", err);
+}
+
+static enum gq_code read_host(struct loader *loader, const struct store_row *row,
+                              struct gq_error *err)
+{
+    struct sku *sku = (struct sku *)catalog_find_sku(loader->catalog, row_text(row, 0));
+    if (sku == NULL)
+        return GQ_OK; /* an inactive SKU's */
+    if (sku->host != NULL)
+        return gq_fail(err, GQ_ERR_INTERNAL, NULL, "SKU '%s' has two hosts", sku->id);
+    struct sku_host *host = calloc(1, sizeof *host);
+    if (host == NULL)
+        return no_memory(err);
+    sku->host = host; /* freed with the catalog from here on */
+    host->vcpus = row_int32(row, 2);
+    host->memory_gib = row_int32(row, 3);
+    host->system_disk_gb = row_int32(row, 4);
+    host->bandwidth_gbps = row_real(row, 5);
+    host->provisioning_min_minutes = row_int32(row, 7);
+    host->provisioning_max_minutes = row_int32(row, 8);
+    host->provisioning_average_minutes = row_int32(row, 9);
+    host->ssh = row_integer(row, 11) != 0;
+    enum gq_code code = copy_text(row, 1, &host->instance_type, err);
     if (code == GQ_OK)
-        code = load_price_list(loader, err);
+        code = copy_text(row, 6, &host->region_id, err);
     if (code == GQ_OK)
-        code = load_models(loader, err);
-    if (code == GQ_OK)
-        code = load_modes(loader, err);
-    if (code == GQ_OK)
-        code = load_skus(loader, err);
-    if (code == GQ_OK)
-        code = load_rules(loader, err);
-    if (code == GQ_OK)
-        code = load_bundles(loader, err);
+        code = copy_text(row, 10, &host->software, err);
     return code;
 }
 
-/* See store.h. On failure *out is NULL and err says why: GQ_ERR_NOT_READY
- * for an unmigrated database, GQ_ERR_INVALID_VALUE for data that breaks the
- * catalog's invariants, GQ_ERR_RETRY_LATER/GQ_ERR_INTERNAL from SQLite. */
-enum gq_code store_load_catalog(struct store *store, struct catalog **out, struct gq_error *err)
+/* A region's name goes to every host in that region. */
+static enum gq_code read_region_text(struct loader *loader, const struct store_row *row,
+                                     struct gq_error *err)
 {
-    assert(store != NULL && out != NULL);
+    enum gq_lang lang;
+    if (!catalog_lang_parse(row_text(row, 1), &lang))
+        return GQ_OK;
+    struct catalog *catalog = loader->catalog;
+    for (size_t i = 0; i < catalog->n_skus; i++) {
+        struct sku_host *host = catalog->skus[i].host;
+        if (host == NULL || strcmp(host->region_id, row_text(row, 0)) != 0 ||
+            host->region_name[lang] != NULL)
+            continue;
+        enum gq_code code = copy_text(row, 2, &host->region_name[lang], err);
+        if (code != GQ_OK)
+            return code;
+    }
+    return GQ_OK;
+}
+
+/* qsort() of `count` elements; none is no call, since an empty array is
+ * NULL here and qsort's pointer may not be (UBSan stops there). */
+static void sort_rows(void *rows, size_t count, size_t size,
+                      int (*compare)(const void *, const void *))
+{
+    if (count > 1)
+        qsort(rows, count, size, compare);
+}
+
+/* ---- Model shapes. ---- */
+
+static enum gq_code read_shape(struct loader *loader, const struct store_row *row,
+                               struct gq_error *err)
+{
+    struct catalog *catalog = loader->catalog;
+    struct model_shape *shape =
+        append_element(loader, (void **)&catalog->shapes, &catalog->n_shapes, sizeof *shape, err);
+    if (shape == NULL)
+        return GQ_ERR_NO_MEMORY;
+    enum gq_code code = copy_text(row, 0, &shape->id, err);
+    if (code == GQ_OK)
+        code = copy_text(row, 1, &shape->name, err);
+    if (code == GQ_OK)
+        code = copy_text(row, 10, &shape->source, err);
+    shape->layers = row_int32(row, 2);
+    shape->hidden = row_int32(row, 3);
+    shape->heads = row_int32(row, 4);
+    shape->kv_heads = row_int32(row, 5);
+    shape->intermediate = row_int32(row, 6);
+    shape->vocab = row_int32(row, 7);
+    shape->sliding_window = row_int32(row, 8);
+    shape->params = row_integer(row, 9);
+    return code;
+}
+
+static int compare_shapes(const void *a, const void *b)
+{
+    return compare_ids(((const struct model_shape *)a)->id, ((const struct model_shape *)b)->id);
+}
+
+/* ---- The reader the backend calls. ---- */
+
+static enum gq_code handle_row(struct catalog_reader *reader, enum catalog_query query,
+                               const struct store_row *row, struct gq_error *err)
+{
+    struct loader *loader = (struct loader *)reader;
+    switch (query) {
+    case CATALOG_QUERY_PRICE_LIST:
+        return read_price_list(loader, row, err);
+    case CATALOG_QUERY_MODELS:
+        return read_model(loader, row, err);
+    case CATALOG_QUERY_MODES:
+        return read_mode(loader, row, err);
+    case CATALOG_QUERY_MODE_SEGMENTS:
+        return read_mode_segment(loader, row, err);
+    case CATALOG_QUERY_SKUS:
+        return read_sku(loader, row, err);
+    case CATALOG_QUERY_PRICES:
+        return read_price(loader, row, err);
+    case CATALOG_QUERY_RULES:
+        return read_rule(loader, row, err);
+    case CATALOG_QUERY_BUNDLES:
+        return read_bundle(loader, row, err);
+    case CATALOG_QUERY_BUNDLE_ITEMS:
+        return read_bundle_item(loader, row, err);
+    case CATALOG_QUERY_SKU_TEXTS:
+        return read_sku_text(loader, row, err);
+    case CATALOG_QUERY_MODE_TEXTS:
+        return read_mode_text(loader, row, err);
+    case CATALOG_QUERY_BUNDLE_TEXTS:
+        return read_bundle_text(loader, row, err);
+    case CATALOG_QUERY_CATALOG_TEXTS:
+        return read_catalog_text(loader, row, err);
+    case CATALOG_QUERY_SKU_HOSTS:
+        return read_host(loader, row, err);
+    case CATALOG_QUERY_REGION_TEXTS:
+        return read_region_text(loader, row, err);
+    case CATALOG_QUERY_SHAPES:
+        return read_shape(loader, row, err);
+    case CATALOG_QUERY_COUNT:
+    default:
+        return gq_fail(err, GQ_ERR_INTERNAL, NULL, "unknown catalog query %d", (int)query);
+    }
+}
+
+static enum gq_code handle_end(struct catalog_reader *reader, enum catalog_query query,
+                               struct gq_error *err)
+{
+    struct loader *loader = (struct loader *)reader;
+    struct catalog *catalog = loader->catalog;
+    loader->capacity = 0; /* the next query fills another array */
+    switch (query) {
+    case CATALOG_QUERY_PRICE_LIST:
+        if (!loader->has_price_list)
+            return gq_fail(err, GQ_ERR_NOT_READY, NULL,
+                           "the database has no price list (run 'gpuquote migrate')");
+        return GQ_OK;
+    case CATALOG_QUERY_MODELS:
+        sort_rows(catalog->models, catalog->n_models, sizeof *catalog->models, compare_models);
+        return GQ_OK;
+    case CATALOG_QUERY_MODES:
+        return check_modes(loader, err);
+    case CATALOG_QUERY_SKUS:
+        sort_rows(catalog->skus, catalog->n_skus, sizeof *catalog->skus, compare_skus);
+        return GQ_OK;
+    case CATALOG_QUERY_RULES:
+        sort_rows(catalog->rules, catalog->n_rules, sizeof *catalog->rules, compare_rules);
+        return GQ_OK;
+    case CATALOG_QUERY_BUNDLES:
+        sort_rows(catalog->bundles, catalog->n_bundles, sizeof *catalog->bundles, compare_bundles);
+        return GQ_OK;
+    case CATALOG_QUERY_BUNDLE_ITEMS:
+        for (size_t i = 0; i < catalog->n_bundles; i++)
+            sort_rows(catalog->bundles[i].items, catalog->bundles[i].n_items,
+                      sizeof *catalog->bundles[i].items, compare_bundle_items);
+        return GQ_OK;
+    case CATALOG_QUERY_SHAPES:
+        sort_rows(catalog->shapes, catalog->n_shapes, sizeof *catalog->shapes, compare_shapes);
+        return GQ_OK;
+    default:
+        return GQ_OK;
+    }
+}
+
+/* See backend.h. */
+enum gq_code store_build_catalog(store_catalog_feed feed, void *context, struct catalog **out,
+                                 struct gq_error *err)
+{
+    assert(feed != NULL && out != NULL);
     *out = NULL;
     struct catalog *catalog = calloc(1, sizeof *catalog);
     if (catalog == NULL)
         return no_memory(err);
-    struct store_conn *conn = store_db_checkout(store);
-    struct loader loader = {conn, catalog, 0};
-    enum gq_code code = store_db_begin_read(conn, err);
-    if (code == GQ_OK)
-        code = load_everything(&loader, err);
-    if (code == GQ_OK)
-        code = store_db_commit(conn, err);
-    store_db_end(conn);
-    store_db_checkin(store, conn);
+    struct loader loader = {.reader = {handle_row, handle_end}, .catalog = catalog};
+    enum gq_code code = feed(context, &loader.reader, err);
     if (code == GQ_OK)
         code = catalog_validate(catalog, err);
     if (code != GQ_OK) {
@@ -534,4 +660,21 @@ enum gq_code store_load_catalog(struct store *store, struct catalog **out, struc
     }
     *out = catalog;
     return GQ_OK;
+}
+
+static enum gq_code feed_from_database(void *context, struct catalog_reader *reader,
+                                       struct gq_error *err)
+{
+    struct store *store = context;
+    return store_ops(store)->read_catalog(store_backend(store), reader, err);
+}
+
+/* See store.h. On failure *out is NULL and err says why: GQ_ERR_NOT_READY
+ * for an unmigrated database, GQ_ERR_INVALID_VALUE for data that breaks the
+ * catalog's invariants, GQ_ERR_RETRY_LATER/GQ_ERR_INTERNAL from the
+ * database. */
+enum gq_code store_load_catalog(struct store *store, struct catalog **out, struct gq_error *err)
+{
+    assert(store != NULL);
+    return store_build_catalog(feed_from_database, store, out, err);
 }

@@ -15,18 +15,26 @@
  *
  * Durability is the same as one transaction per quote: a quote's callback
  * runs only after the COMMIT that holds it.
+ *
+ * This file is the same for every backend: it checks and packs each quote
+ * and hands the batch to the backend's save_quotes(), which writes it in
+ * its dialect's one transaction.
  */
+#include <assert.h>
 #include <pthread.h>
 #include <stdlib.h>
 
-#include "store/db.h"
+#include "store/counters.h"
+#include "store/quote_batch.h"
 
 /* The most quotes one transaction takes: bounds how long the write lock is
  * held and how long the first quote of a batch waits for the last. */
 #define BATCH_MAX 128
 
 struct store_quote_batcher {
-    struct store *store;
+    struct store *store; /* whose event listener hears of each batch */
+    const struct store_backend_ops *ops;
+    struct store_backend *backend;
     pthread_t thread;
     pthread_mutex_t lock;
     pthread_cond_t wake;
@@ -63,36 +71,46 @@ static void fail_all(struct quote_save *batch, enum gq_code code, const struct g
             fail_save(save, code, err);
 }
 
-/* One transaction for the whole batch. Returns GQ_ERR_RETRY_LATER when the
- * transaction could not begin because the database stayed locked. */
-static enum gq_code write_batch(struct store *store, struct quote_save *batch)
+/* Checks and packs each save; those that pass go to the backend, in one
+ * transaction. Returns GQ_ERR_RETRY_LATER when the backend could try
+ * nothing because the database stayed busy or out of reach. */
+static enum gq_code write_batch(struct store_quote_batcher *batcher, struct quote_save *batch)
 {
-    struct store_conn *conn = store_db_checkout(store);
-    struct gq_error err;
-    enum gq_code code = store_db_begin_write(conn, &err);
-    if (code != GQ_OK) {
-        fail_all(batch, code, &err); /* nothing was tried */
-        store_db_checkin(store, conn);
-        return code;
+    struct quote_save *writable = NULL, **tail = &writable;
+    for (struct quote_save *save = batch; save != NULL; save = save->next) {
+        save->code = store_check_quote(&save->quote, &save->err);
+        if (save->code == GQ_OK)
+            save->code = store_pack_response(save, &save->err);
+        if (save->code == GQ_OK) /* the outbox: its quote.created, in the same transaction */
+            save->code = store_event_for_save(save, &save->err);
     }
-    /* An I/O error, a full disk or running out of memory may roll the
-     * whole transaction back, taking the quotes written before along; the
-     * connection is then in autocommit mode, where each further insert
-     * would commit on its own. So it is checked after every quote, and the
-     * batch stops at the first rollback. */
-    bool rolled_back = false;
-    for (struct quote_save *save = batch; save != NULL && !rolled_back; save = save->next) {
-        store_quote_save_locked(conn, save);
-        rolled_back = sqlite3_get_autocommit(conn->db) != 0;
+    /* The backend sees only the saves that passed, linked in their order;
+     * the whole batch is linked again afterwards, for the callbacks. */
+    struct quote_save *order[BATCH_MAX];
+    size_t count = 0, n_writable = 0;
+    for (struct quote_save *save = batch; save != NULL; save = save->next)
+        order[count++] = save;
+    for (size_t i = 0; i < count; i++) {
+        order[i]->next = NULL;
+        if (order[i]->code == GQ_OK) {
+            *tail = order[i];
+            tail = &order[i]->next;
+            n_writable++;
+        }
     }
-    if (rolled_back) {
-        gq_fail(&err, GQ_ERR_INTERNAL, NULL, "storing quotes: the transaction was rolled back");
-        fail_all(batch, GQ_ERR_INTERNAL, &err);
-    } else if ((code = store_db_commit(conn, &err)) != GQ_OK) {
-        fail_all(batch, code, &err);
+    if (writable != NULL)
+        store_count_batch(n_writable);
+    enum gq_code code =
+        writable != NULL ? batcher->ops->save_quotes(batcher->backend, writable) : GQ_OK;
+    for (size_t i = 0; i < count; i++) {
+        free(order[i]->packed.block);
+        order[i]->packed.block = NULL;
+        store_event_clear(order[i]->event);
+        free(order[i]->event);
+        order[i]->event = NULL;
+        order[i]->next = i + 1 < count ? order[i + 1] : NULL;
     }
-    store_db_checkin(store, conn);
-    return GQ_OK;
+    return code;
 }
 
 /* Unlinks up to BATCH_MAX saves from the front of the queue (locked). */
@@ -122,7 +140,7 @@ static struct quote_save *fail_queued(struct store_quote_batcher *batcher)
     batcher->tail = &batcher->head;
     pthread_mutex_unlock(&batcher->lock);
     struct gq_error err;
-    fail_all(queued, gq_fail(&err, GQ_ERR_RETRY_LATER, NULL, "database is busy, retry"), &err);
+    fail_all(queued, gq_fail_msg(&err, GQ_ERR_RETRY_LATER, NULL, MSG_DATABASE_BUSY), &err);
     return queued;
 }
 
@@ -139,8 +157,10 @@ static void *run_batches(void *argument)
         struct quote_save *batch = take_batch(batcher);
         pthread_mutex_unlock(&batcher->lock);
         struct quote_save *failed_behind = NULL;
-        if (write_batch(batcher->store, batch) == GQ_ERR_RETRY_LATER)
+        if (write_batch(batcher, batch) == GQ_ERR_RETRY_LATER)
             failed_behind = fail_queued(batcher);
+        else
+            store_events_committed(batcher->store); /* their quote.created */
         report(batch);
         report(failed_behind);
         pthread_mutex_lock(&batcher->lock);
@@ -149,12 +169,13 @@ static void *run_batches(void *argument)
     return NULL;
 }
 
-void store_quote_submit(struct store *store, struct quote_save *save)
+void store_quote_batcher_submit(struct store_quote_batcher *batcher, struct quote_save *save)
 {
-    struct store_quote_batcher *batcher = store_db_batcher(store);
     save->next = NULL;
     save->code = GQ_OK;
     save->replayed = false;
+    save->packed.block = NULL;
+    save->event = NULL;
     pthread_mutex_lock(&batcher->lock);
     if (batcher->stopping) {
         pthread_mutex_unlock(&batcher->lock);
@@ -171,13 +192,16 @@ void store_quote_submit(struct store *store, struct quote_save *save)
     pthread_mutex_unlock(&batcher->lock);
 }
 
-enum gq_code store_quote_batcher_start(struct store *store, struct store_quote_batcher **out,
-                                       struct gq_error *err)
+enum gq_code store_quote_batcher_start(struct store *store, const struct store_backend_ops *ops,
+                                       struct store_backend *backend,
+                                       struct store_quote_batcher **out, struct gq_error *err)
 {
     struct store_quote_batcher *batcher = calloc(1, sizeof *batcher);
     if (batcher == NULL)
         return gq_fail(err, GQ_ERR_NO_MEMORY, NULL, "out of memory opening the database");
     batcher->store = store;
+    batcher->ops = ops;
+    batcher->backend = backend;
     batcher->tail = &batcher->head;
     pthread_mutex_init(&batcher->lock, NULL);
     pthread_cond_init(&batcher->wake, NULL);
@@ -203,4 +227,45 @@ void store_quote_batcher_stop(struct store_quote_batcher *batcher)
     pthread_cond_destroy(&batcher->wake);
     pthread_mutex_destroy(&batcher->lock);
     free(batcher);
+}
+
+/* store_quote_insert() waits for its save here. */
+struct waiting_save {
+    struct quote_save save;
+    pthread_mutex_t lock;
+    pthread_cond_t done;
+    bool finished;
+};
+
+static void wake_waiter(struct quote_save *save)
+{
+    struct waiting_save *waiting = save->context;
+    pthread_mutex_lock(&waiting->lock);
+    waiting->finished = true;
+    pthread_cond_signal(&waiting->done);
+    pthread_mutex_unlock(&waiting->lock);
+}
+
+/* See store.h. */
+enum gq_code store_quote_insert(struct store *store, const struct stored_quote *quote,
+                                bool *replayed, struct stored_quote *existing, struct gq_error *err)
+{
+    assert(store != NULL && quote != NULL && replayed != NULL && existing != NULL);
+    struct waiting_save waiting = {.save = {.quote = *quote, .on_done = wake_waiter}};
+    waiting.save.context = &waiting;
+    pthread_mutex_init(&waiting.lock, NULL);
+    pthread_cond_init(&waiting.done, NULL);
+    store_quote_submit(store, &waiting.save);
+    pthread_mutex_lock(&waiting.lock);
+    while (!waiting.finished)
+        pthread_cond_wait(&waiting.done, &waiting.lock);
+    pthread_mutex_unlock(&waiting.lock);
+    pthread_cond_destroy(&waiting.done);
+    pthread_mutex_destroy(&waiting.lock);
+    *replayed = waiting.save.replayed;
+    if (waiting.save.replayed)
+        *existing = waiting.save.existing;
+    if (waiting.save.code != GQ_OK && err != NULL)
+        *err = waiting.save.err;
+    return waiting.save.code;
 }

@@ -1,12 +1,19 @@
 /*
- * The store: the only code that talks SQL.
+ * The store: the only code that talks to a database.
  *
- * It owns a small pool of SQLite connections (WAL, busy_timeout, foreign
- * keys on), applies migrations, reads the catalog into a `struct catalog`,
- * and keeps quotes. Every write is one transaction; SQLITE_BUSY after the
- * busy timeout becomes GQ_ERR_RETRY_LATER, any other SQLite failure
- * GQ_ERR_INTERNAL with SQLite's message in err->message. All functions are
- * safe to call from several threads at once.
+ * Two backends sit behind it (backend.h): SQLite, the embedded default,
+ * when `database` is a file path, and PostgreSQL, the shared store of
+ * several replicas, when it is a libpq connection string
+ * (`postgresql://…`, `postgres://…`, or `key=value …`). Nothing above this
+ * header knows which one runs.
+ *
+ * The store applies migrations (each dialect has its own directory under
+ * the migrations root), reads the catalog into a `struct catalog`, tells
+ * the price-list version cheaply (for the catalog poller), and keeps
+ * quotes. Every write is one transaction. A database that is busy or out of
+ * reach gives GQ_ERR_RETRY_LATER; any other database failure is
+ * GQ_ERR_INTERNAL with the database's message in err->message (never a
+ * password). All functions are safe to call from several threads at once.
  */
 #ifndef GQ_STORE_STORE_H
 #define GQ_STORE_STORE_H
@@ -15,68 +22,101 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include <jansson.h>
+
 #include "core/catalog.h"
 #include "core/error.h"
 
 struct store;
 
 struct store_options {
-    const char *path;    /* database file */
-    int busy_timeout_ms; /* how long a write waits for a lock */
-    unsigned pool_size;  /* connections kept open, >= 1 */
-    bool create;         /* create the file when it is missing */
+    const char *database; /* a file path (SQLite) or a libpq connection string */
+    int busy_timeout_ms;  /* how long a write waits for a lock */
+    unsigned pool_size;   /* connections kept open, >= 1 */
+    bool create;          /* SQLite: create the file when it is missing */
+    bool listen;          /* PostgreSQL: LISTEN for catalog changes; off, the poll alone */
 };
 
-/* Opens the database. Fails with GQ_ERR_NOT_READY and a message naming the
- * path when the file is missing (and !create), its directory does not exist,
- * or it cannot be opened. The caller owns *out and frees it with
- * store_close(). */
+/* True when `database` is a libpq connection string rather than a path. */
+bool store_database_is_postgres(const char *database);
+
+/* `database` fit for a log line: a password in a connection string is
+ * replaced by "***" (postgresql://gq:***@db/gpuquote, password=***). */
+void store_describe_database(const char *database, char *out, size_t size);
+
+/* Opens the database with the backend `options->database` calls for.
+ * Fails with GQ_ERR_NOT_READY and a message naming it (its password
+ * masked) when it cannot be opened: a missing file (and !create), a
+ * missing directory, a server that does not answer. The caller owns *out
+ * and frees it with store_close(). */
 enum gq_code store_open(const struct store_options *options, struct store **out,
                         struct gq_error *err);
 
+/* Writes what the group commit has queued and closes. NULL is fine. */
 void store_close(struct store *store);
 
-/* Applies, in order and each in its own transaction, every
- * `NNNN_name.sql` file of `directory` that is not yet recorded in
- * schema_migrations (version, name, checksum, applied_at). A recorded
- * migration whose file's checksum changed stops everything with
- * GQ_ERR_INVALID_VALUE naming the file. *applied (may be NULL) receives the
- * number applied now. */
-enum gq_code store_migrate(struct store *store, const char *directory, int *applied,
+/* "sqlite" or "postgres". */
+const char *store_backend_name(const struct store *store);
+
+/* ---- Migrations (migrations.c) ---- */
+
+/* Applies, in order and each in its own transaction, every `NNNN_name.sql`
+ * file of the store's dialect directory under `root` (root/sqlite,
+ * root/postgres) that is not yet recorded in schema_migrations (version,
+ * name, checksum, applied_at). A recorded migration whose file's checksum
+ * changed stops everything with GQ_ERR_INVALID_VALUE naming the file.
+ * *applied (may be NULL) receives the number applied now. */
+enum gq_code store_migrate(struct store *store, const char *root, int *applied,
                            struct gq_error *err);
 
 /* How many migrations recorded in the database are newer than the newest
- * file of `directory` (the database was migrated by a newer version of the
- * service, which store_migrate() tolerates), and the name of the newest. */
-enum gq_code store_unknown_migrations(struct store *store, const char *directory, int *count,
+ * file (the database was migrated by a newer version of the service, which
+ * store_migrate() tolerates), and the name of the newest. */
+enum gq_code store_unknown_migrations(struct store *store, const char *root, int *count,
                                       char *newest, size_t newest_size, struct gq_error *err);
 
-/* How many migrations of `directory` the database has not had, and the
- * name of the oldest: a server that does not migrate (auto_migrate off)
- * must not serve a schema older than its code. */
-enum gq_code store_pending_migrations(struct store *store, const char *directory, int *count,
+/* How many migration files the database has not had, and the name of the
+ * oldest: a server that does not migrate (auto_migrate off) must not serve
+ * a schema older than its code. */
+enum gq_code store_pending_migrations(struct store *store, const char *root, int *count,
                                       char *oldest, size_t oldest_size, struct gq_error *err);
 
-/* Reads the migrations of `directory` as store_migrate() would, without a
+/* Reads the migrations the backend of `database` would apply, without a
  * database: called before the database is created, so that a missing or
  * bad migrations directory leaves no empty database file behind. */
-enum gq_code store_check_migrations(const char *directory, struct gq_error *err);
+enum gq_code store_check_migrations(const char *database, const char *root, struct gq_error *err);
 
-/* GQ_OK when the database can take a write (starts and rolls back an
- * immediate transaction); GQ_ERR_NOT_READY with a message otherwise. */
+/* ---- Health ---- */
+
+/* GQ_OK when the database can take a write now; GQ_ERR_NOT_READY with the
+ * reason otherwise. */
 enum gq_code store_check_writable(struct store *store, struct gq_error *err);
 
-/* GQ_OK when a trivial query succeeds. */
-/* GQ_OK unless a write has failed on the storage (a full disk, an I/O
+/* GQ_OK unless writes have failed on the storage (a full disk, an I/O
  * error) and a probe write, tried now, fails too: GQ_ERR_NOT_READY with the
- * cause. A commit that succeeds clears the failure. */
+ * cause. A commit that writes clears the failure. */
 enum gq_code store_check_storage(struct store *store, struct gq_error *err);
 
+/* GQ_OK when a trivial query succeeds; GQ_ERR_NOT_READY otherwise. */
 enum gq_code store_ping(struct store *store);
 
-/* Reads the whole catalog. On success *out is a new catalog that passed
- * catalog_validate(); the caller frees it with catalog_free(). */
+/* ---- The catalog (catalog_load.c) ---- */
+
+/* Reads the whole catalog in one snapshot. On success *out is a new
+ * catalog that passed catalog_validate(); the caller frees it with
+ * catalog_free(). */
 enum gq_code store_load_catalog(struct store *store, struct catalog **out, struct gq_error *err);
+
+/* The price-list version now: one small query, for the poller that keeps
+ * every replica's catalog current. */
+enum gq_code store_price_list_version(struct store *store, int64_t *version, struct gq_error *err);
+
+/* Waits up to `timeout_ms`, less when the database announces a catalog
+ * change or `wake_fd` becomes readable. Says nothing of what happened: the
+ * caller asks store_price_list_version() afterwards. */
+void store_wait_for_catalog_change(struct store *store, int timeout_ms, int wake_fd);
+
+/* ---- Quotes ---- */
 
 #define STORE_QUOTE_ID_SIZE 40
 
@@ -97,6 +137,14 @@ struct stored_quote {
 
 void stored_quote_clear(struct stored_quote *quote);
 
+/* A response as it is written: an LZ4 block (malloc'd) and the length of
+ * the JSON it holds. */
+struct packed_response {
+    char *block;
+    size_t block_size;
+    int64_t size;
+};
+
 /* A quote to store through the group commit. The caller fills `quote`
  * (borrowed until on_done), `on_done` and `context`; the store fills the
  * results and calls on_done from its writer thread once the transaction that
@@ -105,21 +153,23 @@ struct quote_save {
     struct stored_quote quote;
     void (*on_done)(struct quote_save *save);
     void *context;
-    enum gq_code code;            /* GQ_OK: stored, or replayed */
-    struct gq_error err;          /* why, when code != GQ_OK */
-    bool replayed;                /* the key was used before: nothing written */
-    struct stored_quote existing; /* when replayed: the quote stored under the key */
-    struct quote_save *next;      /* the store's queue */
+    enum gq_code code;             /* GQ_OK: stored, or replayed */
+    struct gq_error err;           /* why, when code != GQ_OK */
+    bool replayed;                 /* the key was used before: nothing written */
+    struct stored_quote existing;  /* when replayed: the quote stored under the key */
+    struct packed_response packed; /* the store's, while it writes */
+    struct store_event *event;     /* the store's, while it writes: its quote.created */
+    struct quote_save *next;       /* the store's queue */
 };
 
 /* Queues `save`. One writer thread takes every queued save into one
  * transaction (a group commit): each is checked, then replayed when its
- * idempotency key is already stored (in the database or earlier in the same
- * transaction), else inserted. A statement that fails undoes only its own
- * quote; a transaction that cannot begin or commit fails every save in it
- * (GQ_ERR_RETRY_LATER when the database stays locked, and then the saves
- * queued behind it fail at once too, instead of one busy timeout per batch)
- * and writes nothing.
+ * idempotency key is already stored (in the database, by any replica, or
+ * earlier in the same transaction), else inserted. A quote the database
+ * refuses fails alone; a transaction that cannot begin or commit fails
+ * every save in it (GQ_ERR_RETRY_LATER when the database stays locked or
+ * cannot be reached, and then the saves queued behind it fail at once too,
+ * instead of one timeout per batch) and writes nothing.
  * After store_close() has begun, saves fail with GQ_ERR_NOT_READY. */
 void store_quote_submit(struct store *store, struct quote_save *save);
 
@@ -136,11 +186,419 @@ enum gq_code store_quote_insert(struct store *store, const struct stored_quote *
 enum gq_code store_quote_get(struct store *store, const char *id, struct stored_quote *out,
                              struct gq_error *err);
 
-/* Accepts an open quote at `now`, in one transaction, and reads it back into
- * *out. An accepted quote is returned unchanged (accepting twice is not an
- * error). GQ_ERR_NOT_FOUND for an unknown id, GQ_ERR_QUOTE_EXPIRED for an
- * open quote whose expires_at <= now (left as it is). */
+/* Accepts an open quote at `now`, as one conditional write, and reads it
+ * back into *out. GQ_ERR_NOT_FOUND for an unknown id, GQ_ERR_QUOTE_EXPIRED
+ * for an open quote whose expires_at <= now, GQ_ERR_QUOTE_NOT_OPEN for one
+ * accepted already (by this or another replica): the quote is left as it
+ * is, and only one of two accepts at once succeeds. */
 enum gq_code store_quote_accept(struct store *store, const char *id, int64_t now,
                                 struct stored_quote *out, struct gq_error *err);
+
+/* ---- API keys and the audit log (keys.c) ---- */
+
+#define STORE_ID_SIZE 40
+#define STORE_KEY_NAME_SIZE 104
+
+/* A key as stored: never its secret, only the SHA-256 of it. */
+struct stored_key {
+    char id[STORE_ID_SIZE];         /* "key_" and 32 hex digits */
+    char name[STORE_KEY_NAME_SIZE]; /* 1 to 100 bytes */
+    char prefix[16];                /* the secret's first 12 characters */
+    char hash[65];                  /* lower-case hex */
+    unsigned scopes;                /* enum api_scope bits */
+    int64_t created_at;             /* unix seconds */
+    int64_t last_used_at;           /* 0: never (or not yet recorded) */
+    int64_t revoked_at;             /* 0: in force */
+};
+
+struct key_list {
+    struct stored_key *items;
+    size_t count;
+};
+
+void store_key_list_free(struct key_list *list);
+
+/* One line of the audit log, as written: who (the key, or none for the
+ * command line), from where, which request, what, on what, and the change
+ * as a JSON object {"old": ..., "new": ...}. Strings are borrowed; the
+ * store gives it its id and its time. */
+struct audit_entry {
+    const char *key_id;     /* NULL: not through a key */
+    const char *key_name;   /* NULL with key_id */
+    const char *client;     /* an address, or "command line" */
+    const char *request_id; /* NULL: not through a request */
+    const char *action;     /* "key.create", "key.revoke", ... */
+    const char *target;     /* what it acted on: "key_0193..." */
+    const char *change;     /* JSON text */
+};
+
+/* One line of the audit log, as read back; owned by its page. */
+struct audit_record {
+    char id[STORE_ID_SIZE];
+    int64_t at;
+    char *key_id, *key_name, *client, *request_id, *action, *target, *change;
+};
+
+struct audit_page {
+    struct audit_record *items;
+    size_t count;
+    bool has_more;
+};
+
+void store_audit_page_free(struct audit_page *page);
+
+/* A new key named `name` with `scopes`, made at `now`: its id, visible
+ * prefix and hash into *key, its secret (API_KEY_SIZE = 50 bytes) into
+ * `secret`, which is shown once and never stored. */
+enum gq_code store_key_new(const char *name, unsigned scopes, int64_t now, struct stored_key *key,
+                           char *secret, struct gq_error *err);
+
+/* The version of the key list: it changes whenever a key is added,
+ * revoked, renamed or given other scopes, on any replica. */
+enum gq_code store_keys_version(struct store *store, int64_t *version, struct gq_error *err);
+
+/* Every key (revoked ones when `with_revoked`), oldest first. */
+enum gq_code store_keys_read(struct store *store, bool with_revoked, struct key_list *out,
+                             struct gq_error *err);
+
+/* One key by id; GQ_ERR_NOT_FOUND when there is none. */
+enum gq_code store_key_get(struct store *store, const char *id, struct stored_key *out,
+                           struct gq_error *err);
+
+/* Stores a new key and its audit line in one transaction. */
+enum gq_code store_key_create(struct store *store, const struct stored_key *key,
+                              const struct audit_entry *audit, struct gq_error *err);
+
+/* Revokes a key at `now` with its audit line, in one transaction, and
+ * reads it back into *out. A key revoked already is left as it is (its
+ * first revocation time, no second audit line): *was_revoked says so.
+ * GQ_ERR_NOT_FOUND when there is no such key. */
+enum gq_code store_key_revoke(struct store *store, const char *id, int64_t now,
+                              const struct audit_entry *audit, struct stored_key *out,
+                              bool *was_revoked, struct gq_error *err);
+
+/* Records when each of `count` keys (their id and last_used_at) was last
+ * used; a time earlier than the recorded one changes nothing. */
+enum gq_code store_keys_touch(struct store *store, const struct stored_key *keys, size_t count,
+                              struct gq_error *err);
+
+/* Up to `limit` audit lines at or after `since` (unix seconds; 0: all),
+ * after the line `starting_after` (NULL: from the first), oldest first;
+ * has_more when more follow. */
+enum gq_code store_audit_read(struct store *store, int64_t since, const char *starting_after,
+                              size_t limit, struct audit_page *out, struct gq_error *err);
+
+/* ---- Events, the outbox (events.c) ---- */
+
+#define STORE_EVENT_TYPE_SIZE 48
+
+/* The types of event the service writes. */
+#define STORE_EVENT_QUOTE_CREATED "quote.created"
+#define STORE_EVENT_QUOTE_ACCEPTED "quote.accepted"
+#define STORE_EVENT_QUOTE_CANCELED "quote.canceled"
+#define STORE_EVENT_QUOTE_EXPIRED "quote.expired"
+#define STORE_EVENT_PRICE_LIST_PUBLISHED "price_list.published"
+
+/* One event: its id ("evt_" and 32 hex digits, ordered by time), its type,
+ * when it was made, and its JSON as the API returns it ({"id", "object":
+ * "event", "type", "created_at", "data": {"object": ...}}). `body` is owned
+ * by the struct: store_event_clear() frees it. */
+struct store_event {
+    char id[STORE_ID_SIZE];
+    char type[STORE_EVENT_TYPE_SIZE];
+    int64_t created_at; /* unix seconds */
+    int64_t created_ms; /* unix milliseconds: when its webhook deliveries are first due */
+    char *body;
+};
+
+void store_event_clear(struct store_event *event);
+
+/* A new event of `type` (one of STORE_EVENT_*) whose data.object is the
+ * JSON text `object`, made now: an ordered id, its time and its body into
+ * *out (the caller clears it). GQ_ERR_INVALID_VALUE when `object` is not a
+ * JSON object, GQ_ERR_INTERNAL when no id can be made. A backend writes it
+ * inside a transaction of its own making with sqlite_event_append() or
+ * pg_event_append() (which also fan it out to the webhook endpoints that
+ * take its type), or alone with store_event_publish(). */
+enum gq_code store_event_make(const char *type, const char *object, struct store_event *out,
+                              struct gq_error *err);
+
+/* The quote as the API returns it at `now` (GET /quote/{id}): its stored
+ * text with its status, and its acceptance time once accepted. A new
+ * string for the caller to free; NULL when the text is not JSON or memory
+ * runs out. */
+char *store_quote_object(const struct stored_quote *quote, int64_t now);
+
+/* Calls `notify(context)` after each commit of this process that wrote an
+ * event (a saved quote, an accept, a published event), from the thread
+ * that committed: the webhook sender's wake-up, so that an event is sent at
+ * once rather than at its next poll. Set before serving; NULL: none. */
+void store_listen_for_events(struct store *store, void (*notify)(void *context), void *context);
+
+/* Writes an event of `type` with data.object `object` in a transaction of
+ * its own (for a change the store does not make itself). */
+enum gq_code store_event_publish(struct store *store, const char *type, const char *object,
+                                 struct gq_error *err);
+
+struct event_page {
+    struct store_event *items;
+    size_t count;
+    bool has_more;
+};
+
+void store_event_page_free(struct event_page *page);
+
+/* Up to `limit` events of `type` (NULL: every type) after the event
+ * `starting_after` (NULL: from the first), oldest first; has_more when more
+ * follow. */
+enum gq_code store_events_read(struct store *store, const char *type, const char *starting_after,
+                               size_t limit, struct event_page *out, struct gq_error *err);
+
+/* One event by id; GQ_ERR_NOT_FOUND when there is none. */
+enum gq_code store_event_get(struct store *store, const char *id, struct store_event *out,
+                             struct gq_error *err);
+
+/* ---- Webhook endpoints and their deliveries (webhooks.c) ---- */
+
+/* An endpoint as stored. `events` holds the types it takes, each between
+ * spaces (" quote.created quote.accepted "), or " * " for all. Strings are
+ * owned: store_endpoint_clear() frees them. `secret` is read back only by
+ * store_deliveries_claim(): elsewhere it is NULL. */
+struct stored_endpoint {
+    char id[STORE_ID_SIZE]; /* "we_" and 32 hex digits */
+    char *url;
+    char *description;
+    char *events;
+    char *secret; /* "whsec_" and base64 */
+    bool enabled;
+    int64_t created_at; /* unix seconds */
+    int64_t updated_at;
+};
+
+void store_endpoint_clear(struct stored_endpoint *endpoint);
+
+struct endpoint_list {
+    struct stored_endpoint *items;
+    size_t count;
+};
+
+void store_endpoint_list_free(struct endpoint_list *list);
+
+/* Stores a new endpoint (its secret included) and its audit line in one
+ * transaction. */
+enum gq_code store_endpoint_create(struct store *store, const struct stored_endpoint *endpoint,
+                                   const struct audit_entry *audit, struct gq_error *err);
+
+/* Every endpoint, oldest first, or the one of `id` (NULL: all); without
+ * their secrets. */
+enum gq_code store_endpoints_read(struct store *store, const char *id, struct endpoint_list *out,
+                                  struct gq_error *err);
+
+/* One endpoint; GQ_ERR_NOT_FOUND when there is none. */
+enum gq_code store_endpoint_get(struct store *store, const char *id, struct stored_endpoint *out,
+                                struct gq_error *err);
+
+/* Sets an endpoint's events, enabled and updated_at (from *endpoint, by its
+ * id) with its audit line; GQ_ERR_NOT_FOUND when there is none. */
+enum gq_code store_endpoint_update(struct store *store, const struct stored_endpoint *endpoint,
+                                   const struct audit_entry *audit, struct gq_error *err);
+
+/* Deletes an endpoint and its deliveries with its audit line;
+ * GQ_ERR_NOT_FOUND when there is none. */
+enum gq_code store_endpoint_delete(struct store *store, const char *id,
+                                   const struct audit_entry *audit, struct gq_error *err);
+
+/* One try of a delivery. */
+struct stored_attempt {
+    int attempt;     /* 1, 2, ... */
+    int64_t at_ms;   /* unix milliseconds */
+    int status_code; /* 0: no HTTP answer */
+    char *error;     /* NULL when an answer came */
+    int64_t duration_ms;
+};
+
+/* A delivery: one event for one endpoint, and its tries, owned by its
+ * page. */
+struct stored_delivery {
+    char id[STORE_ID_SIZE]; /* "whd_" and 32 hex digits */
+    char endpoint_id[STORE_ID_SIZE];
+    char event_id[STORE_ID_SIZE];
+    char status[16]; /* "pending", "succeeded", "failed" */
+    int attempts;
+    int64_t next_attempt_at; /* unix milliseconds */
+    int64_t created_at;      /* unix milliseconds */
+    struct stored_attempt *tries;
+    size_t n_tries;
+};
+
+struct delivery_page {
+    struct stored_delivery *items;
+    size_t count;
+    bool has_more;
+};
+
+void store_delivery_page_free(struct delivery_page *page);
+
+/* Up to `limit` deliveries of an endpoint, newest first, after
+ * `starting_after` (NULL: from the newest), each with its tries. */
+enum gq_code store_deliveries_read(struct store *store, const char *endpoint_id,
+                                   const char *starting_after, size_t limit,
+                                   struct delivery_page *out, struct gq_error *err);
+
+/* Makes a delivery of the endpoint pending again, due at `now_ms`, with its
+ * audit line; GQ_ERR_NOT_FOUND when the endpoint has no such delivery. */
+enum gq_code store_delivery_retry(struct store *store, const char *endpoint_id,
+                                  const char *delivery_id, int64_t now_ms,
+                                  const struct audit_entry *audit, struct gq_error *err);
+
+/* A delivery claimed to be sent: what the sender needs, owned. */
+struct claimed_delivery {
+    char id[STORE_ID_SIZE];
+    char event_id[STORE_ID_SIZE];
+    int attempts; /* tries before this one */
+    char *url;
+    char *secret;
+    char *body; /* the event's JSON */
+};
+
+void store_claimed_free(struct claimed_delivery *items, size_t count);
+
+/* Claims up to `max` pending deliveries due at `now_ms` whose lease has run
+ * out (of enabled endpoints), leasing each until now_ms + lease_ms, in one
+ * write transaction that no other process can interleave with (SQLite:
+ * BEGIN IMMEDIATE; PostgreSQL: FOR UPDATE SKIP LOCKED). *out (the caller
+ * frees it with store_claimed_free) holds *count of them. */
+enum gq_code store_deliveries_claim(struct store *store, int64_t now_ms, int64_t lease_ms,
+                                    size_t max, struct claimed_delivery **out, size_t *count,
+                                    struct gq_error *err);
+
+/* Records a try of a claimed delivery and what comes next: `status`
+ * "succeeded", "failed", or "pending" again at `next_attempt_at`; the lease
+ * is released. */
+enum gq_code store_delivery_finish(struct store *store, const char *id,
+                                   const struct stored_attempt *attempt, const char *status,
+                                   int64_t next_attempt_at, struct gq_error *err);
+/* ---- Price lists (price_lists.c) ---- */
+
+/* A price list is a numbered, immutable version of the whole sellable
+ * catalog (migration 0008). Its content, the "document", is a JSON object
+ * with one array per catalog table ("gpu_models", "skus", "sku_prices",
+ * "discount_rules", "bundles", "bundle_items", "sku_texts",
+ * "bundle_texts", and the tables no list edits: "billing_modes", ...),
+ * each row an object keyed by column name, money in integer fen
+ * ("amount_fen"), times in unix seconds. The active list's content is the
+ * catalog tables themselves. */
+enum price_list_state {
+    PRICE_LIST_DRAFT,
+    PRICE_LIST_SCHEDULED,
+    PRICE_LIST_ACTIVE,
+    PRICE_LIST_SUPERSEDED
+};
+
+/* "draft", "scheduled", "active", "superseded"; false when none. */
+const char *price_list_state_name(enum price_list_state state);
+bool price_list_state_parse(const char *text, enum price_list_state *out);
+
+struct price_list_info {
+    int64_t version;
+    enum price_list_state state;
+    int64_t based_on;      /* the list it was copied from; 0: none */
+    int64_t created_at;    /* unix seconds */
+    int64_t effective_at;  /* 0 for a draft */
+    int64_t published_at;  /* 0 for a draft */
+    int64_t superseded_at; /* 0 unless superseded */
+    char *document;        /* owned; NULL when not read or not kept */
+};
+
+struct price_list_set {
+    struct price_list_info *items; /* newest first */
+    size_t count;
+};
+
+void store_price_list_set_free(struct price_list_set *set);
+void store_price_list_info_clear(struct price_list_info *info);
+
+/* What an edit of a draft names. */
+enum price_list_entity {
+    PRICE_LIST_GPU_MODEL,
+    PRICE_LIST_SKU,
+    PRICE_LIST_PRICE,
+    PRICE_LIST_DISCOUNT_RULE,
+    PRICE_LIST_BUNDLE
+};
+
+/* One edit of a draft: `record` is the entity's row as the document holds
+ * it (its key columns included; NULL deletes the entity), `children` the
+ * rows that come with it and replace its old ones (a SKU's "sku_texts" and
+ * "sku_prices", a bundle's "bundle_items" and "bundle_texts": an object of
+ * arrays; NULL or a missing array keeps what the draft has). Borrowed. */
+struct price_list_edit {
+    enum price_list_entity entity;
+    const char *id;   /* the entity's id (a price: its SKU's) */
+    const char *mode; /* a price's billing mode, else NULL */
+    json_t *record;   /* an object, or NULL to delete */
+    json_t *children; /* an object of arrays, or NULL */
+};
+
+/* Every list, newest first, without documents. */
+enum gq_code store_price_lists_read(struct store *store, struct price_list_set *out,
+                                    struct gq_error *err);
+
+/* One list with its document (the active one's read from the catalog
+ * tables). GQ_ERR_NOT_FOUND when there is none. The caller clears *out. */
+enum gq_code store_price_list_get(struct store *store, int64_t version, struct price_list_info *out,
+                                  struct gq_error *err);
+
+/* A new draft, a copy of the active list, numbered one past every list
+ * and the catalog's version, with its audit line ("price_list.create";
+ * the store writes the target and the change). *version receives its
+ * number. */
+enum gq_code store_price_list_create(struct store *store, int64_t now, struct audit_entry *audit,
+                                     int64_t *version, struct gq_error *err);
+
+/* Applies `edit` to draft `version` and checks the result as a whole
+ * (price_list_check(), catalog_validate()), writing it with its audit line
+ * (the store writes the change, {"old", "new"} of the entity) only when it
+ * passes. GQ_ERR_NOT_FOUND (no such list or entity to delete),
+ * GQ_ERR_PRICE_LIST_NOT_DRAFT, or the check's code (422) with nothing
+ * changed. */
+enum gq_code store_price_list_edit(struct store *store, int64_t version,
+                                   const struct price_list_edit *edit, struct audit_entry *audit,
+                                   struct gq_error *err);
+
+/* Publishes draft `version` to take effect at `effective_at` (at once
+ * when <= now): scheduled, or active at once (the catalog tables
+ * rewritten, the active list superseded, price_list.version = version),
+ * with its audit line. *activated says which. */
+enum gq_code store_price_list_publish(struct store *store, int64_t version, int64_t effective_at,
+                                      int64_t now, struct audit_entry *audit, bool *activated,
+                                      struct gq_error *err);
+
+/* Activates the latest scheduled list whose effective_at <= now, if any
+ * (an earlier one it overtakes is superseded unseen); any replica may
+ * call it, and only one activates a list. *activated: the version
+ * activated now, 0 when none. */
+enum gq_code store_price_lists_activate_due(struct store *store, int64_t now, int64_t *activated,
+                                            struct gq_error *err);
+
+/* The earliest effective_at of a scheduled list; 0 when none. */
+enum gq_code store_price_list_next_due(struct store *store, int64_t *effective_at,
+                                       struct gq_error *err);
+
+/* The version of the list in effect at `at` (the latest effective_at <= at
+ * among the published lists). GQ_ERR_NOT_FOUND before the first. */
+enum gq_code store_price_list_at(struct store *store, int64_t at, int64_t *version,
+                                 struct gq_error *err);
+
+/* The catalog of list `version` (passed through catalog_validate()); the
+ * caller frees it with catalog_free(). */
+enum gq_code store_price_list_catalog(struct store *store, int64_t version, struct catalog **out,
+                                      struct gq_error *err);
+
+/* What draft `version` changes against the active list, field by field:
+ * a new JSON array (the caller decrefs) of {"entity", "id",
+ * "field", "old", "new"}, money as decimal strings. */
+enum gq_code store_price_list_diff(struct store *store, int64_t version, json_t **out,
+                                   struct gq_error *err);
 
 #endif

@@ -15,6 +15,8 @@
  */
 #include "util/config.h"
 
+#include "util/address.h"
+
 #include <arpa/inet.h>
 #include <assert.h>
 #include <errno.h>
@@ -45,6 +47,25 @@ enum key_id {
     KEY_ACCESS_LOG,
     KEY_CORS_ORIGINS,
     KEY_PORT_FILE,
+    KEY_CATALOG_POLL_MS,
+    KEY_CATALOG_LISTEN,
+    KEY_WEB_DIR,
+    KEY_RATE_LIMIT_KEYLESS_PER_SECOND,
+    KEY_RATE_LIMIT_KEYLESS_BURST,
+    KEY_RATE_LIMIT_KEYLESS_SAVES_PER_MINUTE,
+    KEY_RATE_LIMIT_KEY_PER_SECOND,
+    KEY_RATE_LIMIT_KEY_BURST,
+    KEY_CLIENT_ADDRESS_HEADER,
+    KEY_TRUSTED_PROXIES,
+    KEY_KEYS_LAST_USED_SECONDS,
+    KEY_BOOTSTRAP_KEY_FILE,
+    KEY_METRICS_LISTEN,
+    KEY_WEBHOOKS,
+    KEY_WEBHOOKS_ALLOW_HTTP,
+    KEY_WEBHOOKS_ALLOW_PRIVATE,
+    KEY_WEBHOOK_RETRY_DIVISOR,
+    KEY_WEBHOOK_TIMEOUT_MS,
+    KEY_WEBHOOK_POLL_MS,
     KEY_COUNT,
     KEY_CONFIG = KEY_COUNT /* --config: names the file, is not a setting */
 };
@@ -78,7 +99,9 @@ static const struct key_spec keys[KEY_COUNT] = {
     [KEY_PORT] = {"port", "GPUQUOTE_PORT", KIND_INTEGER, STORE_U16, FIELD(port), 0, 65535, "8080",
                   "TCP port, 0..65535 (0 = any free port)"},
     [KEY_DATABASE] = {"database", "GPUQUOTE_DATABASE", KIND_STRING, STORE_NONE, FIELD(database), 0,
-                      0, "data/gpuquote.db", "SQLite database file"},
+                      0, "data/gpuquote.db",
+                      "SQLite database file, or a PostgreSQL connection string "
+                      "(postgresql://... or key=value ...)"},
     [KEY_MIGRATIONS_DIR] = {"migrations_dir", "GPUQUOTE_MIGRATIONS_DIR", KIND_STRING, STORE_NONE,
                             FIELD(migrations_dir), 0, 0, "migrations",
                             "directory of NNNN_name.sql migrations"},
@@ -116,7 +139,7 @@ static const struct key_spec keys[KEY_COUNT] = {
          "seconds a stored quote stays open, 60..31536000 (default: 7 days)"},
     [KEY_DB_BUSY_TIMEOUT_MS] = {"db_busy_timeout_ms", "GPUQUOTE_DB_BUSY_TIMEOUT_MS", KIND_INTEGER,
                                 STORE_INT, FIELD(db_busy_timeout_ms), 0, 60000, "2000",
-                                "SQLite busy timeout, 0..60000"},
+                                "how long a write waits for a lock, 0..60000"},
     [KEY_ACCESS_LOG] = {"access_log", "GPUQUOTE_ACCESS_LOG", KIND_BOOL, STORE_NONE,
                         FIELD(access_log), 0, 0, "true",
                         "one JSON line per request on standard output"},
@@ -127,6 +150,81 @@ static const struct key_spec keys[KEY_COUNT] = {
     [KEY_PORT_FILE] = {"port_file", "GPUQUOTE_PORT_FILE", KIND_OPTIONAL_STRING, STORE_NONE,
                        FIELD(port_file), 0, 0, "",
                        "write the bound port to this file (null or empty = don't)"},
+    [KEY_CATALOG_POLL_MS] = {"catalog_poll_ms", "GPUQUOTE_CATALOG_POLL_MS", KIND_INTEGER, STORE_INT,
+                             FIELD(catalog_poll_ms), 50, 600000, "1000",
+                             "how often the price-list version is checked, 50..600000"},
+    [KEY_CATALOG_LISTEN] = {"catalog_listen", "GPUQUOTE_CATALOG_LISTEN", KIND_BOOL, STORE_NONE,
+                            FIELD(catalog_listen), 0, 0, "true",
+                            "PostgreSQL: LISTEN for catalog changes; false: the poll alone"},
+    [KEY_WEB_DIR] = {"web_dir", "GPUQUOTE_WEB_DIR", KIND_OPTIONAL_STRING, STORE_NONE,
+                     FIELD(web_dir), 0, 0, "",
+                     "serve the storefront page from this directory, not the built-in copy"},
+    [KEY_RATE_LIMIT_KEYLESS_PER_SECOND] = {"rate_limit_keyless_per_second",
+                                           "GPUQUOTE_RATE_LIMIT_KEYLESS_PER_SECOND", KIND_INTEGER,
+                                           STORE_UNSIGNED, FIELD(rate_limit_keyless_per_second), 0,
+                                           1000000, "20",
+                                           "calls without a key from one address a second, "
+                                           "0..1000000 (0 = no limit)"},
+    [KEY_RATE_LIMIT_KEYLESS_BURST] = {"rate_limit_keyless_burst",
+                                      "GPUQUOTE_RATE_LIMIT_KEYLESS_BURST", KIND_INTEGER,
+                                      STORE_UNSIGNED, FIELD(rate_limit_keyless_burst), 1, 1000000,
+                                      "40", "of those, how many may come at once, 1..1000000"},
+    [KEY_RATE_LIMIT_KEYLESS_SAVES_PER_MINUTE] =
+        {"rate_limit_keyless_saves_per_minute", "GPUQUOTE_RATE_LIMIT_KEYLESS_SAVES_PER_MINUTE",
+         KIND_INTEGER, STORE_UNSIGNED, FIELD(rate_limit_keyless_saves_per_minute), 0, 1000000, "10",
+         "quotes saved without a key from one address a minute (0 = no limit)"},
+    [KEY_RATE_LIMIT_KEY_PER_SECOND] = {"rate_limit_key_per_second",
+                                       "GPUQUOTE_RATE_LIMIT_KEY_PER_SECOND", KIND_INTEGER,
+                                       STORE_UNSIGNED, FIELD(rate_limit_key_per_second), 0, 1000000,
+                                       "200",
+                                       "calls with one key a second, 0..1000000 (0 = no limit)"},
+    [KEY_RATE_LIMIT_KEY_BURST] = {"rate_limit_key_burst", "GPUQUOTE_RATE_LIMIT_KEY_BURST",
+                                  KIND_INTEGER, STORE_UNSIGNED, FIELD(rate_limit_key_burst), 1,
+                                  1000000, "400", "of those, how many may come at once"},
+    [KEY_CLIENT_ADDRESS_HEADER] = {"client_address_header", "GPUQUOTE_CLIENT_ADDRESS_HEADER",
+                                   KIND_OPTIONAL_STRING, STORE_NONE, FIELD(client_address_header),
+                                   0, 0, "",
+                                   "behind a proxy: the header that names the client "
+                                   "(X-Forwarded-For), believed from trusted_proxies only"},
+    [KEY_TRUSTED_PROXIES] = {"trusted_proxies", "GPUQUOTE_TRUSTED_PROXIES", KIND_OPTIONAL_STRING,
+                             STORE_NONE, FIELD(trusted_proxies), 0, 0, "",
+                             "addresses or prefixes (10.0.0.0/8) of the proxies whose "
+                             "client_address_header is believed, comma-separated"},
+    [KEY_KEYS_LAST_USED_SECONDS] = {"keys_last_used_seconds", "GPUQUOTE_KEYS_LAST_USED_SECONDS",
+                                    KIND_INTEGER, STORE_INT, FIELD(keys_last_used_seconds), 1, 3600,
+                                    "60", "how often keys' last use is written to the database"},
+    [KEY_BOOTSTRAP_KEY_FILE] = {"bootstrap_key_file", "GPUQUOTE_BOOTSTRAP_KEY_FILE",
+                                KIND_OPTIONAL_STRING, STORE_NONE, FIELD(bootstrap_key_file), 0, 0,
+                                "",
+                                "when the database has no key: make one with every scope and "
+                                "write it here (mode 0600)"},
+    [KEY_METRICS_LISTEN] = {"metrics_listen", "GPUQUOTE_METRICS_LISTEN", KIND_OPTIONAL_STRING,
+                            STORE_NONE, FIELD(metrics_listen), 0, 0, "",
+                            "ADDRESS:PORT of a second listener serving GET /metrics alone, "
+                            "without a key (127.0.0.1:9464); unset: none"},
+    [KEY_WEBHOOKS] = {"webhooks", "GPUQUOTE_WEBHOOKS", KIND_BOOL, STORE_NONE, FIELD(webhooks), 0, 0,
+                      "true", "send events to the webhook endpoints (false: store them only)"},
+    [KEY_WEBHOOKS_ALLOW_HTTP] = {"webhooks_allow_http", "GPUQUOTE_WEBHOOKS_ALLOW_HTTP", KIND_BOOL,
+                                 STORE_NONE, FIELD(webhooks_allow_http), 0, 0, "false",
+                                 "webhook endpoints may be http:// URLs (tests); else https only"},
+    [KEY_WEBHOOKS_ALLOW_PRIVATE] = {"webhooks_allow_private", "GPUQUOTE_WEBHOOKS_ALLOW_PRIVATE",
+                                    KIND_BOOL, STORE_NONE, FIELD(webhooks_allow_private), 0, 0,
+                                    "false",
+                                    "webhooks may reach private, loopback and link-local "
+                                    "addresses (tests); else refused"},
+    [KEY_WEBHOOK_RETRY_DIVISOR] = {"webhook_retry_divisor", "GPUQUOTE_WEBHOOK_RETRY_DIVISOR",
+                                   KIND_INTEGER, STORE_UNSIGNED, FIELD(webhook_retry_divisor), 1,
+                                   1000000, "1",
+                                   "the retry schedule (5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h) "
+                                   "divided by this, for tests"},
+    [KEY_WEBHOOK_TIMEOUT_MS] = {"webhook_timeout_ms", "GPUQUOTE_WEBHOOK_TIMEOUT_MS", KIND_INTEGER,
+                                STORE_INT, FIELD(webhook_timeout_ms), 100, 60000, "15000",
+                                "how long a webhook endpoint has to answer 2xx; a delivery's "
+                                "lease is twice this"},
+    [KEY_WEBHOOK_POLL_MS] = {"webhook_poll_ms", "GPUQUOTE_WEBHOOK_POLL_MS", KIND_INTEGER, STORE_INT,
+                             FIELD(webhook_poll_ms), 10, 600000, "1000",
+                             "how often the sender looks for deliveries that are due, "
+                             "10..600000 (at once for events written by this process)"},
 };
 
 #undef FIELD
@@ -797,8 +895,10 @@ static enum gq_code parse_command(struct loader *ld, const char *arg)
         ld->command = CONFIG_COMMAND_SERVE;
     else if (strcmp(arg, "migrate") == 0)
         ld->command = CONFIG_COMMAND_MIGRATE;
+    else if (strcmp(arg, "keys") == 0)
+        ld->command = CONFIG_COMMAND_KEYS;
     else
-        return fail_line(ld->err, "", "unknown command \"%s\" (serve or migrate)", arg);
+        return fail_line(ld->err, "", "unknown command \"%s\" (serve, migrate or keys)", arg);
     return GQ_OK;
 }
 
@@ -831,6 +931,12 @@ static enum gq_code scan_args(struct loader *ld, int argc, char **argv, bool app
 {
     for (int i = 1; i < argc; i++) {
         const char *arg = argv[i];
+        /* What follows "keys" is the keys command's own (src/cli/keys.c). */
+        if (i == 2 && ld->command == CONFIG_COMMAND_KEYS) {
+            ld->config->command_argc = argc - 2;
+            ld->config->command_argv = argv + 2;
+            return GQ_OK;
+        }
         enum gq_code code = GQ_OK;
         if (is_switch(arg, "-h", "--help"))
             ld->command = CONFIG_COMMAND_HELP;
@@ -912,6 +1018,56 @@ static enum gq_code check_listen_address(struct loader *ld)
                       "'%s' is not a numeric IPv4 or IPv6 address", listen);
 }
 
+bool config_metrics_address(const char *text, struct sockaddr_storage *out)
+{
+    const char *colon = text != NULL ? strrchr(text, ':') : NULL;
+    if (colon == NULL || colon == text || colon[1] == '\0')
+        return false;
+    char *end;
+    unsigned long port = strtoul(colon + 1, &end, 10);
+    if (*end != '\0' || port > 65535 || colon[1] < '0' || colon[1] > '9')
+        return false;
+    char host[INET6_ADDRSTRLEN + 16];
+    size_t length = (size_t)(colon - text);
+    bool bracketed = text[0] == '[' && colon[-1] == ']'; /* "[::1]:9464" */
+    if (bracketed) {
+        text++;
+        length -= 2;
+    }
+    /* "::1:9464" could be read two ways: an IPv6 address goes in brackets. */
+    if (length == 0 || length >= sizeof host || (!bracketed && memchr(text, ':', length) != NULL))
+        return false;
+    memcpy(host, text, length);
+    host[length] = '\0';
+    return config_listen_address(host, (uint16_t)port, out);
+}
+
+/* metrics_listen is ADDRESS:PORT: checked here, as listen is. */
+static enum gq_code check_metrics_listen(struct loader *ld)
+{
+    struct sockaddr_storage address;
+    const char *text = ld->config->metrics_listen;
+    if (text == NULL || config_metrics_address(text, &address))
+        return GQ_OK;
+    return fail_value(ld, &keys[KEY_METRICS_LISTEN], ld->origin[KEY_METRICS_LISTEN],
+                      "'%s' is not a numeric ADDRESS:PORT (127.0.0.1:9464, [::1]:9464)", text);
+}
+
+/* trusted_proxies holds addresses and prefixes only: a typo would
+ * otherwise trust no proxy, or one too many. */
+static enum gq_code check_trusted_proxies(struct loader *ld)
+{
+    struct address_prefix prefixes[ADDRESS_PREFIXES_MAX];
+    size_t count;
+    char bad[64];
+    if (address_prefixes_parse(ld->config->trusted_proxies, prefixes, &count, bad, sizeof bad))
+        return GQ_OK;
+    return fail_value(ld, &keys[KEY_TRUSTED_PROXIES], ld->origin[KEY_TRUSTED_PROXIES],
+                      "'%s' is not an address or a prefix (10.0.0.0/8), or more than %d are "
+                      "given",
+                      bad, ADDRESS_PREFIXES_MAX);
+}
+
 static enum gq_code load_sources(struct loader *ld, int argc, char **argv, char **envp)
 {
     enum gq_code code = apply_defaults(ld);
@@ -935,6 +1091,10 @@ static enum gq_code load_sources(struct loader *ld, int argc, char **argv, char 
         code = check_per_ip_limit(ld);
     if (code == GQ_OK)
         code = check_listen_address(ld);
+    if (code == GQ_OK)
+        code = check_trusted_proxies(ld);
+    if (code == GQ_OK)
+        code = check_metrics_listen(ld);
     return code;
 }
 

@@ -25,6 +25,7 @@
 enum config_command {
     CONFIG_COMMAND_SERVE,   /* default: migrate (when auto_migrate) and serve */
     CONFIG_COMMAND_MIGRATE, /* `gpuquote migrate`: apply migrations, exit */
+    CONFIG_COMMAND_KEYS,    /* `gpuquote keys ...`: manage API keys, exit */
     CONFIG_COMMAND_HELP,    /* --help */
     CONFIG_COMMAND_VERSION  /* --version */
 };
@@ -32,12 +33,12 @@ enum config_command {
 struct gq_config {
     char *listen;         /* address to bind, "127.0.0.1" */
     uint16_t port;        /* 0 = an ephemeral port (tests) */
-    char *database;       /* "data/gpuquote.db" */
+    char *database;       /* "data/gpuquote.db", or a libpq connection string */
     char *migrations_dir; /* "migrations" */
     bool auto_migrate;    /* serve applies pending migrations first */
     unsigned threads;     /* libmicrohttpd thread pool size, 1..64 */
     unsigned connection_limit;
-    unsigned per_ip_connection_limit; /* 0 = no per-IP limit */
+    unsigned per_ip_connection_limit;    /* 0 = no per-IP limit */
     unsigned connection_timeout_seconds; /* idle keep-alive timeout */
     unsigned request_timeout_seconds;    /* whole-body deadline */
     unsigned shutdown_grace_seconds;     /* SIGTERM waits this long for requests */
@@ -47,15 +48,38 @@ struct gq_config {
     bool access_log;
     char *cors_origins[CONFIG_MAX_CORS_ORIGINS]; /* "*" allows any */
     size_t n_cors_origins;
-    char *port_file; /* when set, the bound port is written here (tests) */
+    char *port_file;     /* when set, the bound port is written here (tests) */
+    int catalog_poll_ms; /* the poller checks the price-list version this often */
+    bool catalog_listen; /* PostgreSQL: a NOTIFY wakes the poller at once */
+    char *web_dir;       /* when set, GET / and /static/ read files from here (web/ of the
+                            checkout, for working on the page); else the copy built in */
+    unsigned rate_limit_keyless_per_second; /* 0: none */
+    unsigned rate_limit_keyless_burst;
+    unsigned rate_limit_keyless_saves_per_minute;
+    unsigned rate_limit_key_per_second;
+    unsigned rate_limit_key_burst;
+    char *client_address_header; /* NULL: the peer's address is the client's */
+    char *trusted_proxies;       /* comma list of addresses and prefixes; NULL: none */
+    int keys_last_used_seconds;
+    char *bootstrap_key_file;    /* NULL: no key is made at first start */
+    char *metrics_listen;        /* "127.0.0.1:9464": GET /metrics without a key; NULL: none */
+    bool webhooks;               /* the sender runs */
+    bool webhooks_allow_http;    /* http:// endpoints (tests) */
+    bool webhooks_allow_private; /* private and loopback targets (tests) */
+    unsigned webhook_retry_divisor;
+    int webhook_timeout_ms;
+    int webhook_poll_ms;
+    /* `gpuquote keys ...`: the words after "keys" (not owned). */
+    int command_argc;
+    char **command_argv;
 };
 
 /* Fills *out from defaults, file, environment (`envp`, NULL-terminated) and
  * `argv`. On a bad value returns GQ_ERR_INVALID_VALUE with err->field set to
  * the key ("port") and err->message to one line ("port: 70000 is out of
  * range 0..65535"). The caller frees *out with config_free() in every case. */
-enum gq_code config_load(struct gq_config *out, enum config_command *command, int argc,
-                         char **argv, char **envp, struct gq_error *err);
+enum gq_code config_load(struct gq_config *out, enum config_command *command, int argc, char **argv,
+                         char **envp, struct gq_error *err);
 
 void config_free(struct gq_config *config);
 
@@ -72,5 +96,9 @@ void config_print_usage(FILE *stream);
  * fe80::1%eth0 too), with `port`, into *out; false when it is not one.
  * config_load() refuses such a `listen`; the server binds what this gives. */
 bool config_listen_address(const char *listen, uint16_t port, struct sockaddr_storage *out);
+
+/* Reads "ADDRESS:PORT" ("127.0.0.1:9464", "[::1]:9464"; port 0: any free
+ * one) into *out; false when it is not one. */
+bool config_metrics_address(const char *text, struct sockaddr_storage *out);
 
 #endif

@@ -6,6 +6,7 @@
 #include "util/ids.h"
 
 #include <nettle/base16.h>
+#include <pthread.h>
 #include <string.h>
 #include <sys/random.h>
 #include <time.h>
@@ -51,6 +52,45 @@ bool ids_generate(const char *prefix, char buf[IDS_SIZE])
         bytes[i] = (uint8_t)(milliseconds & 0xff);
         milliseconds >>= 8;
     }
+    memcpy(buf, prefix, prefix_length);
+    base16_encode_update(buf + prefix_length, sizeof bytes, bytes);
+    buf[prefix_length + BASE16_ENCODE_LENGTH(ID_BYTES)] = '\0';
+    return true;
+}
+
+/* The last id ids_generate_ordered() made, as bytes, under its lock. */
+static pthread_mutex_t ordered_lock = PTHREAD_MUTEX_INITIALIZER;
+static uint8_t ordered_last[ID_BYTES];
+
+/* bytes + 1, as one big-endian number. */
+static void increment(uint8_t bytes[ID_BYTES])
+{
+    for (int i = ID_BYTES - 1; i >= 0 && ++bytes[i] == 0; i--)
+        continue;
+}
+
+bool ids_generate_ordered(const char *prefix, char buf[IDS_SIZE])
+{
+    char fresh[IDS_SIZE];
+    if (!ids_generate("", fresh))
+        return false;
+    uint8_t bytes[ID_BYTES];
+    struct base16_decode_ctx decoder;
+    base16_decode_init(&decoder);
+    size_t length = sizeof bytes;
+    if (!base16_decode_update(&decoder, &length, bytes, strlen(fresh), fresh) ||
+        length != sizeof bytes)
+        return false;
+    pthread_mutex_lock(&ordered_lock);
+    if (memcmp(bytes, ordered_last, sizeof bytes) <= 0) { /* the same millisecond, or a step back */
+        memcpy(bytes, ordered_last, sizeof bytes);
+        increment(bytes);
+    }
+    memcpy(ordered_last, bytes, sizeof bytes);
+    pthread_mutex_unlock(&ordered_lock);
+    size_t prefix_length = strlen(prefix);
+    if (prefix_length + BASE16_ENCODE_LENGTH(ID_BYTES) + 1 > IDS_SIZE)
+        return false;
     memcpy(buf, prefix, prefix_length);
     base16_encode_update(buf + prefix_length, sizeof bytes, bytes);
     buf[prefix_length + BASE16_ENCODE_LENGTH(ID_BYTES)] = '\0';

@@ -21,6 +21,12 @@
  * source fails (it does not block after boot), leaving `buf` empty. */
 bool ids_generate(const char *prefix, char buf[IDS_SIZE]);
 
+/* As ids_generate(), and each id this process makes so is greater than
+ * the one before, also within a millisecond (the random part then counts
+ * up): for logs whose order is their ids' (the audit log, events). Ids of
+ * two processes are ordered by their clocks. */
+bool ids_generate_ordered(const char *prefix, char buf[IDS_SIZE]);
+
 /* True when `text` is `prefix` followed by exactly 32 lowercase hex digits:
  * lets a lookup refuse malformed ids without touching the database. */
 bool ids_is_well_formed(const char *prefix, const char *text);

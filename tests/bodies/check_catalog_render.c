@@ -8,15 +8,30 @@
 #include <check.h>
 #include <jansson.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "fuzz/fuzz.h"
 #include "http/bodies.h"
 
 static struct catalog *catalog;
 
+/* The first SKU gets a host and Chinese texts, so that every member a
+ * body can have is rendered. */
 static void setup(void)
 {
     catalog = fuzz_catalog_new();
+    struct sku *sku = &catalog->skus[0];
+    sku->text[GQ_LANG_ZH_CN].name = strdup("V100 16GB 单卡");
+    sku->text[GQ_LANG_ZH_CN].description = strdup("单张 NVIDIA V100");
+    sku->host = calloc(1, sizeof *sku->host);
+    ck_assert_ptr_nonnull(sku->host);
+    sku->host->instance_type = strdup("ecs.gn6v-c8g1.2xlarge");
+    sku->host->region_id = strdup("cn-hangzhou");
+    sku->host->region_name[GQ_LANG_ZH_CN] = strdup("华东1（杭州）");
+    sku->host->software = strdup("CUDA,PyTorch");
+    sku->host->vcpus = 8;
+    sku->host->memory_gib = 32;
+    catalog->bundles_text[GQ_LANG_ZH_CN].name = strdup("套餐礼包");
 }
 
 static void teardown(void)
@@ -47,23 +62,27 @@ static void fail_allocation(long n)
 
 enum body { BODY_SKU, BODY_BILLING_MODES, BODY_BUNDLES, BODY_COUNT };
 
+static enum gq_lang lang;
+
 static json_t *render(enum body body)
 {
     switch (body) {
     case BODY_SKU:
-        return catalog_render_sku(catalog, &catalog->skus[0]);
+        return catalog_render_sku(catalog, &catalog->skus[0], lang);
     case BODY_BILLING_MODES:
-        return catalog_render_billing_modes(catalog);
+        return catalog_render_billing_modes(catalog, lang);
     case BODY_BUNDLES:
     case BODY_COUNT:
         break;
     }
-    return catalog_render_bundles(catalog);
+    return catalog_render_bundles(catalog, lang);
 }
 
+/* _i: every body in every language. */
 START_TEST(render_is_whole_or_null_when_memory_runs_out)
 {
-    enum body body = (enum body)_i;
+    enum body body = (enum body)(_i % BODY_COUNT);
+    lang = (enum gq_lang)(_i / BODY_COUNT);
     fail_allocation(-1);
     json_t *whole = render(body);
     long needed = allocations_made;
@@ -90,7 +109,8 @@ static Suite *catalog_render_suite(void)
     Suite *suite = suite_create("catalog_render");
     TCase *tc = tcase_create("out_of_memory");
     tcase_add_checked_fixture(tc, setup, teardown);
-    tcase_add_loop_test(tc, render_is_whole_or_null_when_memory_runs_out, 0, BODY_COUNT);
+    tcase_add_loop_test(tc, render_is_whole_or_null_when_memory_runs_out, 0,
+                        BODY_COUNT * GQ_LANG_COUNT);
     suite_add_tcase(suite, tc);
     return suite;
 }

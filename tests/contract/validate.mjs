@@ -98,6 +98,37 @@ function mediaTypeName(value) {
   return String(value || '').split(';')[0].trim().toLowerCase();
 }
 
+/* The Prometheus text exposition format 0.0.4, line by line: "# HELP name text", "# TYPE name
+ * counter|gauge|histogram|summary|untyped", other comments, and samples
+ * `name{label="value",...} value [timestamp]`; one TYPE per name, before its samples. Returns
+ * the problems (at most a few). */
+const METRIC_NAME = '[a-zA-Z_:][a-zA-Z0-9_:]*';
+const LABEL_PAIR = '[a-zA-Z_][a-zA-Z0-9_]*="(?:[^"\\\\\\n]|\\\\[\\\\"n])*"';
+const SAMPLE_LINE = new RegExp(
+  `^(${METRIC_NAME})(?:\\{(?:${LABEL_PAIR}(?:,${LABEL_PAIR})*,?)?\\})? ` +
+    '(?:[-+]?[0-9]*\\.?[0-9]+(?:[eE][-+]?[0-9]+)?|[-+]?Inf|NaN)(?: -?[0-9]+)?$',
+);
+const TYPE_LINE = new RegExp(`^# TYPE (${METRIC_NAME}) (counter|gauge|histogram|summary|untyped)$`);
+
+function expositionProblems(text) {
+  const problems = [];
+  const typed = new Set();
+  if (!text.endsWith('\n')) problems.push('the exposition does not end with a line break');
+  for (const line of text.split('\n').slice(0, -1)) {
+    if (problems.length >= 3) break;
+    const type = TYPE_LINE.exec(line);
+    if (type) {
+      if (typed.has(type[1])) problems.push(`a second TYPE line for ${type[1]}`);
+      typed.add(type[1]);
+      continue;
+    }
+    if (line.startsWith('# TYPE')) problems.push(`a malformed TYPE line: ${line}`);
+    else if (line.startsWith('#')) continue;
+    else if (!SAMPLE_LINE.test(line)) problems.push(`not a sample line of the text format 0.0.4: ${line}`);
+  }
+  return problems;
+}
+
 function isJsonMediaType(name) {
   return name === 'application/json' || name.endsWith('+json');
 }
@@ -240,6 +271,8 @@ export function createValidator(spec, options = {}) {
         return;
       }
     }
+    if (/version=0\.0\.4/.test(String(headers.get('content-type') || '')) && typeof value === 'string')
+      problems.push(...expositionProblems(value));
     if (!content[mediaType] || !content[mediaType].schema) return;
     const validate = validatorAt(`${responsePointer}/content/${escapePointerSegment(mediaType)}/schema`);
     if (!validate(value)) problems.push(formatAjvErrors(validate.errors));
@@ -336,6 +369,8 @@ function validateLog(validator, text, { coverage } = {}) {
 const SKU = {
   id: 'v100-16g-x1',
   name: 'V100 16GB × 1',
+  description: 'One NVIDIA V100 with 16 GB of HBM2.',
+  available: true,
   gpu: { model: 'V100', memory_gb: 16, memory_type: 'HBM2', fp16_tflops: 125.0, fp32_tflops: 15.7, bf16_tflops: null, memory_bandwidth_gbps: 900, tdp_watts: 300 },
   gpu_count: 1,
   total_memory_gb: 16,
@@ -386,6 +421,8 @@ function selfTestSamples(spec) {
     ['HEAD on a POST-only path', { method: 'HEAD', path: '/quote', status: 405, headers: { Allow: 'POST, OPTIONS' }, body: null }],
     ['preflight', { method: 'OPTIONS', path: '/quote', status: 204, headers: { Allow: 'POST, OPTIONS', 'X-Request-Id': 'storefront-7f3a:42' }, body: null }],
     ['contract as YAML', { method: 'GET', path: '/openapi.yaml', status: 200, headers: { 'content-type': 'application/yaml' }, body: 'openapi: 3.1.0\n' }],
+    ['metrics', { method: 'GET', path: '/metrics', status: 200, headers: { 'content-type': 'text/plain; version=0.0.4; charset=utf-8' }, body: '# HELP a_total A.\n# TYPE a_total counter\na_total{route="/quote/{id}",status="200"} 3\nb_bucket{le="+Inf"} 1.5e-05\n' }],
+    ['metrics without a key', { method: 'GET', path: '/metrics', status: 401, headers: { ...JSON_HEADERS, 'WWW-Authenticate': 'Bearer realm="gpuquote"' }, body: err('unauthenticated', 'this call needs an API key', 'Authorization') }],
     ['out-of-memory 500', { method: 'POST', path: '/recommend', status: 500, headers: {}, body: { error: { code: 'internal_error', message: 'the server ran out of memory' } } }],
   ];
   const broken = (mutate, base) => {
@@ -417,8 +454,12 @@ function selfTestSamples(spec) {
     ['text that is not JSON', { method: 'GET', path: '/readyz', status: 200, headers: JSON_HEADERS, body: 'ready' }],
     ['bad X-Request-Id header', { method: 'GET', path: '/healthz', status: 200, headers: { ...JSON_HEADERS, 'X-Request-Id': 'two words' }, body: { status: 'ok', version: '0.1.0' } }],
     ['bad ETag header', { method: 'GET', path: '/catalog/v100-16g-x1', status: 200, headers: { ...JSON_HEADERS, ETag: 'abc' }, body: SKU }],
-    ['hint next to recommendations', { method: 'POST', path: '/recommend', status: 200, headers: JSON_HEADERS, body: { ...clone(recommendation), hint: 'x' } }],
+    ['no recommendation and no hint', { method: 'POST', path: '/recommend', status: 200, headers: JSON_HEADERS, body: (() => { const body = clone(recommendation); body.recommendations = []; delete body.hint; return body; })() }],
+    ['an assumption v2 replaced', { method: 'POST', path: '/recommend', status: 200, headers: JSON_HEADERS, body: (() => { const body = clone(recommendation); body.estimate.assumptions.kv_cache_allowance = 0.2; return body; })() }],
     ['bad date', { method: 'POST', path: '/quote', status: 200, headers: JSON_HEADERS, body: { ...clone(unsaved), created_at: 'yesterday' } }],
+    ['metrics sample without a value', { method: 'GET', path: '/metrics', status: 200, headers: { 'content-type': 'text/plain; version=0.0.4; charset=utf-8' }, body: '# TYPE a_total counter\na_total{route="/catalog"}\n' }],
+    ['metrics label unquoted', { method: 'GET', path: '/metrics', status: 200, headers: { 'content-type': 'text/plain; version=0.0.4; charset=utf-8' }, body: 'a_total{route=/catalog} 1\n' }],
+    ['metrics typed twice', { method: 'GET', path: '/metrics', status: 200, headers: { 'content-type': 'text/plain; version=0.0.4; charset=utf-8' }, body: '# TYPE a gauge\n# TYPE a gauge\na 1\n' }],
     ['line without status', { method: 'GET', path: '/healthz', body: null }],
   ];
   return { good, bad };

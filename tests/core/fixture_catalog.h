@@ -1,8 +1,9 @@
 /*
  * The seed catalog as a test fixture: the three GPU models, the five SKUs
- * with their exact list prices (seed/DIGEST.md §1–§3) and the four billing
- * modes, built in memory with no database, so every core test can price
- * against the real figures.
+ * with their exact list prices (the product digest, §1–§3), the four billing
+ * modes and the model shapes of migration 0006 (docs/sizing.md cites each
+ * one's config.json), built in memory with no database, so every core test
+ * can price and size against the real figures.
  *
  * fixture_catalog_new() returns a catalog that owns everything it points
  * to, allocated as catalog_free() expects; the caller frees it with
@@ -41,6 +42,43 @@ static const struct fixture_sku fixture_seed_skus[] = {
     {"v100-32g-x8", "V100 32GB × 8", FIXTURE_V100_32G, 8, 1928, 1041100, 2790700, 1268},
 };
 #define FIXTURE_SEED_SKU_COUNT (sizeof fixture_seed_skus / sizeof fixture_seed_skus[0])
+
+/* Migration 0006's model shapes, sorted by id; tests/store checks that the
+ * migration loads exactly these. */
+struct fixture_shape {
+    const char *id;
+    const char *name;
+    int32_t layers, hidden, heads, kv_heads, intermediate, vocab, sliding_window;
+    int64_t params;
+    const char *source;
+};
+
+#define FIXTURE_HF "https://huggingface.co/"
+static const struct fixture_shape fixture_shapes[] = {
+    {"deepseek-llm-7b", "DeepSeek-LLM 7B", 30, 4096, 32, 32, 11008, 102400, 0, 6910365696,
+     FIXTURE_HF "deepseek-ai/deepseek-llm-7b-base/blob/main/config.json"},
+    {"llama-2-13b", "Llama-2 13B", 40, 5120, 40, 40, 13824, 32000, 0, 13015864320,
+     FIXTURE_HF "meta-llama/Llama-2-13b-hf/blob/main/config.json"},
+    {"llama-2-70b", "Llama-2 70B", 80, 8192, 64, 8, 28672, 32000, 0, 68976648192,
+     FIXTURE_HF "meta-llama/Llama-2-70b-hf/blob/main/config.json"},
+    {"llama-2-7b", "Llama-2 7B", 32, 4096, 32, 32, 11008, 32000, 0, 6738415616,
+     FIXTURE_HF "meta-llama/Llama-2-7b-hf/blob/main/config.json"},
+    {"llama-3-70b", "Llama-3 70B", 80, 8192, 64, 8, 28672, 128256, 0, 70553706496,
+     FIXTURE_HF "meta-llama/Meta-Llama-3-70B/blob/main/config.json"},
+    {"llama-3-8b", "Llama-3 8B", 32, 4096, 32, 8, 14336, 128256, 0, 8030261248,
+     FIXTURE_HF "meta-llama/Meta-Llama-3-8B/blob/main/config.json"},
+    {"mistral-7b", "Mistral 7B", 32, 4096, 32, 8, 14336, 32000, 4096, 7241732096,
+     FIXTURE_HF "mistralai/Mistral-7B-v0.1/blob/main/config.json"},
+    {"qwen2.5-14b", "Qwen2.5 14B", 48, 5120, 40, 8, 13824, 152064, 0, 14770033664,
+     FIXTURE_HF "Qwen/Qwen2.5-14B/blob/main/config.json"},
+    {"qwen2.5-32b", "Qwen2.5 32B", 64, 5120, 40, 8, 27648, 152064, 0, 32763876352,
+     FIXTURE_HF "Qwen/Qwen2.5-32B/blob/main/config.json"},
+    {"qwen2.5-72b", "Qwen2.5 72B", 80, 8192, 64, 8, 29568, 152064, 0, 72706203648,
+     FIXTURE_HF "Qwen/Qwen2.5-72B/blob/main/config.json"},
+    {"qwen2.5-7b", "Qwen2.5 7B", 28, 3584, 28, 4, 18944, 152064, 0, 7615616512,
+     FIXTURE_HF "Qwen/Qwen2.5-7B/blob/main/config.json"},
+};
+#define FIXTURE_SHAPE_COUNT (sizeof fixture_shapes / sizeof fixture_shapes[0])
 
 static inline void *fixture_alloc(size_t size)
 {
@@ -94,6 +132,7 @@ static inline void fixture_set_sku(struct sku *sku, const struct fixture_sku *sp
     sku->gpu = &models[spec->model];
     sku->gpu_count = spec->gpu_count;
     sku->interconnect = spec->gpu_count > 1 ? INTERCONNECT_NVLINK : INTERCONNECT_NONE;
+    sku->available = true;
     const gq_money prices[BILLING_MODE_COUNT] = {[BILLING_ON_DEMAND] = spec->on_demand,
                                                  [BILLING_MONTHLY] = spec->monthly,
                                                  [BILLING_QUARTERLY] = spec->quarterly,
@@ -128,8 +167,29 @@ static inline void fixture_set_modes(struct catalog *catalog)
                      SEGMENT_BIT(SEGMENT_STUDENT), 6600);
 }
 
+static inline void fixture_set_shapes(struct catalog *catalog)
+{
+    catalog->n_shapes = FIXTURE_SHAPE_COUNT;
+    catalog->shapes = fixture_alloc(FIXTURE_SHAPE_COUNT * sizeof *catalog->shapes);
+    for (size_t i = 0; i < FIXTURE_SHAPE_COUNT; i++) {
+        const struct fixture_shape *spec = &fixture_shapes[i];
+        struct model_shape *shape = &catalog->shapes[i];
+        shape->id = fixture_strdup(spec->id);
+        shape->name = fixture_strdup(spec->name);
+        shape->layers = spec->layers;
+        shape->hidden = spec->hidden;
+        shape->heads = spec->heads;
+        shape->kv_heads = spec->kv_heads;
+        shape->intermediate = spec->intermediate;
+        shape->vocab = spec->vocab;
+        shape->sliding_window = spec->sliding_window;
+        shape->params = spec->params;
+        shape->source = fixture_strdup(spec->source);
+    }
+}
+
 /* Builds a catalog holding `n_skus` SKUs from `specs` (sorted by id, the
- * caller's duty) on the seed's GPU models and billing modes. */
+ * caller's duty) on the seed's GPU models, billing modes and model shapes. */
 static inline struct catalog *fixture_catalog_from(const struct fixture_sku *specs, size_t n_skus)
 {
     struct catalog *catalog = fixture_alloc(sizeof *catalog);
@@ -138,6 +198,7 @@ static inline struct catalog *fixture_catalog_from(const struct fixture_sku *spe
     catalog->price_list_updated_at = 1767225600; /* 2026-01-01 */
     fixture_set_models(catalog);
     fixture_set_modes(catalog);
+    fixture_set_shapes(catalog);
     catalog->n_skus = n_skus;
     catalog->skus = fixture_alloc((n_skus ? n_skus : 1) * sizeof *catalog->skus);
     for (size_t i = 0; i < n_skus; i++)

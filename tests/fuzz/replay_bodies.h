@@ -437,8 +437,9 @@ static inline void fuzz_replay_quote_body(const struct catalog *catalog,
         char *request_text = json_dumps(body, JSON_COMPACT | JSON_SORT_KEYS);
         FUZZ_CHECK(request_text != NULL);
         free(request_text);
+        /* Both languages: a saved quote in Chinese, an unsaved one in English. */
         struct quote_meta meta = {parsed->save ? "q_fuzz0000000000000000000000" : NULL, FUZZ_NOW,
-                                  FUZZ_NOW + 7 * 86400};
+                                  FUZZ_NOW + 7 * 86400, parsed->save ? GQ_LANG_ZH_CN : GQ_LANG_EN};
         size_t length = 0;
         char *text = quote_body_render(catalog, parsed, result, &meta, &length);
         fuzz_check_quote_render(parsed, result, text, length);
@@ -494,6 +495,24 @@ static inline void fuzz_check_requote(const struct catalog *catalog,
     FUZZ_CHECK(quote->items[0].billed->plan.amount == r->plan.amount);
 }
 
+/* An inference recommendation serves what was asked: every request at the
+ * per-request floor or faster, the concurrency within its replicas' batches
+ * and memory, the target reached. */
+static inline void fuzz_check_serving(const struct sizing_estimate *e,
+                                      const struct recommendation *r)
+{
+    const struct sizing_serving *v = &r->serving;
+    FUZZ_CHECK(v->limit == SIZING_SERVES && v->replicas == (double)r->quantity);
+    FUZZ_CHECK(v->batch >= 1 && v->batch <= v->max_batch && v->max_batch <= v->max_batch_memory);
+    FUZZ_CHECK(v->tokens_per_second_per_request >= e->per_request_floor * (1.0 - 1e-9));
+    FUZZ_CHECK(isfinite(v->prefill_seconds) && v->prefill_seconds >= 0.0);
+    FUZZ_CHECK(isfinite(v->step_seconds) && v->step_seconds > 0.0);
+    if (e->concurrent_requests > 0)
+        FUZZ_CHECK((int64_t)r->quantity * v->batch >= e->concurrent_requests);
+    if (e->tokens_per_second > 0.0)
+        FUZZ_CHECK(v->tokens_per_second >= e->tokens_per_second * (1.0 - 1e-9));
+}
+
 static inline void fuzz_check_recommendation(const struct catalog *catalog,
                                              const struct recommend_request *request,
                                              const struct recommend_result *result, int i,
@@ -510,6 +529,9 @@ static inline void fuzz_check_recommendation(const struct catalog *catalog,
     FUZZ_CHECK(request->budget == 0 || r->total <= request->budget);
     FUZZ_CHECK(request->deadline_days == 0 || r->usage.days <= request->deadline_days);
     FUZZ_CHECK(sizing_fits(&result->estimate, r->sku));
+    FUZZ_CHECK(r->memory_gb_needed <= r->memory_gb_available + 1e-9);
+    if (result->estimate.task == SIZING_TASK_INFERENCE)
+        fuzz_check_serving(&result->estimate, r);
     FUZZ_CHECK(r->cards == r->quantity * r->sku->gpu_count);
     FUZZ_CHECK(isfinite(r->estimated_hours) && r->estimated_hours >= 0);
     FUZZ_CHECK(isfinite(r->estimated_days) && r->estimated_days >= 0);
@@ -689,7 +711,9 @@ static inline void fuzz_check_recommend(const struct catalog *catalog,
             FUZZ_CHECK(result->rejected[i - 1].reason <= rejection->reason);
     }
     FUZZ_CHECK(fuzz_text_is_utf8(result->hint, sizeof result->hint));
-    FUZZ_CHECK((result->hint[0] != '\0') == (result->n_recommendations == 0));
+    /* Nothing recommended always says what to change; a recommendation
+     * may come with a cheaper change. */
+    FUZZ_CHECK(result->n_recommendations > 0 || result->hint[0] != '\0');
     fuzz_check_choice(catalog, request, result, quote);
 }
 
@@ -728,8 +752,7 @@ static inline void fuzz_check_recommend_render(const struct recommend_result *re
         fuzz_is_real(json_object_get(shown, "allowance_fraction"), estimate->allowance_fraction));
     FUZZ_CHECK(fuzz_is_hundredths_up(json_object_get(shown, "memory_gb"), estimate->memory_gb));
     FUZZ_CHECK(fuzz_is_hundredths(json_object_get(shown, "model_params_b"), estimate->params_b));
-    FUZZ_CHECK(json_is_string(json_object_get(rendered, "hint")) ==
-               (result->n_recommendations == 0));
+    FUZZ_CHECK(json_is_string(json_object_get(rendered, "hint")) == (result->hint[0] != '\0'));
     fuzz_check_money_strings(rendered);
     json_decref(rendered);
 }

@@ -660,13 +660,12 @@ static const struct bad_request rows[] = {
      RAW("POST /quote HTTP/1.1\r\nHost: test\r\nContent-Type: application/json\r\n"
          "Content-Length: 2\r\nTransfer-Encoding: chunked\r\n\r\n{}"),
      BAD_PARAMETER("Transfer-Encoding"),
-     .message = "a request cannot carry both Transfer-Encoding and Content-Length",
-     .closes = true},
+     .message = "a request cannot carry both Transfer-Encoding and Content-Length", .closes = true},
     {"framing", .method = "POST", .path = "/recommend",
      RAW("POST /recommend HTTP/1.1\r\nHost: test\r\nContent-Type: application/json\r\n"
          "Transfer-Encoding: gzip\r\n\r\n{}"),
-     BAD_PARAMETER("Transfer-Encoding"), .message = "the only Transfer-Encoding accepted is chunked",
-     .closes = true},
+     BAD_PARAMETER("Transfer-Encoding"),
+     .message = "the only Transfer-Encoding accepted is chunked", .closes = true},
     {"framing", .method = "POST", .path = "/quote",
      RAW("POST /quote HTTP/1.1\r\nHost: test\r\nContent-Type: application/json\r\n"
          "Transfer-Encoding: gzip, chunked\r\n\r\n2\r\n{}\r\n0\r\n\r\n"),

@@ -106,8 +106,17 @@ static const struct expected_sku skus[] = {
 static void expect_sku(json_t *sku, const struct expected_sku *want)
 {
     char text[32];
-    ck_assert_str_eq(json_keys(sku, ""), "id,name,gpu,gpu_count,total_memory_gb,"
-                                         "total_fp16_tflops,interconnect,prices");
+    ck_assert_str_eq(json_keys(sku, ""), "id,name,description,available,gpu,gpu_count,"
+                                         "total_memory_gb,total_fp16_tflops,interconnect,host,"
+                                         "prices");
+    expect_text(sku, "available", "true");
+    ck_assert_str_eq(json_keys(sku, "host"), "instance_type,vcpus,memory_gib,system_disk_gb,"
+                                             "bandwidth_gbps,region,provisioning_minutes,"
+                                             "software,ssh");
+    expect_text(sku, "host.provisioning_minutes", "{\"min\":10,\"max\":30,\"average\":10}");
+    expect_text(sku, "host.software", "[\"CUDA\",\"PyTorch\"]");
+    expect_text(sku, "host.ssh", "true");
+    expect_text(sku, "host.region", "{\"id\":\"cn-hangzhou\",\"name\":\"China (Hangzhou)\"}");
     expect_str(sku, "id", want->id);
     expect_str(sku, "name", want->name);
     expect_str(sku, "gpu.model", want->model);
@@ -371,6 +380,65 @@ START_TEST(test_catalog_billing_modes)
 }
 END_TEST
 
+/* The Alibaba Cloud instance type behind each SKU and its host's figures
+ * (migration 0005; docs/storefront.md cites the source). */
+static const struct {
+    const char *sku;
+    const char *instance_type;
+    const char *vcpus, *memory_gib, *bandwidth_gbps;
+} hosts[] = {
+    {"t4-16g-x1", "ecs.gn6i-c4g1.xlarge", "4", "15", "4.0"},
+    {"v100-16g-x1", "ecs.gn6v-c8g1.2xlarge", "8", "32", "2.5"},
+    {"v100-16g-x2", "ecs.gn6v-c8g1.4xlarge", "16", "64", "5.0"},
+    {"v100-32g-x4", "ecs.gn6e-c12g1.12xlarge", "48", "368", "16.0"},
+    {"v100-32g-x8", "ecs.gn6e-c12g1.24xlarge", "96", "736", "32.0"},
+};
+
+START_TEST(test_catalog_host_figures)
+{
+    char path[64];
+    snprintf(path, sizeof path, "/catalog/%s", hosts[_i].sku);
+    struct http_response *response = http_get(client, path);
+    expect_status(response, 200);
+    expect_str(response->json, "host.instance_type", hosts[_i].instance_type);
+    expect_text(response->json, "host.vcpus", hosts[_i].vcpus);
+    expect_text(response->json, "host.memory_gib", hosts[_i].memory_gib);
+    expect_text(response->json, "host.bandwidth_gbps", hosts[_i].bandwidth_gbps);
+    expect_text(response->json, "host.system_disk_gb", "100");
+    http_response_free(response);
+}
+END_TEST
+
+/* A sold-out SKU is listed and answered, saying so, never a 404. */
+START_TEST(test_catalog_sold_out_is_shown)
+{
+    struct server own = {0};
+    server_start(&own, NULL);
+    server_db_exec(&own, "UPDATE skus SET available = 0 WHERE id = 't4-16g-x1'", NULL);
+    server_signal(&own, SIGHUP);
+    struct http_client *mine = http_client_new(own.port);
+    long long deadline = suite_now_ms() + suite_wait_ms(10);
+    struct http_response *response = NULL;
+    for (;;) {
+        http_response_free(response);
+        response = http_get(mine, "/catalog/t4-16g-x1");
+        if (strcmp(json_text(response->json, "available"), "false") == 0 ||
+            suite_now_ms() > deadline)
+            break;
+        suite_sleep_ms(50);
+    }
+    expect_status(response, 200);
+    expect_text(response->json, "available", "false");
+    http_response_free(response);
+    response = http_get(mine, "/catalog");
+    expect_join(response->json, "skus", "id",
+                "t4-16g-x1,v100-16g-x1,v100-16g-x2,v100-32g-x4,v100-32g-x8");
+    http_response_free(response);
+    http_client_free(mine);
+    server_finish(&own);
+}
+END_TEST
+
 START_TEST(test_catalog_bundles)
 {
     struct http_response *response = http_get(client, "/catalog/bundles");
@@ -378,7 +446,8 @@ START_TEST(test_catalog_bundles)
     ck_assert_str_eq(http_header(response, "cache-control"), CACHE_CONTROL);
     ck_assert_ptr_nonnull(http_header(response, "etag"));
     json_t *body = response->json;
-    ck_assert_str_eq(json_keys(body, ""), "currency,price_list_version,bundles");
+    ck_assert_str_eq(json_keys(body, ""), "currency,price_list_version,name,description,bundles");
+    expect_str(body, "name", "Bundles");
     expect_str(body, "currency", "CNY");
     expect_text(body, "price_list_version", "1");
     expect_join(body, "bundles", "id", "enterprise-inference-quarterly,training-starter-monthly");
@@ -421,7 +490,7 @@ START_TEST(test_catalog_etag_and_not_modified)
     ck_assert_str_eq(http_header(response, "etag"), etag);
     ck_assert_str_eq(http_header(response, "cache-control"), CACHE_CONTROL);
     ck_assert_ptr_null(http_header(response, "content-type"));
-    ck_assert_str_eq(http_header(response, "content-length"), "2878");
+    ck_assert_str_eq(http_header(response, "content-length"), "4868");
     expect_full_length(response, "/catalog");
     http_response_free(response);
 
@@ -445,8 +514,8 @@ START_TEST(test_catalog_etag_and_not_modified)
     const char *const two_lines[][3] = {{stale, header, NULL}, {stale, "If-None-Match: *", NULL}};
     for (size_t i = 0; i < 2; i++) {
         response = http_request(client, "GET", "/catalog", two_lines[i], NULL);
-        ck_assert_msg(response->status == 304, "%s / %s gave %ld", two_lines[i][0],
-                      two_lines[i][1], response->status);
+        ck_assert_msg(response->status == 304, "%s / %s gave %ld", two_lines[i][0], two_lines[i][1],
+                      response->status);
         http_response_free(response);
     }
 
@@ -642,14 +711,14 @@ START_TEST(test_catalog_cors)
     ck_assert_ptr_null(http_header(response, "access-control-allow-origin"));
     /* ... but says that the answer depends on the Origin, as does one to a
      * request without an Origin: a shared cache keeps them apart from the
-     * copies it may give an allowed origin. */
-    ck_assert_str_eq(http_header(response, "vary"), "Origin");
+     * copies it may give an allowed origin; and on the language. */
+    ck_assert_str_eq(http_header(response, "vary"), "Origin, Accept-Language");
     http_response_free(response);
     response = http_get(cors, "/catalog");
     expect_status(response, 200);
     ck_assert_ptr_null(http_header(response, "access-control-allow-origin"));
     ck_assert_str_eq(http_header(response, "cache-control"), "public, max-age=60");
-    ck_assert_str_eq(http_header(response, "vary"), "Origin");
+    ck_assert_str_eq(http_header(response, "vary"), "Origin, Accept-Language");
     http_response_free(response);
 
     /* Errors carry CORS too, so a browser can read them. */
@@ -673,14 +742,16 @@ START_TEST(test_catalog_large_listing)
     server_start(&server, NULL);
     /* One statement per table, not 3,000 commits: a slow disk's fsyncs
      * would otherwise decide whether the test ends in time. */
-    ck_assert_int_eq(server_db_exec(&server,
-                                    "WITH RECURSIVE n(i) AS (SELECT 0 UNION ALL SELECT i + 1 FROM n "
-                                    "WHERE i < 1499) "
-                                    "INSERT INTO skus (id, name, gpu_model_id, gpu_count, "
-                                    "interconnect) SELECT printf('bulk-%04d', i), 'Bulk', "
-                                    "'v100-32g', 4, 'nvlink' FROM n",
-                                    NULL),
-                     1500);
+    ck_assert_int_eq(
+        server_db_exec(
+            &server,
+            "WITH RECURSIVE n(i) AS (SELECT 0 UNION ALL SELECT i + 1 FROM n "
+            "WHERE i < 1499) "
+            "INSERT INTO skus (id, name, gpu_model_id, gpu_count, "
+            "interconnect) SELECT 'bulk-' || substr(CAST(10000 + i AS TEXT), 2), 'Bulk', "
+            "'v100-32g', 4, 'nvlink' FROM n",
+            NULL),
+        1500);
     ck_assert_int_eq(server_db_exec(&server,
                                     "INSERT INTO sku_prices (sku_id, mode_id, amount_fen) "
                                     "SELECT id, 'on_demand', 1000 FROM skus WHERE id LIKE 'bulk-%'",
@@ -746,6 +817,9 @@ static Suite *make_suite(void)
     tcase_add_test(listing, test_catalog_unknown_and_repeated_parameter_messages);
     tcase_add_test(listing, test_catalog_billing_modes);
     tcase_add_test(listing, test_catalog_bundles);
+    tcase_add_loop_test(listing, test_catalog_host_figures, 0,
+                        (int)(sizeof hosts / sizeof hosts[0]));
+    tcase_add_test(listing, test_catalog_sold_out_is_shown);
     tcase_add_test(listing, test_catalog_etag_and_not_modified);
     tcase_add_test(listing, test_catalog_filtered_etag);
     tcase_add_test(listing, test_catalog_sub_resources_not_modified);

@@ -31,6 +31,7 @@
 #include "support/server.h"
 #include "support/shared.h"
 #include "support/suite.h"
+#include "support/testdb.h"
 
 #define INT8_BODY                                                                                  \
     "{\"workload\":{\"task\":\"inference\",\"model_params_b\":7,\"precision\":\"int8\"}}"
@@ -127,7 +128,9 @@ struct not_found_case {
 };
 
 static const struct not_found_case not_found[] = {
-    {"GET", "/", "no resource at /"},
+    {"GET", "/nope", "no resource at /nope"},
+    {"GET", "/static/missing.js", "no resource at /static/missing.js"},
+    {"GET", "/static/.hidden", "no resource at /static/.hidden"},
     {"GET", "/nope", "no resource at /nope"},
     {"POST", "/nope", "no resource at /nope"},
     {"DELETE", "/nope", "no resource at /nope"},
@@ -178,8 +181,8 @@ START_TEST(test_operations_oversized_body_routing)
     response = http_request_chunked(client, "POST", "/nope", json, body);
     expect_error(response, 404, "not_found", NULL);
     http_response_free(response);
-    response = http_request_chunked(client, "POST", "/quote/q_0123456789abcdef0123456789abcdef/accept",
-                                    json, body);
+    response = http_request_chunked(client, "POST",
+                                    "/quote/q_0123456789abcdef0123456789abcdef/accept", json, body);
     expect_error(response, 413, "body_too_large", NULL);
     http_response_free(response);
     free(body);
@@ -497,7 +500,8 @@ START_TEST(test_operations_access_log)
     close(fd);
     line = find_access_line(&shared, path);
     ck_assert_msg(line != NULL, "no access-log line for %s", path);
-    ck_assert_str_eq(json_keys(line, ""), "ts,request_id,client,method,path,status,bytes,us,interrupted");
+    ck_assert_str_eq(json_keys(line, ""),
+                     "ts,request_id,client,method,path,status,bytes,us,interrupted");
     expect_text(line, "status", "0");
     expect_text(line, "bytes", "0");
     expect_str(line, "interrupted", "client_abort");
@@ -514,8 +518,8 @@ START_TEST(test_operations_access_log_library_refusals)
     /* Header fields over the connection's memory: 431. */
     char path[96], request[20480];
     snprintf(path, sizeof path, "/access-log-431-%ld", (long)getpid());
-    int length = snprintf(request, sizeof request, "GET %s?gpu=V100 HTTP/1.1\r\nHost: test\r\nX-Big: ",
-                          path);
+    int length = snprintf(request, sizeof request,
+                          "GET %s?gpu=V100 HTTP/1.1\r\nHost: test\r\nX-Big: ", path);
     memset(request + length, 'a', 18000);
     strcpy(request + length + 18000, "\r\n\r\n");
     char *answer = raw_exchange(shared.port, request, suite_wait_ms(5));
@@ -571,8 +575,7 @@ START_TEST(test_operations_access_log_library_refusals)
     length = snprintf(request, sizeof request, "GET %s?a=1", path);
     for (int i = 1; i < 400; i++)
         length += snprintf(request + length, sizeof request - (size_t)length, "&a=1");
-    snprintf(request + length, sizeof request - (size_t)length,
-             " HTTP/1.1\r\nHost: test\r\n\r\n");
+    snprintf(request + length, sizeof request - (size_t)length, " HTTP/1.1\r\nHost: test\r\n\r\n");
     answer = raw_exchange(shared.port, request, suite_wait_ms(5));
     ck_assert_ptr_null(answer);
     line = find_access_line(&shared, path);
@@ -631,12 +634,12 @@ START_TEST(test_operations_raw_protocol_errors)
     ck_assert_int_eq(raw_status(response), 200);
     ck_assert_ptr_eq(strstr(raw_body(response), "{\"id\":\"v100-16g-x1\","), raw_body(response));
     free(response);
+    /* No path at all is "/": the storefront page. */
     response = raw_exchange(shared.port, "GET HTTPS://example.test HTTP/1.1\r\nHost: test\r\n\r\n",
                             suite_wait_ms(5));
     ck_assert_ptr_nonnull(response);
-    ck_assert_int_eq(raw_status(response), 404);
-    ck_assert_str_eq(raw_body(response),
-                     "{\"error\":{\"code\":\"not_found\",\"message\":\"no resource at /\"}}");
+    ck_assert_int_eq(raw_status(response), 200);
+    ck_assert_ptr_eq(strstr(raw_body(response), "<!doctype html>"), raw_body(response));
     free(response);
 
     /* A request line that is not one: the connection is dropped. */
@@ -698,7 +701,7 @@ START_TEST(test_operations_sigterm_finishes_request_in_flight)
     ck_assert_int_eq(raw_status(response), 200);
     json_t *json = json_loads(raw_body(response), 0, NULL);
     ck_assert_ptr_nonnull(json);
-    expect_text(json, "estimate.memory_gb", "8.4");
+    expect_text(json, "estimate.memory_gb", "10.32"); /* 7 GB and one request, a tenth free */
     expect_str(json, "recommendations[0].sku", "v100-16g-x1");
     expect_str(json, "recommendations[0].total", "1231.00");
     json_decref(json);
@@ -783,10 +786,10 @@ START_TEST(test_operations_reloads_under_load_keep_answers_whole)
     long highest = 1;
     char want[32];
     while (!atomic_load(&storm.done) || answers < 20) {
-        struct http_response *quote = http_post_json(
-            to, "/quote",
-            "{\"items\":[{\"sku\":\"t4-16g-x1\",\"billing\":\"on_demand\","
-            "\"hours_per_day\":1,\"days\":1}],\"save\":false}");
+        struct http_response *quote =
+            http_post_json(to, "/quote",
+                           "{\"items\":[{\"sku\":\"t4-16g-x1\",\"billing\":\"on_demand\","
+                           "\"hours_per_day\":1,\"days\":1}],\"save\":false}");
         expect_status(quote, 200);
         long version = (long)json_integer_value(json_at(quote->json, "price_list_version"));
         money_after(version - 1, want);
@@ -920,7 +923,8 @@ static const struct bad_config bad_configs[] = {
     {"--port", "70000", NULL, NULL, "gpuquote: error: --port: 70000 is out of range 0..65535\n"},
     {"--port", NULL, NULL, NULL, "gpuquote: error: --port: missing value\n"},
     {"--bogus", NULL, NULL, NULL, "gpuquote: error: unknown option --bogus\n"},
-    {NULL, NULL, "GPUQUOTE_PORT=abc", NULL, "gpuquote: error: GPUQUOTE_PORT: \"abc\" is not an integer\n"},
+    {NULL, NULL, "GPUQUOTE_PORT=abc", NULL,
+     "gpuquote: error: GPUQUOTE_PORT: \"abc\" is not an integer\n"},
     {NULL, NULL, "GPUQUOTE_REQUEST_TIMEOUT_SECONDS=0", NULL,
      "gpuquote: error: GPUQUOTE_REQUEST_TIMEOUT_SECONDS: 0 is out of range 1..3600\n"},
     {NULL, NULL, "GPUQUOTE_ACCESS_LOG=maybe", NULL,
@@ -1015,8 +1019,9 @@ START_TEST(test_operations_migrations_missing)
     ck_assert_int_eq(server_run(&server, &options), 1);
     char expected[1024];
     snprintf(expected, sizeof expected,
-             "gpuquote: error: cannot open migrations directory %s: No such file or directory\n",
-             dir);
+             "gpuquote: error: cannot open migrations directory %s/%s: No such file or "
+             "directory\n",
+             dir, testdb_backend());
     char *err = server_read(&server, "stderr.log");
     ck_assert_str_eq(err, expected);
     free(err);
@@ -1056,8 +1061,7 @@ START_TEST(test_operations_port_in_use)
     ck_assert_int_eq(server_run(&second, &options), 1);
     char expected[128];
     snprintf(expected, sizeof expected,
-             "gpuquote: error: cannot listen on 127.0.0.1 port %s: Address already in use\n",
-             port);
+             "gpuquote: error: cannot listen on 127.0.0.1 port %s: Address already in use\n", port);
     char *err = server_read(&second, "stderr.log");
     ck_assert_str_eq(err, expected);
     free(err);
@@ -1092,8 +1096,8 @@ START_TEST(test_operations_listens_on_ipv6)
     const char *const args[] = {"--listen", "::1", NULL};
     struct server_options options = {args, NULL, false};
     server_launch(&server, &options);
-    ck_assert(server_wait_for_text(&server, "stderr.log", "listening on ::1 port ",
-                                   suite_wait_ms(10)));
+    ck_assert(
+        server_wait_for_text(&server, "stderr.log", "listening on ::1 port ", suite_wait_ms(10)));
     char *written = server_read(&server, "port");
     unsigned port = (unsigned)strtoul(written, NULL, 10);
     free(written);

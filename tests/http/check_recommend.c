@@ -1,9 +1,12 @@
 /*
  * POST /recommend through the real server: a 7B model served in fp16 needs
- * 16.8 GB, so both 16 GB single cards are rejected with the exact shortfall
- * and a multi-card V100 comes first; in int8 the single V100 16GB wins; a
- * student learning pays the student rate; a full 7B fine-tune fits only
- * the 8-card machine; the time objective buys more cards than the cost
+ * 18.1 GB with one 4096-token request, so both 16 GB single cards are
+ * rejected with the exact shortfall and the longest context that fits, and a
+ * multi-card V100 comes first; in int8 the single V100 16GB wins; concurrent
+ * requests are batched on replicas at a per-request floor; a student
+ * learning pays the student rate; a full 7B fine-tune fits the 4- and
+ * 8-card machines with full checkpointing, only the 8-card one without, at
+ * 4096 tokens a sample; the time objective buys more cards than the cost
  * objective; a budget nothing meets gives 200 with no recommendation, the
  * reasons and a hint; bad bodies give 422 with the field to blame.
  *
@@ -37,41 +40,47 @@ static struct http_response *recommend(const char *body)
 
 /* ---- the DIGEST's sizing cases ----------------------------------------------- */
 
-/* A need a sliver over a card's memory never reads as fitting it: 6.667B
- * in fp16 needs 16.0008 GB, shown rounded up (16.01, 16.1), not 16.0. */
+/* A need a sliver over a card's memory never reads as fitting it: 8B in
+ * fp16 with a 2-token request and no reserve needs 16.0012 GB, shown
+ * rounded up (16.01, 16.1), not 16.0. */
 START_TEST(test_recommend_memory_need_is_rounded_up)
 {
     struct http_response *response = recommend(
-        "{\"workload\":{\"task\":\"inference\",\"model_params_b\":6.667,\"precision\":\"fp16\"}}");
+        "{\"workload\":{\"task\":\"inference\",\"model_params_b\":8,\"precision\":\"fp16\","
+        "\"context_tokens\":2},\"assumptions\":{\"memory_reserve\":0}}");
     json_t *r = response->json;
-    expect_text(r, "estimate.weights_gb", "13.33");
+    expect_text(r, "estimate.weights_gb", "16.0");
     expect_text(r, "estimate.memory_gb", "16.01");
     expect_join(r, "rejected", "sku", "t4-16g-x1,v100-16g-x1");
-    expect_str(r, "rejected[0].detail", "needs 16.1 GB, has 16 GB");
+    expect_str(r, "rejected[0].detail",
+               "needs 16.1 GB for one request of 2 tokens, has 16 GB: not one token of context "
+               "fits");
     expect_text(r, "recommendations[0].memory_gb_needed", "16.01");
-    expect_str(r, "recommendations[0].reasons[0]", "fits: needs 16.1 GB, has 32 GB across 2 cards");
+    expect_str(r, "recommendations[0].reasons[0]",
+               "fits: needs 16.1 GB, has 32 GB across 2 cards: 16.0 GB of weights + 0.1 GB of KV "
+               "cache for 1 request");
     http_response_free(response);
 }
 END_TEST
 
 /* A run of seconds is shown to two significant digits, so that runs of
  * different lengths ranked by time can be told apart: 0.1B on 0.01B tokens
- * is 6e15 FLOPs, 4.3 s on 64 cards. */
+ * is 1.07e16 FLOPs with full recomputation, 7.6 s on 64 cards. */
 START_TEST(test_recommend_seconds_long_run_shows_its_hours)
 {
     struct http_response *response =
         recommend("{\"workload\":{\"task\":\"pretrain\",\"model_params_b\":0.1,"
                   "\"tokens_b\":0.01},\"objective\":\"time\"}");
     json_t *r = response->json;
-    expect_text(r, "recommendations[0].estimated_hours", "0.0012");
-    expect_text(r, "recommendations[1].estimated_hours", "0.0023");
-    expect_text(r, "recommendations[2].estimated_hours", "0.0047");
+    expect_text(r, "recommendations[0].estimated_hours", "0.0021");
+    expect_text(r, "recommendations[1].estimated_hours", "0.0042");
+    expect_text(r, "recommendations[2].estimated_hours", "0.0083");
     expect_str(r, "recommendations[0].reasons[1]",
-               "0.0012 h of training: 6e+15 FLOPs on 64 × 125 TFLOPS fp16 at 35% MFU × 51% "
+               "0.0021 h of training: 1.1e+16 FLOPs on 64 × 125 TFLOPS fp16 at 35% MFU × 51% "
                "scaling");
-    /* Billed in thousandths of an hour: 2 each, not "0.0 h". */
+    /* Billed in thousandths of an hour: 3 each, not "0.0 h". */
     expect_str(r, "recommendations[0].reasons[2]",
-               "cheapest plan: the on-demand rate per instance, ¥0.32 for 8 × 0.002 h");
+               "cheapest plan: the on-demand rate per instance, ¥0.48 for 8 × 0.003 h");
     http_response_free(response);
 }
 END_TEST
@@ -87,23 +96,45 @@ START_TEST(test_recommend_7b_inference_fp16)
     expect_str(r, "segment", "individual");
     expect_text(r, "hours_per_day", "24.0");
     expect_text(r, "days", "30");
-    /* 7 × 10^9 parameters × 2 bytes = 14 GB, + 20 % for the KV cache. */
+    /* 7 × 10^9 parameters × 2 bytes = 14 GB, and one request of 4096 tokens
+     * of the derived shape (33 layers of 4224: 557,568 bytes a token), a
+     * tenth of the instance kept free. */
     expect_str(r, "estimate.task", "inference");
     expect_str(r, "estimate.precision", "fp16");
     expect_text(r, "estimate.preset", "false");
     expect_text(r, "estimate.model_params_b", "7.0");
     expect_text(r, "estimate.bytes_per_param", "2.0");
     expect_text(r, "estimate.weights_gb", "14.0");
-    expect_text(r, "estimate.allowance_fraction", "0.2");
-    expect_text(r, "estimate.allowance_gb", "2.8");
-    expect_text(r, "estimate.memory_gb", "16.8");
+    expect_text(r, "estimate.working_gb", "2.29");
+    expect_text(r, "estimate.allowance_fraction", "0.1");
+    expect_text(r, "estimate.allowance_gb", "1.81");
+    expect_text(r, "estimate.memory_gb", "18.1");
+    expect_text(r, "estimate.model.derived", "true");
+    expect_text(r, "estimate.model.id", "null");
+    expect_text(r, "estimate.model.layers", "33");
+    expect_text(r, "estimate.model.hidden", "4224");
+    expect_text(r, "estimate.model.kv_heads", "33");
+    expect_text(r, "estimate.serving.concurrent_requests", "1");
+    expect_text(r, "estimate.serving.context_tokens", "4096");
+    expect_text(r, "estimate.serving.prompt_tokens", "2048");
+    expect_text(r, "estimate.serving.kv_bytes_per_token", "557568.0");
+    expect_str(r, "estimate.serving.kv_precision", "fp16");
+    expect_absent(r, "estimate.training");
+    expect_text(r, "estimate.assumptions.memory_reserve", "0.1");
 
     expect_join(r, "rejected", "sku", "t4-16g-x1,v100-16g-x1");
     expect_join(r, "rejected", "reason", "insufficient_memory,insufficient_memory");
-    expect_str(r, "rejected[0].detail", "needs 16.8 GB, has 16 GB");
-    expect_str(r, "rejected[1].detail", "needs 16.8 GB, has 16 GB");
+    expect_str(
+        r, "rejected[0].detail",
+        "needs 18.1 GB for one request of 4096 tokens, has 16 GB: 717 tokens of context fit");
+    expect_str(
+        r, "rejected[1].detail",
+        "needs 18.1 GB for one request of 4096 tokens, has 16 GB: 717 tokens of context fit");
     expect_text(r, "rejected_total", "2");
-    expect_absent(r, "hint");
+    expect_str(r, "hint",
+               "cheaper with int8 weights: v100-16g-x1 \xc3\x97 1 for \xc2\xa5"
+               "1231.00 (this answer: \xc2\xa5"
+               "2311.00)");
 
     /* Cheapest first: the smallest machine that holds it, a month each. */
     expect_join(r, "recommendations", "rank", "1,2,3");
@@ -115,9 +146,17 @@ START_TEST(test_recommend_7b_inference_fp16)
     expect_join(r, "recommendations", "cards", "2,4,8");
     expect_str(r, "recommendations[0].plan.summary", "1 month");
     expect_text(r, "recommendations[0].usage", "{\"hours_per_day\":24.0,\"days\":30}");
-    expect_text(r, "recommendations[0].memory_gb_needed", "16.8");
+    expect_text(r, "recommendations[0].memory_gb_needed", "18.1");
     expect_text(r, "recommendations[0].estimated_hours", "720.0");
-    expect_str(r, "recommendations[0].reasons[0]", "fits: needs 16.8 GB, has 32 GB across 2 cards");
+    expect_str(r, "recommendations[0].reasons[0]",
+               "fits: needs 18.1 GB, has 32 GB across 2 cards: 14.0 GB of weights + 2.3 GB of KV "
+               "cache for 1 request");
+    expect_text(r, "recommendations[0].serving.replicas", "1");
+    expect_text(r, "recommendations[0].serving.requests_per_replica", "1");
+    expect_text(r, "recommendations[0].serving.max_requests_per_replica", "6");
+    expect_text(r, "recommendations[0].serving.tokens_per_second_per_request", "57.76");
+    expect_text(r, "recommendations[0].serving.time_to_first_token_seconds", "0.4");
+    expect_str(r, "recommendations[0].serving.decode_bound", "memory");
     http_response_free(response);
 }
 END_TEST
@@ -127,10 +166,12 @@ START_TEST(test_recommend_null_assumption_is_the_default)
 {
     struct http_response *response =
         recommend("{\"workload\":{\"task\":\"finetune\",\"model_params_b\":7,\"tokens_b\":2},"
-                  "\"assumptions\":{\"mfu\":null,\"max_instances\":null,\"activation_allowance\":0.5}}");
+                  "\"assumptions\":{\"mfu\":null,\"max_instances\":null,\"memory_reserve\":0.5}}");
     expect_text(response->json, "estimate.assumptions.mfu", "0.35");
     expect_text(response->json, "estimate.assumptions.max_instances", "8.0");
-    expect_text(response->json, "estimate.assumptions.activation_allowance", "0.5");
+    expect_text(response->json, "estimate.assumptions.memory_reserve", "0.5");
+    /* Half the instance free: (112 + 1.56) GB × 2. */
+    expect_text(response->json, "estimate.memory_gb", "227.12");
     http_response_free(response);
 }
 END_TEST
@@ -154,7 +195,8 @@ START_TEST(test_recommend_7b_inference_int8)
         "{\"workload\":{\"task\":\"inference\",\"model_params_b\":7,\"precision\":\"int8\"}}");
     json_t *r = response->json;
     expect_text(r, "estimate.bytes_per_param", "1.0");
-    expect_text(r, "estimate.memory_gb", "8.4");
+    expect_text(r, "estimate.memory_gb", "10.32");
+    expect_absent(r, "hint");
     expect_text(r, "rejected", "[]");
     expect_text(r, "rejected_total", "0");
     expect_join(r, "recommendations", "sku", "v100-16g-x1,v100-16g-x2,v100-32g-x4");
@@ -195,24 +237,36 @@ START_TEST(test_recommend_7b_finetune)
 {
     struct http_response *response = recommend("{\"workload\":" FINETUNE_7B "}");
     json_t *r = response->json;
-    /* 16 bytes a parameter for weights, gradients and Adam, + 20 %. */
+    /* 16 bytes a parameter for weights, gradients and Adam, the activations
+     * of full checkpointing at 2048 × 1 tokens, a tenth free. */
     expect_text(r, "estimate.state_bytes_per_trainable_param", "16.0");
     expect_text(r, "estimate.model_state_gb", "112.0");
-    expect_text(r, "estimate.memory_gb", "134.4");
-    expect_text(r, "estimate.flops", "8.4e19"); /* 6 × 7e9 × 2e9 */
+    expect_text(r, "estimate.working_gb", "1.56");
+    expect_text(r, "estimate.memory_gb", "126.18");
+    expect_text(r, "estimate.training.sequence_length", "2048");
+    expect_text(r, "estimate.training.micro_batch_size", "1");
+    expect_str(r, "estimate.training.activation_checkpointing", "full");
+    expect_text(r, "estimate.training.lora_rank", "null");
+    expect_absent(r, "estimate.serving");
+    /* (8 × 7e9 + 16 × 33 × 4224 × 2048) × 2e9: the recomputed forward pass
+     * and the attention's FLOPs counted. */
+    expect_text(r, "estimate.flops_per_param_token", "8.0");
+    expect_text(r, "estimate.attention_flops_per_token", "4567597056.0");
+    expect_text(r, "estimate.flops", "1.21135194112e20");
     expect_absent(r, "days");
-    expect_join(r, "rejected", "sku", "v100-32g-x4,v100-16g-x2,t4-16g-x1,v100-16g-x1");
-    expect_join(r, "rejected", "reason",
-                "insufficient_memory,insufficient_memory,insufficient_memory,"
-                "insufficient_memory");
-    expect_str(r, "rejected[0].detail", "needs 134.4 GB, has 128 GB across 4 cards");
-    expect_str(r, "rejected[2].detail", "needs 134.4 GB, has 16 GB");
-    ck_assert_int_eq(json_count(r, "recommendations"), 1);
-    expect_str(r, "recommendations[0].sku", "v100-32g-x8");
-    expect_text(r, "recommendations[0].quantity", "1");
-    /* 8.4e19 FLOPs ÷ (8 × 125 TFLOPS × 35 % MFU × 85 % NVLink) = 78.43 h */
-    expect_text(r, "recommendations[0].estimated_hours", "78.43");
-    expect_str(r, "recommendations[0].total", "1512.17");
+    expect_join(r, "rejected", "sku", "v100-16g-x2,t4-16g-x1,v100-16g-x1");
+    expect_str(r, "rejected[0].detail", "needs 126.2 GB, has 32 GB across 2 cards");
+    expect_str(r, "rejected[1].detail", "needs 126.2 GB, has 16 GB");
+    expect_join(r, "recommendations", "sku", "v100-32g-x8,v100-32g-x4");
+    expect_join(r, "recommendations", "quantity", "1,1");
+    expect_absent(r, "recommendations[0].serving");
+    /* 1.211e20 FLOPs ÷ (8 × 125 TFLOPS × 35 % MFU × 85 % NVLink) = 113.1 h */
+    expect_text(r, "recommendations[0].estimated_hours", "113.1");
+    expect_join(r, "recommendations", "total", "2180.66,2189.71");
+    expect_str(r, "hint",
+               "cheaper with activation_checkpointing none: v100-32g-x8 \xc3\x97 1 for \xc2\xa5"
+               "1635.56 in 84.8 h (this answer: \xc2\xa5"
+               "2180.66 in 113.1 h)");
     http_response_free(response);
 }
 END_TEST
@@ -227,9 +281,9 @@ START_TEST(test_recommend_time_buys_more_cards)
     expect_text(cost->json, "recommendations[0].cards", "8");
     expect_text(time->json, "recommendations[0].quantity", "8");
     expect_text(time->json, "recommendations[0].cards", "64");
-    /* Eight machines at 60 % cross-instance scaling: 16.34 h, not 78.43. */
-    expect_text(time->json, "recommendations[0].estimated_hours", "16.34");
-    expect_str(time->json, "recommendations[0].total", "2520.32");
+    /* Eight machines at 60 % cross-instance scaling: 23.56 h, not 113.1. */
+    expect_text(time->json, "recommendations[0].estimated_hours", "23.56");
+    expect_str(time->json, "recommendations[0].total", "3634.48");
     json_t *fast = json_at(time->json, "recommendations[0].estimated_hours");
     json_t *slow = json_at(cost->json, "recommendations[0].estimated_hours");
     ck_assert(json_number_value(fast) < json_number_value(slow));
@@ -249,23 +303,250 @@ START_TEST(test_recommend_over_budget)
         expect_text(r, "recommendations", "[]");
         expect_join(r, "rejected", "sku",
                     "v100-32g-x8,v100-32g-x4,v100-16g-x2,t4-16g-x1,v100-16g-x1");
-        expect_str(r, "rejected[0].reason", "over_budget");
+        expect_join(r, "rejected", "reason",
+                    "over_budget,over_budget,insufficient_memory,insufficient_memory,"
+                    "insufficient_memory");
         expect_str(r, "rejected[0].detail",
                    "costs \xc2\xa5"
-                   "1512.17 at best (1 instance), budget \xc2\xa5"
+                   "2180.66 at best (1 instance), budget \xc2\xa5"
                    "100.00");
-        expect_str(r, "rejected[1].reason", "insufficient_memory");
         expect_text(r, "rejected_total", "5");
         expect_str(r, "hint",
                    "the cheapest configuration that meets every other limit is v100-32g-x8 "
                    "\xc3\x97 1 at \xc2\xa5"
-                   "1512.17: raise the budget to at least that");
+                   "2180.66: raise the budget to at least that");
         http_response_free(response);
     }
     /* The budget exactly met is enough. */
     struct http_response *response =
-        recommend("{\"workload\":" FINETUNE_7B ",\"budget\":\"1512.17\"}");
-    expect_join(response->json, "recommendations", "total", "1512.17");
+        recommend("{\"workload\":" FINETUNE_7B ",\"budget\":\"2180.66\"}");
+    expect_join(response->json, "recommendations", "total", "2180.66");
+    http_response_free(response);
+}
+END_TEST
+
+/* ---- serving and training inputs ------------------------------------------- */
+
+/* Concurrent requests of a long context, a per-request floor and an int8
+ * KV cache: every figure echoed, each replica's batch, rates and time to
+ * first token in the answer. 13B's derived shape keeps 2 × 40 × 5120
+ * bytes a token in int8: 3.36 GB for 8192 tokens; a V100 32GB × 4 holds 28
+ * of them beside 13 GB of weights and serves all 20 at 20.3 tok/s each. */
+START_TEST(test_recommend_concurrent_requests)
+{
+    struct http_response *response = recommend(
+        "{\"workload\":{\"task\":\"inference\",\"model_params_b\":13,\"precision\":\"int8\","
+        "\"concurrent_requests\":20,\"context_tokens\":8192,\"prompt_tokens\":6000,"
+        "\"min_tokens_per_second_per_request\":15,\"kv_precision\":\"int8\"}}");
+    json_t *r = response->json;
+    expect_text(r, "estimate.serving.concurrent_requests", "20");
+    expect_text(r, "estimate.serving.context_tokens", "8192");
+    expect_text(r, "estimate.serving.prompt_tokens", "6000");
+    expect_text(r, "estimate.serving.output_tokens", "2192");
+    expect_text(r, "estimate.serving.min_tokens_per_second_per_request", "15.0");
+    expect_str(r, "estimate.serving.kv_precision", "int8");
+    expect_text(r, "estimate.serving.kv_bytes_per_token", "409600.0");
+    expect_text(r, "estimate.serving.kv_gb_per_request", "3.36");
+    expect_text(r, "estimate.serving.kv_gb", "67.11");
+    expect_text(r, "estimate.memory_gb", "18.18");
+    expect_join(r, "recommendations", "sku", "v100-32g-x4,v100-32g-x8,v100-16g-x2");
+    expect_join(r, "recommendations", "quantity", "1,1,5");
+    expect_join(r, "recommendations", "total", "5227.00,10411.00,11555.00");
+    expect_text(r, "recommendations[0].serving",
+                "{\"replicas\":1,\"requests_per_replica\":20,\"max_requests_per_replica\":28,"
+                "\"tokens_per_second_per_request\":20.32,\"tokens_per_second\":406.38,"
+                "\"time_to_first_token_seconds\":1.15,\"decode_step_ms\":38.74,"
+                "\"decode_bound\":\"memory\",\"kv_cache_gb\":67.11}");
+    expect_text(r, "recommendations[0].memory_gb_needed", "89.01");
+    expect_str(r, "recommendations[0].reasons[1]",
+               "serves 20 requests at 20.3 tok/s each, 406.4 tok/s in all: 1 replica \xc3\x97 20, "
+               "memory-bound decode step 38.7 ms");
+    /* Two V100 16GB hold four requests: five replicas for twenty. */
+    expect_text(r, "recommendations[2].serving.requests_per_replica", "4");
+    expect_str(r, "recommendations[2].reasons[1]",
+               "serves 20 requests at 32.2 tok/s each, 644.8 tok/s in all: 5 replicas \xc3\x97 4, "
+               "memory-bound decode step 26.8 ms");
+    expect_str(r, "rejected[0].detail",
+               "needs 18.2 GB for one request of 8192 tokens, has 16 GB: 3417 tokens of context "
+               "fit");
+    expect_absent(r, "hint");
+    http_response_free(response);
+}
+END_TEST
+
+/* The issue's case: 13B int4 at 2,000 tok/s in all for a quarter. Batched,
+ * two V100 32GB × 8 reach it (1246 tok/s at most each, 8 requests each at
+ * 125.4 tok/s), where one request at a time took four; an int8 KV cache
+ * halves it again. */
+START_TEST(test_recommend_aggregate_target_is_batched)
+{
+    struct http_response *response = recommend(
+        "{\"workload\":{\"task\":\"inference\",\"model_params_b\":13,\"precision\":\"int4\","
+        "\"tokens_per_second\":2000},\"days\":90}");
+    json_t *r = response->json;
+    expect_text(r, "estimate.serving.concurrent_requests", "0");
+    expect_join(r, "recommendations", "sku", "v100-32g-x8,v100-32g-x4");
+    expect_join(r, "recommendations", "quantity", "2,4");
+    expect_join(r, "recommendations", "total", "55814.00,56072.00");
+    expect_text(r, "recommendations[0].serving.requests_per_replica", "8");
+    expect_text(r, "recommendations[0].serving.max_requests_per_replica", "66");
+    expect_text(r, "recommendations[0].serving.tokens_per_second", "2006.37");
+    expect_str(r, "rejected[0].detail",
+               "needs 9 replicas for 2000.0 tok/s at 233.5 tok/s each (6 requests), max 8 "
+               "instances");
+    expect_str(r, "hint",
+               "cheaper with an int8 KV cache: v100-32g-x8 \xc3\x97 1 for \xc2\xa5"
+               "27907.00 (this answer: \xc2\xa5"
+               "55814.00)");
+    http_response_free(response);
+}
+END_TEST
+
+/* A fine-tune at 4096 tokens a sample, two a step: without recomputation
+ * 221.5 GB of activations, more than any instance; with full
+ * recomputation 9.0 GB, on the 8-card machine, and selective would be
+ * cheaper still. */
+START_TEST(test_recommend_long_sequences)
+{
+    struct http_response *response =
+        recommend("{\"workload\":{\"task\":\"finetune\",\"model_params_b\":7,\"tokens_b\":1,"
+                  "\"sequence_length\":4096,\"micro_batch_size\":2,"
+                  "\"activation_checkpointing\":\"none\"}}");
+    json_t *r = response->json;
+    expect_text(r, "estimate.training.activation_gb", "221.53");
+    expect_text(r, "estimate.memory_gb", "370.59");
+    expect_text(r, "recommendations", "[]");
+    expect_str(r, "rejected[0].detail", "needs 370.6 GB, has 256 GB across 8 cards");
+    expect_str(r, "hint",
+               "no instance holds 370.6 GB (the largest has 256 GB): use lora instead "
+               "of full training, or a smaller model");
+    http_response_free(response);
+    response = recommend("{\"workload\":{\"task\":\"finetune\",\"model_params_b\":7,\"tokens_b\":1,"
+                         "\"sequence_length\":4096,\"micro_batch_size\":2}}");
+    r = response->json;
+    expect_str(r, "estimate.training.activation_checkpointing", "full");
+    expect_text(r, "estimate.training.activation_gb", "9.0");
+    expect_join(r, "recommendations", "sku", "v100-32g-x8");
+    expect_str(r, "recommendations[0].total", "1172.59");
+    expect_str(r, "recommendations[0].reasons[0]",
+               "fits: needs 134.5 GB, has 256 GB across 8 cards: 112.0 GB of weights and "
+               "optimizer state + 9.0 GB of activations (full checkpointing, 2 \xc3\x97 4096 "
+               "tokens)");
+    expect_str(r, "rejected[0].detail", "needs 134.5 GB, has 128 GB across 4 cards");
+    expect_str(
+        r, "hint",
+        "cheaper with activation_checkpointing selective: v100-32g-x8 \xc3\x97 1 for \xc2\xa5"
+        "920.54 in 47.7 h (this answer: \xc2\xa5"
+        "1172.59 in 60.8 h)");
+    http_response_free(response);
+}
+END_TEST
+
+/* LoRA by rank: 16 × 33 × (9 × 4224 + 2 × 4224 + 3 × 11264) = 42.4 M
+ * adapters of the derived 7B, echoed with the share they are. */
+START_TEST(test_recommend_lora_rank)
+{
+    struct http_response *response = recommend("{\"workload\":{\"task\":\"lora\",\"model_params_"
+                                               "b\":7,\"tokens_b\":0.1,\"lora_rank\":16}}");
+    json_t *r = response->json;
+    expect_text(r, "estimate.trainable_params_b", "0.042375168");
+    expect_text(r, "estimate.training.lora_rank", "16");
+    expect_text(r, "estimate.assumptions.lora_trainable_fraction", "0.00605359542857");
+    expect_text(r, "estimate.model_state_gb", "14.68");
+    expect_str(r, "recommendations[0].sku", "v100-16g-x2");
+    expect_str(r, "recommendations[0].total", "74.85");
+    http_response_free(response);
+}
+END_TEST
+
+/* ---- named models (migration 0006's shapes) ---------------------------------- */
+
+/* "Qwen2.5 7B for 50 concurrent chats of 4k tokens": its config's 28
+ * layers of 4 KV heads keep 57,344 bytes a token; two V100 16GB hold its
+ * 15.23 GB of weights and all 50 chats, each at 27.2 tok/s. */
+START_TEST(test_recommend_named_model_chats)
+{
+    struct http_response *response =
+        recommend("{\"workload\":{\"task\":\"inference\",\"model\":\"qwen2.5-7b\","
+                  "\"concurrent_requests\":50,\"context_tokens\":4096}}");
+    json_t *r = response->json;
+    expect_text(r, "estimate.model_params_b", "7.615616512");
+    expect_text(r, "estimate.model",
+                "{\"id\":\"qwen2.5-7b\",\"name\":\"Qwen2.5 7B\",\"derived\":false,"
+                "\"source\":\"https://huggingface.co/Qwen/Qwen2.5-7B/blob/main/config.json\","
+                "\"layers\":28,\"hidden\":3584,\"heads\":28,\"kv_heads\":4,\"head_dim\":128,"
+                "\"intermediate\":18944,\"vocab\":152064,\"sliding_window\":0}");
+    expect_text(r, "estimate.serving.kv_bytes_per_token", "57344.0");
+    expect_text(r, "estimate.serving.kv_gb", "11.75");
+    expect_join(r, "recommendations", "sku", "v100-16g-x2,v100-32g-x4,v100-32g-x8");
+    expect_join(r, "recommendations", "total", "2311.00,5227.00,10411.00");
+    expect_text(r, "recommendations[0].serving.requests_per_replica", "50");
+    expect_text(r, "recommendations[0].serving.max_requests_per_replica", "57");
+    expect_text(r, "recommendations[0].serving.tokens_per_second_per_request", "27.25");
+    expect_text(r, "recommendations[0].serving.time_to_first_token_seconds", "0.43");
+    expect_str(r, "rejected[0].detail",
+               "needs 17.2 GB for one request of 4096 tokens, has 16 GB: the weights alone are "
+               "15.3 GB of the 14.4 GB it can use");
+    expect_absent(r, "hint");
+    http_response_free(response);
+}
+END_TEST
+
+/* Llama-2 70B's 8 KV heads keep 0.3125 MiB a token: a 200,000-token
+ * request fits V100 32GB × 8 beside 138 GB of weights, and takes 90 s to
+ * read its prompt. */
+START_TEST(test_recommend_named_model_long_context)
+{
+    struct http_response *response = recommend("{\"workload\":{\"task\":\"inference\",\"model\":"
+                                               "\"llama-2-70b\",\"context_tokens\":200000}}");
+    json_t *r = response->json;
+    expect_text(r, "estimate.serving.kv_bytes_per_token", "327680.0");
+    expect_join(r, "recommendations", "sku", "v100-32g-x8");
+    expect_text(r, "recommendations[0].serving.time_to_first_token_seconds", "90.43");
+    expect_text(r, "recommendations[0].memory_gb_needed", "226.1");
+    expect_str(r, "hint",
+               "cheaper with int4 weights: v100-32g-x4 \xc3\x97 1 for \xc2\xa5"
+               "5227.00 (this answer: \xc2\xa5"
+               "10411.00)");
+    http_response_free(response);
+}
+END_TEST
+
+/* A named model's fine-tune at 4096 tokens a sample: Llama-2 7B's own
+ * count (6.74B, 107.8 GB of state) and 32 layers of 4096. */
+START_TEST(test_recommend_named_model_finetune)
+{
+    struct http_response *response =
+        recommend("{\"workload\":{\"task\":\"finetune\",\"model\":\"llama-2-7b\",\"tokens_b\":1,"
+                  "\"sequence_length\":4096}}");
+    json_t *r = response->json;
+    expect_text(r, "estimate.model_state_gb", "107.81");
+    expect_text(r, "estimate.training.activation_gb", "4.33");
+    expect_join(r, "recommendations", "sku", "v100-32g-x8,v100-32g-x4");
+    expect_join(r, "recommendations", "total", "1125.10,1129.75");
+    expect_str(r, "hint",
+               "cheaper with activation_checkpointing none: v100-32g-x8 \xc3\x97 1 for \xc2\xa5"
+               "843.81 in 43.8 h (this answer: \xc2\xa5"
+               "1125.10 in 58.4 h)");
+    http_response_free(response);
+}
+END_TEST
+
+/* An unknown model names those the catalog has. */
+START_TEST(test_recommend_unknown_model_lists_the_catalog)
+{
+    struct http_response *response = http_post_json(
+        client, "/recommend", "{\"workload\":{\"task\":\"inference\",\"model\":\"llama-9\"}}");
+    expect_error(response, 422, "invalid_value", "workload.model");
+    expect_str(response->json, "error.message",
+               "unknown model 'llama-9'; the catalog has deepseek-llm-7b, llama-2-13b, "
+               "llama-2-70b, llama-2-7b, llama-3-70b, llama-3-8b, mistral-7b, qwen2.5-14b, "
+               "qwen2.5-32b, qwen2.5-72b, qwen2.5-7b");
+    http_response_free(response);
+    response = http_post_json(client, "/recommend",
+                              "{\"workload\":{\"task\":\"inference\",\"model\":\"llama-2-7b\","
+                              "\"model_params_b\":7}}");
+    expect_error(response, 422, "invalid_value", "workload.model_params_b");
     http_response_free(response);
 }
 END_TEST
@@ -290,10 +571,21 @@ static const char *const workloads[] = {
     "\"tokens_b\":20},\"deadline_days\":30,\"customer\":{\"segment\":\"startup\"},\"limit\":5}",
     "{\"workload\":{\"task\":\"inference\",\"model_params_b\":70,\"precision\":\"int4\"},"
     "\"hours_per_day\":12.5,\"days\":45,\"limit\":20}",
+    "{\"workload\":{\"task\":\"inference\",\"model_params_b\":13,\"precision\":\"int8\","
+    "\"concurrent_requests\":20,\"context_tokens\":8192,\"kv_precision\":\"int8\"},"
+    "\"customer\":{\"segment\":\"startup\"},\"limit\":5}",
+    "{\"workload\":{\"task\":\"finetune\",\"model_params_b\":7,\"tokens_b\":1,"
+    "\"sequence_length\":4096,\"activation_checkpointing\":\"selective\"},\"limit\":5}",
+    "{\"workload\":{\"task\":\"lora\",\"model_params_b\":13,\"tokens_b\":0.5,\"lora_rank\":64},"
+    "\"customer\":{\"segment\":\"student\"},\"limit\":5}",
+    "{\"workload\":{\"task\":\"inference\",\"model\":\"qwen2.5-7b\",\"concurrent_requests\":50,"
+    "\"context_tokens\":4096},\"customer\":{\"segment\":\"enterprise\"},\"days\":100,\"limit\":5}",
+    "{\"workload\":{\"task\":\"inference\",\"model\":\"mistral-7b\",\"tokens_per_second\":800,"
+    "\"context_tokens\":16384,\"kv_precision\":\"int8\"},\"hours_per_day\":12,\"limit\":5}",
 };
 
 /* How many recommendations each workload gets (all that fit, up to limit). */
-static const int workload_counts[] = {3, 3, 3, 5, 1, 1, 2, 4, 2, 2};
+static const int workload_counts[] = {3, 3, 3, 5, 2, 2, 2, 4, 2, 2, 3, 1, 2, 3, 3};
 
 /* POST /quote for one recommendation, billed at the cheapest plan. */
 static struct http_response *quote_recommendation(json_t *recommendation, const char *segment)
@@ -404,6 +696,58 @@ static const struct invalid_recommend invalid_requests[] = {
      "assumptions.nope"},
     {"{\"workload\":" INFERENCE ",\"assumptions\":{\"mfu\":\"x\"}}", 422, "invalid_type",
      "assumptions.mfu"},
+    /* The assumptions v2 replaced are unknown, not silently ignored. */
+    {"{\"workload\":" INFERENCE ",\"assumptions\":{\"kv_cache_allowance\":0.2}}", 422,
+     "unknown_field", "assumptions.kv_cache_allowance"},
+    {"{\"workload\":" INFERENCE ",\"assumptions\":{\"memory_reserve\":0.6}}", 422, "out_of_range",
+     "assumptions.memory_reserve"},
+    /* Named models. */
+    {"{\"workload\":{\"task\":\"inference\",\"model\":\"gpt-9\"}}", 422, "invalid_value",
+     "workload.model"},
+    {"{\"workload\":{\"task\":\"inference\",\"model\":7}}", 422, "invalid_type", "workload.model"},
+    /* Serving fields. */
+    {"{\"workload\":{\"task\":\"inference\",\"concurrent_requests\":0}}", 422, "out_of_range",
+     "workload.concurrent_requests"},
+    {"{\"workload\":{\"task\":\"inference\",\"concurrent_requests\":2.5}}", 422, "invalid_value",
+     "workload.concurrent_requests"},
+    {"{\"workload\":{\"task\":\"inference\",\"concurrent_requests\":1000001}}", 422, "out_of_range",
+     "workload.concurrent_requests"},
+    {"{\"workload\":{\"task\":\"inference\",\"context_tokens\":1}}", 422, "out_of_range",
+     "workload.context_tokens"},
+    {"{\"workload\":{\"task\":\"inference\",\"context_tokens\":1048577}}", 422, "out_of_range",
+     "workload.context_tokens"},
+    {"{\"workload\":{\"task\":\"inference\",\"context_tokens\":512,\"prompt_tokens\":512}}", 422,
+     "out_of_range", "workload.prompt_tokens"},
+    {"{\"workload\":{\"task\":\"inference\",\"prompt_tokens\":0}}", 422, "out_of_range",
+     "workload.prompt_tokens"},
+    {"{\"workload\":{\"task\":\"inference\",\"min_tokens_per_second_per_request\":0}}", 422,
+     "out_of_range", "workload.min_tokens_per_second_per_request"},
+    {"{\"workload\":{\"task\":\"inference\",\"min_tokens_per_second_per_request\":\"fast\"}}", 422,
+     "invalid_type", "workload.min_tokens_per_second_per_request"},
+    {"{\"workload\":{\"task\":\"inference\",\"kv_precision\":\"int4\"}}", 422, "invalid_value",
+     "workload.kv_precision"},
+    {"{\"workload\":{\"task\":\"finetune\",\"concurrent_requests\":4}}", 422, "invalid_value",
+     "workload.concurrent_requests"},
+    {"{\"workload\":{\"task\":\"lora\",\"kv_precision\":\"int8\"}}", 422, "invalid_value",
+     "workload.kv_precision"},
+    /* Training fields. */
+    {"{\"workload\":{\"task\":\"finetune\",\"sequence_length\":0}}", 422, "out_of_range",
+     "workload.sequence_length"},
+    {"{\"workload\":{\"task\":\"finetune\",\"micro_batch_size\":4097}}", 422, "out_of_range",
+     "workload.micro_batch_size"},
+    {"{\"workload\":{\"task\":\"finetune\",\"activation_checkpointing\":\"some\"}}", 422,
+     "invalid_value", "workload.activation_checkpointing"},
+    {"{\"workload\":{\"task\":\"inference\",\"sequence_length\":4096}}", 422, "invalid_value",
+     "workload.sequence_length"},
+    {"{\"workload\":{\"task\":\"inference\",\"activation_checkpointing\":\"full\"}}", 422,
+     "invalid_value", "workload.activation_checkpointing"},
+    {"{\"workload\":{\"task\":\"finetune\",\"lora_rank\":8}}", 422, "invalid_value",
+     "workload.lora_rank"},
+    {"{\"workload\":{\"task\":\"lora\",\"lora_rank\":0}}", 422, "out_of_range",
+     "workload.lora_rank"},
+    {"{\"workload\":{\"task\":\"lora\",\"lora_rank\":8},\"assumptions\":{"
+     "\"lora_trainable_fraction\":0.02}}",
+     422, "invalid_value", "workload.lora_rank"},
     {"[]", 422, "invalid_type", NULL},
     {"{\"workload\":", 400, "malformed_json", NULL},
     {"", 400, "malformed_json", NULL},
@@ -451,6 +795,14 @@ static Suite *make_suite(void)
     tcase_add_test(cases, test_recommend_7b_finetune);
     tcase_add_test(cases, test_recommend_time_buys_more_cards);
     tcase_add_test(cases, test_recommend_over_budget);
+    tcase_add_test(cases, test_recommend_concurrent_requests);
+    tcase_add_test(cases, test_recommend_aggregate_target_is_batched);
+    tcase_add_test(cases, test_recommend_long_sequences);
+    tcase_add_test(cases, test_recommend_lora_rank);
+    tcase_add_test(cases, test_recommend_named_model_chats);
+    tcase_add_test(cases, test_recommend_named_model_long_context);
+    tcase_add_test(cases, test_recommend_named_model_finetune);
+    tcase_add_test(cases, test_recommend_unknown_model_lists_the_catalog);
     suite_add_tcase(suite, cases);
 
     TCase *agreement = tcase_create("agreement");

@@ -35,7 +35,7 @@ static void make_database_dir(void)
 
 static void open_store(void)
 {
-    struct store_options options = {db_path, 1000, 2, true};
+    struct store_options options = {db_path, 1000, 2, true, false};
     struct gq_error err;
     ck_assert_msg(store_open(&options, &store, &err) == GQ_OK, "%s", err.message);
 }
@@ -48,7 +48,7 @@ static void setup(void)
     struct gq_error err;
     ck_assert_msg(store_migrate(store, source_migrations(), &applied, &err) == GQ_OK, "%s",
                   err.message);
-    ck_assert_int_eq(applied, 4);
+    ck_assert_int_gt(applied, 6); /* every shipped migration, 0001 on */
 }
 
 static void setup_empty(void)
@@ -273,9 +273,17 @@ static const struct {
     {"INSERT INTO discount_rules (id, name, basis_points) VALUES ('r', 'r', 500)", 2},
     {"UPDATE bundles SET price_fen = 120000 WHERE id = 'training-starter-monthly'", 2},
     {"UPDATE bundle_items SET hours = 700 WHERE bundle_id = 'training-starter-monthly'", 2},
-    {"INSERT INTO skus VALUES ('t4-16g-x2', 'T4 16GB × 2', 't4-16g', 2, 'pcie', 1);"
+    {"INSERT INTO skus VALUES ('t4-16g-x2', 'T4 16GB × 2', 't4-16g', 2, 'pcie', 1, 1);"
      "INSERT INTO sku_prices VALUES ('t4-16g-x2', 'on_demand', 1980)",
      3},
+    /* What the catalog says changes its bodies: the service reloads. */
+    {"UPDATE sku_texts SET name = 'T4 单卡' WHERE sku_id = 't4-16g-x1' AND lang = 'zh-CN'", 2},
+    {"UPDATE billing_mode_texts SET description = '' WHERE mode_id = 'student' AND lang = 'en'", 2},
+    {"DELETE FROM bundle_texts WHERE bundle_id = 'training-starter-monthly' AND lang = 'zh-CN'", 2},
+    {"UPDATE catalog_texts SET name = '礼包' WHERE lang = 'zh-CN'", 2},
+    {"UPDATE sku_hosts SET vcpus = 10 WHERE sku_id = 't4-16g-x1'", 2},
+    {"UPDATE region_texts SET name = '杭州' WHERE lang = 'zh-CN'", 2},
+    {"UPDATE skus SET available = 0 WHERE id = 't4-16g-x1'", 2},
 };
 
 START_TEST(test_any_catalog_change_bumps_version)
@@ -283,6 +291,59 @@ START_TEST(test_any_catalog_change_bumps_version)
     exec_sql(bumping_changes[_i].sql);
     struct catalog *catalog = load();
     ck_assert_int_eq(catalog->price_list_version, bumping_changes[_i].version_after);
+    catalog_free(catalog);
+}
+END_TEST
+
+/* Names and descriptions in both languages, and the hosts (0005). */
+START_TEST(test_texts_and_hosts_are_loaded)
+{
+    struct catalog *catalog = load();
+    const struct sku *v100 = catalog_find_sku(catalog, "v100-16g-x1");
+    ck_assert_str_eq(catalog_name(v100->text, GQ_LANG_EN, v100->name), "V100 16GB × 1");
+    ck_assert_str_eq(catalog_name(v100->text, GQ_LANG_ZH_CN, v100->name), "V100 16GB 单卡");
+    ck_assert(v100->available);
+    ck_assert_ptr_nonnull(v100->host);
+    ck_assert_str_eq(v100->host->instance_type, "ecs.gn6v-c8g1.2xlarge");
+    ck_assert_int_eq(v100->host->vcpus, 8);
+    ck_assert_int_eq(v100->host->memory_gib, 32);
+    ck_assert_str_eq(v100->host->region_name[GQ_LANG_ZH_CN], "华东1（杭州）");
+    ck_assert_str_eq(v100->host->region_name[GQ_LANG_EN], "China (Hangzhou)");
+    ck_assert_str_eq(v100->host->software, "CUDA,PyTorch");
+    ck_assert_int_eq(v100->host->provisioning_average_minutes, 10);
+    const struct sku *x8 = catalog_find_sku(catalog, "v100-32g-x8");
+    ck_assert_str_eq(x8->host->instance_type, "ecs.gn6e-c12g1.24xlarge");
+    ck_assert_int_eq(x8->host->memory_gib, 736);
+    static const char *const modes_zh[BILLING_MODE_COUNT] = {"按需计费", "包月套餐", "包季套餐",
+                                                             "学生优惠"};
+    for (int m = 0; m < BILLING_MODE_COUNT; m++)
+        ck_assert_str_eq(catalog_name(catalog->modes[m].text, GQ_LANG_ZH_CN, NULL), modes_zh[m]);
+    const struct bundle *starter = catalog_find_bundle(catalog, "training-starter-monthly");
+    ck_assert_str_eq(catalog_name(starter->text, GQ_LANG_ZH_CN, NULL), "训练入门月卡");
+    ck_assert_str_eq(catalog_name(catalog->bundles_text, GQ_LANG_ZH_CN, NULL), "套餐礼包");
+    catalog_free(catalog);
+}
+END_TEST
+
+/* A language without a row falls back to English, then to the name column;
+ * a SKU without a host has none; a sold-out SKU is still loaded. */
+START_TEST(test_missing_texts_fall_back_and_sold_out_stays)
+{
+    exec_sql("DELETE FROM sku_texts WHERE sku_id = 't4-16g-x1';"
+             "DELETE FROM bundle_texts WHERE bundle_id = 'training-starter-monthly' AND lang = "
+             "'zh-CN';"
+             "DELETE FROM sku_hosts WHERE sku_id = 't4-16g-x1';"
+             "UPDATE skus SET available = 0 WHERE id = 't4-16g-x1'");
+    struct catalog *catalog = load();
+    const struct sku *t4 = catalog_find_sku(catalog, "t4-16g-x1");
+    ck_assert_ptr_nonnull(t4);
+    ck_assert(!t4->available);
+    ck_assert_ptr_null(t4->host);
+    ck_assert_str_eq(catalog_name(t4->text, GQ_LANG_ZH_CN, t4->name), "T4 16GB × 1");
+    ck_assert_str_eq(catalog_description(t4->text, GQ_LANG_ZH_CN, NULL), "");
+    const struct bundle *starter = catalog_find_bundle(catalog, "training-starter-monthly");
+    ck_assert_str_eq(catalog_name(starter->text, GQ_LANG_ZH_CN, starter->name),
+                     "Training starter monthly card");
     catalog_free(catalog);
 }
 END_TEST
@@ -412,7 +473,7 @@ START_TEST(test_ten_thousand_skus_load_fast)
     sqlite3_stmt *sku, *price;
     ck_assert_int_eq(sqlite3_prepare_v2(db,
                                         "INSERT INTO skus VALUES (?1, ?1, 'v100-32g', 4,"
-                                        " 'nvlink', 1)",
+                                        " 'nvlink', 1, 1)",
                                         -1, &sku, NULL),
                      SQLITE_OK);
     ck_assert_int_eq(
@@ -490,6 +551,8 @@ static Suite *catalog_suite(void)
     tcase_add_loop_test(changes, test_any_catalog_change_bumps_version, 0,
                         (int)(sizeof bumping_changes / sizeof bumping_changes[0]));
     tcase_add_test(changes, test_quotes_do_not_bump_version);
+    tcase_add_test(changes, test_texts_and_hosts_are_loaded);
+    tcase_add_test(changes, test_missing_texts_fall_back_and_sold_out_stays);
     tcase_add_test(changes, test_inactive_sku_and_its_bundle_are_left_out);
     tcase_add_test(changes, test_discount_rules_map_to_masks);
     tcase_add_test(changes, test_sku_without_on_demand_price_fails_validation);

@@ -11,6 +11,7 @@
  * ".") + "/migrations".
  */
 #include <check.h>
+#include <dirent.h>
 #include <ftw.h>
 #include <nettle/base16.h>
 #include <nettle/sha2.h>
@@ -26,7 +27,8 @@
 
 static char temp_dir[512];
 static char db_path[600];
-static char migrations_copy[600];
+static char migrations_root[600]; /* what the store is given */
+static char migrations_copy[700]; /* its sqlite/ directory, where the files are */
 
 /* ---- Fixture and helpers. ---- */
 
@@ -34,7 +36,8 @@ static void setup(void)
 {
     make_temp_dir(temp_dir, "migrate");
     snprintf(db_path, sizeof db_path, "%s/test.db", temp_dir);
-    snprintf(migrations_copy, sizeof migrations_copy, "%s/migrations", temp_dir);
+    snprintf(migrations_root, sizeof migrations_root, "%s/migrations", temp_dir);
+    snprintf(migrations_copy, sizeof migrations_copy, "%s/sqlite", migrations_root);
 }
 
 static void teardown(void)
@@ -68,26 +71,54 @@ static void write_file(const char *directory, const char *name, const char *text
     fclose(file);
 }
 
+/* True for the repository's migration files: NNNN_....sql. */
+static bool is_shipped_name(const char *name)
+{
+    size_t length = strlen(name);
+    return length > 9 && name[4] == '_' && strcmp(name + length - 4, ".sql") == 0 &&
+           strspn(name, "0123456789") == 4;
+}
+
+/* How many migrations the repository ships for SQLite: a migration added
+ * later needs no change here. (Tests add theirs from 9001 on.) */
+static int shipped_count(void)
+{
+    char path[1024];
+    snprintf(path, sizeof path, "%s/sqlite", source_migrations());
+    DIR *dir = opendir(path);
+    ck_assert_ptr_nonnull(dir);
+    int count = 0;
+    for (struct dirent *entry; (entry = readdir(dir)) != NULL;)
+        count += is_shipped_name(entry->d_name);
+    closedir(dir);
+    return count;
+}
+
 /* Copies the repository's migrations into migrations_copy. */
 static void copy_migrations(void)
 {
-    static const char *const names[] = {"0001_schema.sql", "0002_seed_catalog.sql",
-                                        "0003_precision_peaks.sql",
-                                        "0004_compressed_quote_responses.sql"};
+    ck_assert_int_eq(mkdir(migrations_root, 0700), 0);
     ck_assert_int_eq(mkdir(migrations_copy, 0700), 0);
-    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
-        char path[1024];
+    char from[1024];
+    snprintf(from, sizeof from, "%s/sqlite", source_migrations());
+    DIR *dir = opendir(from);
+    ck_assert_ptr_nonnull(dir);
+    for (struct dirent *entry; (entry = readdir(dir)) != NULL;) {
+        if (!is_shipped_name(entry->d_name))
+            continue;
+        char path[1300];
         size_t size;
-        snprintf(path, sizeof path, "%s/%s", source_migrations(), names[i]);
+        snprintf(path, sizeof path, "%s/%s", from, entry->d_name);
         char *bytes = read_whole(path, &size);
-        write_file(migrations_copy, names[i], bytes, "wb");
+        write_file(migrations_copy, entry->d_name, bytes, "wb");
         free(bytes);
     }
+    closedir(dir);
 }
 
 static struct store *open_store(void)
 {
-    struct store_options options = {db_path, 1000, 2, true};
+    struct store_options options = {db_path, 1000, 2, true, false};
     struct store *store = NULL;
     struct gq_error err;
     ck_assert_int_eq(store_open(&options, &store, &err), GQ_OK);
@@ -135,15 +166,32 @@ static void migrate_fresh(void)
     int applied = -1;
     struct gq_error err;
     ck_assert_msg(migrate(source_migrations(), &applied, &err) == GQ_OK, "%s", err.message);
-    ck_assert_int_eq(applied, 4);
+    ck_assert_int_eq(applied, shipped_count());
 }
 
 /* ---- A fresh database. ---- */
 
 static const char *const tables[] = {
-    "schema_migrations",     "price_list", "customer_segments", "gpu_models",     "billing_modes",
-    "billing_mode_segments", "skus",       "sku_prices",        "discount_rules", "bundles",
-    "bundle_items",          "quotes",
+    "schema_migrations",
+    "price_list",
+    "customer_segments",
+    "gpu_models",
+    "billing_modes",
+    "billing_mode_segments",
+    "skus",
+    "sku_prices",
+    "discount_rules",
+    "bundles",
+    "bundle_items",
+    "quotes",
+    "catalog_languages",
+    "sku_texts",
+    "billing_mode_texts",
+    "bundle_texts",
+    "catalog_texts",
+    "regions",
+    "region_texts",
+    "sku_hosts",
 };
 
 START_TEST(test_fresh_has_every_table)
@@ -174,7 +222,7 @@ END_TEST
 START_TEST(test_fresh_records_every_migration)
 {
     migrate_fresh();
-    ck_assert_int_eq(query_int("SELECT count(*) FROM schema_migrations"), 4);
+    ck_assert_int_eq(query_int("SELECT count(*) FROM schema_migrations"), shipped_count());
     char name[64];
     query_text("SELECT name FROM schema_migrations WHERE version = 2", name, sizeof name);
     ck_assert_str_eq(name, "0002_seed_catalog.sql");
@@ -182,7 +230,7 @@ START_TEST(test_fresh_records_every_migration)
     /* The recorded checksum is the SHA-256 of the file's bytes. */
     char path[1024];
     size_t size;
-    snprintf(path, sizeof path, "%s/0002_seed_catalog.sql", source_migrations());
+    snprintf(path, sizeof path, "%s/sqlite/0002_seed_catalog.sql", source_migrations());
     char *bytes = read_whole(path, &size);
     struct sha256_ctx context;
     uint8_t digest[SHA256_DIGEST_SIZE];
@@ -327,7 +375,7 @@ START_TEST(test_rerun_applies_nothing)
     struct gq_error err;
     ck_assert_int_eq(migrate(source_migrations(), &applied, &err), GQ_OK);
     ck_assert_int_eq(applied, 0);
-    ck_assert_int_eq(query_int("SELECT count(*) FROM schema_migrations"), 4);
+    ck_assert_int_eq(query_int("SELECT count(*) FROM schema_migrations"), shipped_count());
     ck_assert_int_eq(query_int("SELECT version FROM price_list"), 1);
 }
 END_TEST
@@ -337,16 +385,16 @@ START_TEST(test_changed_file_stops_everything)
     copy_migrations();
     int applied = -1;
     struct gq_error err;
-    ck_assert_int_eq(migrate(migrations_copy, &applied, &err), GQ_OK);
+    ck_assert_int_eq(migrate(migrations_root, &applied, &err), GQ_OK);
     write_file(migrations_copy, "0002_seed_catalog.sql", "-- an edit\n", "ab");
-    write_file(migrations_copy, "0005_new_table.sql", "CREATE TABLE extra (x INTEGER);\n", "wb");
+    write_file(migrations_copy, "9001_new_table.sql", "CREATE TABLE extra (x INTEGER);\n", "wb");
 
-    ck_assert_int_eq(migrate(migrations_copy, &applied, &err), GQ_ERR_INVALID_VALUE);
+    ck_assert_int_eq(migrate(migrations_root, &applied, &err), GQ_ERR_INVALID_VALUE);
     ck_assert_int_eq(err.code, GQ_ERR_INVALID_VALUE);
     ck_assert_int_eq(applied, 0);
     ck_assert_ptr_nonnull(
         strstr(err.message, "migration 0002_seed_catalog.sql was changed after it was applied"));
-    ck_assert_int_eq(query_int("SELECT count(*) FROM schema_migrations"), 4);
+    ck_assert_int_eq(query_int("SELECT count(*) FROM schema_migrations"), shipped_count());
     ck_assert_int_eq(query_int("SELECT count(*) FROM sqlite_master WHERE name = 'extra'"), 0);
 }
 END_TEST
@@ -356,43 +404,70 @@ START_TEST(test_new_file_is_applied_on_rerun)
     copy_migrations();
     int applied = -1;
     struct gq_error err;
-    ck_assert_int_eq(migrate(migrations_copy, &applied, &err), GQ_OK);
-    ck_assert_int_eq(applied, 4);
-    write_file(migrations_copy, "0005_raise_t4.sql",
+    ck_assert_int_eq(migrate(migrations_root, &applied, &err), GQ_OK);
+    ck_assert_int_eq(applied, shipped_count());
+    write_file(migrations_copy, "9001_raise_t4.sql",
                "UPDATE sku_prices SET amount_fen = 1000\n"
                " WHERE sku_id = 't4-16g-x1' AND mode_id = 'on_demand';\n",
                "wb");
 
-    ck_assert_msg(migrate(migrations_copy, &applied, &err) == GQ_OK, "%s", err.message);
+    ck_assert_msg(migrate(migrations_root, &applied, &err) == GQ_OK, "%s", err.message);
     ck_assert_int_eq(applied, 1);
     ck_assert_int_eq(query_int("SELECT amount_fen FROM sku_prices"
                                " WHERE sku_id = 't4-16g-x1' AND mode_id = 'on_demand'"),
                      1000);
-    ck_assert_int_eq(query_int("SELECT count(*) FROM schema_migrations"), 5);
+    ck_assert_int_eq(query_int("SELECT count(*) FROM schema_migrations"), shipped_count() + 1);
     /* The price change made a new price list. */
     ck_assert_int_eq(query_int("SELECT version FROM price_list"), 2);
 }
 END_TEST
 
-/* Takes a migration out of migrations_copy (kept aside, in memory) and
- * puts it back, to migrate a database the way an older checkout did. */
+/* Takes migrations out of migrations_copy (kept aside, in memory) and
+ * puts them back, to migrate a database the way an older checkout did. */
 #define COMPRESSED_QUOTES "0004_compressed_quote_responses.sql"
-static char *held_back_sql;
+#define HELD_MAX 64
+static struct {
+    char name[256];
+    char *sql;
+} held_back[HELD_MAX];
+static size_t n_held_back;
 
+/* `name` (0004) and every migration after it, as a checkout that had
+ * none of them. */
 static void hold_back_migration(const char *name)
 {
-    char path[1024];
-    size_t size;
-    snprintf(path, sizeof path, "%s/%s", migrations_copy, name);
-    held_back_sql = read_whole(path, &size);
-    ck_assert_int_eq(unlink(path), 0);
+    int from = atoi(name);
+    DIR *dir = opendir(migrations_copy);
+    ck_assert_ptr_nonnull(dir);
+    n_held_back = 0;
+    for (struct dirent *entry; (entry = readdir(dir)) != NULL;) {
+        if (!is_shipped_name(entry->d_name) || atoi(entry->d_name) < from)
+            continue;
+        ck_assert_uint_lt(n_held_back, HELD_MAX);
+        char path[1300];
+        size_t size;
+        snprintf(path, sizeof path, "%s/%.255s", migrations_copy, entry->d_name);
+        snprintf(held_back[n_held_back].name, sizeof held_back[0].name, "%s", entry->d_name);
+        held_back[n_held_back].sql = read_whole(path, &size);
+        n_held_back++;
+    }
+    closedir(dir);
+    for (size_t i = 0; i < n_held_back; i++) {
+        char path[2048];
+        snprintf(path, sizeof path, "%s/%.255s", migrations_copy, held_back[i].name);
+        ck_assert_int_eq(unlink(path), 0);
+    }
 }
 
 static void restore_migration(const char *name)
 {
-    write_file(migrations_copy, name, held_back_sql, "wb");
-    free(held_back_sql);
-    held_back_sql = NULL;
+    (void)name;
+    for (size_t i = 0; i < n_held_back; i++) {
+        write_file(migrations_copy, held_back[i].name, held_back[i].sql, "wb");
+        free(held_back[i].sql);
+        held_back[i].sql = NULL;
+    }
+    n_held_back = 0;
 }
 
 /* 0003 adds each GPU model's FP32 and BF16 peaks to a database already in
@@ -410,8 +485,8 @@ START_TEST(test_precision_peaks_keep_the_price_list_version)
     hold_back_migration(COMPRESSED_QUOTES); /* applied after 0003, as it would be */
     int applied = -1;
     struct gq_error err;
-    ck_assert_int_eq(migrate(migrations_copy, &applied, &err), GQ_OK);
-    ck_assert_int_eq(applied, 2);
+    ck_assert_int_eq(migrate(migrations_root, &applied, &err), GQ_OK);
+    ck_assert_int_eq(applied, 2); /* 0001 and 0002: 0003 taken out, 0004 on are held back */
     sqlite3 *db;
     ck_assert_int_eq(sqlite3_open(db_path, &db), SQLITE_OK);
     ck_assert_int_eq(sqlite3_exec(db,
@@ -426,8 +501,10 @@ START_TEST(test_precision_peaks_keep_the_price_list_version)
     write_file(migrations_copy, "0003_precision_peaks.sql", sql, "wb");
     free(sql);
     restore_migration(COMPRESSED_QUOTES);
-    ck_assert_msg(migrate(migrations_copy, &applied, &err) == GQ_OK, "%s", err.message);
-    ck_assert_int_eq(applied, 2);
+    ck_assert_msg(migrate(migrations_root, &applied, &err) == GQ_OK, "%s", err.message);
+    ck_assert_int_eq(applied, shipped_count() - 2); /* 0003, and 0004 on */
+    /* Neither do 0006's model shapes. */
+    ck_assert_int_eq(query_int("SELECT count(*) FROM model_shapes"), 11);
     ck_assert_int_eq(query_int("SELECT version FROM price_list"), 2);
     ck_assert_int_eq(query_int("SELECT updated_at FROM price_list"), 1700000000);
     ck_assert_int_eq(query_int("SELECT count(*) FROM gpu_models WHERE fp32_tflops IS NULL"), 0);
@@ -448,31 +525,31 @@ START_TEST(test_other_names_are_ignored)
     write_file(migrations_copy, ignored_names[_i], "THIS IS NOT SQL;\n", "wb");
     int applied = -1;
     struct gq_error err;
-    ck_assert_msg(migrate(migrations_copy, &applied, &err) == GQ_OK, "%s: %s", ignored_names[_i],
+    ck_assert_msg(migrate(migrations_root, &applied, &err) == GQ_OK, "%s: %s", ignored_names[_i],
                   err.message);
-    ck_assert_int_eq(applied, 4);
+    ck_assert_int_eq(applied, shipped_count());
 }
 END_TEST
 
 START_TEST(test_failing_file_is_rolled_back_and_named)
 {
     copy_migrations();
-    write_file(migrations_copy, "0005_broken.sql",
+    write_file(migrations_copy, "9001_broken.sql",
                "CREATE TABLE half_done (x INTEGER);\n"
                "UPDATE sku_prices SET amount_fen = 1 WHERE sku_id = 't4-16g-x1';\n"
                "INSERT INTO nowhere VALUES (1);\n",
                "wb");
     int applied = -1;
     struct gq_error err;
-    ck_assert_int_eq(migrate(migrations_copy, &applied, &err), GQ_ERR_INTERNAL);
-    ck_assert_int_eq(applied, 4); /* 0001 to 0004 went in before it */
-    ck_assert_ptr_nonnull(strstr(err.message, "0005_broken.sql"));
+    ck_assert_int_eq(migrate(migrations_root, &applied, &err), GQ_ERR_INTERNAL);
+    ck_assert_int_eq(applied, shipped_count()); /* every shipped one went in before it */
+    ck_assert_ptr_nonnull(strstr(err.message, "9001_broken.sql"));
     ck_assert_ptr_nonnull(strstr(err.message, "no such table: nowhere"));
     ck_assert_int_eq(query_int("SELECT count(*) FROM sqlite_master WHERE name = 'half_done'"), 0);
     ck_assert_int_eq(query_int("SELECT amount_fen FROM sku_prices"
                                " WHERE sku_id = 't4-16g-x1' AND mode_id = 'on_demand'"),
                      990);
-    ck_assert_int_eq(query_int("SELECT count(*) FROM schema_migrations"), 4);
+    ck_assert_int_eq(query_int("SELECT count(*) FROM schema_migrations"), shipped_count());
     ck_assert_int_eq(query_int("SELECT version FROM price_list"), 1);
 }
 END_TEST
@@ -483,7 +560,7 @@ START_TEST(test_duplicate_version_is_refused)
     write_file(migrations_copy, "0002_another.sql", "SELECT 1;\n", "wb");
     int applied = -1;
     struct gq_error err;
-    ck_assert_int_eq(migrate(migrations_copy, &applied, &err), GQ_ERR_INVALID_VALUE);
+    ck_assert_int_eq(migrate(migrations_root, &applied, &err), GQ_ERR_INVALID_VALUE);
     ck_assert_int_eq(applied, 0);
     ck_assert_ptr_nonnull(strstr(err.message, "0002_another.sql"));
     ck_assert_int_eq(query_int("SELECT count(*) FROM sqlite_master WHERE type = 'table'"), 0);
@@ -511,7 +588,7 @@ START_TEST(test_quotes_stored_before_compression_are_kept)
     hold_back_migration(COMPRESSED_QUOTES);
     int applied = -1;
     struct gq_error err;
-    ck_assert_int_eq(migrate(migrations_copy, &applied, &err), GQ_OK);
+    ck_assert_int_eq(migrate(migrations_root, &applied, &err), GQ_OK);
     ck_assert_int_eq(applied, 3);
     sqlite3 *db;
     ck_assert_int_eq(sqlite3_open(db_path, &db), SQLITE_OK);
@@ -525,8 +602,8 @@ START_TEST(test_quotes_stored_before_compression_are_kept)
     sqlite3_close(db);
 
     restore_migration(COMPRESSED_QUOTES);
-    ck_assert_msg(migrate(migrations_copy, &applied, &err) == GQ_OK, "%s", err.message);
-    ck_assert_int_eq(applied, 1);
+    ck_assert_msg(migrate(migrations_root, &applied, &err) == GQ_OK, "%s", err.message);
+    ck_assert_int_eq(applied, shipped_count() - 3); /* 0004 on */
     ck_assert_int_eq(query_int("SELECT count(*) FROM quotes WHERE response_lz4 IS NULL"
                                " AND response_size IS NULL AND idempotency_key = 'key-1'"),
                      1);
@@ -578,12 +655,13 @@ START_TEST(test_migrations_of_a_newer_version_are_counted)
 
     sqlite3 *db;
     ck_assert_int_eq(sqlite3_open(db_path, &db), SQLITE_OK);
-    ck_assert_int_eq(sqlite3_exec(db,
-                                  "INSERT INTO schema_migrations VALUES "
-                                  "(5, '0005_future.sql', 'x', 1), (6, '0006_later.sql', 'y', 2), "
-                                  "(0, '0000_since_deleted.sql', 'z', 0)",
-                                  NULL, NULL, NULL),
-                     SQLITE_OK);
+    ck_assert_int_eq(
+        sqlite3_exec(db,
+                     "INSERT INTO schema_migrations VALUES "
+                     "(9005, '9005_future.sql', 'x', 1), (9006, '9006_later.sql', 'y', 2), "
+                     "(0, '0000_since_deleted.sql', 'z', 0)",
+                     NULL, NULL, NULL),
+        SQLITE_OK);
     sqlite3_close(db);
     ck_assert_int_eq(migrate(source_migrations(), &applied, &err), GQ_OK);
     ck_assert_int_eq(applied, 0);
@@ -592,7 +670,7 @@ START_TEST(test_migrations_of_a_newer_version_are_counted)
         store_unknown_migrations(store, source_migrations(), &unknown, newest, sizeof newest, &err),
         GQ_OK);
     ck_assert_int_eq(unknown, 2);
-    ck_assert_str_eq(newest, "0006_later.sql");
+    ck_assert_str_eq(newest, "9006_later.sql");
     store_close(store);
 }
 END_TEST
@@ -601,8 +679,10 @@ END_TEST
  * refused, by the check that runs before the database is created too. */
 START_TEST(test_empty_directory_is_refused)
 {
-    char empty[700];
-    snprintf(empty, sizeof empty, "%s/empty-migrations", temp_dir);
+    char root[700], empty[720];
+    snprintf(root, sizeof root, "%s/empty-migrations", temp_dir);
+    snprintf(empty, sizeof empty, "%s/sqlite", root);
+    ck_assert_int_eq(mkdir(root, 0700), 0);
     ck_assert_int_eq(mkdir(empty, 0700), 0);
     char readme[760];
     snprintf(readme, sizeof readme, "%s/README.md", empty);
@@ -611,13 +691,13 @@ START_TEST(test_empty_directory_is_refused)
     fclose(file);
     int applied = -1;
     struct gq_error err;
-    ck_assert_int_eq(migrate(empty, &applied, &err), GQ_ERR_NOT_READY);
+    ck_assert_int_eq(migrate(root, &applied, &err), GQ_ERR_NOT_READY);
     char expected[800];
     snprintf(expected, sizeof expected, "migrations directory %s has no migration (NNNN_name.sql)",
              empty);
     ck_assert_str_eq(err.message, expected);
     ck_assert_int_eq(applied, 0);
-    ck_assert_int_eq(store_check_migrations(empty, &err), GQ_ERR_NOT_READY);
+    ck_assert_int_eq(store_check_migrations(db_path, root, &err), GQ_ERR_NOT_READY);
     ck_assert_str_eq(err.message, expected);
 }
 END_TEST

@@ -5,8 +5,8 @@
  * timeout; a thread waits for a connection when all are checked out; cached
  * statements are reused; ping and the writability check.
  *
- * This suite also uses the store's private header (store/db.h) to look at
- * the pool's connections.
+ * This suite also uses the SQLite backend's private header
+ * (store/sqlite/db.h) to look at the pool's connections.
  */
 #include <check.h>
 #include <ftw.h>
@@ -20,12 +20,19 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "store/db.h"
+#include "store/backend.h"
+#include "store/sqlite/db.h"
 #include "store/store.h"
 #include "store_fixture.h"
 
 static char temp_dir[512];
 static char db_path[600];
+
+/* The SQLite backend's state behind a store. */
+static struct sqlite_store *sqlite_of(struct store *store)
+{
+    return sqlite_store_of(store_backend(store));
+}
 
 /* ---- Fixture and helpers. ---- */
 
@@ -42,14 +49,14 @@ static void teardown(void)
 
 static struct store *open_ok(unsigned pool_size, int busy_timeout_ms)
 {
-    struct store_options options = {db_path, busy_timeout_ms, pool_size, true};
+    struct store_options options = {db_path, busy_timeout_ms, pool_size, true, false};
     struct store *store = NULL;
     struct gq_error err;
     ck_assert_msg(store_open(&options, &store, &err) == GQ_OK, "%s", err.message);
     return store;
 }
 
-static long long pragma_value(struct store_conn *conn, const char *sql)
+static long long pragma_value(struct sqlite_conn *conn, const char *sql)
 {
     sqlite3_stmt *stmt;
     ck_assert_int_eq(sqlite3_prepare_v2(conn->db, sql, -1, &stmt, NULL), SQLITE_OK);
@@ -59,7 +66,7 @@ static long long pragma_value(struct store_conn *conn, const char *sql)
     return value;
 }
 
-static void pragma_text(struct store_conn *conn, const char *sql, char *out, size_t size)
+static void pragma_text(struct sqlite_conn *conn, const char *sql, char *out, size_t size)
 {
     sqlite3_stmt *stmt;
     ck_assert_int_eq(sqlite3_prepare_v2(conn->db, sql, -1, &stmt, NULL), SQLITE_OK);
@@ -72,7 +79,7 @@ static void pragma_text(struct store_conn *conn, const char *sql, char *out, siz
 
 START_TEST(test_missing_file_without_create)
 {
-    struct store_options options = {db_path, 100, 1, false};
+    struct store_options options = {db_path, 100, 1, false, false};
     struct store *store = (struct store *)1;
     struct gq_error err;
     ck_assert_int_eq(store_open(&options, &store, &err), GQ_ERR_NOT_READY);
@@ -91,7 +98,7 @@ START_TEST(test_missing_directory)
     char path[800], directory[700];
     snprintf(directory, sizeof directory, "%s/no-such-dir", temp_dir);
     snprintf(path, sizeof path, "%s/gpuquote.db", directory);
-    struct store_options options = {path, 100, 1, true};
+    struct store_options options = {path, 100, 1, true, false};
     struct store *store = NULL;
     struct gq_error err;
     ck_assert_int_eq(store_open(&options, &store, &err), GQ_ERR_NOT_READY);
@@ -115,7 +122,7 @@ static void open_as_nobody(const char *path, char *message, size_t size)
         close(pipe_fds[0]);
         if (geteuid() == 0 && (setgid(65534) != 0 || setuid(65534) != 0))
             _exit(2);
-        struct store_options options = {path, 100, 1, true};
+        struct store_options options = {path, 100, 1, true, false};
         struct store *store = NULL;
         struct gq_error err;
         enum gq_code code = store_open(&options, &store, &err);
@@ -160,7 +167,7 @@ START_TEST(test_not_a_database)
     for (int i = 0; i < 200; i++)
         fputs("this is not an SQLite database\n", file);
     fclose(file);
-    struct store_options options = {db_path, 100, 2, false};
+    struct store_options options = {db_path, 100, 2, false, false};
     struct store *store = NULL;
     struct gq_error err;
     ck_assert_int_eq(store_open(&options, &store, &err), GQ_ERR_NOT_READY);
@@ -171,7 +178,7 @@ END_TEST
 
 START_TEST(test_pool_size_zero_is_refused)
 {
-    struct store_options options = {db_path, 100, 0, true};
+    struct store_options options = {db_path, 100, 0, true, false};
     struct store *store = NULL;
     struct gq_error err;
     ck_assert_int_eq(store_open(&options, &store, &err), GQ_ERR_INVALID_VALUE);
@@ -183,9 +190,9 @@ START_TEST(test_every_connection_is_configured)
 {
     enum { POOL = 3 };
     struct store *store = open_ok(POOL, 1234);
-    struct store_conn *conns[POOL];
+    struct sqlite_conn *conns[POOL];
     for (int i = 0; i < POOL; i++)
-        conns[i] = store_db_checkout(store);
+        conns[i] = sqlite_db_checkout(sqlite_of(store));
     for (int i = 0; i < POOL; i++) {
         for (int j = 0; j < i; j++)
             ck_assert_ptr_ne(conns[i], conns[j]);
@@ -197,7 +204,7 @@ START_TEST(test_every_connection_is_configured)
         ck_assert_int_eq(pragma_value(conns[i], "PRAGMA busy_timeout"), 1234);
     }
     for (int i = 0; i < POOL; i++)
-        store_db_checkin(store, conns[i]);
+        sqlite_db_checkin(sqlite_of(store), conns[i]);
     store_close(store);
 }
 END_TEST
@@ -205,7 +212,7 @@ END_TEST
 START_TEST(test_existing_file_opens_without_create)
 {
     store_close(open_ok(1, 100));
-    struct store_options options = {db_path, 100, 2, false};
+    struct store_options options = {db_path, 100, 2, false, false};
     struct store *store = NULL;
     struct gq_error err;
     ck_assert_int_eq(store_open(&options, &store, &err), GQ_OK);
@@ -233,14 +240,14 @@ static void *ping_in_thread(void *argument)
 START_TEST(test_checkout_waits_for_a_free_connection)
 {
     struct store *store = open_ok(1, 100);
-    struct store_conn *held = store_db_checkout(store);
+    struct sqlite_conn *held = sqlite_db_checkout(sqlite_of(store));
     struct pinger pinger = {store, 0, GQ_ERR_INTERNAL};
     pthread_t thread;
     ck_assert_int_eq(pthread_create(&thread, NULL, ping_in_thread, &pinger), 0);
     struct timespec pause = {0, 100 * 1000 * 1000};
     nanosleep(&pause, NULL);
     ck_assert_int_eq(__atomic_load_n(&pinger.done, __ATOMIC_SEQ_CST), 0); /* still waiting */
-    store_db_checkin(store, held);
+    sqlite_db_checkin(sqlite_of(store), held);
     pthread_join(thread, NULL);
     ck_assert_int_eq(pinger.done, 1);
     ck_assert_int_eq(pinger.code, GQ_OK);
@@ -252,19 +259,19 @@ START_TEST(test_statements_are_cached_per_connection)
 {
     static const char sql[] = "SELECT 42";
     struct store *store = open_ok(1, 100);
-    struct store_conn *conn = store_db_checkout(store);
+    struct sqlite_conn *conn = sqlite_db_checkout(sqlite_of(store));
     struct gq_error err;
-    sqlite3_stmt *first = store_db_cached(conn, sql, &err);
+    sqlite3_stmt *first = sqlite_db_cached(conn, sql, &err);
     ck_assert_ptr_nonnull(first);
     ck_assert_int_eq(sqlite3_step(first), SQLITE_ROW); /* left mid-result on purpose */
-    store_db_checkin(store, conn);
-    conn = store_db_checkout(store);
-    ck_assert_ptr_eq(store_db_cached(conn, sql, &err), first);
+    sqlite_db_checkin(sqlite_of(store), conn);
+    conn = sqlite_db_checkout(sqlite_of(store));
+    ck_assert_ptr_eq(sqlite_db_cached(conn, sql, &err), first);
     ck_assert_int_eq(sqlite3_stmt_busy(first), 0); /* check-in reset it */
     ck_assert_int_eq(sqlite3_step(first), SQLITE_ROW);
     ck_assert_int_eq(sqlite3_column_int(first, 0), 42);
-    store_db_done(first);
-    store_db_checkin(store, conn);
+    sqlite_db_done(first);
+    sqlite_db_checkin(sqlite_of(store), conn);
     store_close(store);
 }
 END_TEST
@@ -272,16 +279,16 @@ END_TEST
 START_TEST(test_checkin_rolls_back_an_open_transaction)
 {
     struct store *store = open_ok(1, 100);
-    struct store_conn *conn = store_db_checkout(store);
+    struct sqlite_conn *conn = sqlite_db_checkout(sqlite_of(store));
     ck_assert_int_eq(sqlite3_exec(conn->db, "CREATE TABLE t (x)", NULL, NULL, NULL), SQLITE_OK);
-    ck_assert_int_eq(store_db_begin_write(conn, NULL), GQ_OK);
+    ck_assert_int_eq(sqlite_db_begin_write(conn, NULL), GQ_OK);
     ck_assert_int_eq(sqlite3_exec(conn->db, "INSERT INTO t VALUES (1)", NULL, NULL, NULL),
                      SQLITE_OK);
-    store_db_checkin(store, conn); /* forgot to commit */
-    conn = store_db_checkout(store);
+    sqlite_db_checkin(sqlite_of(store), conn); /* forgot to commit */
+    conn = sqlite_db_checkout(sqlite_of(store));
     ck_assert_int_ne(sqlite3_get_autocommit(conn->db), 0);
     ck_assert_int_eq(pragma_value(conn, "SELECT count(*) FROM t"), 0);
-    store_db_checkin(store, conn);
+    sqlite_db_checkin(sqlite_of(store), conn);
     store_close(store);
 }
 END_TEST

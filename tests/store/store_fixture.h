@@ -11,7 +11,8 @@
 #include <stdlib.h>
 #include <sys/stat.h>
 
-/* $GPUQUOTE_SOURCE_DIR/migrations, or ./migrations. */
+/* $GPUQUOTE_SOURCE_DIR/migrations, or ./migrations: the root the store is
+ * given (each backend reads its own dialect's directory below it). */
 static inline const char *source_migrations(void)
 {
     static char path[512];

@@ -26,7 +26,48 @@
 struct http_client {
     CURL *curl;
     uint16_t port;
+    bool unlogged;          /* its responses stay out of the contract log */
+    char authorization[96]; /* "Authorization: Bearer ..."; "" sends none */
 };
+
+/* The keys servers of this process made at their start, by port. */
+#define REGISTERED_KEYS 64
+static struct {
+    uint16_t port;
+    char key[64];
+} registered[REGISTERED_KEYS];
+
+void http_register_key(uint16_t port, const char *key)
+{
+    size_t free_slot = REGISTERED_KEYS;
+    for (size_t i = 0; i < REGISTERED_KEYS; i++) {
+        if (registered[i].port == port || (registered[i].port == 0 && free_slot == REGISTERED_KEYS))
+            free_slot = i;
+        if (registered[i].port == port)
+            break;
+    }
+    if (free_slot == REGISTERED_KEYS)
+        free_slot = (size_t)port % REGISTERED_KEYS; /* the oldest servers are long gone */
+    registered[free_slot].port = port;
+    snprintf(registered[free_slot].key, sizeof registered[free_slot].key, "%s", key);
+}
+
+static const char *registered_key(uint16_t port)
+{
+    for (size_t i = 0; i < REGISTERED_KEYS; i++)
+        if (registered[i].port == port)
+            return registered[i].key;
+    return NULL;
+}
+
+void http_client_set_key(struct http_client *client, const char *key)
+{
+    if (key == NULL || key[0] == '\0')
+        client->authorization[0] = '\0';
+    else
+        snprintf(client->authorization, sizeof client->authorization, "Authorization: Bearer %s",
+                 key);
+}
 
 struct upload {
     const char *data;
@@ -40,7 +81,20 @@ struct http_client *http_client_new(uint16_t port)
     client->curl = curl_easy_init();
     ck_assert_ptr_nonnull(client->curl);
     client->port = port;
+    http_client_set_key(client, registered_key(port));
     return client;
+}
+
+struct http_client *http_client_keyless(uint16_t port)
+{
+    struct http_client *client = http_client_new(port);
+    http_client_set_key(client, NULL);
+    return client;
+}
+
+void http_client_unlogged(struct http_client *client)
+{
+    client->unlogged = true;
 }
 
 void http_client_free(struct http_client *client)
@@ -199,14 +253,18 @@ static void log_contract(const char *method, const char *path, const struct http
 
 /* ---- requests -------------------------------------------------------------- */
 
-static struct curl_slist *build_headers(const char *const *headers, bool chunked)
+static struct curl_slist *build_headers(const struct http_client *client,
+                                        const char *const *headers, bool chunked)
 {
     struct curl_slist *list = NULL;
-    bool expect = false;
+    bool expect = false, authorization = false;
     for (size_t i = 0; headers != NULL && headers[i] != NULL; i++) {
         list = curl_slist_append(list, headers[i]);
         expect = expect || strncasecmp(headers[i], "Expect:", 7) == 0;
+        authorization = authorization || strncasecmp(headers[i], "Authorization:", 14) == 0;
     }
+    if (!authorization && client->authorization[0] != '\0')
+        list = curl_slist_append(list, client->authorization);
     if (!expect)
         list = curl_slist_append(list, "Expect:");
     if (chunked)
@@ -224,7 +282,7 @@ static struct http_response *perform(struct http_client *client, const char *met
     curl_easy_reset(curl);
     char url[2048];
     snprintf(url, sizeof url, "http://127.0.0.1:%u%s", (unsigned)client->port, path);
-    struct curl_slist *list = build_headers(headers, chunked);
+    struct curl_slist *list = build_headers(client, headers, chunked);
     struct upload upload = {body, body ? body_length : 0};
     char error[CURL_ERROR_SIZE] = "";
     curl_easy_setopt(curl, CURLOPT_URL, url);
@@ -273,7 +331,8 @@ static struct http_response *perform(struct http_client *client, const char *met
     }
     if (is_json_type(http_header(response, "content-type")))
         response->json = json_loadb(response->body, response->body_length, 0, NULL);
-    log_contract(method, path, response);
+    if (!client->unlogged)
+        log_contract(method, path, response);
     return response;
 }
 

@@ -45,6 +45,22 @@ struct http_response {
 struct http_client *http_client_new(uint16_t port);
 void http_client_free(struct http_client *client);
 
+/* The key every client of `port` made from now on sends (the harness
+ * registers a server's admin_key when it is ready). */
+void http_register_key(uint16_t port, const char *key);
+
+/* A client of `port` that sends no key, whatever is registered. */
+struct http_client *http_client_keyless(uint16_t port);
+
+/* The key this client sends ("Authorization: Bearer KEY" on every request
+ * that names no Authorization of its own); NULL: none. */
+void http_client_set_key(struct http_client *client, const char *key);
+
+/* Keeps the client's responses out of the contract log: a client of
+ * something else than gpuquote (a load balancer, whose own 502 and 503 are
+ * not the service's). */
+void http_client_unlogged(struct http_client *client);
+
 /* Sends `method` `path` with `headers` ("Name: value", NULL-terminated, may
  * be NULL) and `body` (may be NULL) with a Content-Length. HEAD reads no
  * body. libcurl's own "Expect: 100-continue" is off unless a header asks

@@ -228,8 +228,8 @@ static long receive_queue(const struct sockaddr_in *local, const struct sockaddr
     while (queue < 0 && fgets(line, sizeof line, table) != NULL) {
         unsigned local_ip, local_port, remote_ip, remote_port, state;
         unsigned long tx_queue, rx_queue;
-        if (sscanf(line, " %*d: %8X:%4X %8X:%4X %2X %8lX:%8lX", &local_ip, &local_port,
-                   &remote_ip, &remote_port, &state, &tx_queue, &rx_queue) != 7)
+        if (sscanf(line, " %*d: %8X:%4X %8X:%4X %2X %8lX:%8lX", &local_ip, &local_port, &remote_ip,
+                   &remote_port, &state, &tx_queue, &rx_queue) != 7)
             continue;
         /* The table holds addresses as the kernel stores them (network
          * order read as a host-order number) and ports in host order. */

@@ -17,7 +17,6 @@
 #include <grp.h>
 #include <limits.h>
 #include <signal.h>
-#include <sqlite3.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -26,8 +25,10 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "support/http.h"
 #include "support/raw.h"
 #include "support/suite.h"
+#include "support/testdb.h"
 
 extern char **environ;
 
@@ -46,7 +47,10 @@ void server_prepare(struct server *server)
         return;
     snprintf(server->dir, sizeof server->dir, "%s/server-XXXXXX", suite_temp_root());
     ck_assert_msg(mkdtemp(server->dir) != NULL, "mkdtemp %s: %s", server->dir, strerror(errno));
-    snprintf(server->db_path, sizeof server->db_path, "%s/gpuquote.db", server->dir);
+    if (testdb_is_postgres())
+        testdb_create(server->db_name, server->db_path);
+    else
+        snprintf(server->db_path, sizeof server->db_path, "%s/gpuquote.db", server->dir);
     snprintf(server->port_file, sizeof server->port_file, "%s/port", server->dir);
     snprintf(server->stdout_path, sizeof server->stdout_path, "%s/stdout.log", server->dir);
     snprintf(server->stderr_path, sizeof server->stderr_path, "%s/stderr.log", server->dir);
@@ -68,6 +72,8 @@ void server_cleanup(struct server *server)
         return;
     suite_remove_tree(server->dir);
     server->dir[0] = '\0';
+    testdb_drop(server->db_name);
+    server->db_name[0] = '\0';
 }
 
 char *server_read(struct server *server, const char *name)
@@ -155,23 +161,6 @@ static const char *required_env(const char *name)
     return value;
 }
 
-/* Copies `from` to `to` with `mode`; fails the test on any error. */
-static void copy_file(const char *from, const char *to, mode_t mode)
-{
-    int in = open(from, O_RDONLY | O_CLOEXEC);
-    ck_assert_msg(in >= 0, "%s: %s", from, strerror(errno));
-    int out = open(to, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, mode);
-    ck_assert_msg(out >= 0, "%s: %s", to, strerror(errno));
-    char buffer[65536];
-    ssize_t got;
-    while ((got = read(in, buffer, sizeof buffer)) > 0)
-        ck_assert_msg(write(out, buffer, (size_t)got) == got, "%s: %s", to, strerror(errno));
-    ck_assert_msg(got == 0, "%s: %s", from, strerror(errno));
-    close(in);
-    ck_assert_int_eq(fchmod(out, mode), 0);
-    ck_assert_int_eq(close(out), 0);
-}
-
 /* A server run as another user may not reach the checkout (a fresh clone
  * in a 0700 directory): it runs a copy of the binary and of the
  * migrations placed in its own directory, which the test makes reachable. */
@@ -179,20 +168,20 @@ static void copy_into_server_dir(struct server *server, const char *binary, char
                                  const char *migrations, char *migrations_copy)
 {
     snprintf(binary_copy, SERVER_PATH_SIZE, "%s", server_path(server, "gpuquote"));
-    copy_file(binary, binary_copy, 0755);
+    suite_copy_file(binary, binary_copy, 0755);
     snprintf(migrations_copy, SERVER_PATH_SIZE, "%s", server_path(server, "migrations"));
-    ck_assert(mkdir(migrations_copy, 0755) == 0 || errno == EEXIST);
-    DIR *directory = opendir(migrations);
-    ck_assert_msg(directory != NULL, "%s: %s", migrations, strerror(errno));
-    for (struct dirent *entry; (entry = readdir(directory)) != NULL;) {
-        if (entry->d_name[0] == '.')
-            continue;
-        char from[PATH_MAX], to[PATH_MAX];
-        snprintf(from, sizeof from, "%s/%s", migrations, entry->d_name);
-        snprintf(to, sizeof to, "%s/%s", migrations_copy, entry->d_name);
-        copy_file(from, to, 0644);
-    }
-    closedir(directory);
+    suite_copy_tree(migrations, migrations_copy, 0755, 0644);
+}
+
+/* True when the test's own environment sets the variable of `entry`
+ * ("NAME=value"). */
+static bool env_names(const struct server_options *options, const char *entry)
+{
+    size_t length = strcspn(entry, "=") + 1;
+    for (size_t i = 0; options != NULL && options->env != NULL && options->env[i]; i++)
+        if (strncmp(options->env[i], entry, length) == 0)
+            return true;
+    return false;
 }
 
 /* The wrapper's words (split on spaces), then the binary and its arguments. */
@@ -230,9 +219,9 @@ static void build_command(struct server *server, const struct server_options *op
     add_arg(command, named);
     bool bare = options != NULL && options->bare;
     if (!bare) {
-        const char *defaults[] = {"--db",        server->db_path,   "--port",       "0",
-                                  "--port-file", server->port_file, "--migrations",
-                                  migrations_used};
+        const char *defaults[] = {
+            "--db",        server->db_path,   "--port",       "0",
+            "--port-file", server->port_file, "--migrations", migrations_used};
         for (size_t i = 0; i < sizeof defaults / sizeof defaults[0]; i++)
             add_arg(command, defaults[i]);
     }
@@ -244,6 +233,19 @@ static void build_command(struct server *server, const struct server_options *op
             add_env(command, *entry);
     for (size_t i = 0; options != NULL && options->env != NULL && options->env[i]; i++)
         add_env(command, options->env[i]);
+    /* What every test server has unless the test says otherwise: a key
+     * with every scope made at first start (the tests' admin_key), and no
+     * rate limits (tests send hundreds of requests a second from one
+     * address; check_keys tests the limits). */
+    static char bootstrap[SERVER_PATH_SIZE + 40];
+    snprintf(bootstrap, sizeof bootstrap, "GPUQUOTE_BOOTSTRAP_KEY_FILE=%s",
+             server_path(server, "admin.key"));
+    const char *defaults[] = {bootstrap, "GPUQUOTE_RATE_LIMIT_KEYLESS_PER_SECOND=0",
+                              "GPUQUOTE_RATE_LIMIT_KEYLESS_SAVES_PER_MINUTE=0",
+                              "GPUQUOTE_RATE_LIMIT_KEY_PER_SECOND=0"};
+    for (size_t d = 0; d < sizeof defaults / sizeof defaults[0]; d++)
+        if (!env_names(options, defaults[d]))
+            add_env(command, defaults[d]);
     command->run_as = server->run_as;
 }
 
@@ -359,6 +361,23 @@ static bool answers_healthz(uint16_t port)
 void server_start(struct server *server, const struct server_options *options)
 {
     spawn(server, options);
+    server_wait_ready(server);
+}
+
+/* The key the server wrote at its first start, if it did: every client of
+ * its port then sends it (http_register_key). */
+static void read_admin_key(struct server *server)
+{
+    char *text = server_read(server, "admin.key");
+    text[strcspn(text, "\n")] = '\0';
+    snprintf(server->admin_key, sizeof server->admin_key, "%s", text);
+    free(text);
+    if (server->admin_key[0] != '\0')
+        http_register_key(server->port, server->admin_key);
+}
+
+void server_wait_ready(struct server *server)
+{
     long long deadline = suite_now_ms() + suite_wait_ms(START_SECONDS);
     int status;
     for (;;) {
@@ -367,8 +386,10 @@ void server_start(struct server *server, const struct server_options *options)
                          stderr_tail(server));
         if (server->port == 0)
             server->port = read_port(server);
-        if (server->port != 0 && answers_healthz(server->port))
+        if (server->port != 0 && answers_healthz(server->port)) {
+            read_admin_key(server);
             return;
+        }
         if (suite_now_ms() > deadline) {
             server_kill(server);
             ck_abort_msg("the server was not ready within %ld ms (port %u): %s",
@@ -432,57 +453,17 @@ void server_finish_shared(struct server *server)
 
 /* ---- the database --------------------------------------------------------- */
 
-static sqlite3_stmt *prepare(struct server *server, sqlite3 **db, const char *sql,
-                             const char *param)
-{
-    ck_assert_int_eq(sqlite3_open_v2(server->db_path, db, SQLITE_OPEN_READWRITE, NULL), SQLITE_OK);
-    sqlite3_busy_timeout(*db, 5000);
-    sqlite3_stmt *statement = NULL;
-    int rc = sqlite3_prepare_v2(*db, sql, -1, &statement, NULL);
-    ck_assert_msg(rc == SQLITE_OK, "%s: %s", sql, sqlite3_errmsg(*db));
-    if (param != NULL)
-        ck_assert_int_eq(sqlite3_bind_text(statement, 1, param, -1, SQLITE_TRANSIENT), SQLITE_OK);
-    return statement;
-}
-
 int server_db_exec(struct server *server, const char *sql, const char *param)
 {
-    sqlite3 *db;
-    sqlite3_stmt *statement = prepare(server, &db, sql, param);
-    int rc;
-    while ((rc = sqlite3_step(statement)) == SQLITE_ROW)
-        continue;
-    char message[256];
-    snprintf(message, sizeof message, "%s", sqlite3_errmsg(db));
-    int changes = sqlite3_changes(db);
-    sqlite3_finalize(statement);
-    sqlite3_close(db);
-    ck_assert_msg(rc == SQLITE_DONE, "%s: %s", sql, message);
-    return changes;
+    return testdb_exec(server->db_path, sql, param);
 }
 
 long long server_db_integer(struct server *server, const char *sql, const char *param)
 {
-    sqlite3 *db;
-    sqlite3_stmt *statement = prepare(server, &db, sql, param);
-    int rc = sqlite3_step(statement);
-    long long value = rc == SQLITE_ROW ? sqlite3_column_int64(statement, 0) : 0;
-    sqlite3_finalize(statement);
-    sqlite3_close(db);
-    ck_assert_msg(rc == SQLITE_ROW, "%s: no row", sql);
-    return value;
+    return testdb_integer(server->db_path, sql, param);
 }
 
 char *server_db_text(struct server *server, const char *sql, const char *param)
 {
-    sqlite3 *db;
-    sqlite3_stmt *statement = prepare(server, &db, sql, param);
-    int rc = sqlite3_step(statement);
-    const unsigned char *value = rc == SQLITE_ROW ? sqlite3_column_text(statement, 0) : NULL;
-    char *text = strdup(value != NULL ? (const char *)value : "");
-    sqlite3_finalize(statement);
-    sqlite3_close(db);
-    ck_assert_msg(rc == SQLITE_ROW, "%s: no row", sql);
-    ck_assert_ptr_nonnull(text);
-    return text;
+    return testdb_text(server->db_path, sql, param);
 }

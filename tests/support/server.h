@@ -2,9 +2,10 @@
  * The server under test: the real gpuquote binary ($GPUQUOTE_BIN, prefixed
  * by the words of $GPUQUOTE_WRAPPER such as "valgrind --quiet ..."),
  * started in a fresh temporary directory (under suite_temp_root()) that
- * holds its database, its port file and its captured standard output (the
- * access log) and standard error, on an ephemeral port with the migrations
- * of $GPUQUOTE_SOURCE_DIR.
+ * holds its database (on PostgreSQL runs, a database of its own on the
+ * test server instead: testdb.h), its port file and its captured standard
+ * output (the access log) and standard error, on an ephemeral port with
+ * the migrations of $GPUQUOTE_SOURCE_DIR.
  *
  * The server runs in its temporary directory (so no config/gpuquote.json is
  * picked up by accident) with every GPUQUOTE_* variable of the test's own
@@ -30,8 +31,13 @@
 struct server {
     pid_t pid; /* 0 when not running */
     uint16_t port;
-    char dir[SERVER_DIR_SIZE]; /* the temporary directory; "" before server_prepare() */
-    char db_path[SERVER_PATH_SIZE];
+    char dir[SERVER_DIR_SIZE];      /* the temporary directory; "" before server_prepare() */
+    char db_path[SERVER_PATH_SIZE]; /* a file, or on PostgreSQL the database's URL (testdb.h) */
+    char db_name[64];               /* PostgreSQL: the database made for this server */
+    /* The key with every scope the server made at its first start
+     * (bootstrap_key_file), "" when it made none; clients of the server's
+     * port send it unless made keyless (http.h). */
+    char admin_key[64];
     char port_file[SERVER_PATH_SIZE];
     char stdout_path[SERVER_PATH_SIZE];
     char stderr_path[SERVER_PATH_SIZE];
@@ -58,6 +64,10 @@ const char *server_path(struct server *server, const char *name);
  * written its port and answers GET /healthz with 200. `options` may be NULL.
  * Fails the test when it exits or does not become ready in time. */
 void server_start(struct server *server, const struct server_options *options);
+
+/* Waits, as server_start() does, until a server launched with
+ * server_launch() answers: several started at once. */
+void server_wait_ready(struct server *server);
 
 /* Starts the binary and returns at once, for a test that acts while it
  * starts; server_wait() or server_stop() reaps it. */
@@ -105,7 +115,8 @@ bool server_wait_for_text(struct server *server, const char *name, const char *n
                           long timeout_ms);
 
 /* Runs `sql` on the server's database through a connection of its own
- * (busy timeout 5 s), with `param` (may be NULL) bound to ?1. Fails the
+ * (busy timeout 5 s), with `param` (may be NULL) bound to ?1, on SQLite or
+ * PostgreSQL as the run is for (testdb.h): write it for both. Fails the
  * test on any error. Returns the number of rows changed. */
 int server_db_exec(struct server *server, const char *sql, const char *param);
 

@@ -10,7 +10,10 @@
 #include "support/suite.h"
 
 #include <curl/curl.h>
+#include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
 #include <ftw.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -19,6 +22,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 
 static int recorded_failures;
 static char temp_root[256];
@@ -105,6 +109,54 @@ int suite_main(Suite *suite)
     curl_global_cleanup();
     suite_remove_tree(temp_root);
     return failed == 0 && recorded_failures == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+}
+
+void suite_add_sqlite_test(TCase *tcase, const TTest *test)
+{
+    const char *backend = getenv("GPUQUOTE_TEST_BACKEND");
+    if (backend != NULL && strcmp(backend, "postgres") == 0) {
+        fprintf(stderr, "  not run on postgres (a test of SQLite's file): %s\n", test->name);
+        return;
+    }
+    tcase_add_test(tcase, test);
+}
+
+void suite_copy_file(const char *from, const char *to, unsigned mode)
+{
+    int in = open(from, O_RDONLY | O_CLOEXEC);
+    ck_assert_msg(in >= 0, "%s: %s", from, strerror(errno));
+    int out = open(to, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, (mode_t)mode);
+    ck_assert_msg(out >= 0, "%s: %s", to, strerror(errno));
+    char buffer[65536];
+    ssize_t got;
+    while ((got = read(in, buffer, sizeof buffer)) > 0)
+        ck_assert_msg(write(out, buffer, (size_t)got) == got, "%s: %s", to, strerror(errno));
+    ck_assert_msg(got == 0, "%s: %s", from, strerror(errno));
+    close(in);
+    ck_assert_int_eq(fchmod(out, (mode_t)mode), 0);
+    ck_assert_int_eq(close(out), 0);
+}
+
+void suite_copy_tree(const char *from, const char *to, unsigned directory_mode, unsigned file_mode)
+{
+    ck_assert_msg(mkdir(to, (mode_t)directory_mode) == 0 || errno == EEXIST, "%s: %s", to,
+                  strerror(errno));
+    DIR *directory = opendir(from);
+    ck_assert_msg(directory != NULL, "%s: %s", from, strerror(errno));
+    for (struct dirent *entry; (entry = readdir(directory)) != NULL;) {
+        if (entry->d_name[0] == '.')
+            continue;
+        char from_path[PATH_MAX], to_path[PATH_MAX];
+        snprintf(from_path, sizeof from_path, "%s/%s", from, entry->d_name);
+        snprintf(to_path, sizeof to_path, "%s/%s", to, entry->d_name);
+        struct stat info;
+        ck_assert_msg(stat(from_path, &info) == 0, "%s: %s", from_path, strerror(errno));
+        if (S_ISDIR(info.st_mode))
+            suite_copy_tree(from_path, to_path, directory_mode, file_mode);
+        else
+            suite_copy_file(from_path, to_path, file_mode);
+    }
+    closedir(directory);
 }
 
 void suite_sleep_ms(long milliseconds)

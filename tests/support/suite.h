@@ -41,6 +41,21 @@ const char *suite_temp_root(void);
  * set. */
 void suite_remove_tree(const char *path);
 
+/* Adds `test` to `tcase`, unless this run is for PostgreSQL
+ * (GPUQUOTE_TEST_BACKEND=postgres, testdb.h): a test of SQLite's file (its
+ * lock held by another connection, its modes, its WAL) has no meaning
+ * there, and is named on standard error as not run, never left out in
+ * silence. PostgreSQL's own faults have tests of their own. */
+void suite_add_sqlite_test(TCase *tcase, const TTest *test);
+
+/* Copies the file `from` to `to` with `mode`; fails the test on any error. */
+void suite_copy_file(const char *from, const char *to, unsigned mode);
+
+/* Copies the directory `from` with everything below it (but names that
+ * begin with '.') to `to`, created with `directory_mode` (it may exist),
+ * its files with `file_mode`. Fails the test on any error. */
+void suite_copy_tree(const char *from, const char *to, unsigned directory_mode, unsigned file_mode);
+
 /* Sleeps `milliseconds`, resuming after signals. */
 void suite_sleep_ms(long milliseconds);
 

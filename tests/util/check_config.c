@@ -15,6 +15,8 @@
 #include <ftw.h>
 #include <jansson.h>
 #include <limits.h>
+#include <netinet/in.h>
+#include <arpa/inet.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -112,6 +114,14 @@ static void assert_defaults(const struct gq_config *c)
     ck_assert_uint_eq(c->n_cors_origins, 0);
     ck_assert_ptr_null(c->cors_origins[0]);
     ck_assert_ptr_null(c->port_file);
+    ck_assert_ptr_null(c->web_dir);
+    ck_assert_ptr_null(c->metrics_listen);
+    ck_assert(c->webhooks);
+    ck_assert(!c->webhooks_allow_http);
+    ck_assert(!c->webhooks_allow_private);
+    ck_assert_uint_eq(c->webhook_retry_divisor, 1);
+    ck_assert_int_eq(c->webhook_timeout_ms, 15000);
+    ck_assert_int_eq(c->webhook_poll_ms, 1000);
 }
 
 /* Every key set away from its default, by the file and by the environment. */
@@ -195,6 +205,31 @@ START_TEST(test_null_environment_and_empty_argv)
 }
 END_TEST
 
+/* metrics_listen in the forms it takes; the address it names. */
+START_TEST(test_metrics_listen_forms)
+{
+    struct sockaddr_storage address;
+    ck_assert(config_metrics_address("127.0.0.1:9464", &address));
+    ck_assert_int_eq(address.ss_family, AF_INET);
+    ck_assert_uint_eq(ntohs(((struct sockaddr_in *)&address)->sin_port), 9464);
+    ck_assert(config_metrics_address("[::1]:0", &address));
+    ck_assert_int_eq(address.ss_family, AF_INET6);
+    ck_assert(config_metrics_address("0.0.0.0:65535", &address));
+    ck_assert(!config_metrics_address("127.0.0.1:", &address));
+    ck_assert(!config_metrics_address(":9464", &address));
+    ck_assert(!config_metrics_address("127.0.0.1:+9", &address));
+    ck_assert(!config_metrics_address("[::1:9464", &address));
+    ck_assert(!config_metrics_address(NULL, &address));
+    struct gq_config c;
+    struct gq_error err;
+    char *argv[] = {"gpuquote", NULL};
+    char *envp[] = {"GPUQUOTE_METRICS_LISTEN=[::1]:9464", NULL};
+    ck_assert_int_eq(load(&c, NULL, argv, envp, &err), GQ_OK);
+    ck_assert_str_eq(c.metrics_listen, "[::1]:9464");
+    config_free(&c);
+}
+END_TEST
+
 START_TEST(test_shipped_file_holds_every_default)
 {
     char path[PATH_MAX + 32];
@@ -202,7 +237,7 @@ START_TEST(test_shipped_file_holds_every_default)
     json_error_t jerr;
     json_t *root = json_load_file(path, 0, &jerr);
     ck_assert_msg(root != NULL, "%s: %s", path, jerr.text);
-    ck_assert_uint_eq(json_object_size(root), 17);
+    ck_assert_uint_eq(json_object_size(root), 36);
     json_decref(root);
 
     struct gq_config c;
@@ -1124,7 +1159,7 @@ static const struct error_case {
     {NULL, NULL, {"--db", "--port", "1"}, {NULL}, "database", "--db: missing value"},
     {NULL, NULL, {"--threads", "-h"}, {NULL}, "threads", "--threads: missing value"},
     {NULL, NULL, {"--config"}, {NULL}, "config", "--config: missing value"},
-    {NULL, NULL, {"frob"}, {NULL}, "", "unknown command \"frob\" (serve or migrate)"},
+    {NULL, NULL, {"frob"}, {NULL}, "", "unknown command \"frob\" (serve, migrate or keys)"},
     {NULL, NULL, {"migrate", "serve"}, {NULL}, "", "unexpected argument \"serve\""},
     {NULL, NULL, {"--port", "1", "migrate"}, {NULL}, "", "unexpected argument \"migrate\""},
     /* The flag's error comes first; the flag wins over the variable. */
@@ -1135,6 +1170,34 @@ static const struct error_case {
      {"GPUQUOTE_PORT=1"},
      "port",
      "--port: 70000 is out of range 0..65535"},
+    /* metrics_listen: a numeric ADDRESS:PORT. */
+    {NULL,
+     NULL,
+     {NULL},
+     {"GPUQUOTE_METRICS_LISTEN=9464"},
+     "metrics_listen",
+     "GPUQUOTE_METRICS_LISTEN: '9464' is not a numeric ADDRESS:PORT (127.0.0.1:9464, [::1]:9464)"},
+    {NULL,
+     NULL,
+     {NULL},
+     {"GPUQUOTE_METRICS_LISTEN=localhost:9464"},
+     "metrics_listen",
+     "GPUQUOTE_METRICS_LISTEN: 'localhost:9464' is not a numeric ADDRESS:PORT (127.0.0.1:9464, "
+     "[::1]:9464)"},
+    {NULL,
+     NULL,
+     {NULL},
+     {"GPUQUOTE_METRICS_LISTEN=127.0.0.1:70000"},
+     "metrics_listen",
+     "GPUQUOTE_METRICS_LISTEN: '127.0.0.1:70000' is not a numeric ADDRESS:PORT (127.0.0.1:9464, "
+     "[::1]:9464)"},
+    {NULL,
+     NULL,
+     {NULL},
+     {"GPUQUOTE_METRICS_LISTEN=::1:9464"},
+     "metrics_listen",
+     "GPUQUOTE_METRICS_LISTEN: '::1:9464' is not a numeric ADDRESS:PORT (127.0.0.1:9464, "
+     "[::1]:9464)"},
 };
 
 #define N_ERROR_CASES ((int)(sizeof error_cases / sizeof error_cases[0]))
@@ -1228,6 +1291,7 @@ START_TEST(test_usage_lists_every_flag_variable_and_default)
         "  access_log                  GPUQUOTE_ACCESS_LOG                   true\n",
         "  cors_origins                GPUQUOTE_CORS_ORIGINS                 (none)\n",
         "  port_file                   GPUQUOTE_PORT_FILE                    (unset)\n",
+        "  web_dir                     GPUQUOTE_WEB_DIR                      (unset)\n",
     };
     for (size_t i = 0; i < sizeof expected / sizeof expected[0]; i++)
         ck_assert_msg(strstr(text, expected[i]) != NULL, "usage lacks \"%s\"", expected[i]);
@@ -1288,6 +1352,7 @@ static Suite *config_suite(void)
     TCase *errors = tcase_create("errors");
     tcase_add_checked_fixture(errors, enter_temp_dir, leave_temp_dir);
     tcase_add_loop_test(errors, test_errors, 0, N_ERROR_CASES);
+    tcase_add_test(errors, test_metrics_listen_forms);
     tcase_add_test(errors, test_error_without_error_struct);
     suite_add_tcase(suite, errors);
 

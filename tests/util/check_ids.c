@@ -34,7 +34,7 @@ END_TEST
 START_TEST(ids_do_not_repeat)
 {
     enum { COUNT = 20000 };
-    char (*ids)[IDS_SIZE] = malloc(COUNT * sizeof *ids);
+    char(*ids)[IDS_SIZE] = malloc(COUNT * sizeof *ids);
     ck_assert_ptr_nonnull(ids);
     for (int i = 0; i < COUNT; i++)
         ck_assert(ids_generate("q_", ids[i]));
@@ -49,7 +49,7 @@ enum { PER_THREAD = 10000 };
 
 static void *generate_many(void *ids)
 {
-    char (*out)[IDS_SIZE] = ids;
+    char(*out)[IDS_SIZE] = ids;
     for (int i = 0; i < PER_THREAD; i++)
         if (!ids_generate("req_", out[i]))
             out[i][0] = '\0';
@@ -59,7 +59,7 @@ static void *generate_many(void *ids)
 START_TEST(ids_do_not_repeat_across_threads)
 {
     enum { THREADS = 4 };
-    char (*ids)[IDS_SIZE] = malloc(THREADS * PER_THREAD * sizeof *ids);
+    char(*ids)[IDS_SIZE] = malloc(THREADS * PER_THREAD * sizeof *ids);
     ck_assert_ptr_nonnull(ids);
     pthread_t threads[THREADS];
     for (int t = 0; t < THREADS; t++)
@@ -93,6 +93,22 @@ START_TEST(ids_sort_by_time)
 }
 END_TEST
 
+/* Ordered ids grow within a millisecond too: 10,000 in a row (far more
+ * than a millisecond holds) each greater than the one before, and of the
+ * documented form. */
+START_TEST(ordered_ids_grow_within_a_millisecond)
+{
+    char previous[IDS_SIZE] = "aud_";
+    for (int i = 0; i < 10000; i++) {
+        char id[IDS_SIZE];
+        ck_assert(ids_generate_ordered("aud_", id));
+        ck_assert(ids_is_well_formed("aud_", id));
+        ck_assert_msg(strcmp(id, previous) > 0, "%s after %s", id, previous);
+        memcpy(previous, id, sizeof id);
+    }
+}
+END_TEST
+
 static Suite *ids_suite(void)
 {
     Suite *suite = suite_create("ids");
@@ -101,6 +117,7 @@ static Suite *ids_suite(void)
     tcase_add_test(tc, ids_do_not_repeat);
     tcase_add_test(tc, ids_do_not_repeat_across_threads);
     tcase_add_test(tc, ids_sort_by_time);
+    tcase_add_test(tc, ordered_ids_grow_within_a_millisecond);
     suite_add_tcase(suite, tc);
     return suite;
 }

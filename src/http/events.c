@@ -1,0 +1,98 @@
+/*
+ * GET /events and GET /events/{id}: the outbox for consumers that pull,
+ * oldest first, a page at a time (type=, starting_after=, limit=), for keys
+ * with the scope quotes:read. An event is returned as it was written, the
+ * same JSON a webhook endpoint receives.
+ */
+#include <string.h>
+
+#include "http/http.h"
+#include "http/list_query.h"
+#include "util/ids.h"
+
+enum { PARAM_TYPE, PARAM_STARTING_AFTER, PARAM_LIMIT };
+
+static const struct list_param event_params[] = {
+    [PARAM_TYPE] = {"type", LIST_TEXT, NULL},
+    [PARAM_STARTING_AFTER] = {"starting_after", LIST_CURSOR, "evt_"},
+    [PARAM_LIMIT] = {"limit", LIST_LIMIT, NULL},
+};
+
+static const char *const event_types[] = {
+    STORE_EVENT_QUOTE_CREATED, STORE_EVENT_QUOTE_ACCEPTED,       STORE_EVENT_QUOTE_CANCELED,
+    STORE_EVENT_QUOTE_EXPIRED, STORE_EVENT_PRICE_LIST_PUBLISHED, NULL};
+
+bool events_type_is_known(const char *type)
+{
+    for (size_t i = 0; event_types[i] != NULL; i++)
+        if (strcmp(event_types[i], type) == 0)
+            return true;
+    return false;
+}
+
+void events_type_list(char *out, size_t size)
+{
+    size_t used = 0;
+    out[0] = '\0';
+    for (size_t i = 0; event_types[i] != NULL; i++) {
+        int n = snprintf(out + used, size - used, "%s%s", i ? ", " : "", event_types[i]);
+        if (n < 0 || (size_t)n >= size - used)
+            break;
+        used += (size_t)n;
+    }
+}
+
+enum MHD_Result events_handle_list(struct http_request *request)
+{
+    struct list_query query;
+    struct gq_error err = {0};
+    if (list_query_parse(request, event_params, 3, &query, &err) != GQ_OK)
+        return reply_error(request, &err);
+    const char *type = query.present[PARAM_TYPE] ? query.text[PARAM_TYPE] : NULL;
+    if (type != NULL && !events_type_is_known(type)) {
+        char names[200];
+        events_type_list(names, sizeof names);
+        return reply_fail_msg(request, GQ_ERR_INVALID_PARAMETER, "type", MSG_FIELD_ONE_OF,
+                              MSG_TEXT("type"), MSG_TEXT(names));
+    }
+    const char *after =
+        query.present[PARAM_STARTING_AFTER] ? query.text[PARAM_STARTING_AFTER] : NULL;
+    struct event_page page;
+    if (store_events_read(request->app->store, type, after, query.limit, &page, &err) != GQ_OK)
+        return reply_error(request, &err);
+    json_t *data = json_array();
+    for (size_t i = 0; data != NULL && i < page.count; i++) {
+        json_t *event = json_loads(page.items[i].body, 0, NULL);
+        if (event == NULL || json_array_append_new(data, event) != 0) {
+            json_decref(data);
+            data = NULL;
+        }
+    }
+    bool has_more = page.has_more;
+    store_event_page_free(&page);
+    return reply_json(request, MHD_HTTP_OK,
+                      data ? json_pack("{s:o, s:b}", "data", data, "has_more", has_more) : NULL);
+}
+
+static enum MHD_Result reply_no_event(struct http_request *request)
+{
+    return reply_fail_msg(request, GQ_ERR_NOT_FOUND, NULL, MSG_NO_EVENT,
+                          MSG_TEXT_CUT(request->path_id, 40));
+}
+
+enum MHD_Result events_handle_get(struct http_request *request)
+{
+    if (!ids_is_well_formed("evt_", request->path_id))
+        return reply_no_event(request);
+    struct store_event event;
+    struct gq_error err;
+    enum gq_code code = store_event_get(request->app->store, request->path_id, &event, &err);
+    if (code == GQ_ERR_NOT_FOUND)
+        return reply_no_event(request);
+    if (code != GQ_OK)
+        return reply_error(request, &err);
+    char *body = event.body;
+    event.body = NULL;
+    store_event_clear(&event);
+    return reply_queue(request, MHD_HTTP_OK, reply_make_text(request, body));
+}

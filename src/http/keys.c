@@ -1,0 +1,221 @@
+/*
+ * The admin API's keys: POST /admin/keys (a new key, its secret shown this
+ * once), GET /admin/keys and /admin/keys/{id}, DELETE /admin/keys/{id}
+ * (revoke). Every route needs a key with the scope keys:write (the route
+ * table says so); every change writes its audit line in the same
+ * transaction. A key is never shown with its secret again, nor its hash.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "http/http.h"
+#include "util/api_key.h"
+#include "util/clock.h"
+#include "util/ids.h"
+
+#define KEY_NAME_MAX 100
+
+/* ---- A key as JSON. ---- */
+
+static json_t *time_or_null(int64_t unix_seconds)
+{
+    char text[CLOCK_RFC3339_SIZE];
+    return unix_seconds > 0 ? json_string(clock_format_rfc3339(unix_seconds, text)) : json_null();
+}
+
+static json_t *scopes_json(unsigned scopes)
+{
+    json_t *list = json_array();
+    for (size_t i = 0; list != NULL && i < SCOPE_COUNT; i++)
+        if (scopes & api_scope_at(i))
+            json_array_append_new(list, json_string(api_scope_name(api_scope_at(i))));
+    return list;
+}
+
+/* {"id", "object": "api_key", "name", "prefix", "scopes", "created_at",
+ * "last_used_at", "revoked_at"}. NULL when memory runs out. */
+json_t *keys_render(const struct stored_key *key)
+{
+    return json_pack("{s:s, s:s, s:s, s:s, s:o, s:o, s:o, s:o}", "id", key->id, "object", "api_key",
+                     "name", key->name, "prefix", key->prefix, "scopes", scopes_json(key->scopes),
+                     "created_at", time_or_null(key->created_at), "last_used_at",
+                     time_or_null(key->last_used_at), "revoked_at", time_or_null(key->revoked_at));
+}
+
+/* ---- Reading a new key's body. ---- */
+
+/* The scopes' names, for a message: "quotes:write, quotes:read, ...". */
+static void scope_list(char *out, size_t size)
+{
+    char spaced[160];
+    api_scopes_format(SCOPE_ALL, spaced, sizeof spaced);
+    size_t used = 0;
+    for (const char *c = spaced; *c != '\0' && used + 2 < size; c++) {
+        if (*c == ' ')
+            out[used++] = ',';
+        out[used++] = *c;
+    }
+    out[used] = '\0';
+}
+
+static enum gq_code parse_scopes(json_t *body, unsigned *scopes, struct gq_error *err)
+{
+    json_t *list;
+    enum gq_code code = fields_array(body, "scopes", "", true, SCOPE_COUNT * 2, &list, err);
+    if (code != GQ_OK)
+        return code;
+    *scopes = SCOPE_NONE;
+    size_t index;
+    json_t *item;
+    json_array_foreach(list, index, item)
+    {
+        char path[32];
+        fields_index_path(path, sizeof path, "scopes", index);
+        unsigned scope = fields_is_text(item) ? api_scope_parse(json_string_value(item)) : 0;
+        if (!json_is_string(item))
+            return gq_fail_msg(err, GQ_ERR_INVALID_TYPE, path, MSG_FIELD_WRONG_TYPE, MSG_TEXT(path),
+                               MSG_SAY(MSG_TYPE_STRING), MSG_SAY(MSG_TYPE_NUMBER));
+        if (scope == SCOPE_NONE) {
+            char names[200];
+            scope_list(names, sizeof names);
+            return gq_fail_msg(err, GQ_ERR_INVALID_VALUE, path, MSG_FIELD_ONE_OF, MSG_TEXT(path),
+                               MSG_TEXT(names));
+        }
+        *scopes |= scope;
+    }
+    if (*scopes == SCOPE_NONE)
+        return gq_fail_msg(err, GQ_ERR_INVALID_VALUE, "scopes", MSG_SCOPES_NONE,
+                           MSG_TEXT("scopes"));
+    return GQ_OK;
+}
+
+static enum gq_code parse_new_key(json_t *body, const char **name, unsigned *scopes,
+                                  struct gq_error *err)
+{
+    static const char *const allowed[] = {"name", "scopes", NULL};
+    enum gq_code code = fields_only(body, allowed, "", err);
+    if (code == GQ_OK)
+        code = fields_string(body, "name", "", true, name, err);
+    if (code == GQ_OK && (strlen(*name) < 1 || strlen(*name) > KEY_NAME_MAX))
+        code = gq_fail_msg(err, GQ_ERR_OUT_OF_RANGE, "name", MSG_FIELD_TEXT_LENGTH,
+                           MSG_TEXT("name"), MSG_INT(1), MSG_INT(KEY_NAME_MAX));
+    if (code == GQ_OK)
+        code = parse_scopes(body, scopes, err);
+    return code;
+}
+
+/* The audit's change of a key: {"old": ..., "new": ...} without secrets
+ * (the caller frees it; NULL when memory runs out). */
+char *keys_change(const struct stored_key *before, const struct stored_key *after)
+{
+    json_t *change = json_pack("{s:o, s:o}", "old", before ? keys_render(before) : json_null(),
+                               "new", after ? keys_render(after) : json_null());
+    char *text = change != NULL ? json_dumps(change, JSON_COMPACT) : NULL;
+    json_decref(change);
+    return text;
+}
+
+/* ---- Handlers. ---- */
+
+enum MHD_Result keys_handle_create(struct http_request *request)
+{
+    const char *name;
+    unsigned scopes;
+    struct gq_error err;
+    if (parse_new_key(request->json, &name, &scopes, &err) != GQ_OK)
+        return reply_error(request, &err);
+    struct stored_key key;
+    char secret[API_KEY_SIZE];
+    if (store_key_new(name, scopes, clock_now_seconds(), &key, secret, &err) != GQ_OK)
+        return reply_error(request, &err);
+    char *change = keys_change(NULL, &key);
+    struct audit_entry audit =
+        auth_audit_entry(request, "key.create", key.id, change ? change : "{}");
+    enum gq_code code = change != NULL ? store_key_create(request->app->store, &key, &audit, &err)
+                                       : gq_fail(&err, GQ_ERR_NO_MEMORY, NULL, "out of memory");
+    free(change);
+    if (code != GQ_OK) {
+        memset(secret, 0, sizeof secret);
+        return reply_error(request, &err);
+    }
+    keyring_reload(request->app); /* in force here at once; elsewhere within a poll */
+    json_t *body = keys_render(&key);
+    if (body != NULL && json_object_set_new(body, "secret", json_string(secret)) != 0) {
+        json_decref(body);
+        body = NULL;
+    }
+    memset(secret, 0, sizeof secret);
+    struct MHD_Response *response = reply_make_json(request, body);
+    if (response != NULL) {
+        char location[64];
+        snprintf(location, sizeof location, "/admin/keys/%s", key.id);
+        MHD_add_response_header(response, MHD_HTTP_HEADER_LOCATION, location);
+        MHD_add_response_header(response, MHD_HTTP_HEADER_CACHE_CONTROL, "no-store");
+    }
+    return reply_queue(request, MHD_HTTP_CREATED, response);
+}
+
+enum MHD_Result keys_handle_list(struct http_request *request)
+{
+    struct key_list list = {0};
+    struct gq_error err;
+    if (store_keys_read(request->app->store, true, &list, &err) != GQ_OK)
+        return reply_error(request, &err);
+    json_t *data = json_array();
+    for (size_t i = 0; data != NULL && i < list.count; i++)
+        if (json_array_append_new(data, keys_render(&list.items[i])) != 0) {
+            json_decref(data);
+            data = NULL;
+        }
+    store_key_list_free(&list);
+    return reply_json(request, MHD_HTTP_OK,
+                      data ? json_pack("{s:o, s:b}", "data", data, "has_more", 0) : NULL);
+}
+
+static bool is_key_id(const char *text)
+{
+    return ids_is_well_formed(API_KEY_ID_PREFIX, text);
+}
+
+static enum MHD_Result reply_no_key(struct http_request *request)
+{
+    return reply_fail_msg(request, GQ_ERR_NOT_FOUND, NULL, MSG_NO_KEY,
+                          MSG_TEXT_CUT(request->path_id, 40));
+}
+
+enum MHD_Result keys_handle_get(struct http_request *request)
+{
+    if (!is_key_id(request->path_id))
+        return reply_no_key(request);
+    struct stored_key key;
+    struct gq_error err;
+    if (store_key_get(request->app->store, request->path_id, &key, &err) != GQ_OK)
+        return reply_error(request, &err);
+    return reply_json(request, MHD_HTTP_OK, keys_render(&key));
+}
+
+enum MHD_Result keys_handle_revoke(struct http_request *request)
+{
+    if (!is_key_id(request->path_id))
+        return reply_no_key(request);
+    struct stored_key before, after;
+    struct gq_error err;
+    if (store_key_get(request->app->store, request->path_id, &before, &err) != GQ_OK)
+        return reply_error(request, &err);
+    int64_t now = clock_now_seconds();
+    after = before;
+    after.revoked_at = before.revoked_at ? before.revoked_at : now;
+    char *change = keys_change(&before, &after);
+    struct audit_entry audit =
+        auth_audit_entry(request, "key.revoke", request->path_id, change ? change : "{}");
+    bool was_revoked = false;
+    enum gq_code code = change != NULL ? store_key_revoke(request->app->store, request->path_id,
+                                                          now, &audit, &after, &was_revoked, &err)
+                                       : gq_fail(&err, GQ_ERR_NO_MEMORY, NULL, "out of memory");
+    free(change);
+    if (code != GQ_OK)
+        return reply_error(request, &err);
+    keyring_reload(request->app); /* out of force here at once */
+    return reply_json(request, MHD_HTTP_OK, keys_render(&after));
+}

@@ -1,0 +1,175 @@
+/*
+ * Events, the part every backend shares: an event made (its ordered id, its
+ * time and its JSON), the quote as the API returns it (the object of a
+ * quote's events), and the wrappers of store.h.
+ *
+ * An event is written in the transaction of the change it tells of (the
+ * outbox): the backends append it with sqlite_event_append() or
+ * pg_event_append() inside their own transactions, which fan it out to the
+ * webhook endpoints that take its type in the same transaction.
+ */
+#include <assert.h>
+#include <jansson.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/time.h>
+
+#include "core/quote.h"
+#include "store/backend.h"
+#include "store/store.h"
+#include "util/clock.h"
+#include "util/ids.h"
+
+void store_event_clear(struct store_event *event)
+{
+    if (event == NULL)
+        return;
+    free(event->body);
+    memset(event, 0, sizeof *event);
+}
+
+void store_event_page_free(struct event_page *page)
+{
+    if (page == NULL)
+        return;
+    for (size_t i = 0; i < page->count; i++)
+        store_event_clear(&page->items[i]);
+    free(page->items);
+    memset(page, 0, sizeof *page);
+}
+
+void store_event_page_trim(struct event_page *page, size_t limit)
+{
+    while (page->count > limit) {
+        store_event_clear(&page->items[--page->count]);
+        page->has_more = true;
+    }
+}
+
+static int64_t now_ms(void)
+{
+    struct timeval now;
+    gettimeofday(&now, NULL);
+    return (int64_t)now.tv_sec * 1000 + now.tv_usec / 1000;
+}
+
+enum gq_code store_event_make(const char *type, const char *object, struct store_event *out,
+                              struct gq_error *err)
+{
+    assert(type != NULL && object != NULL && out != NULL);
+    memset(out, 0, sizeof *out);
+    json_t *data = json_loads(object, JSON_REJECT_DUPLICATES, NULL);
+    if (!json_is_object(data)) {
+        json_decref(data);
+        return gq_fail(err, GQ_ERR_INVALID_VALUE, NULL, "an event's object is not a JSON object");
+    }
+    if (strlen(type) >= sizeof out->type || !ids_generate_ordered("evt_", out->id)) {
+        json_decref(data);
+        return gq_fail(err, GQ_ERR_INTERNAL, NULL, "cannot make an event");
+    }
+    snprintf(out->type, sizeof out->type, "%s", type);
+    out->created_ms = now_ms();
+    out->created_at = out->created_ms / 1000;
+    char created[CLOCK_RFC3339_SIZE];
+    json_t *event = json_pack(
+        "{s:s, s:s, s:s, s:s, s:{s:o}}", "id", out->id, "object", "event", "type", type,
+        "created_at", clock_format_rfc3339(out->created_at, created), "data", "object", data);
+    out->body = event != NULL ? json_dumps(event, JSON_COMPACT | JSON_PRESERVE_ORDER) : NULL;
+    json_decref(event);
+    if (out->body == NULL)
+        return gq_fail(err, GQ_ERR_NO_MEMORY, NULL, "out of memory making an event");
+    return GQ_OK;
+}
+
+char *store_quote_object(const struct stored_quote *quote, int64_t now)
+{
+    json_t *object = json_loads(quote->response_json, 0, NULL);
+    if (!json_is_object(object)) {
+        json_decref(object);
+        return NULL;
+    }
+    bool whole = json_object_set_new(
+                     object, "status",
+                     json_string(quote_status(quote->accepted, quote->expires_at, now))) == 0;
+    if (whole && quote->accepted) {
+        char accepted[CLOCK_RFC3339_SIZE];
+        whole = json_object_set_new(
+                    object, "accepted_at",
+                    json_string(clock_format_rfc3339(quote->accepted_at, accepted))) == 0;
+    }
+    char *text = whole ? json_dumps(object, JSON_COMPACT | JSON_PRESERVE_ORDER) : NULL;
+    json_decref(object);
+    return text;
+}
+
+enum gq_code store_event_for_save(struct quote_save *save, struct gq_error *err)
+{
+    assert(save->event == NULL);
+    save->event = calloc(1, sizeof *save->event);
+    if (save->event == NULL)
+        return gq_fail(err, GQ_ERR_NO_MEMORY, NULL, "out of memory making an event");
+    /* The quote as it was sent: its stored text, status "open". */
+    enum gq_code code =
+        store_event_make(STORE_EVENT_QUOTE_CREATED, save->quote.response_json, save->event, err);
+    if (code != GQ_OK) {
+        free(save->event);
+        save->event = NULL;
+    }
+    return code;
+}
+
+enum gq_code store_event_accepted(const struct stored_quote *quote, int64_t now,
+                                  struct store_event *out, struct gq_error *err)
+{
+    char *object = store_quote_object(quote, now);
+    if (object == NULL) {
+        memset(out, 0, sizeof *out);
+        return gq_fail(err, GQ_ERR_INTERNAL, NULL, "stored quote %s is unreadable", quote->id);
+    }
+    enum gq_code code = store_event_make(STORE_EVENT_QUOTE_ACCEPTED, object, out, err);
+    free(object);
+    return code;
+}
+
+enum gq_code store_event_publish(struct store *store, const char *type, const char *object,
+                                 struct gq_error *err)
+{
+    struct store_event event;
+    enum gq_code code = store_event_make(type, object, &event, err);
+    if (code == GQ_OK)
+        code = store_ops(store)->append_event(store_backend(store), &event, err);
+    store_event_clear(&event);
+    if (code == GQ_OK)
+        store_events_committed(store);
+    return code;
+}
+
+enum gq_code store_events_read(struct store *store, const char *type, const char *starting_after,
+                               size_t limit, struct event_page *out, struct gq_error *err)
+{
+    memset(out, 0, sizeof *out);
+    enum gq_code code = store_ops(store)->events_read(store_backend(store), type, NULL,
+                                                      starting_after, limit, out, err);
+    if (code != GQ_OK) {
+        store_event_page_free(out);
+        return code;
+    }
+    store_event_page_trim(out, limit);
+    return GQ_OK;
+}
+
+enum gq_code store_event_get(struct store *store, const char *id, struct store_event *out,
+                             struct gq_error *err)
+{
+    struct event_page page = {0};
+    enum gq_code code =
+        store_ops(store)->events_read(store_backend(store), NULL, id, NULL, 1, &page, err);
+    if (code == GQ_OK && page.count == 0)
+        code = gq_fail_msg(err, GQ_ERR_NOT_FOUND, NULL, MSG_NO_EVENT, MSG_TEXT_CUT(id, 40));
+    if (code == GQ_OK) {
+        *out = page.items[0];
+        memset(&page.items[0], 0, sizeof page.items[0]);
+    }
+    store_event_page_free(&page);
+    return code;
+}

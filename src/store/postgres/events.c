@@ -1,0 +1,505 @@
+/*
+ * The PostgreSQL backend's events and webhooks: an event appended inside
+ * the caller's transaction with its deliveries in one statement
+ * (pg_event_append), the events read a page at a time, webhook endpoints
+ * kept with their audit lines, and deliveries claimed and finished by the
+ * sender. A claim is one statement that locks the due rows FOR UPDATE SKIP
+ * LOCKED and leases them: two replicas claiming at once take different
+ * deliveries. Not hot paths: statements go with PQexecParams, text in and
+ * out.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "store/postgres/pg.h"
+
+/* ---- Helpers. ---- */
+
+static PGresult *run(struct pg_conn *conn, const char *sql, int n, const char *const *values,
+                     ExecStatusType expected, const char *what, struct gq_error *err)
+{
+    PGresult *result = PQexecParams(conn->conn, sql, n, NULL, values, NULL, NULL, 0);
+    if (PQresultStatus(result) == expected)
+        return result;
+    pg_fail(conn, result, what, err);
+    PQclear(result);
+    return NULL;
+}
+
+static enum gq_code failed(struct gq_error *err)
+{
+    return err != NULL ? err->code : GQ_ERR_INTERNAL;
+}
+
+static int64_t integer_at(const PGresult *result, int row, int column)
+{
+    return PQgetisnull(result, row, column) ? 0
+                                            : strtoll(PQgetvalue(result, row, column), NULL, 10);
+}
+
+static char *copy_or_null(const PGresult *result, int row, int column)
+{
+    return PQgetisnull(result, row, column) ? NULL : strdup(PQgetvalue(result, row, column));
+}
+
+static void number_text(int64_t value, char out[24])
+{
+    snprintf(out, 24, "%lld", (long long)value);
+}
+
+/* Runs a statement with no rows wanted; *changed (may be NULL) tells
+ * whether it changed a row. */
+static enum gq_code command(struct pg_conn *conn, const char *sql, int n, const char *const *values,
+                            bool *changed, const char *what, struct gq_error *err)
+{
+    PGresult *result = run(conn, sql, n, values, PGRES_COMMAND_OK, what, err);
+    if (result == NULL)
+        return failed(err);
+    if (changed != NULL)
+        *changed = strcmp(PQcmdTuples(result), "0") != 0;
+    PQclear(result);
+    return GQ_OK;
+}
+
+/* ---- Events. ---- */
+
+enum gq_code pg_event_append(struct pg_conn *conn, const struct store_event *event,
+                             struct gq_error *err)
+{
+    char at[24], ms[24];
+    number_text(event->created_at, at);
+    number_text(event->created_ms, ms);
+    const char *const values[] = {event->id, event->type, at, event->body, ms};
+    return command(conn,
+                   "WITH e AS (INSERT INTO events (id, type, created_at, body)"
+                   " VALUES ($1, $2, $3, $4) RETURNING id)"
+                   " INSERT INTO webhook_deliveries (id, endpoint_id, event_id, next_attempt_at,"
+                   " created_at, updated_at) SELECT 'whd_' || md5(random()::text ||"
+                   " clock_timestamp()::text || w.id), w.id, e.id, $5, $5, $5"
+                   " FROM e, webhook_endpoints w WHERE w.enabled"
+                   " AND (w.events = ' * ' OR position(' ' || $2 || ' ' in w.events) > 0)",
+                   5, values, NULL, "writing an event", err);
+}
+
+static enum gq_code append_on(struct pg_conn *conn, void *context, struct gq_error *err)
+{
+    return pg_event_append(conn, context, err);
+}
+
+static enum gq_code append_in_transaction(struct pg_conn *conn, void *context, struct gq_error *err)
+{
+    return pg_in_transaction(conn, append_on, context, err);
+}
+
+enum gq_code pg_append_event(struct store_backend *backend, const struct store_event *event,
+                             struct gq_error *err)
+{
+    return pg_run(pg_store_of(backend), append_in_transaction, (void *)event, err);
+}
+
+struct events_query {
+    const char *type, *id, *starting_after;
+    size_t limit;
+    struct event_page *out;
+};
+
+static enum gq_code read_events(struct pg_conn *conn, void *context, struct gq_error *err)
+{
+    struct events_query *query = context;
+    char limit[24];
+    number_text((int64_t)query->limit + 1, limit); /* one more tells has_more */
+    const char *const values[] = {query->type, query->id, query->starting_after, limit};
+    PGresult *result =
+        run(conn,
+            "SELECT id, type, created_at, body FROM events"
+            " WHERE ($1::text IS NULL OR type = $1) AND ($2::text IS NULL OR id = $2)"
+            " AND ($3::text IS NULL OR id COLLATE \"C\" > $3)"
+            " ORDER BY id COLLATE \"C\" LIMIT $4",
+            4, values, PGRES_TUPLES_OK, "reading events", err);
+    if (result == NULL)
+        return failed(err);
+    store_event_page_free(query->out);
+    int rows = PQntuples(result);
+    struct event_page *page = query->out;
+    page->items = rows > 0 ? calloc((size_t)rows, sizeof *page->items) : NULL;
+    enum gq_code code = rows > 0 && page->items == NULL
+                            ? gq_fail(err, GQ_ERR_NO_MEMORY, NULL, "out of memory")
+                            : GQ_OK;
+    for (int row = 0; code == GQ_OK && row < rows; row++) {
+        struct store_event *event = &page->items[page->count++];
+        snprintf(event->id, sizeof event->id, "%s", PQgetvalue(result, row, 0));
+        snprintf(event->type, sizeof event->type, "%s", PQgetvalue(result, row, 1));
+        event->created_at = integer_at(result, row, 2);
+        event->body = strdup(PQgetvalue(result, row, 3));
+        if (event->body == NULL)
+            code = gq_fail(err, GQ_ERR_NO_MEMORY, NULL, "out of memory");
+    }
+    PQclear(result);
+    return code;
+}
+
+enum gq_code pg_events_read(struct store_backend *backend, const char *type, const char *id,
+                            const char *starting_after, size_t limit, struct event_page *out,
+                            struct gq_error *err)
+{
+    struct events_query query = {type, id, starting_after, limit, out};
+    return pg_run(pg_store_of(backend), read_events, &query, err);
+}
+
+/* ---- Endpoints. ---- */
+
+struct endpoint_write {
+    const struct stored_endpoint *endpoint;
+    const char *id;
+    const struct audit_line *audit;
+    bool *found;
+};
+
+static enum gq_code insert_endpoint(struct pg_conn *conn, void *context, struct gq_error *err)
+{
+    struct endpoint_write *write = context;
+    const struct stored_endpoint *endpoint = write->endpoint;
+    char created[24], updated[24];
+    number_text(endpoint->created_at, created);
+    number_text(endpoint->updated_at, updated);
+    const char *const values[] = {
+        endpoint->id,     endpoint->url,    endpoint->description ? endpoint->description : "",
+        endpoint->events, endpoint->secret, endpoint->enabled ? "true" : "false",
+        created,          updated};
+    enum gq_code code = command(conn,
+                                "INSERT INTO webhook_endpoints (id, url, description, events,"
+                                " secret, enabled, created_at, updated_at)"
+                                " VALUES ($1, $2, $3, $4, $5, $6, $7, $8)",
+                                8, values, NULL, "storing a webhook endpoint", err);
+    return code == GQ_OK ? pg_audit_append(conn, write->audit, err) : code;
+}
+
+static enum gq_code insert_in_transaction(struct pg_conn *conn, void *context, struct gq_error *err)
+{
+    return pg_in_transaction(conn, insert_endpoint, context, err);
+}
+
+enum gq_code pg_endpoint_insert(struct store_backend *backend,
+                                const struct stored_endpoint *endpoint,
+                                const struct audit_line *audit, struct gq_error *err)
+{
+    struct endpoint_write write = {endpoint, NULL, audit, NULL};
+    return pg_run(pg_store_of(backend), insert_in_transaction, &write, err);
+}
+
+struct endpoints_query {
+    const char *id;
+    struct endpoint_list *out;
+};
+
+static enum gq_code read_endpoints(struct pg_conn *conn, void *context, struct gq_error *err)
+{
+    struct endpoints_query *query = context;
+    const char *const values[] = {query->id};
+    PGresult *result =
+        run(conn,
+            "SELECT id, url, description, events, enabled, created_at, updated_at"
+            " FROM webhook_endpoints WHERE ($1::text IS NULL OR id = $1) ORDER BY created_at, id",
+            1, values, PGRES_TUPLES_OK, "reading webhook endpoints", err);
+    if (result == NULL)
+        return failed(err);
+    store_endpoint_list_free(query->out);
+    int rows = PQntuples(result);
+    struct endpoint_list *list = query->out;
+    list->items = rows > 0 ? calloc((size_t)rows, sizeof *list->items) : NULL;
+    enum gq_code code = rows > 0 && list->items == NULL
+                            ? gq_fail(err, GQ_ERR_NO_MEMORY, NULL, "out of memory")
+                            : GQ_OK;
+    for (int row = 0; code == GQ_OK && row < rows; row++) {
+        struct stored_endpoint *endpoint = &list->items[list->count++];
+        snprintf(endpoint->id, sizeof endpoint->id, "%s", PQgetvalue(result, row, 0));
+        endpoint->url = strdup(PQgetvalue(result, row, 1));
+        endpoint->description = strdup(PQgetvalue(result, row, 2));
+        endpoint->events = strdup(PQgetvalue(result, row, 3));
+        endpoint->enabled = strcmp(PQgetvalue(result, row, 4), "t") == 0;
+        endpoint->created_at = integer_at(result, row, 5);
+        endpoint->updated_at = integer_at(result, row, 6);
+        if (endpoint->url == NULL || endpoint->description == NULL || endpoint->events == NULL)
+            code = gq_fail(err, GQ_ERR_NO_MEMORY, NULL, "out of memory");
+    }
+    PQclear(result);
+    return code;
+}
+
+enum gq_code pg_endpoints_read(struct store_backend *backend, const char *id,
+                               struct endpoint_list *out, struct gq_error *err)
+{
+    struct endpoints_query query = {id, out};
+    return pg_run(pg_store_of(backend), read_endpoints, &query, err);
+}
+
+static enum gq_code update_endpoint(struct pg_conn *conn, void *context, struct gq_error *err)
+{
+    struct endpoint_write *write = context;
+    const struct stored_endpoint *endpoint = write->endpoint;
+    char updated[24];
+    number_text(endpoint->updated_at, updated);
+    const char *const values[] = {endpoint->id, endpoint->events,
+                                  endpoint->enabled ? "true" : "false", updated};
+    enum gq_code code = command(conn,
+                                "UPDATE webhook_endpoints SET events = $2, enabled = $3,"
+                                " updated_at = $4 WHERE id = $1",
+                                4, values, write->found, "changing a webhook endpoint", err);
+    return code == GQ_OK && *write->found ? pg_audit_append(conn, write->audit, err) : code;
+}
+
+static enum gq_code update_in_transaction(struct pg_conn *conn, void *context, struct gq_error *err)
+{
+    return pg_in_transaction(conn, update_endpoint, context, err);
+}
+
+enum gq_code pg_endpoint_update(struct store_backend *backend,
+                                const struct stored_endpoint *endpoint,
+                                const struct audit_line *audit, bool *found, struct gq_error *err)
+{
+    struct endpoint_write write = {endpoint, NULL, audit, found};
+    return pg_run(pg_store_of(backend), update_in_transaction, &write, err);
+}
+
+static enum gq_code delete_endpoint(struct pg_conn *conn, void *context, struct gq_error *err)
+{
+    struct endpoint_write *write = context;
+    const char *const values[] = {write->id};
+    enum gq_code code = command(conn, "DELETE FROM webhook_endpoints WHERE id = $1", 1, values,
+                                write->found, "deleting a webhook endpoint", err);
+    return code == GQ_OK && *write->found ? pg_audit_append(conn, write->audit, err) : code;
+}
+
+static enum gq_code delete_in_transaction(struct pg_conn *conn, void *context, struct gq_error *err)
+{
+    return pg_in_transaction(conn, delete_endpoint, context, err);
+}
+
+enum gq_code pg_endpoint_delete(struct store_backend *backend, const char *id,
+                                const struct audit_line *audit, bool *found, struct gq_error *err)
+{
+    struct endpoint_write write = {NULL, id, audit, found};
+    return pg_run(pg_store_of(backend), delete_in_transaction, &write, err);
+}
+
+/* ---- Deliveries, as the admin API reads them. ---- */
+
+struct deliveries_query {
+    const char *endpoint_id, *starting_after;
+    size_t limit;
+    struct delivery_page *out;
+};
+
+static enum gq_code read_attempts(struct pg_conn *conn, struct stored_delivery *delivery,
+                                  struct gq_error *err)
+{
+    const char *const values[] = {delivery->id};
+    PGresult *result = run(conn,
+                           "SELECT attempt, at, status_code, error, duration_ms"
+                           " FROM webhook_attempts WHERE delivery_id = $1 ORDER BY attempt",
+                           1, values, PGRES_TUPLES_OK, "reading deliveries", err);
+    if (result == NULL)
+        return failed(err);
+    int rows = PQntuples(result);
+    delivery->tries = rows > 0 ? calloc((size_t)rows, sizeof *delivery->tries) : NULL;
+    enum gq_code code = rows > 0 && delivery->tries == NULL
+                            ? gq_fail(err, GQ_ERR_NO_MEMORY, NULL, "out of memory")
+                            : GQ_OK;
+    for (int row = 0; code == GQ_OK && row < rows; row++) {
+        struct stored_attempt *attempt = &delivery->tries[delivery->n_tries++];
+        attempt->attempt = (int)integer_at(result, row, 0);
+        attempt->at_ms = integer_at(result, row, 1);
+        attempt->status_code = (int)integer_at(result, row, 2);
+        attempt->error = copy_or_null(result, row, 3);
+        attempt->duration_ms = integer_at(result, row, 4);
+        if (attempt->error == NULL && !PQgetisnull(result, row, 3))
+            code = gq_fail(err, GQ_ERR_NO_MEMORY, NULL, "out of memory");
+    }
+    PQclear(result);
+    return code;
+}
+
+static enum gq_code read_deliveries(struct pg_conn *conn, void *context, struct gq_error *err)
+{
+    struct deliveries_query *query = context;
+    char limit[24];
+    number_text((int64_t)query->limit + 1, limit);
+    const char *const values[] = {query->endpoint_id, query->starting_after, limit};
+    PGresult *result = run(conn,
+                           "SELECT id, endpoint_id, event_id, status, attempts, next_attempt_at,"
+                           " created_at FROM webhook_deliveries WHERE endpoint_id = $1"
+                           " AND ($2::text IS NULL OR id COLLATE \"C\" < $2)"
+                           " ORDER BY id COLLATE \"C\" DESC LIMIT $3",
+                           3, values, PGRES_TUPLES_OK, "reading deliveries", err);
+    if (result == NULL)
+        return failed(err);
+    store_delivery_page_free(query->out);
+    int rows = PQntuples(result);
+    struct delivery_page *page = query->out;
+    page->items = rows > 0 ? calloc((size_t)rows, sizeof *page->items) : NULL;
+    enum gq_code code = rows > 0 && page->items == NULL
+                            ? gq_fail(err, GQ_ERR_NO_MEMORY, NULL, "out of memory")
+                            : GQ_OK;
+    for (int row = 0; code == GQ_OK && row < rows; row++) {
+        struct stored_delivery *delivery = &page->items[page->count++];
+        snprintf(delivery->id, sizeof delivery->id, "%s", PQgetvalue(result, row, 0));
+        snprintf(delivery->endpoint_id, sizeof delivery->endpoint_id, "%s",
+                 PQgetvalue(result, row, 1));
+        snprintf(delivery->event_id, sizeof delivery->event_id, "%s", PQgetvalue(result, row, 2));
+        snprintf(delivery->status, sizeof delivery->status, "%s", PQgetvalue(result, row, 3));
+        delivery->attempts = (int)integer_at(result, row, 4);
+        delivery->next_attempt_at = integer_at(result, row, 5);
+        delivery->created_at = integer_at(result, row, 6);
+    }
+    PQclear(result);
+    for (size_t i = 0; code == GQ_OK && i < page->count && i < query->limit; i++)
+        code = read_attempts(conn, &page->items[i], err);
+    return code;
+}
+
+enum gq_code pg_deliveries_read(struct store_backend *backend, const char *endpoint_id,
+                                const char *starting_after, size_t limit, struct delivery_page *out,
+                                struct gq_error *err)
+{
+    struct deliveries_query query = {endpoint_id, starting_after, limit, out};
+    return pg_run(pg_store_of(backend), read_deliveries, &query, err);
+}
+
+struct delivery_retry {
+    const char *endpoint_id, *delivery_id;
+    int64_t now_ms;
+    const struct audit_line *audit;
+    bool *found;
+};
+
+static enum gq_code retry_delivery(struct pg_conn *conn, void *context, struct gq_error *err)
+{
+    struct delivery_retry *retry = context;
+    char now[24];
+    number_text(retry->now_ms, now);
+    const char *const values[] = {retry->endpoint_id, retry->delivery_id, now};
+    enum gq_code code = command(conn,
+                                "UPDATE webhook_deliveries SET status = 'pending',"
+                                " next_attempt_at = $3, lease_until = 0, updated_at = $3"
+                                " WHERE id = $2 AND endpoint_id = $1",
+                                3, values, retry->found, "retrying a delivery", err);
+    return code == GQ_OK && *retry->found ? pg_audit_append(conn, retry->audit, err) : code;
+}
+
+static enum gq_code retry_in_transaction(struct pg_conn *conn, void *context, struct gq_error *err)
+{
+    return pg_in_transaction(conn, retry_delivery, context, err);
+}
+
+enum gq_code pg_delivery_retry(struct store_backend *backend, const char *endpoint_id,
+                               const char *delivery_id, int64_t now_ms,
+                               const struct audit_line *audit, bool *found, struct gq_error *err)
+{
+    struct delivery_retry retry = {endpoint_id, delivery_id, now_ms, audit, found};
+    return pg_run(pg_store_of(backend), retry_in_transaction, &retry, err);
+}
+
+/* ---- The sender's claims. ---- */
+
+struct claim {
+    int64_t now_ms, lease_ms;
+    size_t max;
+    struct claimed_delivery *items;
+    size_t count;
+};
+
+static enum gq_code claim_due(struct pg_conn *conn, void *context, struct gq_error *err)
+{
+    struct claim *claim = context;
+    char now[24], until[24], max[24];
+    number_text(claim->now_ms, now);
+    number_text(claim->now_ms + claim->lease_ms, until);
+    number_text((int64_t)claim->max, max);
+    const char *const values[] = {now, until, max};
+    PGresult *result =
+        run(conn,
+            "WITH due AS (SELECT d.id FROM webhook_deliveries d"
+            " JOIN webhook_endpoints w ON w.id = d.endpoint_id"
+            " WHERE d.status = 'pending' AND d.next_attempt_at <= $1 AND d.lease_until <= $1"
+            " AND w.enabled ORDER BY d.next_attempt_at, d.id LIMIT $3 FOR UPDATE OF d SKIP LOCKED),"
+            " leased AS (UPDATE webhook_deliveries d SET lease_until = $2 FROM due"
+            " WHERE d.id = due.id RETURNING d.id, d.event_id, d.attempts, d.endpoint_id)"
+            " SELECT l.id, l.event_id, l.attempts, w.url, w.secret, e.body FROM leased l"
+            " JOIN webhook_endpoints w ON w.id = l.endpoint_id JOIN events e ON e.id = l.event_id",
+            3, values, PGRES_TUPLES_OK, "claiming deliveries", err);
+    if (result == NULL)
+        return failed(err);
+    store_claimed_free(claim->items, claim->count);
+    claim->count = 0;
+    int rows = PQntuples(result);
+    claim->items = rows > 0 ? calloc((size_t)rows, sizeof *claim->items) : NULL;
+    enum gq_code code = rows > 0 && claim->items == NULL
+                            ? gq_fail(err, GQ_ERR_NO_MEMORY, NULL, "out of memory")
+                            : GQ_OK;
+    for (int row = 0; code == GQ_OK && row < rows; row++) {
+        struct claimed_delivery *item = &claim->items[claim->count++];
+        snprintf(item->id, sizeof item->id, "%s", PQgetvalue(result, row, 0));
+        snprintf(item->event_id, sizeof item->event_id, "%s", PQgetvalue(result, row, 1));
+        item->attempts = (int)integer_at(result, row, 2);
+        item->url = strdup(PQgetvalue(result, row, 3));
+        item->secret = strdup(PQgetvalue(result, row, 4));
+        item->body = strdup(PQgetvalue(result, row, 5));
+        if (item->url == NULL || item->secret == NULL || item->body == NULL)
+            code = gq_fail(err, GQ_ERR_NO_MEMORY, NULL, "out of memory");
+    }
+    PQclear(result);
+    return code;
+}
+
+enum gq_code pg_deliveries_claim(struct store_backend *backend, int64_t now_ms, int64_t lease_ms,
+                                 size_t max, struct claimed_delivery **out, size_t *count,
+                                 struct gq_error *err)
+{
+    struct claim claim = {now_ms, lease_ms, max, NULL, 0};
+    enum gq_code code = pg_run(pg_store_of(backend), claim_due, &claim, err);
+    if (code != GQ_OK) {
+        store_claimed_free(claim.items, claim.count);
+        claim.items = NULL;
+        claim.count = 0;
+    }
+    *out = claim.items;
+    *count = claim.count;
+    return code;
+}
+
+struct finish {
+    const char *id;
+    const struct stored_attempt *attempt;
+    const char *status;
+    int64_t next_attempt_at;
+};
+
+static enum gq_code finish_delivery(struct pg_conn *conn, void *context, struct gq_error *err)
+{
+    struct finish *finish = context;
+    const struct stored_attempt *attempt = finish->attempt;
+    char at[24], code_text[24], duration[24], next[24];
+    number_text(attempt->at_ms, at);
+    number_text(attempt->status_code, code_text);
+    number_text(attempt->duration_ms, duration);
+    number_text(finish->next_attempt_at, next);
+    const char *const values[] = {
+        finish->id,     at,  attempt->status_code > 0 ? code_text : NULL, attempt->error, duration,
+        finish->status, next};
+    return command(conn,
+                   "WITH a AS (INSERT INTO webhook_attempts (delivery_id, attempt, at,"
+                   " status_code, error, duration_ms) SELECT id, attempts + 1, $2, $3::integer,"
+                   " $4, $5 FROM webhook_deliveries WHERE id = $1 ON CONFLICT DO NOTHING)"
+                   " UPDATE webhook_deliveries SET status = $6, attempts = attempts + 1,"
+                   " next_attempt_at = $7, lease_until = 0, updated_at = $2 WHERE id = $1",
+                   7, values, NULL, "recording a delivery", err);
+}
+
+enum gq_code pg_delivery_finish(struct store_backend *backend, const char *id,
+                                const struct stored_attempt *attempt, const char *status,
+                                int64_t next_attempt_at, struct gq_error *err)
+{
+    struct finish finish = {id, attempt, status, next_attempt_at};
+    return pg_run(pg_store_of(backend), finish_delivery, &finish, err);
+}

@@ -1,0 +1,241 @@
+/*
+ * The PostgreSQL backend's private plumbing, shared by the files of
+ * src/store/postgres/ and by nothing else: its state, its connections with
+ * their prepared statements, and the mapping of SQLSTATEs to gq codes.
+ *
+ * One connection per libmicrohttpd worker thread plus the group commit's
+ * writer sits in the pool (pool.c); the catalog listener has one of its
+ * own. A connection the server dropped (a restart, a failover) is found
+ * when it is checked out and connected again, at most once a second, so a
+ * database that comes back is used again without restarting anything; while
+ * it is away, calls fail at once with GQ_ERR_RETRY_LATER.
+ */
+#ifndef GQ_STORE_POSTGRES_PG_H
+#define GQ_STORE_POSTGRES_PG_H
+
+#include <libpq-fe.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "core/error.h"
+#include "store/backend.h"
+
+/* The statements prepared on each connection, by name, the first time a
+ * connection runs them (postgres/quotes.c, postgres/catalog.c). */
+enum pg_statement {
+    PG_QUOTE_INSERT,
+    PG_QUOTE_BY_ID,
+    PG_QUOTE_BY_KEY,
+    PG_QUOTE_ACCEPT,
+    PG_PRICE_LIST_VERSION,
+    PG_STATEMENT_COUNT
+};
+
+struct pg_statement_text {
+    const char *name; /* the prepared statement's name on the server */
+    const char *sql;
+    int n_params;
+};
+
+/* Defined by quotes.c and catalog.c; indexed by enum pg_statement. */
+extern const struct pg_statement_text pg_statements[PG_STATEMENT_COUNT];
+
+struct pg_store;
+
+/* What the last pg_fail() on a connection found. */
+enum pg_failure {
+    PG_FAILED,           /* the statement failed: the connection is fine */
+    PG_FAILED_RETRYABLE, /* a serialization failure or deadlock: run the transaction again */
+    PG_FAILED_LOST       /* the connection was lost: it is dropped */
+};
+
+struct pg_conn {
+    struct pg_store *store;
+    PGconn *conn;        /* NULL while not connected */
+    unsigned prepared;   /* bit (1 << statement) once prepared on this connection */
+    int64_t next_try_us; /* monotonic: no reconnect before this */
+    enum pg_failure last_failure;
+};
+
+/* The backend's state: what `struct store_backend *` points to. */
+struct pg_store {
+    char *conninfo;      /* as configured: never logged (it may hold a password) */
+    char described[512]; /* for messages, the password masked */
+    int lock_timeout_ms; /* how long a statement waits for a row lock */
+    bool listen;
+    struct store_pool *pool;
+    struct pg_conn *conns;
+    unsigned n_conns;
+    struct pg_conn listener; /* LISTEN gpuquote_catalog; the poller's alone */
+    bool listening;          /* LISTEN has been sent on `listener` */
+};
+
+static inline struct pg_store *pg_store_of(struct store_backend *backend)
+{
+    return (struct pg_store *)backend;
+}
+
+/* A connection of the pool, connected, or NULL with err filled
+ * (GQ_ERR_RETRY_LATER) when the server cannot be reached now; checked in
+ * again with pg_checkin() either way (NULL is fine). */
+struct pg_conn *pg_checkout(struct pg_store *store, struct gq_error *err);
+void pg_checkin(struct pg_store *store, struct pg_conn *conn);
+
+/* Connects `conn` (again) unless it is connected and alive, at most once a
+ * second. GQ_ERR_RETRY_LATER when it cannot. */
+enum gq_code pg_connect(struct pg_conn *conn, struct gq_error *err);
+
+/* Drops the connection (the next checkout connects again). */
+void pg_disconnect(struct pg_conn *conn);
+
+/* Prepares `statement` on `conn` unless it has been. */
+enum gq_code pg_prepare(struct pg_conn *conn, enum pg_statement statement, struct gq_error *err);
+
+/* Runs a prepared statement with text parameters (`lengths` and `formats`
+ * may be NULL: all text) and `result_format` (0 text, 1 binary). Returns
+ * the result, or NULL with err filled; the caller clears the result. */
+PGresult *pg_execute(struct pg_conn *conn, enum pg_statement statement, const char *const *values,
+                     const int *lengths, const int *formats, int result_format,
+                     struct gq_error *err);
+
+/* Runs `sql` (no parameters; several statements allowed) and wants
+ * `expected`. GQ_OK or the failure, with err filled. */
+enum gq_code pg_command(struct pg_conn *conn, const char *sql, ExecStatusType expected,
+                        const char *what, struct gq_error *err);
+
+/* The gq code for a failed result (NULL: the connection failed) on `conn`,
+ * with err filled as "<what>: <server's message>", and conn->last_failure
+ * set: 40001/40P01 (serialization failure, deadlock) GQ_ERR_RETRY_LATER and
+ * PG_FAILED_RETRYABLE; a lost connection GQ_ERR_RETRY_LATER and
+ * PG_FAILED_LOST (the connection is dropped); 55P03 (lock not available),
+ * 57014 (statement timeout), 57P0x (shutdown), 08xxx (connection), 53300
+ * (too many connections) GQ_ERR_RETRY_LATER; anything else
+ * GQ_ERR_INTERNAL. */
+enum gq_code pg_fail(struct pg_conn *conn, const PGresult *result, const char *what,
+                     struct gq_error *err);
+
+/* The SQLSTATE of a failed result, "" when there is none. */
+const char *pg_state(const PGresult *result);
+
+/* How many times a transaction runs: again after a serialization failure
+ * or a deadlock, and once more after a connection the server dropped. */
+#define PG_WRITE_ATTEMPTS 3
+
+/* One unit of work on a connection, for pg_run(). */
+typedef enum gq_code (*pg_operation)(struct pg_conn *conn, void *context, struct gq_error *err);
+
+/* Runs `operation` on a connection of the pool, again (up to
+ * PG_WRITE_ATTEMPTS in all) when it failed with a serialization failure or
+ * a deadlock, and once more on a fresh connection when the first was
+ * lost: for reads, and for writes that a second run cannot do twice. */
+enum gq_code pg_run(struct pg_store *store, pg_operation operation, void *context,
+                    struct gq_error *err);
+
+/* Big-endian integers of a binary result. */
+int64_t pg_binary_int64(const PGresult *result, int row, int column);
+int32_t pg_binary_int32(const PGresult *result, int row, int column);
+
+/* ---- The operations of the table, by file ---- */
+
+/* conn.c */
+enum gq_code pg_open(const struct store_options *options, struct store_backend **out,
+                     struct gq_error *err);
+void pg_close(struct store_backend *backend);
+enum gq_code pg_ping(struct store_backend *backend, struct gq_error *err);
+enum gq_code pg_check_writable(struct store_backend *backend, struct gq_error *err);
+enum gq_code pg_check_storage(struct store_backend *backend, struct gq_error *err);
+
+/* migrate.c */
+enum gq_code pg_read_history(struct store_backend *backend, struct migration_history *out,
+                             struct gq_error *err);
+enum gq_code pg_apply_migration(struct store_backend *backend, const struct migration *migration,
+                                bool *applied, struct gq_error *err);
+
+/* catalog.c */
+enum gq_code pg_read_catalog(struct store_backend *backend, struct catalog_reader *reader,
+                             struct gq_error *err);
+enum gq_code pg_price_list_version(struct store_backend *backend, int64_t *version,
+                                   struct gq_error *err);
+void pg_wait_for_catalog_change(struct store_backend *backend, int timeout_ms, int wake_fd);
+
+/* quotes.c */
+enum gq_code pg_save_quotes(struct store_backend *backend, struct quote_save *batch);
+enum gq_code pg_get_quote(struct store_backend *backend, const char *id, struct stored_quote *out,
+                          bool *found, struct gq_error *err);
+enum gq_code pg_accept_quote(struct store_backend *backend, const char *id, int64_t now,
+                             struct stored_quote *out, enum accept_outcome *outcome,
+                             struct gq_error *err);
+
+/* keys.c */
+enum gq_code pg_keys_version(struct store_backend *backend, int64_t *version, struct gq_error *err);
+enum gq_code pg_keys_read(struct store_backend *backend, bool with_revoked, const char *id,
+                          struct key_list *out, struct gq_error *err);
+enum gq_code pg_key_insert(struct store_backend *backend, const struct stored_key *key,
+                           const struct audit_line *audit, struct gq_error *err);
+enum gq_code pg_key_revoke(struct store_backend *backend, const char *id, int64_t now,
+                           const struct audit_line *audit, struct stored_key *out, bool *found,
+                           bool *was_revoked, struct gq_error *err);
+enum gq_code pg_keys_touch(struct store_backend *backend, const struct stored_key *keys,
+                           size_t count, struct gq_error *err);
+enum gq_code pg_audit_read(struct store_backend *backend, int64_t since, const char *starting_after,
+                           size_t limit, struct audit_page *out, struct gq_error *err);
+/* BEGIN, `write(conn, context, err)`, COMMIT on `conn`: one write
+ * transaction (pg_checkin rolls back what failed). GQ_OK or write's or the
+ * commit's failure. */
+enum gq_code pg_in_transaction(struct pg_conn *conn,
+                               enum gq_code (*write)(struct pg_conn *conn, void *context,
+                                                     struct gq_error *err),
+                               void *context, struct gq_error *err);
+/* Writes an audit line inside the caller's transaction. */
+enum gq_code pg_audit_append(struct pg_conn *conn, const struct audit_line *line,
+                             struct gq_error *err);
+
+/* events.c */
+/* Appends `event` inside the caller's transaction on `conn` (after BEGIN),
+ * with one pending delivery for each enabled webhook endpoint that takes
+ * its type, in one statement: what every change that tells of itself calls
+ * (quote.canceled, quote.expired, price_list.published ...). GQ_OK, or the
+ * failure with err filled (the transaction is then aborted). */
+enum gq_code pg_event_append(struct pg_conn *conn, const struct store_event *event,
+                             struct gq_error *err);
+enum gq_code pg_append_event(struct store_backend *backend, const struct store_event *event,
+                             struct gq_error *err);
+enum gq_code pg_events_read(struct store_backend *backend, const char *type, const char *id,
+                            const char *starting_after, size_t limit, struct event_page *out,
+                            struct gq_error *err);
+enum gq_code pg_endpoint_insert(struct store_backend *backend,
+                                const struct stored_endpoint *endpoint,
+                                const struct audit_line *audit, struct gq_error *err);
+enum gq_code pg_endpoints_read(struct store_backend *backend, const char *id,
+                               struct endpoint_list *out, struct gq_error *err);
+enum gq_code pg_endpoint_update(struct store_backend *backend,
+                                const struct stored_endpoint *endpoint,
+                                const struct audit_line *audit, bool *found, struct gq_error *err);
+enum gq_code pg_endpoint_delete(struct store_backend *backend, const char *id,
+                                const struct audit_line *audit, bool *found, struct gq_error *err);
+enum gq_code pg_deliveries_read(struct store_backend *backend, const char *endpoint_id,
+                                const char *starting_after, size_t limit, struct delivery_page *out,
+                                struct gq_error *err);
+enum gq_code pg_delivery_retry(struct store_backend *backend, const char *endpoint_id,
+                               const char *delivery_id, int64_t now_ms,
+                               const struct audit_line *audit, bool *found, struct gq_error *err);
+enum gq_code pg_deliveries_claim(struct store_backend *backend, int64_t now_ms, int64_t lease_ms,
+                                 size_t max, struct claimed_delivery **out, size_t *count,
+                                 struct gq_error *err);
+enum gq_code pg_delivery_finish(struct store_backend *backend, const char *id,
+                                const struct stored_attempt *attempt, const char *status,
+                                int64_t next_attempt_at, struct gq_error *err);
+
+/* Writes an audit line inside the caller's transaction (keys.c). */
+enum gq_code pg_audit_append(struct pg_conn *conn, const struct audit_line *line,
+                             struct gq_error *err);
+
+/* price_lists.c */
+enum gq_code pg_price_lists_read(struct store_backend *backend, int64_t version,
+                                 struct price_list_set *out, struct gq_error *err);
+enum gq_code pg_price_list_write(struct store_backend *backend,
+                                 const struct price_list_write *write,
+                                 const struct audit_line *audit, bool *applied,
+                                 struct gq_error *err);
+
+#endif

@@ -1,0 +1,320 @@
+/*
+ * The PostgreSQL backend's price lists (migration 0008): the lists read,
+ * and each write of backend.h's PRICE_LIST_WRITE_* in one transaction with
+ * its audit line (pg_run: again after a serialization failure). An
+ * activation locks the list's row first (FOR UPDATE), so of two replicas
+ * that wake at its effective_at one activates it and the other finds it
+ * active. Not a hot path: PQexecParams, text in and out.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "store/postgres/pg.h"
+
+static const char SQL_LISTS[] =
+    "SELECT version, state, based_on, created_at, effective_at, published_at, superseded_at,"
+    " CASE WHEN $1::bigint = 0 THEN NULL ELSE document END FROM price_lists"
+    " WHERE $1::bigint = 0 OR version = $1::bigint ORDER BY version DESC";
+static const char SQL_INSERT[] =
+    "INSERT INTO price_lists (version, state, based_on, created_at, document)"
+    " SELECT $1::bigint, 'draft', nullif($2::bigint, 0), $3::bigint, $4::text"
+    " WHERE $1 > (SELECT coalesce(max(version), 0) FROM price_lists)"
+    " AND $1 > (SELECT version FROM price_list WHERE id = 1)";
+static const char SQL_EDIT[] =
+    "UPDATE price_lists SET document = $2 WHERE version = $1 AND state = 'draft'";
+static const char SQL_SCHEDULE[] =
+    "UPDATE price_lists SET state = 'scheduled', effective_at = $2, published_at = $3"
+    " WHERE version = $1 AND state = 'draft'";
+static const char SQL_IS_SCHEDULED[] =
+    "SELECT 1 FROM price_lists WHERE version = $1 AND state = 'scheduled' FOR UPDATE";
+
+/* Emptying what a list writes; SKUs are kept (hosts and old rows name
+ * them) and marked inactive until the list's own are written. */
+static const char *const sql_clear[] = {
+    "DELETE FROM bundle_items",
+    "DELETE FROM bundle_texts",
+    "DELETE FROM bundles",
+    "DELETE FROM discount_rules",
+    "DELETE FROM sku_prices",
+    "DELETE FROM sku_texts",
+    "UPDATE skus SET active = 0 WHERE active = 1",
+};
+
+static const char *const sql_write[CATALOG_WRITE_COUNT] = {
+    [CATALOG_WRITE_MODELS] =
+        "INSERT INTO gpu_models (id, name, memory_gb, memory_type, fp16_tflops,"
+        " memory_bandwidth_gbps, tdp_watts, fp32_tflops, bf16_tflops)"
+        " VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) ON CONFLICT (id) DO UPDATE SET"
+        " name = excluded.name, memory_gb = excluded.memory_gb,"
+        " memory_type = excluded.memory_type, fp16_tflops = excluded.fp16_tflops,"
+        " memory_bandwidth_gbps = excluded.memory_bandwidth_gbps,"
+        " tdp_watts = excluded.tdp_watts, fp32_tflops = excluded.fp32_tflops,"
+        " bf16_tflops = excluded.bf16_tflops",
+    [CATALOG_WRITE_SKUS] =
+        "INSERT INTO skus (id, name, gpu_model_id, gpu_count, interconnect, available, active)"
+        " VALUES ($1, $2, $3, $4, $5, $6, 1) ON CONFLICT (id) DO UPDATE SET"
+        " name = excluded.name, gpu_model_id = excluded.gpu_model_id,"
+        " gpu_count = excluded.gpu_count, interconnect = excluded.interconnect,"
+        " available = excluded.available, active = 1",
+    [CATALOG_WRITE_PRICES] = "INSERT INTO sku_prices (sku_id, mode_id, amount_fen)"
+                             " VALUES ($1, $2, $3)",
+    [CATALOG_WRITE_RULES] =
+        "INSERT INTO discount_rules (id, name, segment, billing, sku_id, min_quantity,"
+        " basis_points, fixed_amount_fen, valid_from, valid_until, priority, stackable, active)"
+        " VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, 1)",
+    [CATALOG_WRITE_BUNDLES] =
+        "INSERT INTO bundles (id, name, description, list_price_fen, price_fen, segment,"
+        " valid_from, valid_until) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)",
+    [CATALOG_WRITE_BUNDLE_ITEMS] = "INSERT INTO bundle_items (bundle_id, sku_id, quantity, hours)"
+                                   " VALUES ($1, $2, $3, $4)",
+    [CATALOG_WRITE_SKU_TEXTS] = "INSERT INTO sku_texts (sku_id, lang, name, description)"
+                                " VALUES ($1, $2, $3, $4)",
+    [CATALOG_WRITE_BUNDLE_TEXTS] = "INSERT INTO bundle_texts (bundle_id, lang, name, description)"
+                                   " VALUES ($1, $2, $3, $4)",
+};
+
+static const char SQL_DROP_MODELS[] =
+    "DELETE FROM gpu_models WHERE id NOT IN (SELECT gpu_model_id FROM skus)"
+    " AND id NOT IN (SELECT json_array_elements_text($1::json))";
+static const char SQL_OVERTAKEN[] =
+    "UPDATE price_lists SET state = 'superseded', superseded_at = $2"
+    " WHERE state = 'scheduled' AND version <> $1"
+    " AND effective_at <= (SELECT effective_at FROM price_lists WHERE version = $1)";
+static const char SQL_SUPERSEDE[] =
+    "UPDATE price_lists SET state = 'superseded', superseded_at = $1, document = $2"
+    " WHERE state = 'active'";
+static const char SQL_ACTIVATE[] = "UPDATE price_lists SET state = 'active' WHERE version = $1";
+static const char SQL_SET_VERSION[] =
+    "UPDATE price_list SET version = $1, updated_at = $2 WHERE id = 1";
+
+/* ---- Helpers. ---- */
+
+static PGresult *run(struct pg_conn *conn, const char *sql, int n, const char *const *values,
+                     ExecStatusType expected, struct gq_error *err)
+{
+    PGresult *result = PQexecParams(conn->conn, sql, n, NULL, values, NULL, NULL, 0);
+    if (PQresultStatus(result) == expected)
+        return result;
+    pg_fail(conn, result, "price lists", err);
+    PQclear(result);
+    return NULL;
+}
+
+/* Runs a command; *changes (may be NULL) receives the rows it changed or
+ * returned. */
+static enum gq_code command(struct pg_conn *conn, const char *sql, int n, const char *const *values,
+                            int *changes, struct gq_error *err)
+{
+    PGresult *result = PQexecParams(conn->conn, sql, n, NULL, values, NULL, NULL, 0);
+    ExecStatusType status = PQresultStatus(result);
+    if (status != PGRES_COMMAND_OK && status != PGRES_TUPLES_OK) {
+        enum gq_code code = pg_fail(conn, result, "writing a price list", err);
+        PQclear(result);
+        return code;
+    }
+    if (changes != NULL)
+        *changes = status == PGRES_TUPLES_OK ? PQntuples(result) : atoi(PQcmdTuples(result));
+    PQclear(result);
+    return GQ_OK;
+}
+
+static int64_t integer_at(const PGresult *result, int row, int column)
+{
+    return PQgetisnull(result, row, column) ? 0
+                                            : strtoll(PQgetvalue(result, row, column), NULL, 10);
+}
+
+/* ---- Reading. ---- */
+
+struct read_lists {
+    int64_t version;
+    struct price_list_set *out;
+};
+
+static enum gq_code read_lists(struct pg_conn *conn, void *context, struct gq_error *err)
+{
+    struct read_lists *read = context;
+    char version[24];
+    snprintf(version, sizeof version, "%lld", (long long)read->version);
+    const char *const values[] = {version};
+    PGresult *result = run(conn, SQL_LISTS, 1, values, PGRES_TUPLES_OK, err);
+    if (result == NULL)
+        return err != NULL ? err->code : GQ_ERR_INTERNAL;
+    struct price_list_set *out = read->out;
+    int rows = PQntuples(result);
+    out->items = rows > 0 ? calloc((size_t)rows, sizeof *out->items) : NULL;
+    out->count = 0;
+    enum gq_code code = rows > 0 && out->items == NULL
+                            ? gq_fail(err, GQ_ERR_NO_MEMORY, NULL, "out of memory")
+                            : GQ_OK;
+    for (int row = 0; code == GQ_OK && row < rows; row++) {
+        struct price_list_info *info = &out->items[out->count];
+        info->version = integer_at(result, row, 0);
+        if (!price_list_state_parse(PQgetvalue(result, row, 1), &info->state)) {
+            code = gq_fail(err, GQ_ERR_INTERNAL, NULL, "price list %lld has an unknown state",
+                           (long long)info->version);
+            break;
+        }
+        info->based_on = integer_at(result, row, 2);
+        info->created_at = integer_at(result, row, 3);
+        info->effective_at = integer_at(result, row, 4);
+        info->published_at = integer_at(result, row, 5);
+        info->superseded_at = integer_at(result, row, 6);
+        if (!PQgetisnull(result, row, 7)) {
+            info->document = strdup(PQgetvalue(result, row, 7));
+            if (info->document == NULL)
+                code = gq_fail(err, GQ_ERR_NO_MEMORY, NULL, "out of memory");
+        }
+        out->count++;
+    }
+    PQclear(result);
+    if (code != GQ_OK)
+        store_price_list_set_free(out);
+    return code;
+}
+
+enum gq_code pg_price_lists_read(struct store_backend *backend, int64_t version,
+                                 struct price_list_set *out, struct gq_error *err)
+{
+    struct read_lists read = {version, out};
+    out->items = NULL;
+    out->count = 0;
+    return pg_run(pg_store_of(backend), read_lists, &read, err);
+}
+
+/* ---- Writing. ---- */
+
+struct list_write {
+    const struct price_list_write *write;
+    const struct audit_line *audit;
+    bool *applied;
+};
+
+/* A row's values as text, in `buffers` (24 bytes each) where they are
+ * numbers. */
+static void value_texts(const struct store_value *values, size_t n, const char **texts,
+                        char (*buffers)[32])
+{
+    for (size_t i = 0; i < n; i++) {
+        switch (values[i].kind) {
+        case STORE_VALUE_INTEGER:
+            snprintf(buffers[i], sizeof buffers[i], "%lld", (long long)values[i].integer);
+            texts[i] = buffers[i];
+            break;
+        case STORE_VALUE_REAL:
+            snprintf(buffers[i], sizeof buffers[i], "%.17g", values[i].real);
+            texts[i] = buffers[i];
+            break;
+        case STORE_VALUE_TEXT:
+            texts[i] = values[i].text;
+            break;
+        default:
+            texts[i] = NULL;
+        }
+    }
+}
+
+static enum gq_code write_rows(struct pg_conn *conn, enum catalog_write_table table,
+                               const struct catalog_write_rows *rows, struct gq_error *err)
+{
+    enum gq_code code = GQ_OK;
+    for (size_t r = 0; code == GQ_OK && r < rows->n_rows; r++) {
+        const char *texts[16];
+        char buffers[16][32];
+        size_t n = rows->n_columns < 16 ? rows->n_columns : 16;
+        value_texts(&rows->values[r * rows->n_columns], n, texts, buffers);
+        code = command(conn, sql_write[table], (int)n, texts, NULL, err);
+    }
+    return code;
+}
+
+static enum gq_code activate(struct pg_conn *conn, const struct price_list_write *write,
+                             bool *applied, struct gq_error *err)
+{
+    char version[24], now[24];
+    snprintf(version, sizeof version, "%lld", (long long)write->version);
+    snprintf(now, sizeof now, "%lld", (long long)write->now);
+    const char *const version_only[] = {version};
+    const char *const version_now[] = {version, now};
+    const char *const superseded[] = {now, write->document};
+    const char *const models[] = {write->model_ids};
+    int scheduled = 0;
+    enum gq_code code = command(conn, SQL_IS_SCHEDULED, 1, version_only, &scheduled, err);
+    *applied = code == GQ_OK && scheduled > 0;
+    if (!*applied)
+        return code;
+    for (size_t i = 0; code == GQ_OK && i < sizeof sql_clear / sizeof sql_clear[0]; i++)
+        code = command(conn, sql_clear[i], 0, NULL, NULL, err);
+    for (int t = 0; code == GQ_OK && t < CATALOG_WRITE_COUNT; t++)
+        code = write_rows(conn, (enum catalog_write_table)t, &write->rows[t], err);
+    if (code == GQ_OK)
+        code = command(conn, SQL_DROP_MODELS, 1, models, NULL, err);
+    if (code == GQ_OK)
+        code = command(conn, SQL_OVERTAKEN, 2, version_now, NULL, err);
+    if (code == GQ_OK)
+        code = command(conn, SQL_SUPERSEDE, 2, superseded, NULL, err);
+    if (code == GQ_OK)
+        code = command(conn, SQL_ACTIVATE, 1, version_only, NULL, err);
+    if (code == GQ_OK)
+        code = command(conn, SQL_SET_VERSION, 2, version_now, NULL, err);
+    return code;
+}
+
+static enum gq_code write_list(struct pg_conn *conn, const struct price_list_write *write,
+                               bool *applied, struct gq_error *err)
+{
+    char version[24], based_on[24], now[24], effective_at[24];
+    snprintf(version, sizeof version, "%lld", (long long)write->version);
+    snprintf(based_on, sizeof based_on, "%lld", (long long)write->based_on);
+    snprintf(now, sizeof now, "%lld", (long long)write->now);
+    snprintf(effective_at, sizeof effective_at, "%lld", (long long)write->effective_at);
+    int changes = 0;
+    enum gq_code code = GQ_OK;
+    switch (write->kind) {
+    case PRICE_LIST_WRITE_INSERT: {
+        const char *const values[] = {version, based_on, now, write->document};
+        code = command(conn, SQL_INSERT, 4, values, &changes, err);
+        break;
+    }
+    case PRICE_LIST_WRITE_EDIT: {
+        const char *const values[] = {version, write->document};
+        code = command(conn, SQL_EDIT, 2, values, &changes, err);
+        break;
+    }
+    case PRICE_LIST_WRITE_SCHEDULE: {
+        const char *const values[] = {version, effective_at, now};
+        code = command(conn, SQL_SCHEDULE, 3, values, &changes, err);
+        break;
+    }
+    case PRICE_LIST_WRITE_ACTIVATE:
+        return activate(conn, write, applied, err);
+    }
+    *applied = code == GQ_OK && changes > 0;
+    return code;
+}
+
+static enum gq_code write_in_transaction(struct pg_conn *conn, void *context, struct gq_error *err)
+{
+    struct list_write *list = context;
+    *list->applied = false;
+    enum gq_code code = pg_command(conn, "BEGIN", PGRES_COMMAND_OK, "beginning a write", err);
+    if (code == GQ_OK)
+        code = write_list(conn, list->write, list->applied, err);
+    if (code == GQ_OK && *list->applied)
+        code = pg_audit_append(conn, list->audit, err);
+    if (code == GQ_OK)
+        code = pg_command(conn, "COMMIT", PGRES_COMMAND_OK, "committing a write", err);
+    if (code != GQ_OK)
+        *list->applied = false;
+    return code;
+}
+
+enum gq_code pg_price_list_write(struct store_backend *backend,
+                                 const struct price_list_write *write,
+                                 const struct audit_line *audit, bool *applied,
+                                 struct gq_error *err)
+{
+    struct list_write list = {write, audit, applied};
+    return pg_run(pg_store_of(backend), write_in_transaction, &list, err);
+}

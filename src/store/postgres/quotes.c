@@ -1,0 +1,507 @@
+/*
+ * The PostgreSQL backend's quotes: a batch of saves in one transaction,
+ * a quote read by id, and one accepted.
+ *
+ * A batch is sent as one pipeline (BEGIN, an INSERT per quote, COMMIT, one
+ * sync): a single round trip and a single commit, whatever the batch's
+ * size, where a statement at a time would cost a round trip per quote. An
+ * idempotency key already stored, by any replica, makes its INSERT insert
+ * nothing (ON CONFLICT on the key's unique index: a second replica sending
+ * the same key at the same moment waits for the first's transaction and
+ * then inserts nothing); such a quote is read back after the commit and
+ * replayed.
+ *
+ * PostgreSQL aborts the whole transaction when one statement fails, where
+ * each quote must fail alone: so when a statement of the pipeline fails,
+ * the batch runs again with a savepoint around each quote. It runs again,
+ * too, after a serialization failure or a deadlock (bounded), and once after
+ * a connection the server dropped, on a fresh one: that second run may meet
+ * quotes the first committed before the connection broke, which it takes
+ * for stored rather than failing (a quote id is 128 random bits: only this
+ * batch could have written it).
+ *
+ * Reads and accepts use prepared statements with binary results.
+ */
+#include <assert.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "store/postgres/pg.h"
+
+/* The columns of PG_QUOTE_BY_ID, PG_QUOTE_BY_KEY and PG_QUOTE_ACCEPT. */
+enum {
+    COLUMN_ID,
+    COLUMN_STATUS,
+    COLUMN_REQUEST,
+    COLUMN_RESPONSE,
+    COLUMN_KEY,
+    COLUMN_VERSION,
+    COLUMN_CREATED,
+    COLUMN_EXPIRES,
+    COLUMN_ACCEPTED,
+    COLUMN_LZ4,
+    COLUMN_SIZE
+};
+
+/* ---- Rows. ---- */
+
+/* A copy of a text column of a binary result; NULL stays NULL. False when
+ * memory runs out. */
+static bool copy_value(const PGresult *result, int row, int column, char **out)
+{
+    *out = NULL;
+    if (PQgetisnull(result, row, column))
+        return true;
+    size_t length = (size_t)PQgetlength(result, row, column);
+    *out = malloc(length + 1);
+    if (*out == NULL)
+        return false;
+    memcpy(*out, PQgetvalue(result, row, column), length);
+    (*out)[length] = '\0';
+    return true;
+}
+
+static enum gq_code read_quote(const PGresult *result, int row, struct stored_quote *out,
+                               struct gq_error *err)
+{
+    struct stored_quote quote;
+    memset(&quote, 0, sizeof quote);
+    snprintf(quote.id, sizeof quote.id, "%s", PQgetvalue(result, row, COLUMN_ID));
+    quote.accepted = strcmp(PQgetvalue(result, row, COLUMN_STATUS), "accepted") == 0;
+    if (!copy_value(result, row, COLUMN_REQUEST, &quote.request_json) ||
+        !copy_value(result, row, COLUMN_KEY, &quote.idempotency_key)) {
+        stored_quote_clear(&quote);
+        return gq_fail(err, GQ_ERR_NO_MEMORY, NULL, "out of memory reading a quote");
+    }
+    struct stored_response stored = {0};
+    if (PQgetisnull(result, row, COLUMN_LZ4)) {
+        stored.text = PQgetisnull(result, row, COLUMN_RESPONSE)
+                          ? NULL
+                          : PQgetvalue(result, row, COLUMN_RESPONSE);
+    } else {
+        stored.block = PQgetvalue(result, row, COLUMN_LZ4);
+        stored.block_size = (size_t)PQgetlength(result, row, COLUMN_LZ4);
+        stored.size = pg_binary_int32(result, row, COLUMN_SIZE);
+    }
+    enum gq_code code = store_unpack_response(quote.id, &stored, &quote.response_json, err);
+    if (code != GQ_OK) {
+        stored_quote_clear(&quote);
+        return code;
+    }
+    quote.price_list_version = pg_binary_int64(result, row, COLUMN_VERSION);
+    quote.created_at = pg_binary_int64(result, row, COLUMN_CREATED);
+    quote.expires_at = pg_binary_int64(result, row, COLUMN_EXPIRES);
+    quote.accepted_at = pg_binary_int64(result, row, COLUMN_ACCEPTED); /* NULL reads as 0 */
+    *out = quote;
+    return GQ_OK;
+}
+
+/* Runs a one-parameter quote query; *found tells whether a row came back,
+ * and *out is written only then. */
+static enum gq_code select_quote(struct pg_conn *conn, enum pg_statement statement, const char *key,
+                                 struct stored_quote *out, bool *found, struct gq_error *err)
+{
+    *found = false;
+    const char *const values[] = {key};
+    PGresult *result = pg_execute(conn, statement, values, NULL, NULL, 1, err);
+    if (result == NULL)
+        return err != NULL ? err->code : GQ_ERR_INTERNAL;
+    enum gq_code code = GQ_OK;
+    if (PQntuples(result) == 1) {
+        code = read_quote(result, 0, out, err);
+        *found = code == GQ_OK;
+    }
+    PQclear(result);
+    return code;
+}
+
+/* ---- A batch. ---- */
+
+/* The parameters of one INSERT, as text but for the block (binary): the
+ * quote's ten, then its event's four. */
+#define INSERT_PARAMS 14
+struct insert_parameters {
+    char size[24], version[24], created[24], expires[24], accepted[24];
+    char event_at[24], event_ms[24];
+    const char *values[INSERT_PARAMS];
+    int lengths[INSERT_PARAMS];
+    int formats[INSERT_PARAMS];
+};
+
+static void fill_parameters(struct insert_parameters *p, const struct quote_save *save)
+{
+    const struct stored_quote *quote = &save->quote;
+    snprintf(p->size, sizeof p->size, "%lld", (long long)save->packed.size);
+    snprintf(p->version, sizeof p->version, "%lld", (long long)quote->price_list_version);
+    snprintf(p->created, sizeof p->created, "%lld", (long long)quote->created_at);
+    snprintf(p->expires, sizeof p->expires, "%lld", (long long)quote->expires_at);
+    snprintf(p->accepted, sizeof p->accepted, "%lld", (long long)quote->accepted_at);
+    const struct store_event *event = save->event;
+    assert(event != NULL);
+    snprintf(p->event_at, sizeof p->event_at, "%lld", (long long)event->created_at);
+    snprintf(p->event_ms, sizeof p->event_ms, "%lld", (long long)event->created_ms);
+    const char *values[INSERT_PARAMS] = {quote->id,
+                                         quote->accepted ? "accepted" : "open",
+                                         quote->request_json,
+                                         save->packed.block,
+                                         p->size,
+                                         quote->idempotency_key, /* NULL: SQL NULL */
+                                         p->version,
+                                         p->created,
+                                         p->expires,
+                                         quote->accepted ? p->accepted : NULL,
+                                         event->id,
+                                         p->event_at,
+                                         p->event_ms,
+                                         event->body};
+    memcpy(p->values, values, sizeof values);
+    memset(p->lengths, 0, sizeof p->lengths);
+    memset(p->formats, 0, sizeof p->formats);
+    p->lengths[3] = (int)save->packed.block_size;
+    p->formats[3] = 1; /* bytea, sent as its bytes */
+}
+
+/* How a run of the batch ended. */
+enum batch_outcome {
+    BATCH_COMMITTED,        /* every save has its outcome */
+    BATCH_STATEMENT_FAILED, /* one quote's INSERT failed: nothing written */
+    BATCH_RETRYABLE,        /* a serialization failure or deadlock: nothing written */
+    BATCH_LOST              /* the connection broke: written or not, unknown */
+};
+
+static enum batch_outcome outcome_of_failure(const struct pg_conn *conn)
+{
+    switch (conn->last_failure) {
+    case PG_FAILED_LOST:
+        return BATCH_LOST;
+    case PG_FAILED_RETRYABLE:
+        return BATCH_RETRYABLE;
+    case PG_FAILED:
+    default:
+        return BATCH_STATEMENT_FAILED;
+    }
+}
+
+/* True when a COMMIT's result says the transaction committed (a COMMIT of
+ * an aborted transaction answers "ROLLBACK"). */
+static bool committed(PGresult *result)
+{
+    return PQresultStatus(result) == PGRES_COMMAND_OK && strcmp(PQcmdStatus(result), "COMMIT") == 0;
+}
+
+/* Queues the pipeline: BEGIN, an INSERT per save, COMMIT, a sync. */
+static bool send_pipeline(struct pg_conn *conn, struct quote_save *batch)
+{
+    PGconn *c = conn->conn;
+    const char *insert = pg_statements[PG_QUOTE_INSERT].name;
+    if (!PQenterPipelineMode(c) || !PQsendQueryParams(c, "BEGIN", 0, NULL, NULL, NULL, NULL, 0))
+        return false;
+    for (struct quote_save *save = batch; save != NULL; save = save->next) {
+        struct insert_parameters p = {0}; /* filled whole below; zeroed for cppcheck */
+        fill_parameters(&p, save);
+        if (!PQsendQueryPrepared(c, insert, INSERT_PARAMS, p.values, p.lengths, p.formats, 0))
+            return false;
+    }
+    return PQsendQueryParams(c, "COMMIT", 0, NULL, NULL, NULL, NULL, 0) && PQpipelineSync(c);
+}
+
+/* The result of the next command of the pipeline (the caller clears it),
+ * having read the NULL that ends it; NULL when the connection broke. */
+static PGresult *next_result(PGconn *c)
+{
+    PGresult *result = PQgetResult(c);
+    if (result == NULL)
+        return NULL;
+    PGresult *end = PQgetResult(c);
+    if (end != NULL) { /* more than one result to a command: not ours */
+        PQclear(end);
+        PQclear(result);
+        return NULL;
+    }
+    return result;
+}
+
+/* Reads the pipeline's results in order. Each save's INSERT tells whether it
+ * inserted a row; one that did not met its key stored already, and is
+ * marked `replayed` to be read back after the commit. */
+static enum batch_outcome read_pipeline(struct pg_conn *conn, struct quote_save *batch,
+                                        struct gq_error *err)
+{
+    PGconn *c = conn->conn;
+    bool failed = false;
+    enum batch_outcome outcome = BATCH_COMMITTED;
+    PGresult *result = next_result(c);
+    if (result == NULL || PQresultStatus(result) != PGRES_COMMAND_OK) {
+        pg_fail(conn, result, "beginning a batch of quotes", err);
+        outcome = outcome_of_failure(conn);
+        failed = true;
+    }
+    PQclear(result);
+    for (struct quote_save *save = batch; save != NULL && outcome != BATCH_LOST;
+         save = save->next) {
+        result = next_result(c);
+        ExecStatusType status = PQresultStatus(result);
+        if (result != NULL && status == PGRES_COMMAND_OK) {
+            save->replayed = strcmp(PQcmdTuples(result), "0") == 0;
+        } else if (result == NULL || status != PGRES_PIPELINE_ABORTED) {
+            if (!failed) { /* the first failure is the cause; the rest were skipped */
+                pg_fail(conn, result, "storing a quote", err);
+                outcome = outcome_of_failure(conn);
+            }
+            failed = true;
+            if (result == NULL)
+                outcome = BATCH_LOST;
+        }
+        PQclear(result);
+    }
+    if (outcome == BATCH_LOST)
+        return BATCH_LOST;
+    result = next_result(c);
+    if (result == NULL) {
+        pg_fail(conn, NULL, "committing quotes", err);
+        return BATCH_LOST;
+    }
+    if (!failed && !committed(result)) {
+        pg_fail(conn, result, "committing quotes", err);
+        outcome = outcome_of_failure(conn);
+        failed = true;
+    }
+    PQclear(result);
+    result = PQgetResult(c); /* the sync */
+    bool synced = result != NULL && PQresultStatus(result) == PGRES_PIPELINE_SYNC;
+    PQclear(result);
+    if (!synced) {
+        pg_fail(conn, NULL, "ending a batch of quotes", err);
+        return BATCH_LOST;
+    }
+    return outcome;
+}
+
+/* The fast way: the whole batch in one round trip. */
+static enum batch_outcome run_pipelined(struct pg_conn *conn, struct quote_save *batch,
+                                        struct gq_error *err)
+{
+    if (pg_prepare(conn, PG_QUOTE_INSERT, err) != GQ_OK)
+        return outcome_of_failure(conn);
+    enum batch_outcome outcome;
+    if (!send_pipeline(conn, batch)) {
+        pg_fail(conn, NULL, "sending a batch of quotes", err);
+        outcome = BATCH_LOST;
+    } else {
+        outcome = read_pipeline(conn, batch, err);
+    }
+    if (conn->conn != NULL && !PQexitPipelineMode(conn->conn))
+        pg_disconnect(conn); /* results left unread: the connection is of no use */
+    return outcome;
+}
+
+/* One quote inside the savepoint run. A failure that ends the transaction
+ * (a lost connection, a serialization failure) is returned; any other
+ * failure is the quote's own. */
+static enum batch_outcome insert_with_savepoint(struct pg_conn *conn, struct quote_save *save,
+                                                bool after_lost, struct gq_error *err)
+{
+    if (pg_command(conn, "SAVEPOINT quote", PGRES_COMMAND_OK, "storing a quote", err) != GQ_OK)
+        return outcome_of_failure(conn);
+    struct insert_parameters p = {0}; /* filled whole below; zeroed for cppcheck */
+    fill_parameters(&p, save);
+    PGresult *result = PQexecPrepared(conn->conn, pg_statements[PG_QUOTE_INSERT].name,
+                                      INSERT_PARAMS, p.values, p.lengths, p.formats, 0);
+    if (PQresultStatus(result) == PGRES_COMMAND_OK) {
+        save->replayed = strcmp(PQcmdTuples(result), "0") == 0;
+        PQclear(result);
+        return pg_command(conn, "RELEASE SAVEPOINT quote", PGRES_COMMAND_OK, "storing a quote",
+                          err) == GQ_OK
+                   ? BATCH_COMMITTED
+                   : outcome_of_failure(conn);
+    }
+    const char *constraint = PQresultErrorField(result, PG_DIAG_CONSTRAINT_NAME);
+    bool stored_before = after_lost && strcmp(pg_state(result), "23505") == 0 &&
+                         constraint != NULL && strcmp(constraint, "quotes_pkey") == 0;
+    save->code = pg_fail(conn, result, "storing a quote", &save->err);
+    PQclear(result);
+    if (conn->last_failure != PG_FAILED) {
+        *err = save->err;
+        return outcome_of_failure(conn);
+    }
+    if (stored_before)
+        save->code = GQ_OK;
+    return pg_command(conn, "ROLLBACK TO SAVEPOINT quote", PGRES_COMMAND_OK, "storing a quote",
+                      err) == GQ_OK
+               ? BATCH_COMMITTED
+               : outcome_of_failure(conn);
+}
+
+/* The careful way, after a failure: a savepoint around each quote, so that
+ * one the database refuses fails alone. */
+static enum batch_outcome run_with_savepoints(struct pg_conn *conn, struct quote_save *batch,
+                                              bool after_lost, struct gq_error *err)
+{
+    if (pg_prepare(conn, PG_QUOTE_INSERT, err) != GQ_OK ||
+        pg_command(conn, "BEGIN", PGRES_COMMAND_OK, "beginning a batch of quotes", err) != GQ_OK)
+        return outcome_of_failure(conn);
+    for (struct quote_save *save = batch; save != NULL; save = save->next) {
+        enum batch_outcome outcome = insert_with_savepoint(conn, save, after_lost, err);
+        if (outcome != BATCH_COMMITTED)
+            return outcome;
+    }
+    PGresult *result = PQexec(conn->conn, "COMMIT");
+    enum batch_outcome outcome = BATCH_COMMITTED;
+    if (!committed(result)) {
+        pg_fail(conn, result, "committing quotes", err);
+        outcome = outcome_of_failure(conn);
+    }
+    PQclear(result);
+    return outcome;
+}
+
+/* After the commit: each quote whose key was stored already is read back,
+ * to be replayed. */
+static void read_replays(struct pg_conn *conn, struct quote_save *batch)
+{
+    for (struct quote_save *save = batch; save != NULL; save = save->next) {
+        if (save->code != GQ_OK || !save->replayed)
+            continue;
+        bool found = false;
+        save->code = select_quote(conn, PG_QUOTE_BY_KEY, save->quote.idempotency_key,
+                                  &save->existing, &found, &save->err);
+        if (save->code == GQ_OK && !found)
+            save->code = gq_fail(&save->err, GQ_ERR_INTERNAL, NULL,
+                                 "the quote stored under idempotency key '%.40s' is gone",
+                                 save->quote.idempotency_key);
+        save->replayed = save->code == GQ_OK;
+    }
+}
+
+/* Every save back to "not tried", before a run. */
+static void reset(struct quote_save *batch)
+{
+    for (struct quote_save *save = batch; save != NULL; save = save->next) {
+        save->code = GQ_OK;
+        save->replayed = false;
+    }
+}
+
+static void fail_all(struct quote_save *batch, const struct gq_error *err)
+{
+    for (struct quote_save *save = batch; save != NULL; save = save->next) {
+        save->replayed = false;
+        save->code = err->code;
+        save->err = *err;
+    }
+}
+
+enum gq_code pg_save_quotes(struct store_backend *backend, struct quote_save *batch)
+{
+    struct pg_store *store = pg_store_of(backend);
+    struct gq_error err;
+    gq_fail_msg(&err, GQ_ERR_RETRY_LATER, NULL, MSG_DATABASE_BUSY);
+    bool careful = false, after_lost = false;
+    for (int attempt = 1; attempt <= PG_WRITE_ATTEMPTS; attempt++) {
+        struct pg_conn *conn = pg_checkout(store, &err);
+        if (conn == NULL)
+            break; /* unreachable: nothing (more) can be tried */
+        reset(batch);
+        conn->last_failure = PG_FAILED;
+        enum batch_outcome outcome = careful ? run_with_savepoints(conn, batch, after_lost, &err)
+                                             : run_pipelined(conn, batch, &err);
+        if (outcome == BATCH_COMMITTED)
+            read_replays(conn, batch);
+        pg_checkin(store, conn);
+        if (outcome == BATCH_COMMITTED)
+            return GQ_OK;
+        if (outcome == BATCH_LOST && after_lost)
+            break; /* lost twice: the database is going away */
+        after_lost = after_lost || outcome == BATCH_LOST;
+        careful = careful || outcome != BATCH_RETRYABLE;
+    }
+    fail_all(batch, &err);
+    return err.code == GQ_ERR_RETRY_LATER ? GQ_ERR_RETRY_LATER : GQ_OK;
+}
+
+/* ---- Get. ---- */
+
+struct get_context {
+    const char *id;
+    struct stored_quote *out;
+    bool *found;
+};
+
+static enum gq_code get_on(struct pg_conn *conn, void *context, struct gq_error *err)
+{
+    struct get_context *get = context;
+    return select_quote(conn, PG_QUOTE_BY_ID, get->id, get->out, get->found, err);
+}
+
+enum gq_code pg_get_quote(struct store_backend *backend, const char *id, struct stored_quote *out,
+                          bool *found, struct gq_error *err)
+{
+    struct get_context get = {id, out, found};
+    return pg_run(pg_store_of(backend), get_on, &get, err);
+}
+
+/* ---- Accept. ---- */
+
+struct accept_context {
+    const char *id;
+    int64_t now;
+    struct stored_quote *out;
+    enum accept_outcome *outcome;
+};
+
+/* The quote.accepted event of a quote just accepted, in the transaction. */
+static enum gq_code append_accepted(struct pg_conn *conn, const struct stored_quote *quote,
+                                    int64_t now, struct gq_error *err)
+{
+    struct store_event event;
+    enum gq_code code = store_event_accepted(quote, now, &event, err);
+    if (code == GQ_OK)
+        code = pg_event_append(conn, &event, err);
+    store_event_clear(&event);
+    return code;
+}
+
+/* The conditional update; when it changed nothing, the quote as it is
+ * tells why. In a transaction of its own, committed only once the row read
+ * back is whole: a damaged quote is an error, and is not accepted. */
+static enum gq_code accept_on(struct pg_conn *conn, void *context, struct gq_error *err)
+{
+    struct accept_context *accept = context;
+    char now[24];
+    snprintf(now, sizeof now, "%lld", (long long)accept->now);
+    const char *const values[] = {accept->id, now};
+    if (pg_command(conn, "BEGIN", PGRES_COMMAND_OK, "accepting a quote", err) != GQ_OK)
+        return err != NULL ? err->code : GQ_ERR_INTERNAL;
+    PGresult *result = pg_execute(conn, PG_QUOTE_ACCEPT, values, NULL, NULL, 1, err);
+    if (result == NULL)
+        return err != NULL ? err->code : GQ_ERR_INTERNAL; /* pg_checkin rolls back */
+    enum gq_code code = GQ_OK;
+    if (PQntuples(result) == 1) {
+        code = read_quote(result, 0, accept->out, err);
+        *accept->outcome = ACCEPT_DONE;
+        if (code == GQ_OK)
+            code = append_accepted(conn, accept->out, accept->now, err);
+    } else {
+        bool found = false;
+        code = select_quote(conn, PG_QUOTE_BY_ID, accept->id, accept->out, &found, err);
+        *accept->outcome = !found                  ? ACCEPT_NOT_FOUND
+                           : accept->out->accepted ? ACCEPT_NOT_OPEN
+                                                   : ACCEPT_EXPIRED;
+    }
+    PQclear(result);
+    if (code == GQ_OK)
+        code = pg_command(conn, "COMMIT", PGRES_COMMAND_OK, "accepting a quote", err);
+    if (code != GQ_OK && *accept->outcome != ACCEPT_NOT_FOUND)
+        stored_quote_clear(accept->out);
+    return code;
+}
+
+enum gq_code pg_accept_quote(struct store_backend *backend, const char *id, int64_t now,
+                             struct stored_quote *out, enum accept_outcome *outcome,
+                             struct gq_error *err)
+{
+    assert(id != NULL && out != NULL && outcome != NULL);
+    struct accept_context accept = {id, now, out, outcome};
+    return pg_run(pg_store_of(backend), accept_on, &accept, err);
+}

@@ -1,0 +1,46 @@
+/*
+ * Every statement the PostgreSQL backend prepares on its connections, in
+ * one table: the hot paths of POST /quote, GET /quote/{id}, accepting, and
+ * the catalog poller's version check. (The catalog's own queries run once
+ * per reload and are not prepared: postgres/catalog.c.)
+ */
+#include "store/postgres/pg.h"
+
+#define QUOTE_COLUMNS                                                                              \
+    "id, status, request_json, response_json, idempotency_key, price_list_version,"                \
+    " created_at, expires_at, accepted_at, response_lz4, response_size"
+
+const struct pg_statement_text pg_statements[PG_STATEMENT_COUNT] = {
+    /* A key already stored (by any replica, or earlier in this batch)
+     * inserts nothing: the caller then reads the stored quote. Only the
+     * key's conflict is taken so: a duplicate id stays an error. */
+    /* With its quote.created event ($11 its id, $12 its time in seconds,
+     * $13 in milliseconds, $14 its JSON) and the event's deliveries, in the
+     * same statement: written only when the quote is (the outbox). The
+     * command's row count is the events', which is the quotes'. */
+    [PG_QUOTE_INSERT] =
+        {"gq_quote_insert",
+         "WITH q AS (INSERT INTO quotes (id, status, request_json, response_lz4, response_size,"
+         " idempotency_key, price_list_version, created_at, expires_at, accepted_at)"
+         " VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)"
+         " ON CONFLICT (idempotency_key) DO NOTHING RETURNING id),"
+         " d AS (INSERT INTO webhook_deliveries (id, endpoint_id, event_id, next_attempt_at,"
+         " created_at, updated_at) SELECT 'whd_' || md5(random()::text || clock_timestamp()::text"
+         " || w.id), w.id, $11, $13, $13, $13 FROM q, webhook_endpoints w WHERE w.enabled"
+         " AND (w.events = ' * ' OR position(' quote.created ' in w.events) > 0))"
+         " INSERT INTO events (id, type, created_at, body)"
+         " SELECT $11, 'quote.created', $12, $14 FROM q",
+         14},
+    [PG_QUOTE_BY_ID] = {"gq_quote_by_id", "SELECT " QUOTE_COLUMNS " FROM quotes WHERE id = $1", 1},
+    [PG_QUOTE_BY_KEY] = {"gq_quote_by_key",
+                         "SELECT " QUOTE_COLUMNS " FROM quotes WHERE idempotency_key = $1", 1},
+    /* One conditional write: of two replicas accepting at once, one
+     * updates the row and the other finds it accepted. */
+    [PG_QUOTE_ACCEPT] = {"gq_quote_accept",
+                         "UPDATE quotes SET status = 'accepted', accepted_at = $2"
+                         " WHERE id = $1 AND status = 'open' AND expires_at > $2"
+                         " RETURNING " QUOTE_COLUMNS,
+                         2},
+    [PG_PRICE_LIST_VERSION] = {"gq_price_list_version",
+                               "SELECT version FROM price_list WHERE id = 1", 0},
+};

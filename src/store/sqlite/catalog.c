@@ -1,0 +1,162 @@
+/*
+ * The SQLite backend's catalog queries: each CATALOG_QUERY_* of backend.h
+ * in SQLite's dialect, run in one read transaction and handed row by row to
+ * the neutral loader (catalog_load.c); the price-list version for the
+ * poller; and its wait, which is a plain sleep: SQLite cannot announce a
+ * change made by another process, so the poll alone keeps each process
+ * current.
+ */
+#include <poll.h>
+
+#include "store/sqlite/db.h"
+
+#define SELLABLE_BUNDLE                                                                            \
+    " NOT EXISTS (SELECT 1 FROM bundle_items i JOIN skus s ON s.id = i.sku_id"                     \
+    " WHERE i.bundle_id = b.id AND s.active = 0)"
+
+static const char *const catalog_sql[CATALOG_QUERY_COUNT] = {
+    [CATALOG_QUERY_PRICE_LIST] =
+        "SELECT version, currency, updated_at FROM price_list WHERE id = 1",
+    [CATALOG_QUERY_MODELS] =
+        "SELECT id, name, memory_gb, memory_type, fp16_tflops, memory_bandwidth_gbps, tdp_watts,"
+        " fp32_tflops, bf16_tflops FROM gpu_models",
+    [CATALOG_QUERY_MODES] = "SELECT id, name, description, block_hours, block_days,"
+                            " list_basis_points FROM billing_modes",
+    [CATALOG_QUERY_MODE_SEGMENTS] = "SELECT mode_id, segment_id FROM billing_mode_segments",
+    [CATALOG_QUERY_SKUS] =
+        "SELECT id, name, gpu_model_id, gpu_count, interconnect, available FROM skus"
+        " WHERE active = 1",
+    [CATALOG_QUERY_PRICES] = "SELECT p.sku_id, p.mode_id, p.amount_fen"
+                             " FROM sku_prices p JOIN skus s ON s.id = p.sku_id"
+                             " WHERE s.active = 1",
+    [CATALOG_QUERY_RULES] =
+        "SELECT id, name, segment, billing, sku_id, min_quantity, basis_points, fixed_amount_fen,"
+        " valid_from, valid_until, priority, stackable FROM discount_rules WHERE active = 1",
+    [CATALOG_QUERY_BUNDLES] = "SELECT id, name, description, list_price_fen, price_fen, segment,"
+                              " valid_from, valid_until FROM bundles b WHERE" SELLABLE_BUNDLE,
+    [CATALOG_QUERY_BUNDLE_ITEMS] = "SELECT bundle_id, sku_id, quantity, hours FROM bundle_items",
+    [CATALOG_QUERY_SKU_TEXTS] = "SELECT sku_id, lang, name, description FROM sku_texts",
+    [CATALOG_QUERY_MODE_TEXTS] = "SELECT mode_id, lang, name, description FROM billing_mode_texts",
+    [CATALOG_QUERY_BUNDLE_TEXTS] = "SELECT bundle_id, lang, name, description FROM bundle_texts",
+    [CATALOG_QUERY_CATALOG_TEXTS] = "SELECT subject, lang, name, description FROM catalog_texts",
+    [CATALOG_QUERY_SKU_HOSTS] =
+        "SELECT sku_id, instance_type, vcpus, memory_gib, system_disk_gb, bandwidth_gbps,"
+        " region_id, provisioning_min_minutes, provisioning_max_minutes,"
+        " provisioning_average_minutes, software, ssh FROM sku_hosts",
+    [CATALOG_QUERY_REGION_TEXTS] = "SELECT region_id, lang, name FROM region_texts",
+    [CATALOG_QUERY_SHAPES] =
+        "SELECT id, name, layers, hidden, heads, kv_heads, intermediate, vocab,"
+        " sliding_window, params, source FROM model_shapes",
+};
+
+static const char SQL_HAS_SCHEMA[] =
+    "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = 'price_list'";
+static const char SQL_VERSION[] = "SELECT version FROM price_list WHERE id = 1";
+
+/* ---- A row of a statement, as the loader reads it. ---- */
+
+static sqlite3_stmt *statement_of(const struct store_row *row)
+{
+    return row->impl;
+}
+
+static bool row_is_null(const struct store_row *row, int column)
+{
+    return sqlite3_column_type(statement_of(row), column) == SQLITE_NULL;
+}
+
+static const char *row_text(const struct store_row *row, int column)
+{
+    return (const char *)sqlite3_column_text(statement_of(row), column);
+}
+
+static int64_t row_integer(const struct store_row *row, int column)
+{
+    return sqlite3_column_int64(statement_of(row), column);
+}
+
+static double row_real(const struct store_row *row, int column)
+{
+    return sqlite3_column_double(statement_of(row), column);
+}
+
+static const struct store_row_ops row_ops = {row_is_null, row_text, row_integer, row_real};
+
+/* ---- Reading. ---- */
+
+static enum gq_code check_schema(struct sqlite_conn *conn, struct gq_error *err)
+{
+    sqlite3_stmt *stmt = sqlite_db_prepare(conn, SQL_HAS_SCHEMA, err);
+    if (stmt == NULL)
+        return err != NULL ? err->code : GQ_ERR_INTERNAL;
+    int rc = sqlite3_step(stmt);
+    sqlite3_int64 tables = rc == SQLITE_ROW ? sqlite3_column_int64(stmt, 0) : -1;
+    sqlite3_finalize(stmt);
+    if (rc != SQLITE_ROW)
+        return sqlite_db_fail(conn, rc, "reading the catalog", err);
+    if (tables == 0)
+        return gq_fail(err, GQ_ERR_NOT_READY, NULL,
+                       "the database has no catalog (run 'gpuquote migrate')");
+    return GQ_OK;
+}
+
+/* Runs one query and hands its rows, then its end, to the reader. */
+static enum gq_code run_query(struct sqlite_conn *conn, enum catalog_query query,
+                              struct catalog_reader *reader, struct gq_error *err)
+{
+    sqlite3_stmt *stmt = sqlite_db_prepare(conn, catalog_sql[query], err);
+    if (stmt == NULL)
+        return err != NULL ? err->code : GQ_ERR_INTERNAL;
+    struct store_row row = {&row_ops, stmt};
+    enum gq_code code = GQ_OK;
+    int rc;
+    while (code == GQ_OK && (rc = sqlite3_step(stmt)) == SQLITE_ROW)
+        code = reader->row(reader, query, &row, err);
+    if (code == GQ_OK && rc != SQLITE_DONE)
+        code = sqlite_db_fail(conn, rc, "reading the catalog", err);
+    sqlite3_finalize(stmt);
+    return code == GQ_OK ? reader->end(reader, query, err) : code;
+}
+
+enum gq_code sqlite_read_catalog(struct store_backend *backend, struct catalog_reader *reader,
+                                 struct gq_error *err)
+{
+    struct sqlite_store *store = sqlite_store_of(backend);
+    struct sqlite_conn *conn = sqlite_db_checkout(store);
+    enum gq_code code = sqlite_db_begin_read(conn, err);
+    if (code == GQ_OK)
+        code = check_schema(conn, err);
+    for (int query = 0; code == GQ_OK && query < CATALOG_QUERY_COUNT; query++)
+        code = run_query(conn, (enum catalog_query)query, reader, err);
+    if (code == GQ_OK)
+        code = sqlite_db_commit(conn, err);
+    sqlite_db_end(conn);
+    sqlite_db_checkin(store, conn);
+    return code;
+}
+
+enum gq_code sqlite_price_list_version(struct store_backend *backend, int64_t *version,
+                                       struct gq_error *err)
+{
+    struct sqlite_store *store = sqlite_store_of(backend);
+    struct sqlite_conn *conn = sqlite_db_checkout(store);
+    sqlite3_stmt *stmt = sqlite_db_cached(conn, SQL_VERSION, err);
+    enum gq_code code = stmt != NULL ? GQ_OK : (err != NULL ? err->code : GQ_ERR_INTERNAL);
+    int rc = stmt != NULL ? sqlite3_step(stmt) : SQLITE_ERROR;
+    if (code == GQ_OK && rc == SQLITE_ROW)
+        *version = sqlite3_column_int64(stmt, 0);
+    else if (code == GQ_OK)
+        code = rc == SQLITE_DONE
+                   ? gq_fail(err, GQ_ERR_NOT_READY, NULL, "the database has no price list")
+                   : sqlite_db_fail(conn, rc, "reading the price list version", err);
+    sqlite_db_done(stmt);
+    sqlite_db_checkin(store, conn);
+    return code;
+}
+
+void sqlite_wait_for_catalog_change(struct store_backend *backend, int timeout_ms, int wake_fd)
+{
+    (void)backend;
+    struct pollfd wake = {.fd = wake_fd, .events = POLLIN};
+    poll(&wake, wake_fd >= 0 ? 1 : 0, timeout_ms);
+}

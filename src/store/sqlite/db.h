@@ -1,0 +1,234 @@
+/*
+ * The SQLite backend's private plumbing, shared by the files of
+ * src/store/sqlite/ and by nothing else: its state, its connections and
+ * their cached statements, transactions, and the mapping of SQLite result
+ * codes to gq codes.
+ *
+ * A caller checks a connection out (sqlite_db_checkout), uses it alone, and
+ * checks it back in (sqlite_db_checkin), which resets every cached
+ * statement and rolls back a transaction left open, so a connection always
+ * returns to the pool clean. Cached statements belong to their connection
+ * and are never finalized by callers; statements from sqlite_db_prepare
+ * are theirs to finalize.
+ */
+#ifndef GQ_STORE_SQLITE_DB_H
+#define GQ_STORE_SQLITE_DB_H
+
+#include <pthread.h>
+#include <sqlite3.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "core/error.h"
+#include "store/backend.h"
+
+/* Most statements one connection caches; an assert guards it. */
+#define SQLITE_DB_CACHE_SIZE 64
+
+struct sqlite_db_cached {
+    const char *sql; /* the key: the address of a static string */
+    sqlite3_stmt *stmt;
+};
+
+struct sqlite_conn {
+    sqlite3 *db;
+    struct sqlite_db_cached cache[SQLITE_DB_CACHE_SIZE];
+    unsigned n_cached;
+    pthread_mutex_t *write_lock;  /* the store's: one writer at a time */
+    int write_wait_ms;            /* how long to wait for it (the busy timeout) */
+    bool writing;                 /* holds write_lock, in a write transaction */
+    int64_t changes_at_begin;     /* sqlite3_total_changes64() when it began */
+    atomic_bool *storage_failing; /* the store's: the last write hit the disk's limits */
+};
+
+struct sqlite_checkpointer;
+
+/* The backend's state: what `struct store_backend *` points to. */
+struct sqlite_store {
+    char *path;
+    struct store_pool *pool;
+    struct sqlite_conn *conns;
+    unsigned n_conns;           /* opened so far */
+    pthread_mutex_t write_lock; /* one write transaction at a time */
+    bool write_lock_ready;
+    /* A write failed on the storage (full disk, I/O error, read-only
+     * file): set by sqlite_db_fail(), cleared by the next commit that
+     * writes. */
+    atomic_bool storage_failing;
+    struct sqlite_checkpointer *checkpointer;
+};
+
+static inline struct sqlite_store *sqlite_store_of(struct store_backend *backend)
+{
+    return (struct sqlite_store *)backend;
+}
+
+/* Waits for a free connection of the pool and returns it; never NULL. */
+struct sqlite_conn *sqlite_db_checkout(struct sqlite_store *store);
+
+/* Returns `conn` to the pool clean (statements reset, no transaction). */
+void sqlite_db_checkin(struct sqlite_store *store, struct sqlite_conn *conn);
+
+/* The statement for `sql` on `conn`, prepared once (persistent) and reused;
+ * `sql` must be a string with static storage, since its address is the key.
+ * Returns NULL with err filled when it does not prepare. The statement is
+ * reset and its bindings cleared at check-in, or by sqlite_db_done(). */
+sqlite3_stmt *sqlite_db_cached(struct sqlite_conn *conn, const char *sql, struct gq_error *err);
+
+/* A one-off statement the caller finalizes. NULL with err filled on error. */
+sqlite3_stmt *sqlite_db_prepare(struct sqlite_conn *conn, const char *sql, struct gq_error *err);
+
+/* Resets `stmt` and clears its bindings, ready for the next use. */
+void sqlite_db_done(sqlite3_stmt *stmt);
+
+/* BEGIN IMMEDIATE (a write transaction, taking the write lock now, waiting
+ * up to the busy timeout), BEGIN (a read transaction) and COMMIT.
+ * Writers of this process first take the store's write mutex, so they queue
+ * in order instead of meeting in SQLite's busy handler, which sleeps for
+ * whole milliseconds; SQLite's busy handler then waits for other processes
+ * only what is left of the busy timeout, so a write gives up after one busy
+ * timeout in all. COMMIT releases the mutex, and rolls back if it fails.
+ * Each returns GQ_OK, GQ_ERR_RETRY_LATER when the database stays busy, or
+ * GQ_ERR_INTERNAL with SQLite's message. */
+enum gq_code sqlite_db_begin_write(struct sqlite_conn *conn, struct gq_error *err);
+enum gq_code sqlite_db_begin_read(struct sqlite_conn *conn, struct gq_error *err);
+enum gq_code sqlite_db_commit(struct sqlite_conn *conn, struct gq_error *err);
+
+/* Ends the connection's transaction however it went: rolls back what is
+ * still open (nothing after a commit) and releases the write mutex if held.
+ * Never fails visibly; called after every begin, committed or not. */
+void sqlite_db_end(struct sqlite_conn *conn);
+
+/* Turns SQLite result `rc` on `conn` into a gq code and fills err:
+ * SQLITE_BUSY/SQLITE_LOCKED become GQ_ERR_RETRY_LATER ("database is busy,
+ * retry"), SQLITE_NOMEM GQ_ERR_NO_MEMORY, anything else GQ_ERR_INTERNAL with
+ * "<what>: <SQLite's message>". */
+enum gq_code sqlite_db_fail(struct sqlite_conn *conn, int rc, const char *what,
+                            struct gq_error *err);
+
+/* True when `rc` (possibly an extended code) means another connection holds
+ * the lock. */
+bool sqlite_db_is_busy(int rc);
+
+/* A copy of column `column` of the current row as a NUL-terminated string
+ * (NULL stays NULL: *out = NULL). Returns false when out of memory. */
+bool sqlite_db_column_strdup(sqlite3_stmt *stmt, int column, char **out);
+
+/* ---- Background WAL checkpoints (checkpoint.c) ---- */
+
+/* Opens its own connection to `path` and starts the checkpoint thread,
+ * which holds `write_lock` (the store's) while it restarts the WAL. */
+enum gq_code sqlite_checkpointer_start(const char *path, pthread_mutex_t *write_lock,
+                                       struct sqlite_checkpointer **out, struct gq_error *err);
+
+/* Stops the thread, checkpoints once more and closes. NULL is fine. */
+void sqlite_checkpointer_stop(struct sqlite_checkpointer *checkpointer);
+
+/* The sqlite3_wal_hook of every pool connection, `argument` the
+ * checkpointer: asks for a checkpoint once the WAL passes its threshold. */
+int sqlite_checkpointer_on_commit(void *argument, sqlite3 *db, const char *name, int pages);
+
+/* Writes an audit line inside the caller's write transaction (keys.c). */
+enum gq_code sqlite_audit_append(struct sqlite_conn *conn, const struct audit_line *line,
+                                 struct gq_error *err);
+
+/* ---- The operations of the table, by file ---- */
+
+/* db.c */
+enum gq_code sqlite_open(const struct store_options *options, struct store_backend **out,
+                         struct gq_error *err);
+void sqlite_close(struct store_backend *backend);
+enum gq_code sqlite_ping(struct store_backend *backend, struct gq_error *err);
+enum gq_code sqlite_check_writable(struct store_backend *backend, struct gq_error *err);
+enum gq_code sqlite_check_storage(struct store_backend *backend, struct gq_error *err);
+
+/* migrate.c */
+enum gq_code sqlite_read_history(struct store_backend *backend, struct migration_history *out,
+                                 struct gq_error *err);
+enum gq_code sqlite_apply_migration(struct store_backend *backend,
+                                    const struct migration *migration, bool *applied,
+                                    struct gq_error *err);
+
+/* catalog.c */
+enum gq_code sqlite_read_catalog(struct store_backend *backend, struct catalog_reader *reader,
+                                 struct gq_error *err);
+enum gq_code sqlite_price_list_version(struct store_backend *backend, int64_t *version,
+                                       struct gq_error *err);
+void sqlite_wait_for_catalog_change(struct store_backend *backend, int timeout_ms, int wake_fd);
+
+/* quotes.c */
+enum gq_code sqlite_save_quotes(struct store_backend *backend, struct quote_save *batch);
+enum gq_code sqlite_get_quote(struct store_backend *backend, const char *id,
+                              struct stored_quote *out, bool *found, struct gq_error *err);
+enum gq_code sqlite_accept_quote(struct store_backend *backend, const char *id, int64_t now,
+                                 struct stored_quote *out, enum accept_outcome *outcome,
+                                 struct gq_error *err);
+
+/* keys.c */
+enum gq_code sqlite_keys_version(struct store_backend *backend, int64_t *version,
+                                 struct gq_error *err);
+enum gq_code sqlite_keys_read(struct store_backend *backend, bool with_revoked, const char *id,
+                              struct key_list *out, struct gq_error *err);
+enum gq_code sqlite_key_insert(struct store_backend *backend, const struct stored_key *key,
+                               const struct audit_line *audit, struct gq_error *err);
+enum gq_code sqlite_key_revoke(struct store_backend *backend, const char *id, int64_t now,
+                               const struct audit_line *audit, struct stored_key *out, bool *found,
+                               bool *was_revoked, struct gq_error *err);
+enum gq_code sqlite_keys_touch(struct store_backend *backend, const struct stored_key *keys,
+                               size_t count, struct gq_error *err);
+enum gq_code sqlite_audit_read(struct store_backend *backend, int64_t since,
+                               const char *starting_after, size_t limit, struct audit_page *out,
+                               struct gq_error *err);
+/* Writes an audit line inside the caller's write transaction. */
+enum gq_code sqlite_audit_append(struct sqlite_conn *conn, const struct audit_line *line,
+                                 struct gq_error *err);
+
+/* events.c */
+/* Appends `event` inside the caller's write transaction on `conn` (begun
+ * with sqlite_db_begin_write), with one pending delivery for each enabled
+ * webhook endpoint that takes its type: what every change that tells of
+ * itself calls (quote.canceled, quote.expired, price_list.published ...).
+ * GQ_OK, or the failure with err filled (the caller rolls back). */
+enum gq_code sqlite_event_append(struct sqlite_conn *conn, const struct store_event *event,
+                                 struct gq_error *err);
+enum gq_code sqlite_append_event(struct store_backend *backend, const struct store_event *event,
+                                 struct gq_error *err);
+enum gq_code sqlite_events_read(struct store_backend *backend, const char *type, const char *id,
+                                const char *starting_after, size_t limit, struct event_page *out,
+                                struct gq_error *err);
+enum gq_code sqlite_endpoint_insert(struct store_backend *backend,
+                                    const struct stored_endpoint *endpoint,
+                                    const struct audit_line *audit, struct gq_error *err);
+enum gq_code sqlite_endpoints_read(struct store_backend *backend, const char *id,
+                                   struct endpoint_list *out, struct gq_error *err);
+enum gq_code sqlite_endpoint_update(struct store_backend *backend,
+                                    const struct stored_endpoint *endpoint,
+                                    const struct audit_line *audit, bool *found,
+                                    struct gq_error *err);
+enum gq_code sqlite_endpoint_delete(struct store_backend *backend, const char *id,
+                                    const struct audit_line *audit, bool *found,
+                                    struct gq_error *err);
+enum gq_code sqlite_deliveries_read(struct store_backend *backend, const char *endpoint_id,
+                                    const char *starting_after, size_t limit,
+                                    struct delivery_page *out, struct gq_error *err);
+enum gq_code sqlite_delivery_retry(struct store_backend *backend, const char *endpoint_id,
+                                   const char *delivery_id, int64_t now_ms,
+                                   const struct audit_line *audit, bool *found,
+                                   struct gq_error *err);
+enum gq_code sqlite_deliveries_claim(struct store_backend *backend, int64_t now_ms,
+                                     int64_t lease_ms, size_t max, struct claimed_delivery **out,
+                                     size_t *count, struct gq_error *err);
+enum gq_code sqlite_delivery_finish(struct store_backend *backend, const char *id,
+                                    const struct stored_attempt *attempt, const char *status,
+                                    int64_t next_attempt_at, struct gq_error *err);
+
+/* price_lists.c */
+enum gq_code sqlite_price_lists_read(struct store_backend *backend, int64_t version,
+                                     struct price_list_set *out, struct gq_error *err);
+enum gq_code sqlite_price_list_write(struct store_backend *backend,
+                                     const struct price_list_write *write,
+                                     const struct audit_line *audit, bool *applied,
+                                     struct gq_error *err);
+
+#endif

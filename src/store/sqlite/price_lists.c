@@ -1,0 +1,310 @@
+/*
+ * The SQLite backend's price lists (migration 0008): the lists read, and
+ * each write of backend.h's PRICE_LIST_WRITE_* in one BEGIN IMMEDIATE
+ * transaction with its audit line. Activation rewrites the catalog tables
+ * from the list's rows; their triggers bump price_list.version as any edit
+ * does, and the last statement sets it to the list's number.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "store/sqlite/db.h"
+
+static const char SQL_LISTS[] =
+    "SELECT version, state, based_on, created_at, effective_at, published_at, superseded_at,"
+    " CASE WHEN ?1 = 0 THEN NULL ELSE document END FROM price_lists"
+    " WHERE ?1 = 0 OR version = ?1 ORDER BY version DESC";
+static const char SQL_INSERT[] =
+    "INSERT INTO price_lists (version, state, based_on, created_at, document)"
+    " SELECT ?1, 'draft', nullif(?2, 0), ?3, ?4"
+    " WHERE ?1 > (SELECT coalesce(max(version), 0) FROM price_lists)"
+    " AND ?1 > (SELECT version FROM price_list WHERE id = 1)";
+static const char SQL_EDIT[] =
+    "UPDATE price_lists SET document = ?2 WHERE version = ?1 AND state = 'draft'";
+static const char SQL_SCHEDULE[] =
+    "UPDATE price_lists SET state = 'scheduled', effective_at = ?2, published_at = ?3"
+    " WHERE version = ?1 AND state = 'draft'";
+static const char SQL_IS_SCHEDULED[] =
+    "SELECT 1 FROM price_lists WHERE version = ?1 AND state = 'scheduled'";
+
+/* Emptying what a list writes; SKUs are kept (hosts and old rows name
+ * them) and marked inactive until the list's own are written. */
+static const char *const sql_clear[] = {
+    "DELETE FROM bundle_items",
+    "DELETE FROM bundle_texts",
+    "DELETE FROM bundles",
+    "DELETE FROM discount_rules",
+    "DELETE FROM sku_prices",
+    "DELETE FROM sku_texts",
+    "UPDATE skus SET active = 0 WHERE active = 1",
+};
+
+static const char *const sql_write[CATALOG_WRITE_COUNT] = {
+    [CATALOG_WRITE_MODELS] =
+        "INSERT INTO gpu_models (id, name, memory_gb, memory_type, fp16_tflops,"
+        " memory_bandwidth_gbps, tdp_watts, fp32_tflops, bf16_tflops)"
+        " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9) ON CONFLICT (id) DO UPDATE SET"
+        " name = excluded.name, memory_gb = excluded.memory_gb,"
+        " memory_type = excluded.memory_type, fp16_tflops = excluded.fp16_tflops,"
+        " memory_bandwidth_gbps = excluded.memory_bandwidth_gbps,"
+        " tdp_watts = excluded.tdp_watts, fp32_tflops = excluded.fp32_tflops,"
+        " bf16_tflops = excluded.bf16_tflops",
+    [CATALOG_WRITE_SKUS] =
+        "INSERT INTO skus (id, name, gpu_model_id, gpu_count, interconnect, available, active)"
+        " VALUES (?1, ?2, ?3, ?4, ?5, ?6, 1) ON CONFLICT (id) DO UPDATE SET"
+        " name = excluded.name, gpu_model_id = excluded.gpu_model_id,"
+        " gpu_count = excluded.gpu_count, interconnect = excluded.interconnect,"
+        " available = excluded.available, active = 1",
+    [CATALOG_WRITE_PRICES] = "INSERT INTO sku_prices (sku_id, mode_id, amount_fen)"
+                             " VALUES (?1, ?2, ?3)",
+    [CATALOG_WRITE_RULES] =
+        "INSERT INTO discount_rules (id, name, segment, billing, sku_id, min_quantity,"
+        " basis_points, fixed_amount_fen, valid_from, valid_until, priority, stackable, active)"
+        " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, 1)",
+    [CATALOG_WRITE_BUNDLES] =
+        "INSERT INTO bundles (id, name, description, list_price_fen, price_fen, segment,"
+        " valid_from, valid_until) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
+    [CATALOG_WRITE_BUNDLE_ITEMS] = "INSERT INTO bundle_items (bundle_id, sku_id, quantity, hours)"
+                                   " VALUES (?1, ?2, ?3, ?4)",
+    [CATALOG_WRITE_SKU_TEXTS] = "INSERT INTO sku_texts (sku_id, lang, name, description)"
+                                " VALUES (?1, ?2, ?3, ?4)",
+    [CATALOG_WRITE_BUNDLE_TEXTS] = "INSERT INTO bundle_texts (bundle_id, lang, name, description)"
+                                   " VALUES (?1, ?2, ?3, ?4)",
+};
+
+static const char SQL_DROP_MODELS[] =
+    "DELETE FROM gpu_models WHERE id NOT IN (SELECT gpu_model_id FROM skus)"
+    " AND id NOT IN (SELECT value FROM json_each(?1))";
+static const char SQL_OVERTAKEN[] =
+    "UPDATE price_lists SET state = 'superseded', superseded_at = ?2"
+    " WHERE state = 'scheduled' AND version <> ?1"
+    " AND effective_at <= (SELECT effective_at FROM price_lists WHERE version = ?1)";
+static const char SQL_SUPERSEDE[] =
+    "UPDATE price_lists SET state = 'superseded', superseded_at = ?2, document = ?3"
+    " WHERE state = 'active'";
+static const char SQL_ACTIVATE[] = "UPDATE price_lists SET state = 'active' WHERE version = ?1";
+static const char SQL_SET_VERSION[] =
+    "UPDATE price_list SET version = ?1, updated_at = ?2 WHERE id = 1";
+
+/* ---- Reading. ---- */
+
+static enum gq_code append_list(struct price_list_set *out, sqlite3_stmt *stmt,
+                                struct gq_error *err)
+{
+    struct price_list_info *items = realloc(out->items, (out->count + 1) * sizeof *items);
+    if (items == NULL)
+        return gq_fail(err, GQ_ERR_NO_MEMORY, NULL, "out of memory reading price lists");
+    out->items = items;
+    struct price_list_info *info = &items[out->count];
+    memset(info, 0, sizeof *info);
+    info->version = sqlite3_column_int64(stmt, 0);
+    if (!price_list_state_parse((const char *)sqlite3_column_text(stmt, 1), &info->state))
+        return gq_fail(err, GQ_ERR_INTERNAL, NULL, "price list %lld has an unknown state",
+                       (long long)info->version);
+    info->based_on = sqlite3_column_int64(stmt, 2);
+    info->created_at = sqlite3_column_int64(stmt, 3);
+    info->effective_at = sqlite3_column_int64(stmt, 4);
+    info->published_at = sqlite3_column_int64(stmt, 5);
+    info->superseded_at = sqlite3_column_int64(stmt, 6);
+    if (!sqlite_db_column_strdup(stmt, 7, &info->document))
+        return gq_fail(err, GQ_ERR_NO_MEMORY, NULL, "out of memory reading price lists");
+    out->count++;
+    return GQ_OK;
+}
+
+enum gq_code sqlite_price_lists_read(struct store_backend *backend, int64_t version,
+                                     struct price_list_set *out, struct gq_error *err)
+{
+    struct sqlite_store *store = sqlite_store_of(backend);
+    struct sqlite_conn *conn = sqlite_db_checkout(store);
+    out->items = NULL;
+    out->count = 0;
+    sqlite3_stmt *stmt = sqlite_db_cached(conn, SQL_LISTS, err);
+    enum gq_code code = stmt != NULL ? GQ_OK : (err != NULL ? err->code : GQ_ERR_INTERNAL);
+    int rc = SQLITE_DONE;
+    if (code == GQ_OK)
+        sqlite3_bind_int64(stmt, 1, (sqlite3_int64)version);
+    while (code == GQ_OK && (rc = sqlite3_step(stmt)) == SQLITE_ROW)
+        code = append_list(out, stmt, err);
+    if (code == GQ_OK && rc != SQLITE_DONE)
+        code = sqlite_db_fail(conn, rc, "reading price lists", err);
+    sqlite_db_done(stmt);
+    sqlite_db_checkin(store, conn);
+    if (code != GQ_OK)
+        store_price_list_set_free(out);
+    return code;
+}
+
+/* ---- Writing. ---- */
+
+static void bind_value(sqlite3_stmt *stmt, int index, const struct store_value *value)
+{
+    switch (value->kind) {
+    case STORE_VALUE_INTEGER:
+        sqlite3_bind_int64(stmt, index, (sqlite3_int64)value->integer);
+        break;
+    case STORE_VALUE_REAL:
+        sqlite3_bind_double(stmt, index, value->real);
+        break;
+    case STORE_VALUE_TEXT:
+        sqlite3_bind_text(stmt, index, value->text, -1, SQLITE_STATIC);
+        break;
+    default:
+        sqlite3_bind_null(stmt, index);
+    }
+}
+
+/* Runs `sql` with up to three parameters: integers a and b, text c (NULL
+ * binds NULL); *changes (may be NULL) receives the rows it changed. */
+static enum gq_code run(struct sqlite_conn *conn, const char *sql, int64_t a, int64_t b,
+                        const char *c, int *changes, struct gq_error *err)
+{
+    sqlite3_stmt *stmt = sqlite_db_cached(conn, sql, err);
+    if (stmt == NULL)
+        return err != NULL ? err->code : GQ_ERR_INTERNAL;
+    int n = sqlite3_bind_parameter_count(stmt);
+    if (n >= 1)
+        sqlite3_bind_int64(stmt, 1, (sqlite3_int64)a);
+    if (n >= 2)
+        sqlite3_bind_int64(stmt, 2, (sqlite3_int64)b);
+    if (n >= 3)
+        sqlite3_bind_text(stmt, 3, c, -1, SQLITE_STATIC);
+    int rc = sqlite3_step(stmt);
+    if (changes != NULL)
+        *changes = rc == SQLITE_ROW ? 1 : sqlite3_changes(sqlite3_db_handle(stmt));
+    sqlite_db_done(stmt);
+    return rc == SQLITE_DONE || rc == SQLITE_ROW
+               ? GQ_OK
+               : sqlite_db_fail(conn, rc, "writing a price list", err);
+}
+
+static enum gq_code run_text(struct sqlite_conn *conn, const char *sql, const char *text,
+                             struct gq_error *err)
+{
+    sqlite3_stmt *stmt = sqlite_db_cached(conn, sql, err);
+    if (stmt == NULL)
+        return err != NULL ? err->code : GQ_ERR_INTERNAL;
+    sqlite3_bind_text(stmt, 1, text, -1, SQLITE_STATIC);
+    int rc = sqlite3_step(stmt);
+    sqlite_db_done(stmt);
+    return rc == SQLITE_DONE ? GQ_OK : sqlite_db_fail(conn, rc, "writing a price list", err);
+}
+
+static enum gq_code write_rows(struct sqlite_conn *conn, enum catalog_write_table table,
+                               const struct catalog_write_rows *rows, struct gq_error *err)
+{
+    for (size_t r = 0; r < rows->n_rows; r++) {
+        sqlite3_stmt *stmt = sqlite_db_cached(conn, sql_write[table], err);
+        if (stmt == NULL)
+            return err != NULL ? err->code : GQ_ERR_INTERNAL;
+        for (size_t c = 0; c < rows->n_columns; c++)
+            bind_value(stmt, (int)c + 1, &rows->values[r * rows->n_columns + c]);
+        int rc = sqlite3_step(stmt);
+        sqlite_db_done(stmt);
+        if (rc != SQLITE_DONE)
+            return sqlite_db_fail(conn, rc, "writing a price list into the catalog", err);
+    }
+    return GQ_OK;
+}
+
+static enum gq_code activate(struct sqlite_conn *conn, const struct price_list_write *write,
+                             bool *applied, struct gq_error *err)
+{
+    int scheduled = 0;
+    enum gq_code code = run(conn, SQL_IS_SCHEDULED, write->version, 0, NULL, &scheduled, err);
+    *applied = code == GQ_OK && scheduled > 0;
+    if (!*applied)
+        return code;
+    for (size_t i = 0; code == GQ_OK && i < sizeof sql_clear / sizeof sql_clear[0]; i++)
+        code = run(conn, sql_clear[i], 0, 0, NULL, NULL, err);
+    for (int t = 0; code == GQ_OK && t < CATALOG_WRITE_COUNT; t++)
+        code = write_rows(conn, (enum catalog_write_table)t, &write->rows[t], err);
+    if (code == GQ_OK)
+        code = run_text(conn, SQL_DROP_MODELS, write->model_ids, err);
+    if (code == GQ_OK)
+        code = run(conn, SQL_OVERTAKEN, write->version, write->now, NULL, NULL, err);
+    if (code == GQ_OK)
+        code = run(conn, SQL_SUPERSEDE, 0, write->now, write->document, NULL, err);
+    if (code == GQ_OK)
+        code = run(conn, SQL_ACTIVATE, write->version, 0, NULL, NULL, err);
+    if (code == GQ_OK)
+        code = run(conn, SQL_SET_VERSION, write->version, write->now, NULL, NULL, err);
+    return code;
+}
+
+static enum gq_code write_list(struct sqlite_conn *conn, const struct price_list_write *write,
+                               bool *applied, struct gq_error *err)
+{
+    int changes = 0;
+    enum gq_code code = GQ_OK;
+    switch (write->kind) {
+    case PRICE_LIST_WRITE_INSERT: {
+        sqlite3_stmt *stmt = sqlite_db_cached(conn, SQL_INSERT, err);
+        if (stmt == NULL)
+            return err != NULL ? err->code : GQ_ERR_INTERNAL;
+        sqlite3_bind_int64(stmt, 1, (sqlite3_int64)write->version);
+        sqlite3_bind_int64(stmt, 2, (sqlite3_int64)write->based_on);
+        sqlite3_bind_int64(stmt, 3, (sqlite3_int64)write->now);
+        sqlite3_bind_text(stmt, 4, write->document, -1, SQLITE_STATIC);
+        int rc = sqlite3_step(stmt);
+        changes = sqlite3_changes(sqlite3_db_handle(stmt));
+        sqlite_db_done(stmt);
+        if (rc != SQLITE_DONE)
+            code = sqlite_db_fail(conn, rc, "storing a price list", err);
+        break;
+    }
+    case PRICE_LIST_WRITE_EDIT: {
+        sqlite3_stmt *stmt = sqlite_db_cached(conn, SQL_EDIT, err);
+        if (stmt == NULL)
+            return err != NULL ? err->code : GQ_ERR_INTERNAL;
+        sqlite3_bind_int64(stmt, 1, (sqlite3_int64)write->version);
+        sqlite3_bind_text(stmt, 2, write->document, -1, SQLITE_STATIC);
+        int rc = sqlite3_step(stmt);
+        changes = sqlite3_changes(sqlite3_db_handle(stmt));
+        sqlite_db_done(stmt);
+        if (rc != SQLITE_DONE)
+            code = sqlite_db_fail(conn, rc, "editing a price list", err);
+        break;
+    }
+    case PRICE_LIST_WRITE_SCHEDULE: {
+        sqlite3_stmt *stmt = sqlite_db_cached(conn, SQL_SCHEDULE, err);
+        if (stmt == NULL)
+            return err != NULL ? err->code : GQ_ERR_INTERNAL;
+        sqlite3_bind_int64(stmt, 1, (sqlite3_int64)write->version);
+        sqlite3_bind_int64(stmt, 2, (sqlite3_int64)write->effective_at);
+        sqlite3_bind_int64(stmt, 3, (sqlite3_int64)write->now);
+        int rc = sqlite3_step(stmt);
+        changes = sqlite3_changes(sqlite3_db_handle(stmt));
+        sqlite_db_done(stmt);
+        if (rc != SQLITE_DONE)
+            code = sqlite_db_fail(conn, rc, "publishing a price list", err);
+        break;
+    }
+    case PRICE_LIST_WRITE_ACTIVATE:
+        return activate(conn, write, applied, err);
+    }
+    *applied = code == GQ_OK && changes > 0;
+    return code;
+}
+
+enum gq_code sqlite_price_list_write(struct store_backend *backend,
+                                     const struct price_list_write *write,
+                                     const struct audit_line *audit, bool *applied,
+                                     struct gq_error *err)
+{
+    struct sqlite_store *store = sqlite_store_of(backend);
+    struct sqlite_conn *conn = sqlite_db_checkout(store);
+    *applied = false;
+    enum gq_code code = sqlite_db_begin_write(conn, err);
+    if (code == GQ_OK)
+        code = write_list(conn, write, applied, err);
+    if (code == GQ_OK && *applied)
+        code = sqlite_audit_append(conn, audit, err);
+    if (code == GQ_OK)
+        code = sqlite_db_commit(conn, err);
+    if (code != GQ_OK)
+        *applied = false;
+    sqlite_db_end(conn);
+    sqlite_db_checkin(store, conn);
+    return code;
+}

@@ -1,0 +1,306 @@
+/*
+ * The SQLite backend's quotes: a batch inserted (with idempotency) in one
+ * write transaction, a quote read by id, and one accepted.
+ *
+ * Every write happens inside a BEGIN IMMEDIATE transaction: the
+ * idempotency-key lookup and the insert happen under the write lock, so two
+ * requests with the same key, in this process or another, store one quote
+ * and the second sees the first. Accepting reads and updates the row under
+ * the same lock, so an open quote is accepted once. The statements are
+ * cached per connection (this is the hot path of POST /quote) and every
+ * text is bound, never spliced into SQL.
+ */
+#include <assert.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "store/sqlite/db.h"
+
+#define QUOTE_COLUMNS                                                                              \
+    "id, status, request_json, response_json, idempotency_key, price_list_version,"                \
+    " created_at, expires_at, accepted_at, response_lz4, response_size"
+
+static const char SQL_QUOTE_BY_ID[] = "SELECT " QUOTE_COLUMNS " FROM quotes WHERE id = ?1";
+static const char SQL_QUOTE_BY_KEY[] =
+    "SELECT " QUOTE_COLUMNS " FROM quotes WHERE idempotency_key = ?1";
+static const char SQL_QUOTE_INSERT[] =
+    "INSERT INTO quotes (id, status, request_json, response_lz4, response_size, idempotency_key,"
+    " price_list_version, created_at, expires_at, accepted_at)"
+    " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)";
+static const char SQL_UNDO_QUOTE[] = "DELETE FROM quotes WHERE id = ?1";
+static const char SQL_UNDO_EVENT[] = "DELETE FROM events WHERE id = ?1";
+static const char SQL_UNDO_DELIVERIES[] = "DELETE FROM webhook_deliveries WHERE event_id = ?1";
+static const char SQL_QUOTE_ACCEPT[] = "UPDATE quotes SET status = 'accepted', accepted_at = ?2"
+                                       " WHERE id = ?1 AND status = 'open' AND expires_at > ?2";
+
+/* ---- Rows. ---- */
+
+/* The current row's response, in whichever form it was stored. */
+static enum gq_code read_response(sqlite3_stmt *stmt, const char *id, char **out,
+                                  struct gq_error *err)
+{
+    struct stored_response stored = {0};
+    if (sqlite3_column_type(stmt, 9) == SQLITE_NULL) { /* stored as text, before 0004 */
+        stored.text = (const char *)sqlite3_column_text(stmt, 3);
+    } else {
+        const char *block = sqlite3_column_blob(stmt, 9);
+        stored.block = block != NULL ? block : ""; /* an empty blob reads as NULL */
+        stored.block_size = (size_t)sqlite3_column_bytes(stmt, 9);
+        stored.size = sqlite3_column_int64(stmt, 10);
+    }
+    return store_unpack_response(id, &stored, out, err);
+}
+
+/* Fills *out from the current row of a QUOTE_COLUMNS query. */
+static enum gq_code read_quote(sqlite3_stmt *stmt, struct stored_quote *out, struct gq_error *err)
+{
+    struct stored_quote quote;
+    memset(&quote, 0, sizeof quote);
+    const unsigned char *id = sqlite3_column_text(stmt, 0);
+    snprintf(quote.id, sizeof quote.id, "%s", id != NULL ? (const char *)id : "");
+    const unsigned char *status = sqlite3_column_text(stmt, 1);
+    quote.accepted = status != NULL && strcmp((const char *)status, "accepted") == 0;
+    bool copied = sqlite_db_column_strdup(stmt, 2, &quote.request_json) &&
+                  sqlite_db_column_strdup(stmt, 4, &quote.idempotency_key);
+    if (!copied) {
+        stored_quote_clear(&quote);
+        return gq_fail(err, GQ_ERR_NO_MEMORY, NULL, "out of memory reading a quote");
+    }
+    enum gq_code code = read_response(stmt, quote.id, &quote.response_json, err);
+    if (code != GQ_OK) {
+        stored_quote_clear(&quote);
+        return code;
+    }
+    quote.price_list_version = sqlite3_column_int64(stmt, 5);
+    quote.created_at = sqlite3_column_int64(stmt, 6);
+    quote.expires_at = sqlite3_column_int64(stmt, 7);
+    quote.accepted_at = sqlite3_column_int64(stmt, 8); /* NULL reads as 0 */
+    *out = quote;
+    return GQ_OK;
+}
+
+/* Runs a one-parameter QUOTE_COLUMNS query. *found tells whether a row came
+ * back; *out is written only then. */
+static enum gq_code select_quote(struct sqlite_conn *conn, const char *sql, const char *key,
+                                 struct stored_quote *out, bool *found, struct gq_error *err)
+{
+    *found = false;
+    sqlite3_stmt *stmt = sqlite_db_cached(conn, sql, err);
+    if (stmt == NULL)
+        return err != NULL ? err->code : GQ_ERR_INTERNAL;
+    sqlite3_bind_text(stmt, 1, key, -1, SQLITE_STATIC);
+    int rc = sqlite3_step(stmt);
+    enum gq_code code = GQ_OK;
+    if (rc == SQLITE_ROW) {
+        code = read_quote(stmt, out, err);
+        *found = code == GQ_OK;
+    } else if (rc != SQLITE_DONE) {
+        code = sqlite_db_fail(conn, rc, "reading a quote", err);
+    }
+    sqlite_db_done(stmt);
+    return code;
+}
+
+static void bind_optional_int64(sqlite3_stmt *stmt, int index, bool present, int64_t value)
+{
+    if (present)
+        sqlite3_bind_int64(stmt, index, (sqlite3_int64)value);
+    else
+        sqlite3_bind_null(stmt, index);
+}
+
+static enum gq_code insert_row(struct sqlite_conn *conn, const struct quote_save *save,
+                               struct gq_error *err)
+{
+    sqlite3_stmt *stmt = sqlite_db_cached(conn, SQL_QUOTE_INSERT, err);
+    if (stmt == NULL)
+        return err != NULL ? err->code : GQ_ERR_INTERNAL;
+    const struct stored_quote *quote = &save->quote;
+    sqlite3_bind_text(stmt, 1, quote->id, -1, SQLITE_STATIC);
+    sqlite3_bind_text(stmt, 2, quote->accepted ? "accepted" : "open", -1, SQLITE_STATIC);
+    sqlite3_bind_text(stmt, 3, quote->request_json, -1, SQLITE_STATIC);
+    sqlite3_bind_blob(stmt, 4, save->packed.block, (int)save->packed.block_size, SQLITE_STATIC);
+    sqlite3_bind_int64(stmt, 5, (sqlite3_int64)save->packed.size);
+    sqlite3_bind_text(stmt, 6, quote->idempotency_key, -1, SQLITE_STATIC); /* NULL binds NULL */
+    sqlite3_bind_int64(stmt, 7, (sqlite3_int64)quote->price_list_version);
+    sqlite3_bind_int64(stmt, 8, (sqlite3_int64)quote->created_at);
+    sqlite3_bind_int64(stmt, 9, (sqlite3_int64)quote->expires_at);
+    bind_optional_int64(stmt, 10, quote->accepted, quote->accepted_at);
+    int rc = sqlite3_step(stmt);
+    sqlite_db_done(stmt); /* unbinds the block before the batcher frees it */
+    if (rc != SQLITE_DONE)
+        return sqlite_db_fail(conn, rc, "storing a quote", err);
+    return GQ_OK;
+}
+
+/* ---- Insert. ---- */
+
+/* A quote whose event could not be written is taken out again, with what
+ * was written of its event, so that neither stays without the other (a
+ * failed statement undoes only itself). */
+static void undo_save(struct sqlite_conn *conn, const struct quote_save *save)
+{
+    static const char *const undo[] = {SQL_UNDO_DELIVERIES, SQL_UNDO_EVENT, SQL_UNDO_QUOTE};
+    const char *const keys[] = {save->event->id, save->event->id, save->quote.id};
+    for (size_t i = 0; i < 3; i++) {
+        struct gq_error ignored;
+        sqlite3_stmt *stmt = sqlite_db_cached(conn, undo[i], &ignored);
+        if (stmt == NULL)
+            continue;
+        sqlite3_bind_text(stmt, 1, keys[i], -1, SQLITE_STATIC);
+        sqlite3_step(stmt);
+        sqlite_db_done(stmt);
+    }
+}
+
+/* Inside the write transaction: replay the quote stored under the key, or
+ * insert this one. A failed statement undoes only itself: SQLite keeps the
+ * transaction. */
+static void save_locked(struct sqlite_conn *conn, struct quote_save *save)
+{
+    save->replayed = false;
+    const char *key = save->quote.idempotency_key;
+    if (key != NULL) {
+        save->code =
+            select_quote(conn, SQL_QUOTE_BY_KEY, key, &save->existing, &save->replayed, &save->err);
+        if (save->code != GQ_OK || save->replayed)
+            return;
+    }
+    save->code = insert_row(conn, save, &save->err);
+    if (save->code == GQ_OK && save->event != NULL &&
+        (save->code = sqlite_event_append(conn, save->event, &save->err)) != GQ_OK)
+        undo_save(conn, save);
+}
+
+/* Fails every save of the batch that had not failed on its own. */
+static void fail_all(struct quote_save *batch, enum gq_code code, const struct gq_error *err)
+{
+    for (struct quote_save *save = batch; save != NULL; save = save->next) {
+        if (save->code != GQ_OK)
+            continue;
+        if (save->replayed)
+            stored_quote_clear(&save->existing);
+        save->replayed = false;
+        save->code = code;
+        save->err = *err;
+    }
+}
+
+enum gq_code sqlite_save_quotes(struct store_backend *backend, struct quote_save *batch)
+{
+    struct sqlite_store *store = sqlite_store_of(backend);
+    struct sqlite_conn *conn = sqlite_db_checkout(store);
+    struct gq_error err;
+    enum gq_code code = sqlite_db_begin_write(conn, &err);
+    if (code != GQ_OK) {
+        fail_all(batch, code, &err); /* nothing was tried */
+        sqlite_db_checkin(store, conn);
+        return code == GQ_ERR_RETRY_LATER ? code : GQ_OK;
+    }
+    /* An I/O error, a full disk or running out of memory may roll the
+     * whole transaction back, taking the quotes written before along; the
+     * connection is then in autocommit mode, where each further insert
+     * would commit on its own. So it is checked after every quote, and the
+     * batch stops at the first rollback. */
+    bool rolled_back = false;
+    for (struct quote_save *save = batch; save != NULL && !rolled_back; save = save->next) {
+        save_locked(conn, save);
+        rolled_back = sqlite3_get_autocommit(conn->db) != 0;
+    }
+    if (rolled_back) {
+        gq_fail(&err, GQ_ERR_INTERNAL, NULL, "storing quotes: the transaction was rolled back");
+        fail_all(batch, GQ_ERR_INTERNAL, &err);
+    } else if ((code = sqlite_db_commit(conn, &err)) != GQ_OK) {
+        fail_all(batch, code, &err);
+    }
+    sqlite_db_checkin(store, conn);
+    return GQ_OK;
+}
+
+/* ---- Get. ---- */
+
+enum gq_code sqlite_get_quote(struct store_backend *backend, const char *id,
+                              struct stored_quote *out, bool *found, struct gq_error *err)
+{
+    struct sqlite_store *store = sqlite_store_of(backend);
+    struct sqlite_conn *conn = sqlite_db_checkout(store);
+    enum gq_code code = select_quote(conn, SQL_QUOTE_BY_ID, id, out, found, err);
+    sqlite_db_checkin(store, conn);
+    return code;
+}
+
+/* ---- Accept. ---- */
+
+/* The quote.accepted event of a quote just accepted, in the transaction. */
+static enum gq_code append_accepted(struct sqlite_conn *conn, const struct stored_quote *quote,
+                                    int64_t now, struct gq_error *err)
+{
+    struct store_event event;
+    enum gq_code code = store_event_accepted(quote, now, &event, err);
+    if (code == GQ_OK)
+        code = sqlite_event_append(conn, &event, err);
+    store_event_clear(&event);
+    return code;
+}
+
+/* Inside the write transaction: the conditional update, then the quote as
+ * it is now, which tells why when nothing was updated. */
+static enum gq_code accept_locked(struct sqlite_conn *conn, const char *id, int64_t now,
+                                  struct stored_quote *quote, enum accept_outcome *outcome,
+                                  struct gq_error *err)
+{
+    sqlite3_stmt *stmt = sqlite_db_cached(conn, SQL_QUOTE_ACCEPT, err);
+    if (stmt == NULL)
+        return err != NULL ? err->code : GQ_ERR_INTERNAL;
+    sqlite3_bind_text(stmt, 1, id, -1, SQLITE_STATIC);
+    sqlite3_bind_int64(stmt, 2, (sqlite3_int64)now);
+    int rc = sqlite3_step(stmt);
+    sqlite_db_done(stmt);
+    if (rc != SQLITE_DONE)
+        return sqlite_db_fail(conn, rc, "accepting a quote", err);
+    bool updated = sqlite3_changes(conn->db) == 1;
+    bool found;
+    enum gq_code code = select_quote(conn, SQL_QUOTE_BY_ID, id, quote, &found, err);
+    if (code != GQ_OK)
+        return code;
+    if (updated && found)
+        code = append_accepted(conn, quote, now, err); /* the outbox: in the same transaction */
+    if (code != GQ_OK) {
+        stored_quote_clear(quote);
+        return code;
+    }
+    if (updated)
+        *outcome = ACCEPT_DONE;
+    else if (!found)
+        *outcome = ACCEPT_NOT_FOUND;
+    else if (quote->accepted)
+        *outcome = ACCEPT_NOT_OPEN;
+    else
+        *outcome = ACCEPT_EXPIRED;
+    return GQ_OK;
+}
+
+enum gq_code sqlite_accept_quote(struct store_backend *backend, const char *id, int64_t now,
+                                 struct stored_quote *out, enum accept_outcome *outcome,
+                                 struct gq_error *err)
+{
+    assert(id != NULL && out != NULL && outcome != NULL);
+    struct sqlite_store *store = sqlite_store_of(backend);
+    struct stored_quote quote;
+    memset(&quote, 0, sizeof quote);
+    struct sqlite_conn *conn = sqlite_db_checkout(store);
+    enum gq_code code = sqlite_db_begin_write(conn, err);
+    if (code == GQ_OK)
+        code = accept_locked(conn, id, now, &quote, outcome, err);
+    if (code == GQ_OK)
+        code = sqlite_db_commit(conn, err);
+    sqlite_db_end(conn);
+    sqlite_db_checkin(store, conn);
+    if (code != GQ_OK) {
+        stored_quote_clear(&quote);
+        return code;
+    }
+    *out = quote;
+    return GQ_OK;
+}

@@ -1,0 +1,309 @@
+/*
+ * The store's front: picks the backend a `database` setting calls for,
+ * opens it with the group commit's writer thread, and passes each call to
+ * the backend's table of operations. Also the one place that knows how a
+ * connection string is told from a path, and how its password is hidden.
+ */
+#include <assert.h>
+#include <ctype.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "store/backend.h"
+#include "store/quote_batch.h"
+#include "store/store.h"
+#include "util/clock.h"
+
+struct store {
+    const struct store_backend_ops *ops;
+    struct store_backend *backend;
+    struct store_quote_batcher *batcher;
+    void (*notify)(void *context); /* store_listen_for_events */
+    void *notify_context;
+};
+
+void store_listen_for_events(struct store *store, void (*notify)(void *context), void *context)
+{
+    store->notify_context = context;
+    store->notify = notify;
+}
+
+void store_events_committed(struct store *store)
+{
+    if (store != NULL && store->notify != NULL)
+        store->notify(store->notify_context);
+}
+
+/* ---- Which backend ---- */
+
+static bool starts_with(const char *text, const char *prefix)
+{
+    return strncmp(text, prefix, strlen(prefix)) == 0;
+}
+
+/* A libpq key=value string starts with a keyword and '=' ("host=db
+ * dbname=gpuquote"); a path does not, unless a directory is named so
+ * oddly that it can be written "./host=db" instead. */
+static bool is_keyword_value(const char *text)
+{
+    while (isspace((unsigned char)*text))
+        text++;
+    const char *keyword = text;
+    while (islower((unsigned char)*text) || *text == '_')
+        text++;
+    if (text == keyword)
+        return false;
+    while (isspace((unsigned char)*text))
+        text++;
+    return *text == '=';
+}
+
+bool store_database_is_postgres(const char *database)
+{
+    if (database == NULL)
+        return false;
+    return starts_with(database, "postgresql://") || starts_with(database, "postgres://") ||
+           is_keyword_value(database);
+}
+
+static const struct store_backend_ops *backend_for(const char *database)
+{
+    return store_database_is_postgres(database) ? &postgres_backend_ops : &sqlite_backend_ops;
+}
+
+/* ---- Hiding a password ---- */
+
+/* Appends `length` bytes of `text` to out, within `size`. */
+static void append(char *out, size_t size, size_t *used, const char *text, size_t length)
+{
+    if (*used + 1 >= size)
+        return;
+    size_t room = size - 1 - *used;
+    if (length > room)
+        length = room;
+    memcpy(out + *used, text, length);
+    *used += length;
+    out[*used] = '\0';
+}
+
+/* postgresql://user:secret@host/db?password=secret: the userinfo's password
+ * and a password parameter are masked. */
+static void describe_uri(const char *uri, char *out, size_t size)
+{
+    size_t used = 0;
+    out[0] = '\0';
+    const char *authority = strstr(uri, "://") + 3;
+    const char *authority_end = authority + strcspn(authority, "/?");
+    append(out, size, &used, uri, (size_t)(authority - uri));
+    const char *at = NULL;
+    for (const char *c = authority; c < authority_end; c++)
+        if (*c == '@')
+            at = c; /* the last one: a password may hold '@' only encoded, but be safe */
+    const char *colon = at != NULL ? memchr(authority, ':', (size_t)(at - authority)) : NULL;
+    if (colon != NULL) {
+        append(out, size, &used, authority, (size_t)(colon - authority) + 1);
+        append(out, size, &used, "***", 3);
+        append(out, size, &used, at, (size_t)(authority_end - at));
+    } else {
+        append(out, size, &used, authority, (size_t)(authority_end - authority));
+    }
+    const char *rest = authority_end;
+    while (*rest != '\0') {
+        bool is_parameter_start = rest[0] == '?' || rest[0] == '&';
+        if (is_parameter_start && strncmp(rest + 1, "password=", 9) == 0) {
+            append(out, size, &used, rest, 10);
+            append(out, size, &used, "***", 3);
+            rest += 10;
+            rest += strcspn(rest, "&");
+            continue;
+        }
+        append(out, size, &used, rest, 1);
+        rest++;
+    }
+}
+
+/* host=db password='a b' dbname=x: the value of `password` is masked,
+ * quoted or not. */
+static void describe_keyword_value(const char *text, char *out, size_t size)
+{
+    size_t used = 0;
+    out[0] = '\0';
+    while (*text != '\0') {
+        size_t spaces = strspn(text, " \t\n");
+        append(out, size, &used, text, spaces);
+        text += spaces;
+        size_t keyword_length = strcspn(text, " \t\n=");
+        bool is_password = keyword_length == 8 && strncmp(text, "password", 8) == 0;
+        append(out, size, &used, text, keyword_length);
+        text += keyword_length;
+        size_t before_value = strspn(text, " \t\n=");
+        append(out, size, &used, text, before_value);
+        text += before_value;
+        const char *value = text;
+        if (*text == '\'') {
+            for (text++; *text != '\0' && *text != '\''; text++)
+                if (*text == '\\' && text[1] != '\0')
+                    text++;
+            if (*text == '\'')
+                text++;
+        } else {
+            text += strcspn(text, " \t\n");
+        }
+        if (is_password)
+            append(out, size, &used, "***", 3);
+        else
+            append(out, size, &used, value, (size_t)(text - value));
+    }
+}
+
+void store_describe_database(const char *database, char *out, size_t size)
+{
+    assert(out != NULL && size > 0);
+    if (database == NULL)
+        snprintf(out, size, "(none)");
+    else if (starts_with(database, "postgresql://") || starts_with(database, "postgres://"))
+        describe_uri(database, out, size);
+    else if (is_keyword_value(database))
+        describe_keyword_value(database, out, size);
+    else
+        snprintf(out, size, "%s", database);
+}
+
+/* ---- Open and close ---- */
+
+enum gq_code store_open(const struct store_options *options, struct store **out,
+                        struct gq_error *err)
+{
+    assert(options != NULL && out != NULL);
+    *out = NULL;
+    if (options->pool_size < 1 || options->pool_size > 1024)
+        return gq_fail(err, GQ_ERR_INVALID_VALUE, NULL,
+                       "database pool size %u is out of range 1..1024", options->pool_size);
+    struct store *store = calloc(1, sizeof *store);
+    if (store == NULL)
+        return gq_fail(err, GQ_ERR_NO_MEMORY, NULL, "out of memory opening the database");
+    store->ops = backend_for(options->database);
+    enum gq_code code = store->ops->open(options, &store->backend, err);
+    if (code == GQ_OK)
+        code = store_quote_batcher_start(store, store->ops, store->backend, &store->batcher, err);
+    if (code != GQ_OK) {
+        store_close(store);
+        return code;
+    }
+    *out = store;
+    return GQ_OK;
+}
+
+void store_close(struct store *store)
+{
+    if (store == NULL)
+        return;
+    store_quote_batcher_stop(store->batcher); /* writes what is queued */
+    if (store->backend != NULL)
+        store->ops->close(store->backend);
+    free(store);
+}
+
+const char *store_backend_name(const struct store *store)
+{
+    return store->ops->name;
+}
+
+const struct store_backend_ops *store_ops(const struct store *store)
+{
+    return store->ops;
+}
+
+struct store_backend *store_backend(const struct store *store)
+{
+    return store->backend;
+}
+
+const struct store_backend_ops *store_ops_for_database(const char *database)
+{
+    return backend_for(database);
+}
+
+/* ---- Health ---- */
+
+enum gq_code store_check_writable(struct store *store, struct gq_error *err)
+{
+    return store->ops->check_writable(store->backend, err);
+}
+
+enum gq_code store_check_storage(struct store *store, struct gq_error *err)
+{
+    return store->ops->check_storage(store->backend, err);
+}
+
+enum gq_code store_ping(struct store *store)
+{
+    return store->ops->ping(store->backend, NULL) == GQ_OK ? GQ_OK : GQ_ERR_NOT_READY;
+}
+
+/* ---- Catalog changes ---- */
+
+enum gq_code store_price_list_version(struct store *store, int64_t *version, struct gq_error *err)
+{
+    return store->ops->price_list_version(store->backend, version, err);
+}
+
+void store_wait_for_catalog_change(struct store *store, int timeout_ms, int wake_fd)
+{
+    store->ops->wait_for_catalog_change(store->backend, timeout_ms, wake_fd);
+}
+
+/* ---- Quotes ---- */
+
+void store_quote_submit(struct store *store, struct quote_save *save)
+{
+    store_quote_batcher_submit(store->batcher, save);
+}
+
+static enum gq_code report_unknown(const char *id, struct gq_error *err)
+{
+    return gq_fail(err, GQ_ERR_NOT_FOUND, NULL, "no quote '%.64s'", id);
+}
+
+enum gq_code store_quote_get(struct store *store, const char *id, struct stored_quote *out,
+                             struct gq_error *err)
+{
+    assert(store != NULL && id != NULL && out != NULL);
+    bool found = false;
+    enum gq_code code = store->ops->get_quote(store->backend, id, out, &found, err);
+    if (code == GQ_OK && !found)
+        return report_unknown(id, err);
+    return code;
+}
+
+enum gq_code store_quote_accept(struct store *store, const char *id, int64_t now,
+                                struct stored_quote *out, struct gq_error *err)
+{
+    assert(store != NULL && id != NULL && out != NULL);
+    struct stored_quote quote = {0};
+    enum accept_outcome outcome = ACCEPT_NOT_FOUND;
+    enum gq_code code = store->ops->accept_quote(store->backend, id, now, &quote, &outcome, err);
+    if (code != GQ_OK)
+        return code;
+    char when[CLOCK_RFC3339_SIZE];
+    switch (outcome) {
+    case ACCEPT_DONE:
+        *out = quote;
+        store_events_committed(store); /* its quote.accepted */
+        return GQ_OK;
+    case ACCEPT_NOT_FOUND:
+        return report_unknown(id, err);
+    case ACCEPT_EXPIRED:
+        code = gq_fail_msg(err, GQ_ERR_QUOTE_EXPIRED, NULL, MSG_QUOTE_EXPIRED, MSG_TEXT(quote.id),
+                           MSG_TEXT(clock_format_rfc3339(quote.expires_at, when)));
+        break;
+    case ACCEPT_NOT_OPEN:
+    default:
+        code = gq_fail(err, GQ_ERR_QUOTE_NOT_OPEN, NULL, "quote '%s' is accepted already (at %s)",
+                       quote.id, clock_format_rfc3339(quote.accepted_at, when));
+        break;
+    }
+    stored_quote_clear(&quote);
+    return code;
+}

@@ -1,0 +1,187 @@
+/*
+ * Webhook endpoints and deliveries, the part every backend shares: freeing
+ * what the backends read, and the wrappers of store.h, which give each
+ * audit line its id and time and word a missing row.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "store/backend.h"
+#include "store/store.h"
+
+void store_endpoint_clear(struct stored_endpoint *endpoint)
+{
+    if (endpoint == NULL)
+        return;
+    free(endpoint->url);
+    free(endpoint->description);
+    free(endpoint->events);
+    if (endpoint->secret != NULL) {
+        memset(endpoint->secret, 0, strlen(endpoint->secret));
+        free(endpoint->secret);
+    }
+    memset(endpoint, 0, sizeof *endpoint);
+}
+
+void store_endpoint_list_free(struct endpoint_list *list)
+{
+    if (list == NULL)
+        return;
+    for (size_t i = 0; i < list->count; i++)
+        store_endpoint_clear(&list->items[i]);
+    free(list->items);
+    memset(list, 0, sizeof *list);
+}
+
+static void delivery_clear(struct stored_delivery *delivery)
+{
+    for (size_t i = 0; i < delivery->n_tries; i++)
+        free(delivery->tries[i].error);
+    free(delivery->tries);
+    memset(delivery, 0, sizeof *delivery);
+}
+
+void store_delivery_page_free(struct delivery_page *page)
+{
+    if (page == NULL)
+        return;
+    for (size_t i = 0; i < page->count; i++)
+        delivery_clear(&page->items[i]);
+    free(page->items);
+    memset(page, 0, sizeof *page);
+}
+
+void store_delivery_page_trim(struct delivery_page *page, size_t limit)
+{
+    while (page->count > limit) {
+        delivery_clear(&page->items[--page->count]);
+        page->has_more = true;
+    }
+}
+
+void store_claimed_free(struct claimed_delivery *items, size_t count)
+{
+    for (size_t i = 0; items != NULL && i < count; i++) {
+        free(items[i].url);
+        if (items[i].secret != NULL) {
+            memset(items[i].secret, 0, strlen(items[i].secret));
+            free(items[i].secret);
+        }
+        free(items[i].body);
+    }
+    free(items);
+}
+
+static enum gq_code no_endpoint(const char *id, struct gq_error *err)
+{
+    return gq_fail_msg(err, GQ_ERR_NOT_FOUND, NULL, MSG_NO_ENDPOINT, MSG_TEXT_CUT(id, 40));
+}
+
+enum gq_code store_endpoint_create(struct store *store, const struct stored_endpoint *endpoint,
+                                   const struct audit_entry *audit, struct gq_error *err)
+{
+    struct audit_line line;
+    enum gq_code code = store_audit_line(audit, &line, err);
+    if (code == GQ_OK)
+        code = store_ops(store)->endpoint_insert(store_backend(store), endpoint, &line, err);
+    return code;
+}
+
+enum gq_code store_endpoints_read(struct store *store, const char *id, struct endpoint_list *out,
+                                  struct gq_error *err)
+{
+    memset(out, 0, sizeof *out);
+    enum gq_code code = store_ops(store)->endpoints_read(store_backend(store), id, out, err);
+    if (code != GQ_OK)
+        store_endpoint_list_free(out);
+    return code;
+}
+
+enum gq_code store_endpoint_get(struct store *store, const char *id, struct stored_endpoint *out,
+                                struct gq_error *err)
+{
+    struct endpoint_list list;
+    enum gq_code code = store_endpoints_read(store, id, &list, err);
+    if (code == GQ_OK && list.count == 0)
+        code = no_endpoint(id, err);
+    if (code == GQ_OK) {
+        *out = list.items[0];
+        memset(&list.items[0], 0, sizeof list.items[0]);
+    }
+    store_endpoint_list_free(&list);
+    return code;
+}
+
+enum gq_code store_endpoint_update(struct store *store, const struct stored_endpoint *endpoint,
+                                   const struct audit_entry *audit, struct gq_error *err)
+{
+    struct audit_line line;
+    bool found = false;
+    enum gq_code code = store_audit_line(audit, &line, err);
+    if (code == GQ_OK)
+        code =
+            store_ops(store)->endpoint_update(store_backend(store), endpoint, &line, &found, err);
+    return code == GQ_OK && !found ? no_endpoint(endpoint->id, err) : code;
+}
+
+enum gq_code store_endpoint_delete(struct store *store, const char *id,
+                                   const struct audit_entry *audit, struct gq_error *err)
+{
+    struct audit_line line;
+    bool found = false;
+    enum gq_code code = store_audit_line(audit, &line, err);
+    if (code == GQ_OK)
+        code = store_ops(store)->endpoint_delete(store_backend(store), id, &line, &found, err);
+    return code == GQ_OK && !found ? no_endpoint(id, err) : code;
+}
+
+enum gq_code store_deliveries_read(struct store *store, const char *endpoint_id,
+                                   const char *starting_after, size_t limit,
+                                   struct delivery_page *out, struct gq_error *err)
+{
+    memset(out, 0, sizeof *out);
+    enum gq_code code = store_ops(store)->deliveries_read(store_backend(store), endpoint_id,
+                                                          starting_after, limit, out, err);
+    if (code != GQ_OK) {
+        store_delivery_page_free(out);
+        return code;
+    }
+    store_delivery_page_trim(out, limit);
+    return GQ_OK;
+}
+
+enum gq_code store_delivery_retry(struct store *store, const char *endpoint_id,
+                                  const char *delivery_id, int64_t now_ms,
+                                  const struct audit_entry *audit, struct gq_error *err)
+{
+    struct audit_line line;
+    bool found = false;
+    enum gq_code code = store_audit_line(audit, &line, err);
+    if (code == GQ_OK)
+        code = store_ops(store)->delivery_retry(store_backend(store), endpoint_id, delivery_id,
+                                                now_ms, &line, &found, err);
+    if (code == GQ_OK && !found)
+        code = gq_fail_msg(err, GQ_ERR_NOT_FOUND, NULL, MSG_NO_DELIVERY,
+                           MSG_TEXT_CUT(delivery_id, 40));
+    else if (code == GQ_OK)
+        store_events_committed(store); /* due now: the sender is woken */
+    return code;
+}
+
+enum gq_code store_deliveries_claim(struct store *store, int64_t now_ms, int64_t lease_ms,
+                                    size_t max, struct claimed_delivery **out, size_t *count,
+                                    struct gq_error *err)
+{
+    *out = NULL;
+    *count = 0;
+    return store_ops(store)->deliveries_claim(store_backend(store), now_ms, lease_ms, max, out,
+                                              count, err);
+}
+
+enum gq_code store_delivery_finish(struct store *store, const char *id,
+                                   const struct stored_attempt *attempt, const char *status,
+                                   int64_t next_attempt_at, struct gq_error *err)
+{
+    return store_ops(store)->delivery_finish(store_backend(store), id, attempt, status,
+                                             next_attempt_at, err);
+}

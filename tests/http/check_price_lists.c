@@ -1,0 +1,259 @@
+/*
+ * Price lists through the admin API (issue 16), against the real server:
+ * the whole cycle (a draft, a price changed, the diff, published for a
+ * moment later, the catalog of that moment announced with ?at=, the
+ * server switching at the instant without a signal, earlier quotes
+ * keeping their version), the refusals that change nothing, and the audit
+ * line of each action. Routes' 401/403 are in check_keys.c's table.
+ */
+#include <check.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "support/expect.h"
+#include "support/http.h"
+#include "support/server.h"
+#include "support/suite.h"
+
+#define JSON_TYPE "Content-Type: application/json"
+#define QUOTE                                                                                      \
+    "{\"items\":[{\"sku\":\"v100-16g-x1\",\"billing\":\"on_demand\",\"hours_per_day\":8,"          \
+    "\"days\":90}]}"
+#define PRICE_PATH "/admin/price-lists/2/prices/v100-16g-x1/on_demand"
+
+static struct server server;
+
+static void start(void)
+{
+    memset(&server, 0, sizeof server);
+    server_start(&server, NULL);
+}
+
+static void finish(void)
+{
+    server_finish(&server);
+}
+
+static struct http_response *call(const char *method, const char *path, const char *body)
+{
+    struct http_client *admin = http_client_new(server.port);
+    const char *const headers[] = {JSON_TYPE, NULL};
+    struct http_response *response = http_request(admin, method, path, body ? headers : NULL, body);
+    http_client_free(admin);
+    return response;
+}
+
+static double now_seconds(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* The on-demand price of v100-16g-x1 in a catalog listing. */
+static const char *v100_price(json_t *listing)
+{
+    json_t *skus = json_object_get(listing, "skus");
+    for (size_t i = 0; i < json_array_size(skus); i++) {
+        json_t *sku = json_array_get(skus, i);
+        if (strcmp(json_str(sku, "id"), "v100-16g-x1") == 0)
+            return json_str(sku, "prices.on_demand.amount");
+    }
+    return "<none>";
+}
+
+/* The actions of the audit log, in order, joined by commas. */
+static void audit_actions(char *out, size_t size)
+{
+    struct http_response *audit = call("GET", "/admin/audit", NULL);
+    expect_status(audit, 200);
+    snprintf(out, size, "%s", json_join(audit->json, "data", "action"));
+    http_response_free(audit);
+}
+
+START_TEST(test_cycle_switches_at_the_instant)
+{
+    struct http_response *made = call("POST", "/admin/price-lists", NULL);
+    expect_status(made, 201);
+    ck_assert_int_eq(json_integer_value(json_at(made->json, "version")), 2);
+    expect_str(made->json, "state", "draft");
+    ck_assert_int_eq(json_integer_value(json_at(made->json, "based_on")), 1);
+    ck_assert_str_eq(http_header(made, "Location"), "/admin/price-lists/2");
+    http_response_free(made);
+
+    struct http_response *put = call("PUT", PRICE_PATH, "{\"amount\":\"2.50\"}");
+    expect_status(put, 200);
+    expect_str(put->json, "amount", "2.50");
+    http_response_free(put);
+
+    struct http_response *diff = call("GET", "/admin/price-lists/2/diff", NULL);
+    expect_status(diff, 200);
+    ck_assert_uint_eq(json_array_size(json_at(diff->json, "changes")), 1);
+    expect_str(diff->json, "changes[0].entity", "price");
+    expect_str(diff->json, "changes[0].id", "v100-16g-x1/on_demand");
+    expect_str(diff->json, "changes[0].old", "2.28");
+    expect_str(diff->json, "changes[0].new", "2.50");
+    http_response_free(diff);
+
+    struct http_response *detail = call("GET", "/admin/price-lists/2", NULL);
+    expect_status(detail, 200);
+    ck_assert_str_eq(v100_price(detail->json), "2.50");
+    http_response_free(detail);
+
+    /* A quote before: priced at list 1, 2.28 x 8 x 90 = 1641.60. */
+    struct http_response *before = call("POST", "/quote", QUOTE);
+    expect_status(before, 201);
+    ck_assert_int_eq(json_integer_value(json_at(before->json, "price_list_version")), 1);
+    expect_str(before->json, "total", "1641.60");
+    char quote_path[96];
+    snprintf(quote_path, sizeof quote_path, "/quote/%s", json_str(before->json, "id"));
+    http_response_free(before);
+
+    /* Published for the next second but two. */
+    time_t effective = time(NULL) + 3;
+    char when[32], body[64], at_path[64];
+    strftime(when, sizeof when, "%Y-%m-%dT%H:%M:%SZ", gmtime(&effective));
+    snprintf(body, sizeof body, "{\"effective_at\":\"%s\"}", when);
+    struct http_response *published = call("POST", "/admin/price-lists/2/publish", body);
+    expect_status(published, 200);
+    expect_str(published->json, "state", "scheduled");
+    expect_str(published->json, "effective_at", when);
+    http_response_free(published);
+
+    /* The storefront can announce it. */
+    snprintf(at_path, sizeof at_path, "/catalog?at=%s", when);
+    struct http_response *then = call("GET", at_path, NULL);
+    expect_status(then, 200);
+    ck_assert_int_eq(json_integer_value(json_at(then->json, "price_list_version")), 2);
+    ck_assert_str_eq(v100_price(then->json), "2.50");
+    http_response_free(then);
+    struct http_response *edit = call("PUT", PRICE_PATH, "{\"amount\":\"2.60\"}");
+    expect_error(edit, 409, "price_list_not_draft", NULL);
+    http_response_free(edit);
+
+    /* Served now: list 1, until the instant; then list 2, without a signal. */
+    double switched = 0;
+    while (now_seconds() < (double)effective + 5) {
+        struct http_response *catalog = call("GET", "/catalog", NULL);
+        expect_status(catalog, 200);
+        json_int_t version = json_integer_value(json_at(catalog->json, "price_list_version"));
+        if (version == 2)
+            ck_assert_str_eq(v100_price(catalog->json), "2.50");
+        else
+            ck_assert_msg(now_seconds() < (double)effective + 2.0,
+                          "list 1 still served 2 s after the instant");
+        http_response_free(catalog);
+        if (version == 2) {
+            switched = now_seconds();
+            break;
+        }
+        usleep(20000);
+    }
+    ck_assert_msg(switched >= (double)effective, "switched before the instant");
+    double delay = switched - (double)effective;
+    fprintf(stderr, "check_price_lists: served list 2 %.3f s after its effective_at\n", delay);
+    ck_assert_msg(delay < 2.0, "switched %.3f s late", delay);
+
+    /* The earlier quote keeps its version; a new one has the new price. */
+    struct http_response *kept = call("GET", quote_path, NULL);
+    expect_status(kept, 200);
+    ck_assert_int_eq(json_integer_value(json_at(kept->json, "price_list_version")), 1);
+    expect_str(kept->json, "total", "1641.60");
+    http_response_free(kept);
+    struct http_response *after = call("POST", "/quote", QUOTE);
+    expect_status(after, 201);
+    ck_assert_int_eq(json_integer_value(json_at(after->json, "price_list_version")), 2);
+    expect_str(after->json, "total", "1800.00");
+    http_response_free(after);
+
+    struct http_response *lists = call("GET", "/admin/price-lists", NULL);
+    expect_status(lists, 200);
+    expect_join(lists->json, "data", "state", "active,superseded");
+    http_response_free(lists);
+
+    char actions[512];
+    audit_actions(actions, sizeof actions);
+    /* (The first line is the key the first start made for the tests.) */
+    ck_assert_str_eq(actions, "key.create,price_list.create,price_list.price.put,"
+                              "price_list.publish,price_list.activate");
+}
+END_TEST
+
+START_TEST(test_refusals_change_nothing)
+{
+    struct http_response *made = call("POST", "/admin/price-lists", NULL);
+    expect_status(made, 201);
+    http_response_free(made);
+    static const struct {
+        const char *path, *body, *code, *field;
+        int status;
+    } bad[] = {
+        {PRICE_PATH, "{\"amount\":\"0.00\"}", "price_not_positive", "amount", 422},
+        {PRICE_PATH, "{\"amount\":\"-1.00\"}", "price_not_positive", "amount", 422},
+        {"/admin/price-lists/2/prices/v100-16g-x1/monthly", "{\"amount\":\"1641.61\"}",
+         "price_above_hourly", "prices.monthly", 422},
+        {PRICE_PATH, "{\"amount\":\"2.50\",\"fen\":250}", "unknown_field", "fen", 422},
+        {"/admin/price-lists/2/prices/x9/on_demand", "{\"amount\":\"2.50\"}", "not_found", NULL,
+         404},
+        {"/admin/price-lists/2/prices/v100-16g-x1/weekly", "{\"amount\":\"2.50\"}", "not_found",
+         NULL, 404},
+        {"/admin/price-lists/9/prices/v100-16g-x1/on_demand", "{\"amount\":\"2.50\"}", "not_found",
+         NULL, 404},
+        {"/admin/price-lists/1/prices/v100-16g-x1/on_demand", "{\"amount\":\"2.50\"}",
+         "price_list_not_draft", NULL, 409},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        struct http_response *refused = call("PUT", bad[i].path, bad[i].body);
+        expect_error(refused, bad[i].status, bad[i].code, bad[i].field);
+        http_response_free(refused);
+    }
+    struct http_response *published =
+        call("POST", "/admin/price-lists/2/publish", "{\"effective_at\":\"tomorrow\"}");
+    expect_error(published, 422, "invalid_value", "effective_at");
+    http_response_free(published);
+    struct http_response *at = call("GET", "/catalog?at=2001-01-01T00:00:00Z", NULL);
+    expect_error(at, 404, "not_found", "at");
+    http_response_free(at);
+
+    struct http_response *diff = call("GET", "/admin/price-lists/2/diff", NULL);
+    expect_status(diff, 200);
+    ck_assert_uint_eq(json_array_size(json_at(diff->json, "changes")), 0);
+    http_response_free(diff);
+    char actions[512];
+    audit_actions(actions, sizeof actions);
+    ck_assert_str_eq(actions, "key.create,price_list.create");
+
+    /* Published now: served at once. */
+    struct http_response *put = call("PUT", PRICE_PATH, "{\"amount\":\"2.40\"}");
+    expect_status(put, 200);
+    http_response_free(put);
+    published = call("POST", "/admin/price-lists/2/publish", "{}");
+    expect_status(published, 200);
+    expect_str(published->json, "state", "active");
+    http_response_free(published);
+    struct http_response *catalog = call("GET", "/catalog", NULL);
+    ck_assert_int_eq(json_integer_value(json_at(catalog->json, "price_list_version")), 2);
+    ck_assert_str_eq(v100_price(catalog->json), "2.40");
+    http_response_free(catalog);
+}
+END_TEST
+
+static Suite *make_suite(void)
+{
+    Suite *suite = suite_create("http_price_lists");
+    TCase *lists = tcase_create("price_lists");
+    tcase_add_checked_fixture(lists, start, finish);
+    tcase_add_test(lists, test_cycle_switches_at_the_instant);
+    tcase_add_test(lists, test_refusals_change_nothing);
+    suite_set_timeout(lists, 60);
+    suite_add_tcase(suite, lists);
+    return suite;
+}
+
+int main(void)
+{
+    return suite_main(make_suite());
+}

@@ -1,0 +1,299 @@
+/*
+ * Webhook delivery through the real server and a receiver of the tests'
+ * own (support/receiver.h, which checks each signature with OpenSSL), on
+ * SQLite and (the second pass) PostgreSQL. The retry schedule is made fast
+ * by configuration (webhook_retry_divisor 1000: 5 ms, 300 ms, 1.8 s, ...),
+ * not by skipping code.
+ *
+ * - each event (quote.created, quote.accepted) arrives once with a valid
+ *   signature and webhook-id its event's id; the delivery latency (event
+ *   written, i.e. its request answered, to received) is printed as p50/p99;
+ * - an endpoint answering 500 is retried on the schedule with the same id,
+ *   then succeeds once it answers 200; the deliveries list says so;
+ * - a hanging endpoint does not delay quotes;
+ * - kill -9 of the server while a delivery is in flight: it is delivered
+ *   after the restart, once its lease (2 x webhook_timeout_ms) has run out;
+ * - two replicas on one database, both sending: each event arrives once
+ *   (the duplicates are counted and printed, and must be none).
+ */
+#include <check.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/time.h>
+#include <time.h>
+
+#include "support/expect.h"
+#include "support/http.h"
+#include "support/receiver.h"
+#include "support/server.h"
+#include "support/suite.h"
+#include "support/testdb.h"
+
+#define JSON_TYPE "Content-Type: application/json"
+#define SAVED_QUOTE                                                                                \
+    "{\"items\":[{\"sku\":\"v100-16g-x1\",\"billing\":\"on_demand\",\"hours_per_day\":8,"          \
+    "\"days\":30}]}"
+
+static struct server server;
+static struct receiver *receiver;
+
+static const char *const server_env[] = {
+    "GPUQUOTE_WEBHOOKS_ALLOW_HTTP=true",   "GPUQUOTE_WEBHOOKS_ALLOW_PRIVATE=true",
+    "GPUQUOTE_WEBHOOK_RETRY_DIVISOR=1000", "GPUQUOTE_WEBHOOK_POLL_MS=50",
+    "GPUQUOTE_WEBHOOK_TIMEOUT_MS=1000",    NULL};
+
+static void start(void)
+{
+    memset(&server, 0, sizeof server);
+    struct server_options options = {NULL, server_env, false};
+    server_start(&server, &options);
+    receiver = receiver_start();
+    ck_assert_ptr_nonnull(receiver);
+}
+
+static void finish(void)
+{
+    receiver_stop(receiver);
+    receiver = NULL;
+    server_finish(&server);
+}
+
+static int64_t now_ms(void)
+{
+    struct timeval now;
+    gettimeofday(&now, NULL);
+    return (int64_t)now.tv_sec * 1000 + now.tv_usec / 1000;
+}
+
+static struct http_response *request(const char *method, const char *path, const char *body)
+{
+    struct http_client *client = http_client_new(server.port);
+    const char *const headers[] = {JSON_TYPE, NULL};
+    struct http_response *response =
+        http_request(client, method, path, body ? headers : NULL, body);
+    http_client_free(client);
+    return response;
+}
+
+/* An endpoint of every event type at the receiver; its id into `id`. */
+static void add_endpoint(char *id)
+{
+    char body[256];
+    snprintf(body, sizeof body, "{\"url\":\"http://127.0.0.1:%u/hook\",\"events\":[\"*\"]}",
+             (unsigned)receiver_port(receiver));
+    struct http_response *made = request("POST", "/admin/webhook-endpoints", body);
+    expect_status(made, 201);
+    receiver_set_secret(receiver, json_str(made->json, "secret"));
+    snprintf(id, 40, "%s", json_str(made->json, "id"));
+    http_response_free(made);
+}
+
+/* Saves a quote; its id into `id`; returns when the answer came (ms). */
+static int64_t save_quote(char *id)
+{
+    struct http_response *saved = request("POST", "/quote", SAVED_QUOTE);
+    int64_t at = now_ms();
+    expect_status(saved, 201);
+    snprintf(id, 40, "%s", json_str(saved->json, "id"));
+    http_response_free(saved);
+    return at;
+}
+
+static int compare_ms(const void *a, const void *b)
+{
+    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+#define QUOTES 40
+
+START_TEST(test_each_event_delivered_once_signed)
+{
+    char endpoint[40];
+    add_endpoint(endpoint);
+    static char ids[QUOTES][40];
+    static int64_t written[QUOTES * 2];
+    for (int i = 0; i < QUOTES; i++)
+        written[i] = save_quote(ids[i]);
+    for (int i = 0; i < QUOTES / 4; i++) {
+        char path[2048];
+        snprintf(path, sizeof path, "/quote/%s/accept", ids[i]);
+        struct http_response *accepted = request("POST", path, NULL);
+        written[QUOTES + i] = now_ms();
+        expect_status(accepted, 200);
+        http_response_free(accepted);
+    }
+    size_t events = QUOTES + QUOTES / 4;
+    ck_assert_msg(receiver_wait(receiver, events, suite_wait_ms(15)), "%zu of %zu arrived",
+                  receiver_count(receiver), events);
+    sleep(1); /* nothing more comes */
+    ck_assert_uint_eq(receiver_count(receiver), events);
+    static int64_t latency[QUOTES * 2];
+    size_t n_latency = 0, duplicates = 0;
+    for (size_t i = 0; i < events; i++) {
+        struct received got = receiver_get(receiver, i);
+        ck_assert_msg(got.valid, "delivery %zu (%s) has a bad signature", i, got.id);
+        ck_assert_int_eq(strncmp(got.id, "evt_", 4), 0);
+        for (size_t j = 0; j < i; j++)
+            duplicates += strcmp(receiver_get(receiver, j).id, got.id) == 0;
+        for (int q = 0; q < QUOTES; q++) {
+            if (strcmp(got.object_id, ids[q]) != 0)
+                continue;
+            bool accepted = strcmp(got.type, "quote.accepted") == 0;
+            ck_assert(accepted || strcmp(got.type, "quote.created") == 0);
+            int64_t since = got.at_ms - written[accepted ? QUOTES + q : q];
+            latency[n_latency++] = since > 0 ? since : 0;
+        }
+    }
+    ck_assert_uint_eq(duplicates, 0);
+    ck_assert_uint_eq(n_latency, events);
+    qsort(latency, n_latency, sizeof latency[0], compare_ms);
+    printf("webhooks (%s): %zu events, delivery latency p50 %lld ms, p99 %lld ms\n",
+           testdb_backend(), n_latency, (long long)latency[n_latency / 2],
+           (long long)latency[(n_latency * 99) / 100]);
+}
+END_TEST
+
+START_TEST(test_retries_on_500_with_the_schedule_and_one_id)
+{
+    char endpoint[40], quote[40];
+    add_endpoint(endpoint);
+    receiver_set_mode(receiver, RECEIVER_FAIL);
+    save_quote(quote);
+    /* The first try, then after 5 ms and 300 ms (the schedule / 1000). */
+    ck_assert(receiver_wait(receiver, 3, suite_wait_ms(5)));
+    receiver_set_mode(receiver, RECEIVER_OK);
+    /* The next after 1.8 s: answered 200. */
+    bool fourth = receiver_wait(receiver, 4, suite_wait_ms(6));
+    if (!fourth) {
+        char debug[160];
+        snprintf(debug, sizeof debug, "/admin/webhook-endpoints/%s/deliveries", endpoint);
+        struct http_response *list = request("GET", debug, NULL);
+        fprintf(stderr, "DEBUG %zu %s\n", receiver_count(receiver), list->body);
+        http_response_free(list);
+    }
+    ck_assert(fourth);
+    sleep(1);
+    ck_assert_uint_eq(receiver_count(receiver), 4);
+    struct received first = receiver_get(receiver, 0);
+    int64_t previous = first.at_ms;
+    static const int64_t at_least[] = {0, 5, 300, 1800};
+    for (size_t i = 0; i < 4; i++) {
+        struct received got = receiver_get(receiver, i);
+        ck_assert(got.valid);
+        ck_assert_str_eq(got.id, first.id);
+        ck_assert_int_ge(got.at_ms - previous, at_least[i]);
+        previous = got.at_ms;
+    }
+    char path[160];
+    snprintf(path, sizeof path, "/admin/webhook-endpoints/%s/deliveries", endpoint);
+    struct http_response *deliveries = request("GET", path, NULL);
+    expect_status(deliveries, 200);
+    json_t *delivery = json_array_get(json_object_get(deliveries->json, "data"), 0);
+    expect_str(delivery, "status", "succeeded");
+    ck_assert_int_eq(json_integer_value(json_object_get(delivery, "attempt_count")), 4);
+    ck_assert_str_eq(json_join(delivery, "attempts", "status_code"), "500,500,500,200");
+    http_response_free(deliveries);
+}
+END_TEST
+
+START_TEST(test_a_hanging_endpoint_does_not_delay_quotes)
+{
+    char endpoint[40], quote[40];
+    add_endpoint(endpoint);
+    receiver_set_mode(receiver, RECEIVER_HANG);
+    save_quote(quote);
+    ck_assert(receiver_wait(receiver, 1, suite_wait_ms(5)));
+    int64_t slowest = 0;
+    for (int i = 0; i < 20; i++) {
+        int64_t before = now_ms();
+        save_quote(quote);
+        int64_t took = now_ms() - before;
+        slowest = took > slowest ? took : slowest;
+    }
+    ck_assert_msg(slowest < suite_wait_ms(0.5), "a quote took %lld ms", (long long)slowest);
+}
+END_TEST
+
+START_TEST(test_kill_mid_delivery_delivers_after_restart)
+{
+    char endpoint[40], quote[40];
+    add_endpoint(endpoint);
+    receiver_set_mode(receiver, RECEIVER_HANG);
+    save_quote(quote);
+    ck_assert(receiver_wait(receiver, 1, suite_wait_ms(5))); /* in flight now */
+    ck_assert_int_eq(server_kill(&server), 128 + SIGKILL);
+    receiver_set_mode(receiver, RECEIVER_OK);
+    struct server_options options = {NULL, server_env, false};
+    server_start(&server, &options);
+    /* Its lease (2 s) runs out, and the new process sends it. */
+    ck_assert(receiver_wait(receiver, 2, suite_wait_ms(10)));
+    struct received first = receiver_get(receiver, 0), second = receiver_get(receiver, 1);
+    ck_assert_str_eq(first.id, second.id);
+    ck_assert(second.valid);
+    ck_assert_str_eq(second.object_id, quote);
+}
+END_TEST
+
+#define REPLICA_QUOTES 100
+
+START_TEST(test_two_replicas_deliver_each_event_once)
+{
+    char endpoint[40], quote[40];
+    add_endpoint(endpoint);
+    struct server other = {0};
+    server_prepare(&other);
+    snprintf(other.db_path, sizeof other.db_path, "%s", server.db_path);
+    struct server_options options = {NULL, server_env, false};
+    server_start(&other, &options);
+    struct http_client *clients[2] = {http_client_new(server.port), http_client_new(other.port)};
+    http_client_set_key(clients[1], server.admin_key);
+    const char *const headers[] = {JSON_TYPE, NULL};
+    for (int i = 0; i < REPLICA_QUOTES; i++) {
+        struct http_response *saved =
+            http_request(clients[i % 2], "POST", "/quote", headers, SAVED_QUOTE);
+        expect_status(saved, 201);
+        http_response_free(saved);
+    }
+    ck_assert_msg(receiver_wait(receiver, REPLICA_QUOTES, suite_wait_ms(15)), "%zu of %d",
+                  receiver_count(receiver), REPLICA_QUOTES);
+    sleep(2); /* what a second sender would send twice comes now */
+    size_t count = receiver_count(receiver), duplicates = 0;
+    for (size_t i = 0; i < count; i++) {
+        struct received got = receiver_get(receiver, i);
+        ck_assert(got.valid);
+        for (size_t j = 0; j < i; j++)
+            duplicates += strcmp(receiver_get(receiver, j).id, got.id) == 0;
+    }
+    printf("webhooks (%s): two replicas, %d events, %zu received, %zu duplicates\n",
+           testdb_backend(), REPLICA_QUOTES, count, duplicates);
+    ck_assert_uint_eq(duplicates, 0);
+    ck_assert_uint_eq(count, REPLICA_QUOTES);
+    (void)quote;
+    http_client_free(clients[0]);
+    http_client_free(clients[1]);
+    server_finish(&other);
+}
+END_TEST
+
+static Suite *make_suite(void)
+{
+    Suite *suite = suite_create("http_webhooks");
+    TCase *delivery = tcase_create("delivery");
+    tcase_add_checked_fixture(delivery, start, finish);
+    tcase_add_test(delivery, test_each_event_delivered_once_signed);
+    tcase_add_test(delivery, test_retries_on_500_with_the_schedule_and_one_id);
+    tcase_add_test(delivery, test_a_hanging_endpoint_does_not_delay_quotes);
+    tcase_add_test(delivery, test_kill_mid_delivery_delivers_after_restart);
+    tcase_add_test(delivery, test_two_replicas_deliver_each_event_once);
+    suite_set_timeout(delivery, 40);
+    suite_add_tcase(suite, delivery);
+    return suite;
+}
+
+int main(void)
+{
+    return suite_main(make_suite());
+}

@@ -1,0 +1,935 @@
+/*
+ * The store's conformance suite: one set of tests of the whole store
+ * interface (store.h, and the backend's table of operations where the
+ * interface hands a batch to it), run against every backend. SQLite always;
+ * PostgreSQL on the server named by GPUQUOTE_TEST_POSTGRES, which `make
+ * check` starts (scripts/postgres.sh): without it this program fails,
+ * unless GPUQUOTE_CONFORMANCE=sqlite asks for SQLite alone.
+ *
+ * What a backend must do alike: migrate (and find nothing left to do the
+ * second time), load the seed catalog to the fen, bump the price-list
+ * version on a catalog change and tell it cheaply, load the model shapes
+ * exactly as the core's fixture holds them and reload an edited one, keep a
+ * quote exactly,
+ * replay an idempotency key (also from another store on the same database,
+ * a second replica, at the same moment: one quote per key), accept a quote
+ * once (of two stores accepting at once, one wins), refuse an expired one
+ * and leave it open, fail a refused quote alone in its batch, read a quote
+ * stored as text before compression, and call a damaged row damaged.
+ */
+#include <check.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "core/catalog.h"
+#include "core/fixture_catalog.h"
+#include "store/backend.h"
+#include "store/store.h"
+#include "store_fixture.h"
+#include "support/testdb.h"
+
+enum backend { BACKEND_SQLITE, BACKEND_POSTGRES, BACKEND_COUNT };
+
+static const char *const backend_names[BACKEND_COUNT] = {"sqlite", "postgres"};
+
+/* The backend of the test case being run (each TCase sets it). */
+static enum backend current;
+static char temp_dir[512];
+static char database[TESTDB_URL_SIZE]; /* a path or a URL */
+static char pg_name[TESTDB_NAME_SIZE];
+static struct store *store;
+
+/* ---- Fixture. ---- */
+
+static struct store *open_store(unsigned pool_size)
+{
+    struct store_options options = {database, 2000, pool_size, true, true};
+    struct store *opened = NULL;
+    struct gq_error err;
+    ck_assert_msg(store_open(&options, &opened, &err) == GQ_OK, "%s", err.message);
+    ck_assert_str_eq(store_backend_name(opened), backend_names[current]);
+    return opened;
+}
+
+static void setup(void)
+{
+    make_temp_dir(temp_dir, "conformance");
+    if (current == BACKEND_POSTGRES) {
+        testdb_create(pg_name, database);
+    } else {
+        pg_name[0] = '\0';
+        snprintf(database, sizeof database, "%.400s/test.db", temp_dir);
+    }
+    store = open_store(4);
+    struct gq_error err;
+    ck_assert_msg(store_migrate(store, source_migrations(), NULL, &err) == GQ_OK, "%s",
+                  err.message);
+}
+
+static void teardown(void)
+{
+    store_close(store);
+    store = NULL;
+    testdb_drop(pg_name);
+    remove_temp_dir(temp_dir);
+}
+
+static void setup_sqlite(void)
+{
+    current = BACKEND_SQLITE;
+    setup();
+}
+
+static void setup_postgres(void)
+{
+    current = BACKEND_POSTGRES;
+    setup();
+}
+
+/* ---- Helpers. ---- */
+
+/* A quote as the HTTP layer would hand it over; strings are borrowed. */
+static struct stored_quote make_quote(const char *id, const char *key, int64_t created_at,
+                                      int64_t expires_at)
+{
+    struct stored_quote quote;
+    memset(&quote, 0, sizeof quote);
+    snprintf(quote.id, sizeof quote.id, "%s", id);
+    quote.request_json = (char *)"{\"items\":[{\"sku\":\"v100-16g-x1\"}]}";
+    quote.response_json = (char *)"{\"id\":\"q\",\"status\":\"open\",\"total\":\"1641.60\"}";
+    quote.idempotency_key = (char *)key;
+    quote.price_list_version = 1;
+    quote.created_at = created_at;
+    quote.expires_at = expires_at;
+    return quote;
+}
+
+static void insert_ok(struct store *into, const struct stored_quote *quote)
+{
+    bool replayed = true;
+    struct stored_quote existing;
+    memset(&existing, 0, sizeof existing);
+    struct gq_error err;
+    ck_assert_msg(store_quote_insert(into, quote, &replayed, &existing, &err) == GQ_OK, "%s",
+                  err.message);
+    ck_assert(!replayed);
+}
+
+static long long query_integer(const char *sql, const char *param)
+{
+    return testdb_integer(database, sql, param);
+}
+
+static int64_t now_seconds(void)
+{
+    return (int64_t)time(NULL);
+}
+
+/* ---- Migrations. ---- */
+
+START_TEST(test_migrate_twice_applies_nothing_the_second_time)
+{
+    int applied = -1;
+    struct gq_error err;
+    ck_assert_int_eq(store_migrate(store, source_migrations(), &applied, &err), GQ_OK);
+    ck_assert_int_eq(applied, 0);
+    int pending = -1;
+    char oldest[64];
+    ck_assert_int_eq(
+        store_pending_migrations(store, source_migrations(), &pending, oldest, sizeof oldest, &err),
+        GQ_OK);
+    ck_assert_int_eq(pending, 0);
+    ck_assert_int_ge(query_integer("SELECT count(*) FROM schema_migrations", NULL), 4);
+    ck_assert_int_eq(
+        query_integer("SELECT count(*) FROM schema_migrations WHERE length(checksum) = 64", NULL),
+        query_integer("SELECT count(*) FROM schema_migrations", NULL));
+}
+END_TEST
+
+/* ---- The catalog. ---- */
+
+START_TEST(test_seed_catalog_loads_to_the_fen)
+{
+    struct catalog *catalog = NULL;
+    struct gq_error err;
+    ck_assert_msg(store_load_catalog(store, &catalog, &err) == GQ_OK, "%s", err.message);
+    ck_assert_int_eq(catalog->price_list_version, 1);
+    ck_assert_str_eq(catalog->currency, "CNY");
+    ck_assert_uint_eq(catalog->n_skus, 5);
+    /* Sorted by id, byte order, whatever the database's collation. */
+    const char *ids[] = {"t4-16g-x1", "v100-16g-x1", "v100-16g-x2", "v100-32g-x4", "v100-32g-x8"};
+    for (size_t i = 0; i < 5; i++)
+        ck_assert_str_eq(catalog->skus[i].id, ids[i]);
+    const struct sku *sku = catalog_find_sku(catalog, "v100-16g-x1");
+    ck_assert_ptr_nonnull(sku);
+    ck_assert_int_eq(sku->price[BILLING_ON_DEMAND], 228);
+    ck_assert_int_eq(sku->price[BILLING_MONTHLY], 123100);
+    ck_assert_int_eq(sku->price[BILLING_QUARTERLY], 330500);
+    ck_assert_int_eq(sku->price[BILLING_STUDENT], 150);
+    ck_assert_str_eq(sku->gpu->id, "v100-16g");
+    ck_assert(sku->gpu->fp32_tflops > 15.69 && sku->gpu->fp32_tflops < 15.71);
+    ck_assert(sku->gpu->bf16_tflops == 0.0);
+    const struct sku *t4 = catalog_find_sku(catalog, "t4-16g-x1");
+    ck_assert_int_eq(t4->price[BILLING_QUARTERLY], 1432100);
+    ck_assert_int_eq(catalog->modes[BILLING_STUDENT].segment_mask, SEGMENT_BIT(SEGMENT_STUDENT));
+    ck_assert_int_eq(catalog->modes[BILLING_QUARTERLY].block_hours, 2160);
+    ck_assert_uint_eq(catalog->n_bundles, 2);
+    ck_assert_str_eq(catalog->bundles[0].id, "enterprise-inference-quarterly");
+    ck_assert_int_eq(catalog->bundles[0].price, 5729300);
+    ck_assert_int_eq(catalog->bundles[0].list_price, 8484500);
+    ck_assert_uint_eq(catalog->bundles[0].n_items, 1);
+    ck_assert_int_eq(catalog->bundles[0].items[0].quantity, 4);
+    ck_assert_str_eq(catalog->bundles[0].items[0].sku->id, "t4-16g-x1");
+    ck_assert_uint_eq(catalog->n_rules, 0);
+    catalog_free(catalog);
+}
+END_TEST
+
+START_TEST(test_catalog_change_bumps_the_version)
+{
+    int64_t before = -1, after = -1;
+    struct gq_error err;
+    ck_assert_int_eq(store_price_list_version(store, &before, &err), GQ_OK);
+    ck_assert_int_eq(before, 1);
+    ck_assert_int_eq(testdb_exec(database,
+                                 "UPDATE sku_prices SET amount_fen = 239 WHERE sku_id = ?1 AND "
+                                 "mode_id = 'on_demand'",
+                                 "v100-16g-x1"),
+                     1);
+    ck_assert_int_eq(store_price_list_version(store, &after, &err), GQ_OK);
+    ck_assert_int_gt(after, before);
+    struct catalog *catalog = NULL;
+    ck_assert_int_eq(store_load_catalog(store, &catalog, &err), GQ_OK);
+    ck_assert_int_eq(catalog->price_list_version, after);
+    ck_assert_int_eq(catalog_find_sku(catalog, "v100-16g-x1")->price[BILLING_ON_DEMAND], 239);
+    catalog_free(catalog);
+    /* A rule added, then taken away: each bumps it again. */
+    testdb_exec(database,
+                "INSERT INTO discount_rules (id, name, basis_points) VALUES ('r1', 'ten', 1000)",
+                NULL);
+    int64_t with_rule = -1;
+    ck_assert_int_eq(store_price_list_version(store, &with_rule, &err), GQ_OK);
+    ck_assert_int_gt(with_rule, after);
+    testdb_exec(database, "DELETE FROM discount_rules WHERE id = ?1", "r1");
+    int64_t without = -1;
+    ck_assert_int_eq(store_price_list_version(store, &without, &err), GQ_OK);
+    ck_assert_int_gt(without, with_rule);
+}
+END_TEST
+
+/* Migration 0006's shapes read back as the core's tests know them (the
+ * fixture), in the order the catalog's binary search needs, whatever order
+ * the database returns them in; seeding them kept the price-list version. */
+START_TEST(test_model_shapes_load_as_seeded)
+{
+    struct catalog *catalog = NULL;
+    struct gq_error err;
+    ck_assert_msg(store_load_catalog(store, &catalog, &err) == GQ_OK, "%s", err.message);
+    ck_assert_int_eq(catalog->price_list_version, 1);
+    ck_assert_uint_eq(catalog->n_shapes, FIXTURE_SHAPE_COUNT);
+    for (size_t i = 0; i < FIXTURE_SHAPE_COUNT; i++) {
+        const struct fixture_shape *want = &fixture_shapes[i];
+        const struct model_shape *got = &catalog->shapes[i];
+        ck_assert_str_eq(got->id, want->id);
+        ck_assert_str_eq(got->name, want->name);
+        ck_assert_int_eq(got->layers, want->layers);
+        ck_assert_int_eq(got->hidden, want->hidden);
+        ck_assert_int_eq(got->heads, want->heads);
+        ck_assert_int_eq(got->kv_heads, want->kv_heads);
+        ck_assert_int_eq(got->intermediate, want->intermediate);
+        ck_assert_int_eq(got->vocab, want->vocab);
+        ck_assert_int_eq(got->sliding_window, want->sliding_window);
+        ck_assert_int_eq(got->params, want->params);
+        ck_assert_str_eq(got->source, want->source);
+    }
+    ck_assert_ptr_nonnull(catalog_find_shape(catalog, "qwen2.5-7b"));
+    catalog_free(catalog);
+}
+END_TEST
+
+/* A shape is catalog: an edit bumps the version (every replica reloads)
+ * and the next load has it. */
+START_TEST(test_shape_edit_bumps_the_version)
+{
+    int64_t before = -1, after = -1;
+    struct gq_error err;
+    ck_assert_int_eq(store_price_list_version(store, &before, &err), GQ_OK);
+    ck_assert_int_eq(testdb_exec(database,
+                                 "UPDATE model_shapes SET sliding_window = 8192 WHERE id = ?1",
+                                 "mistral-7b"),
+                     1);
+    ck_assert_int_eq(store_price_list_version(store, &after, &err), GQ_OK);
+    ck_assert_int_gt(after, before);
+    struct catalog *catalog = NULL;
+    ck_assert_int_eq(store_load_catalog(store, &catalog, &err), GQ_OK);
+    ck_assert_int_eq(catalog_find_shape(catalog, "mistral-7b")->sliding_window, 8192);
+    catalog_free(catalog);
+}
+END_TEST
+
+START_TEST(test_quotes_do_not_bump_the_version)
+{
+    struct stored_quote quote = make_quote("q_version", NULL, 100, 200);
+    insert_ok(store, &quote);
+    struct stored_quote out;
+    struct gq_error err;
+    ck_assert_int_eq(store_quote_accept(store, "q_version", 150, &out, &err), GQ_OK);
+    stored_quote_clear(&out);
+    int64_t version = -1;
+    ck_assert_int_eq(store_price_list_version(store, &version, &err), GQ_OK);
+    ck_assert_int_eq(version, 1);
+}
+END_TEST
+
+/* A change made through another connection ends the wait early where the
+ * backend can be told (PostgreSQL's NOTIFY); SQLite's wait lasts its
+ * timeout, and the version it is followed by tells the change. */
+struct delayed_update {
+    long delay_ms;
+};
+
+static void *update_later(void *argument)
+{
+    const struct delayed_update *update = argument;
+    struct timespec pause = {0, update->delay_ms * 1000000L};
+    nanosleep(&pause, NULL);
+    testdb_exec(database,
+                "UPDATE sku_prices SET amount_fen = amount_fen + 1 WHERE sku_id = ?1 AND "
+                "mode_id = 'monthly'",
+                "t4-16g-x1");
+    return NULL;
+}
+
+static long long monotonic_ms(void)
+{
+    struct timespec now;
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    return (long long)now.tv_sec * 1000 + now.tv_nsec / 1000000;
+}
+
+START_TEST(test_wait_ends_on_a_change_or_the_timeout)
+{
+    /* The first wait connects the listener; let it settle. */
+    store_wait_for_catalog_change(store, 50, -1);
+    struct delayed_update update = {300};
+    pthread_t thread;
+    ck_assert_int_eq(pthread_create(&thread, NULL, update_later, &update), 0);
+    long long started = monotonic_ms();
+    store_wait_for_catalog_change(store, 3000, -1);
+    long long waited = monotonic_ms() - started;
+    pthread_join(thread, NULL);
+    if (current == BACKEND_POSTGRES) {
+        ck_assert_msg(waited >= 250 && waited < 1500, "waited %lld ms for a NOTIFY", waited);
+    } else {
+        ck_assert_msg(waited >= 2900, "waited %lld ms of 3000", waited);
+    }
+    int64_t version = -1;
+    struct gq_error err;
+    ck_assert_int_eq(store_price_list_version(store, &version, &err), GQ_OK);
+    ck_assert_int_eq(version, 2);
+}
+END_TEST
+
+/* ---- Quotes. ---- */
+
+START_TEST(test_quote_round_trip)
+{
+    struct stored_quote quote = make_quote("q_round", "key-round", 1000, 2000);
+    quote.price_list_version = 7;
+    insert_ok(store, &quote);
+    struct stored_quote out;
+    struct gq_error err;
+    ck_assert_int_eq(store_quote_get(store, "q_round", &out, &err), GQ_OK);
+    ck_assert_str_eq(out.id, "q_round");
+    ck_assert_str_eq(out.request_json, quote.request_json);
+    ck_assert_str_eq(out.response_json, quote.response_json);
+    ck_assert_str_eq(out.idempotency_key, "key-round");
+    ck_assert_int_eq(out.price_list_version, 7);
+    ck_assert_int_eq(out.created_at, 1000);
+    ck_assert_int_eq(out.expires_at, 2000);
+    ck_assert(!out.accepted);
+    ck_assert_int_eq(out.accepted_at, 0);
+    stored_quote_clear(&out);
+    /* Stored compressed: a block and the JSON's length, no text. */
+    ck_assert_int_eq(query_integer("SELECT response_size FROM quotes WHERE id = ?1", "q_round"),
+                     (long long)strlen(quote.response_json));
+    ck_assert_int_eq(query_integer("SELECT count(*) FROM quotes WHERE id = ?1 AND response_json "
+                                   "IS NULL AND response_lz4 IS NOT NULL",
+                                   "q_round"),
+                     1);
+    ck_assert_int_eq(store_quote_get(store, "q_unknown", &out, &err), GQ_ERR_NOT_FOUND);
+    ck_assert_str_eq(err.message, "no quote 'q_unknown'");
+}
+END_TEST
+
+START_TEST(test_same_key_replays_the_first_quote)
+{
+    struct stored_quote first = make_quote("q_first", "key-1", 100, 200);
+    insert_ok(store, &first);
+    struct stored_quote second = make_quote("q_second", "key-1", 150, 250);
+    bool replayed = false;
+    struct stored_quote existing;
+    memset(&existing, 0, sizeof existing);
+    struct gq_error err;
+    ck_assert_int_eq(store_quote_insert(store, &second, &replayed, &existing, &err), GQ_OK);
+    ck_assert(replayed);
+    ck_assert_str_eq(existing.id, "q_first");
+    ck_assert_int_eq(existing.created_at, 100);
+    stored_quote_clear(&existing);
+    ck_assert_int_eq(query_integer("SELECT count(*) FROM quotes", NULL), 1);
+}
+END_TEST
+
+/* The backend's batch: three saves, the second a duplicate id (which the
+ * database refuses), the third the first one's key. The first is stored,
+ * the second fails alone, the third replays the first. */
+START_TEST(test_a_refused_quote_fails_alone_in_its_batch)
+{
+    struct stored_quote existing = make_quote("q_taken", NULL, 10, 20);
+    insert_ok(store, &existing);
+    struct quote_save saves[3];
+    memset(saves, 0, sizeof saves);
+    saves[0].quote = make_quote("q_one", "key-batch", 100, 200);
+    saves[1].quote = make_quote("q_taken", NULL, 100, 200);
+    saves[2].quote = make_quote("q_three", "key-batch", 100, 200);
+    struct gq_error err;
+    for (int i = 0; i < 3; i++) {
+        ck_assert_int_eq(store_pack_response(&saves[i], &err), GQ_OK);
+        ck_assert_int_eq(store_event_for_save(&saves[i], &err), GQ_OK); /* its quote.created */
+        saves[i].next = i < 2 ? &saves[i + 1] : NULL;
+    }
+    const struct store_backend_ops *ops = store_ops(store);
+    ck_assert_int_eq(ops->save_quotes(store_backend(store), &saves[0]), GQ_OK);
+    ck_assert_int_eq(saves[0].code, GQ_OK);
+    ck_assert(!saves[0].replayed);
+    ck_assert_int_eq(saves[1].code, GQ_ERR_INTERNAL);
+    ck_assert(!saves[1].replayed);
+    ck_assert_int_eq(saves[2].code, GQ_OK);
+    ck_assert(saves[2].replayed);
+    ck_assert_str_eq(saves[2].existing.id, "q_one");
+    stored_quote_clear(&saves[2].existing);
+    for (int i = 0; i < 3; i++) {
+        free(saves[i].packed.block);
+        store_event_clear(saves[i].event);
+        free(saves[i].event);
+    }
+    /* The stored quote's event only: none for the refused one, nor the replay. */
+    ck_assert_int_eq(query_integer("SELECT count(*) FROM events", NULL), 2);
+    ck_assert_int_eq(query_integer("SELECT count(*) FROM quotes", NULL), 2);
+    ck_assert_int_eq(query_integer("SELECT created_at FROM quotes WHERE id = ?1", "q_taken"), 10);
+}
+END_TEST
+
+START_TEST(test_bad_quote_is_refused)
+{
+    struct stored_quote quote = make_quote("", NULL, 1, 2);
+    bool replayed;
+    struct stored_quote existing;
+    struct gq_error err;
+    ck_assert_int_eq(store_quote_insert(store, &quote, &replayed, &existing, &err),
+                     GQ_ERR_INVALID_VALUE);
+    quote = make_quote("q_empty_key", "", 1, 2);
+    ck_assert_int_eq(store_quote_insert(store, &quote, &replayed, &existing, &err),
+                     GQ_ERR_INVALID_VALUE);
+    ck_assert_int_eq(query_integer("SELECT count(*) FROM quotes", NULL), 0);
+}
+END_TEST
+
+START_TEST(test_text_rows_from_before_compression_read_back)
+{
+    testdb_exec(database,
+                "INSERT INTO quotes (id, status, request_json, response_json, price_list_version,"
+                " created_at, expires_at) VALUES (?1, 'open', '{}', '{\"old\":true}', 1, 5, 9)",
+                "q_old");
+    struct stored_quote out;
+    struct gq_error err;
+    ck_assert_int_eq(store_quote_get(store, "q_old", &out, &err), GQ_OK);
+    ck_assert_str_eq(out.response_json, "{\"old\":true}");
+    ck_assert_int_eq(out.expires_at, 9);
+    stored_quote_clear(&out);
+}
+END_TEST
+
+START_TEST(test_damaged_row_is_an_error_naming_the_quote)
+{
+    struct stored_quote quote = make_quote("q_damaged", NULL, 100, 200);
+    insert_ok(store, &quote);
+    testdb_exec(database, "UPDATE quotes SET response_size = response_size + 1 WHERE id = ?1",
+                "q_damaged");
+    struct stored_quote out;
+    struct gq_error err;
+    ck_assert_int_eq(store_quote_get(store, "q_damaged", &out, &err), GQ_ERR_INTERNAL);
+    ck_assert_str_eq(err.message, "quote q_damaged is stored damaged");
+    ck_assert_int_eq(store_quote_accept(store, "q_damaged", 150, &out, &err), GQ_ERR_INTERNAL);
+    ck_assert_int_eq(query_integer("SELECT count(*) FROM quotes WHERE status = 'open'", NULL), 1);
+}
+END_TEST
+
+/* ---- Accept. ---- */
+
+START_TEST(test_accept_once_then_refuse)
+{
+    struct stored_quote quote = make_quote("q_accept", NULL, 100, 200);
+    insert_ok(store, &quote);
+    struct stored_quote out;
+    struct gq_error err;
+    ck_assert_int_eq(store_quote_accept(store, "q_accept", 150, &out, &err), GQ_OK);
+    ck_assert(out.accepted);
+    ck_assert_int_eq(out.accepted_at, 150);
+    stored_quote_clear(&out);
+    ck_assert_int_eq(store_quote_accept(store, "q_accept", 160, &out, &err), GQ_ERR_QUOTE_NOT_OPEN);
+    ck_assert_int_eq(query_integer("SELECT accepted_at FROM quotes WHERE id = ?1", "q_accept"),
+                     150);
+    ck_assert_int_eq(store_quote_accept(store, "q_nobody", 150, &out, &err), GQ_ERR_NOT_FOUND);
+}
+END_TEST
+
+START_TEST(test_accept_expired_is_refused_and_left_open)
+{
+    struct stored_quote quote = make_quote("q_late", NULL, 100, 200);
+    insert_ok(store, &quote);
+    struct stored_quote out;
+    struct gq_error err;
+    ck_assert_int_eq(store_quote_accept(store, "q_late", 200, &out, &err), GQ_ERR_QUOTE_EXPIRED);
+    ck_assert_str_eq(err.message, "quote 'q_late' expired at 1970-01-01T00:03:20Z");
+    ck_assert_int_eq(query_integer("SELECT count(*) FROM quotes WHERE id = ?1 AND status = 'open' "
+                                   "AND accepted_at IS NULL",
+                                   "q_late"),
+                     1);
+}
+END_TEST
+
+/* ---- Two replicas on one database. ---- */
+
+enum { RACES = 16 };
+
+struct replica_work {
+    struct store *store;
+    pthread_barrier_t *start;
+    int index; /* which replica */
+    int outcomes[RACES];
+    char ids[RACES][STORE_QUOTE_ID_SIZE];
+};
+
+/* Each replica saves RACES quotes with the keys race-0.. at the same
+ * moment as the other, under ids of its own. */
+static void *save_same_keys(void *argument)
+{
+    struct replica_work *work = argument;
+    pthread_barrier_wait(work->start);
+    for (int i = 0; i < RACES; i++) {
+        char id[STORE_QUOTE_ID_SIZE], key[32];
+        snprintf(id, sizeof id, "q_r%d_%d", work->index, i);
+        snprintf(key, sizeof key, "race-%d", i);
+        struct stored_quote quote = make_quote(id, key, now_seconds(), now_seconds() + 600);
+        bool replayed = false;
+        struct stored_quote existing;
+        memset(&existing, 0, sizeof existing);
+        struct gq_error err;
+        enum gq_code code = store_quote_insert(work->store, &quote, &replayed, &existing, &err);
+        work->outcomes[i] = code != GQ_OK ? -1 : replayed ? 1 : 0;
+        snprintf(work->ids[i], sizeof work->ids[i], "%s", replayed ? existing.id : id);
+        stored_quote_clear(&existing);
+    }
+    return NULL;
+}
+
+START_TEST(test_two_replicas_one_quote_per_key)
+{
+    struct store *other = open_store(4);
+    pthread_barrier_t start;
+    pthread_barrier_init(&start, NULL, 2);
+    struct replica_work works[2] = {{store, &start, 0, {0}, {{0}}}, {other, &start, 1, {0}, {{0}}}};
+    pthread_t threads[2];
+    for (int r = 0; r < 2; r++)
+        ck_assert_int_eq(pthread_create(&threads[r], NULL, save_same_keys, &works[r]), 0);
+    for (int r = 0; r < 2; r++)
+        pthread_join(threads[r], NULL);
+    pthread_barrier_destroy(&start);
+    for (int i = 0; i < RACES; i++) {
+        /* One stored it, the other replayed it: the same quote to both. */
+        ck_assert_msg(works[0].outcomes[i] >= 0 && works[1].outcomes[i] >= 0,
+                      "key %d failed: %d %d", i, works[0].outcomes[i], works[1].outcomes[i]);
+        ck_assert_int_eq(works[0].outcomes[i] + works[1].outcomes[i], 1);
+        ck_assert_str_eq(works[0].ids[i], works[1].ids[i]);
+    }
+    ck_assert_int_eq(query_integer("SELECT count(*) FROM quotes", NULL), RACES);
+    store_close(other);
+}
+END_TEST
+
+struct accept_work {
+    struct store *store;
+    pthread_barrier_t *start;
+    enum gq_code codes[RACES];
+};
+
+static void *accept_all(void *argument)
+{
+    struct accept_work *work = argument;
+    pthread_barrier_wait(work->start);
+    for (int i = 0; i < RACES; i++) {
+        char id[STORE_QUOTE_ID_SIZE];
+        snprintf(id, sizeof id, "q_a%d", i);
+        struct stored_quote out;
+        struct gq_error err;
+        work->codes[i] = store_quote_accept(work->store, id, now_seconds(), &out, &err);
+        if (work->codes[i] == GQ_OK)
+            stored_quote_clear(&out);
+    }
+    return NULL;
+}
+
+START_TEST(test_two_replicas_accept_once)
+{
+    for (int i = 0; i < RACES; i++) {
+        char id[STORE_QUOTE_ID_SIZE];
+        snprintf(id, sizeof id, "q_a%d", i);
+        struct stored_quote quote = make_quote(id, NULL, now_seconds(), now_seconds() + 600);
+        insert_ok(store, &quote);
+    }
+    struct store *other = open_store(4);
+    pthread_barrier_t start;
+    pthread_barrier_init(&start, NULL, 2);
+    struct accept_work works[2] = {{store, &start, {0}}, {other, &start, {0}}};
+    pthread_t threads[2];
+    for (int r = 0; r < 2; r++)
+        ck_assert_int_eq(pthread_create(&threads[r], NULL, accept_all, &works[r]), 0);
+    for (int r = 0; r < 2; r++)
+        pthread_join(threads[r], NULL);
+    pthread_barrier_destroy(&start);
+    for (int i = 0; i < RACES; i++) {
+        enum gq_code a = works[0].codes[i], b = works[1].codes[i];
+        ck_assert_msg((a == GQ_OK && b == GQ_ERR_QUOTE_NOT_OPEN) ||
+                          (b == GQ_OK && a == GQ_ERR_QUOTE_NOT_OPEN),
+                      "quote %d: %s and %s", i, gq_code_name(a), gq_code_name(b));
+    }
+    ck_assert_int_eq(query_integer("SELECT count(*) FROM quotes WHERE status = 'accepted'", NULL),
+                     RACES);
+    store_close(other);
+}
+END_TEST
+
+/* ---- Health. ---- */
+
+START_TEST(test_health_answers)
+{
+    struct gq_error err;
+    ck_assert_int_eq(store_ping(store), GQ_OK);
+    ck_assert_int_eq(store_check_writable(store, &err), GQ_OK);
+    ck_assert_int_eq(store_check_storage(store, &err), GQ_OK);
+}
+END_TEST
+
+/* ---- Price lists (migration 0008). ---- */
+
+static struct audit_entry test_audit(const char *action)
+{
+    struct audit_entry audit = {.client = "conformance", .action = action};
+    return audit;
+}
+
+static const struct sku *sku_of(const struct catalog *catalog, const char *id)
+{
+    const struct sku *sku = catalog_find_sku(catalog, id);
+    ck_assert_msg(sku != NULL, "no SKU %s", id);
+    return sku;
+}
+
+/* A new draft of the active list; its number. */
+static int64_t new_draft(void)
+{
+    struct audit_entry audit = test_audit("price_list.create");
+    int64_t version = 0;
+    struct gq_error err;
+    ck_assert_msg(store_price_list_create(store, time(NULL), &audit, &version, &err) == GQ_OK, "%s",
+                  err.message);
+    return version;
+}
+
+static enum gq_code set_price(int64_t version, const char *sku, const char *mode, int64_t fen,
+                              struct gq_error *err)
+{
+    json_t *record =
+        json_pack("{s:s, s:s, s:I}", "sku_id", sku, "mode_id", mode, "amount_fen", (json_int_t)fen);
+    struct price_list_edit edit = {PRICE_LIST_PRICE, sku, mode, record, NULL};
+    struct audit_entry audit = test_audit("price_list.edit");
+    enum gq_code code = store_price_list_edit(store, version, &edit, &audit, err);
+    json_decref(record);
+    return code;
+}
+
+/* How many audit lines there are with `action`. */
+static size_t audit_count(const char *action)
+{
+    struct audit_page page;
+    struct gq_error err;
+    ck_assert_int_eq(store_audit_read(store, 0, NULL, 100, &page, &err), GQ_OK);
+    size_t count = 0;
+    for (size_t i = 0; i < page.count; i++)
+        count += strcmp(page.items[i].action, action) == 0;
+    store_audit_page_free(&page);
+    return count;
+}
+
+START_TEST(test_the_seed_is_price_list_1_active)
+{
+    struct price_list_set set;
+    struct gq_error err;
+    ck_assert_int_eq(store_price_lists_read(store, &set, &err), GQ_OK);
+    ck_assert_uint_eq(set.count, 1);
+    ck_assert_int_eq(set.items[0].version, 1);
+    ck_assert_int_eq(set.items[0].state, PRICE_LIST_ACTIVE);
+    ck_assert_int_gt(set.items[0].effective_at, 0);
+    store_price_list_set_free(&set);
+    int64_t version;
+    ck_assert_int_eq(store_price_list_at(store, time(NULL), &version, &err), GQ_OK);
+    ck_assert_int_eq(version, 1);
+    ck_assert_int_eq(store_price_list_at(store, 1000, &version, &err), GQ_ERR_NOT_FOUND);
+}
+END_TEST
+
+/* Draft -> edit -> diff -> publish later -> nothing before the instant ->
+ * active at it, with the catalog tables rewritten and numbered as the list. */
+START_TEST(test_price_list_cycle_switches_at_the_instant)
+{
+    struct gq_error err;
+    int64_t draft = new_draft();
+    ck_assert_int_eq(draft, 2);
+    ck_assert_int_eq(set_price(draft, "v100-16g-x1", "on_demand", 250, &err), GQ_OK);
+
+    json_t *diff = NULL;
+    ck_assert_int_eq(store_price_list_diff(store, draft, &diff, &err), GQ_OK);
+    ck_assert_uint_eq(json_array_size(diff), 1);
+    json_t *change = json_array_get(diff, 0);
+    ck_assert_str_eq(json_string_value(json_object_get(change, "entity")), "price");
+    ck_assert_str_eq(json_string_value(json_object_get(change, "id")), "v100-16g-x1/on_demand");
+    ck_assert_str_eq(json_string_value(json_object_get(change, "field")), "amount");
+    ck_assert_str_eq(json_string_value(json_object_get(change, "old")), "2.28");
+    ck_assert_str_eq(json_string_value(json_object_get(change, "new")), "2.50");
+    json_decref(diff);
+
+    /* The draft's catalog has the new price; the tables still the old. */
+    struct catalog *catalog;
+    ck_assert_int_eq(store_price_list_catalog(store, draft, &catalog, &err), GQ_OK);
+    ck_assert_int_eq(sku_of(catalog, "v100-16g-x1")->price[BILLING_ON_DEMAND], 250);
+    ck_assert_int_eq(catalog->price_list_version, draft);
+    catalog_free(catalog);
+
+    int64_t now = time(NULL), at = now + 100;
+    struct audit_entry audit = test_audit("price_list.publish");
+    bool activated = true;
+    ck_assert_int_eq(store_price_list_publish(store, draft, at, now, &audit, &activated, &err),
+                     GQ_OK);
+    ck_assert(!activated);
+    int64_t due, version, made;
+    ck_assert_int_eq(store_price_list_next_due(store, &due, &err), GQ_OK);
+    ck_assert_int_eq(due, at);
+    ck_assert_int_eq(store_price_list_at(store, at - 1, &version, &err), GQ_OK);
+    ck_assert_int_eq(version, 1);
+    ck_assert_int_eq(store_price_list_at(store, at, &version, &err), GQ_OK);
+    ck_assert_int_eq(version, draft);
+    /* A published list is not edited. */
+    ck_assert_int_eq(set_price(draft, "v100-16g-x1", "on_demand", 260, &err),
+                     GQ_ERR_PRICE_LIST_NOT_DRAFT);
+
+    /* One second early: nothing. */
+    ck_assert_int_eq(store_price_lists_activate_due(store, at - 1, &made, &err), GQ_OK);
+    ck_assert_int_eq(made, 0);
+    ck_assert_int_eq(store_load_catalog(store, &catalog, &err), GQ_OK);
+    ck_assert_int_eq(catalog->price_list_version, 1);
+    ck_assert_int_eq(sku_of(catalog, "v100-16g-x1")->price[BILLING_ON_DEMAND], 228);
+    catalog_free(catalog);
+
+    /* At the instant: active, the tables rewritten, numbered 2. */
+    ck_assert_int_eq(store_price_lists_activate_due(store, at, &made, &err), GQ_OK);
+    ck_assert_int_eq(made, draft);
+    ck_assert_int_eq(store_price_lists_activate_due(store, at, &made, &err), GQ_OK);
+    ck_assert_int_eq(made, 0); /* once */
+    ck_assert_int_eq(store_price_list_version(store, &version, &err), GQ_OK);
+    ck_assert_int_eq(version, draft);
+    ck_assert_int_eq(store_load_catalog(store, &catalog, &err), GQ_OK);
+    ck_assert_int_eq(catalog->price_list_version, draft);
+    ck_assert_int_eq(sku_of(catalog, "v100-16g-x1")->price[BILLING_ON_DEMAND], 250);
+    ck_assert_int_eq(sku_of(catalog, "v100-16g-x1")->price[BILLING_MONTHLY], 123100);
+    ck_assert_uint_eq(catalog->n_skus, 5);
+    ck_assert_uint_eq(catalog->n_bundles, 2);
+    ck_assert_ptr_nonnull(sku_of(catalog, "v100-16g-x1")->host); /* hosts kept */
+    ck_assert_str_eq(sku_of(catalog, "t4-16g-x1")->text[GQ_LANG_ZH_CN].name, "T4 16GB 单卡");
+    catalog_free(catalog);
+
+    struct price_list_set set;
+    ck_assert_int_eq(store_price_lists_read(store, &set, &err), GQ_OK);
+    ck_assert_uint_eq(set.count, 2);
+    ck_assert_int_eq(set.items[0].state, PRICE_LIST_ACTIVE);
+    ck_assert_int_eq(set.items[1].state, PRICE_LIST_SUPERSEDED);
+    ck_assert_int_eq(set.items[1].superseded_at, at);
+    store_price_list_set_free(&set);
+    /* List 1 keeps its content: its catalog is the seed's. */
+    ck_assert_int_eq(store_price_list_catalog(store, 1, &catalog, &err), GQ_OK);
+    ck_assert_int_eq(sku_of(catalog, "v100-16g-x1")->price[BILLING_ON_DEMAND], 228);
+    catalog_free(catalog);
+
+    ck_assert_uint_eq(audit_count("price_list.create"), 1);
+    ck_assert_uint_eq(audit_count("price_list.edit"), 1);
+    ck_assert_uint_eq(audit_count("price_list.publish"), 1);
+    ck_assert_uint_eq(audit_count("price_list.activate"), 1);
+}
+END_TEST
+
+/* Each refusal changes nothing: no diff, no audit line. */
+START_TEST(test_price_list_refusals_change_nothing)
+{
+    struct gq_error err;
+    int64_t draft = new_draft();
+    /* 720 x 2.28 = 1641.60: one fen more is refused. */
+    ck_assert_int_eq(set_price(draft, "v100-16g-x1", "monthly", 164161, &err),
+                     GQ_ERR_PRICE_ABOVE_HOURLY);
+    ck_assert_str_eq(err.field, "prices.monthly");
+    ck_assert_int_eq(set_price(draft, "v100-16g-x1", "monthly", 164160, &err), GQ_OK);
+    ck_assert_int_eq(set_price(draft, "v100-16g-x1", "monthly", 123100, &err), GQ_OK);
+    ck_assert_int_eq(set_price(draft, "no-such-sku", "monthly", 100, &err), GQ_ERR_NOT_FOUND);
+
+    json_t *bundle = json_pack("{s:s, s:s, s:s, s:i, s:i, s:n, s:n, s:n}", "id", "b1", "name", "B",
+                               "description", "", "list_price_fen", 200000, "price_fen", 100000,
+                               "segment", "valid_from", "valid_until");
+    json_t *children = json_pack("{s:[{s:s, s:i, s:i}]}", "bundle_items", "sku_id", "x9",
+                                 "quantity", 1, "hours", 10);
+    struct price_list_edit edit = {PRICE_LIST_BUNDLE, "b1", NULL, bundle, children};
+    struct audit_entry audit = test_audit("price_list.edit");
+    ck_assert_int_eq(store_price_list_edit(store, draft, &edit, &audit, &err), GQ_ERR_UNKNOWN_SKU);
+    ck_assert_str_eq(err.field, "contents[0].sku");
+    json_decref(bundle);
+    json_decref(children);
+
+    json_t *rule = json_pack("{s:s, s:s, s:n, s:n, s:n, s:i, s:i, s:n, s:i, s:i, s:i, s:i}", "id",
+                             "r1", "name", "R", "segment", "billing", "sku_id", "min_quantity", 1,
+                             "basis_points", 500, "fixed_amount_fen", "valid_from", 2000000000,
+                             "valid_until", 1900000000, "priority", 0, "stackable", 0);
+    struct price_list_edit rule_edit = {PRICE_LIST_DISCOUNT_RULE, "r1", NULL, rule, NULL};
+    enum gq_code code = store_price_list_edit(store, draft, &rule_edit, &audit, &err);
+    ck_assert_msg(code == GQ_ERR_INVALID_VALIDITY, "%d %s", code, err.message);
+    json_decref(rule);
+
+    /* A SKU in a bundle is not deleted; a GPU model a SKU uses neither. */
+    struct price_list_edit delete_sku = {PRICE_LIST_SKU, "v100-16g-x1", NULL, NULL, NULL};
+    ck_assert_int_eq(store_price_list_edit(store, draft, &delete_sku, &audit, &err),
+                     GQ_ERR_INVALID_VALUE);
+    struct price_list_edit delete_model = {PRICE_LIST_GPU_MODEL, "t4-16g", NULL, NULL, NULL};
+    ck_assert_int_eq(store_price_list_edit(store, draft, &delete_model, &audit, &err),
+                     GQ_ERR_INVALID_VALUE);
+
+    json_t *diff = NULL;
+    ck_assert_int_eq(store_price_list_diff(store, draft, &diff, &err), GQ_OK);
+    ck_assert_uint_eq(json_array_size(diff), 0); /* 1231.00 -> 1641.60 -> 1231.00 */
+    json_decref(diff);
+    ck_assert_uint_eq(audit_count("price_list.edit"), 2);
+
+    /* Deleting a SKU no bundle has takes its prices along; published now,
+     * the catalog has four SKUs and says so at once. */
+    struct price_list_edit delete_x8 = {PRICE_LIST_SKU, "v100-32g-x8", NULL, NULL, NULL};
+    ck_assert_int_eq(store_price_list_edit(store, draft, &delete_x8, &audit, &err), GQ_OK);
+    bool activated = false;
+    int64_t now = time(NULL);
+    struct audit_entry publish = test_audit("price_list.publish");
+    ck_assert_int_eq(store_price_list_publish(store, draft, 0, now, &publish, &activated, &err),
+                     GQ_OK);
+    ck_assert(activated);
+    struct catalog *catalog;
+    ck_assert_int_eq(store_load_catalog(store, &catalog, &err), GQ_OK);
+    ck_assert_uint_eq(catalog->n_skus, 4);
+    ck_assert_ptr_null(catalog_find_sku(catalog, "v100-32g-x8"));
+    ck_assert_int_eq(catalog->price_list_version, draft);
+    catalog_free(catalog);
+}
+END_TEST
+
+/* A direct SQL edit (for emergencies) still bumps the version, and never
+ * to a number a draft holds: no two contents share a number. */
+START_TEST(test_a_direct_edit_skips_a_drafts_number)
+{
+    struct gq_error err;
+    int64_t draft = new_draft();
+    ck_assert_int_eq(draft, 2);
+    ck_assert_int_eq(testdb_exec(database,
+                                 "UPDATE sku_prices SET amount_fen = 239 WHERE sku_id = ?1 AND "
+                                 "mode_id = 'on_demand'",
+                                 "v100-16g-x1"),
+                     1);
+    int64_t version = 0;
+    ck_assert_int_eq(store_price_list_version(store, &version, &err), GQ_OK);
+    ck_assert_int_eq(version, 3); /* 2 is the draft's */
+    struct catalog *catalog;
+    ck_assert_int_eq(store_load_catalog(store, &catalog, &err), GQ_OK);
+    ck_assert_int_eq(catalog->price_list_version, 3);
+    ck_assert_int_eq(sku_of(catalog, "v100-16g-x1")->price[BILLING_ON_DEMAND], 239);
+    catalog_free(catalog);
+    ck_assert_int_eq(new_draft(), 4);
+}
+END_TEST
+
+/* ---- The suite. ---- */
+
+static void add_tests(TCase *tcase)
+{
+    tcase_add_test(tcase, test_migrate_twice_applies_nothing_the_second_time);
+    tcase_add_test(tcase, test_seed_catalog_loads_to_the_fen);
+    tcase_add_test(tcase, test_catalog_change_bumps_the_version);
+    tcase_add_test(tcase, test_model_shapes_load_as_seeded);
+    tcase_add_test(tcase, test_shape_edit_bumps_the_version);
+    tcase_add_test(tcase, test_quotes_do_not_bump_the_version);
+    tcase_add_test(tcase, test_wait_ends_on_a_change_or_the_timeout);
+    tcase_add_test(tcase, test_quote_round_trip);
+    tcase_add_test(tcase, test_same_key_replays_the_first_quote);
+    tcase_add_test(tcase, test_a_refused_quote_fails_alone_in_its_batch);
+    tcase_add_test(tcase, test_bad_quote_is_refused);
+    tcase_add_test(tcase, test_text_rows_from_before_compression_read_back);
+    tcase_add_test(tcase, test_damaged_row_is_an_error_naming_the_quote);
+    tcase_add_test(tcase, test_accept_once_then_refuse);
+    tcase_add_test(tcase, test_accept_expired_is_refused_and_left_open);
+    tcase_add_test(tcase, test_two_replicas_one_quote_per_key);
+    tcase_add_test(tcase, test_two_replicas_accept_once);
+    tcase_add_test(tcase, test_health_answers);
+    tcase_add_test(tcase, test_the_seed_is_price_list_1_active);
+    tcase_add_test(tcase, test_price_list_cycle_switches_at_the_instant);
+    tcase_add_test(tcase, test_price_list_refusals_change_nothing);
+    tcase_add_test(tcase, test_a_direct_edit_skips_a_drafts_number);
+    tcase_set_timeout(tcase, 30);
+}
+
+static Suite *conformance_suite(bool with_postgres)
+{
+    Suite *suite = suite_create("store_conformance");
+    TCase *sqlite = tcase_create("sqlite");
+    tcase_add_checked_fixture(sqlite, setup_sqlite, teardown);
+    add_tests(sqlite);
+    suite_add_tcase(suite, sqlite);
+    if (with_postgres) {
+        TCase *postgres = tcase_create("postgres");
+        tcase_add_checked_fixture(postgres, setup_postgres, teardown);
+        add_tests(postgres);
+        suite_add_tcase(suite, postgres);
+    }
+    return suite;
+}
+
+int main(void)
+{
+    const char *url = getenv("GPUQUOTE_TEST_POSTGRES");
+    const char *only = getenv("GPUQUOTE_CONFORMANCE");
+    bool sqlite_only = only != NULL && strcmp(only, "sqlite") == 0;
+    if (!sqlite_only && (url == NULL || url[0] == '\0')) {
+        fprintf(stderr, "check_conformance: GPUQUOTE_TEST_POSTGRES names no PostgreSQL server "
+                        "(make check starts one); GPUQUOTE_CONFORMANCE=sqlite runs SQLite alone\n");
+        return EXIT_FAILURE;
+    }
+    SRunner *runner = srunner_create(conformance_suite(!sqlite_only));
+    srunner_run_all(runner, CK_NORMAL);
+    int failed = srunner_ntests_failed(runner);
+    srunner_free(runner);
+    return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+}
