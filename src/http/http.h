@@ -407,6 +407,18 @@ enum MHD_Result price_lists_handle_get(struct http_request *request);
 enum MHD_Result price_lists_handle_diff(struct http_request *request);
 enum MHD_Result price_lists_handle_put_price(struct http_request *request);
 enum MHD_Result price_lists_handle_delete_price(struct http_request *request);
+enum MHD_Result price_lists_handle_preview(struct http_request *request);
+enum MHD_Result price_lists_handle_put_gpu_model(struct http_request *request);
+enum MHD_Result price_lists_handle_delete_gpu_model(struct http_request *request);
+enum MHD_Result price_lists_handle_put_sku(struct http_request *request);
+enum MHD_Result price_lists_handle_delete_sku(struct http_request *request);
+enum MHD_Result price_lists_handle_put_discount_rule(struct http_request *request);
+enum MHD_Result price_lists_handle_delete_discount_rule(struct http_request *request);
+enum MHD_Result price_lists_handle_put_bundle(struct http_request *request);
+enum MHD_Result price_lists_handle_delete_bundle(struct http_request *request);
+/* The path's {version} (1 to 15 digits), and the 404 for one that is not. */
+bool price_lists_read_version(const struct http_request *request, int64_t *version);
+enum MHD_Result price_lists_reply_no_list(struct http_request *request);
 enum MHD_Result price_lists_handle_publish(struct http_request *request);
 
 /* A key as the admin API shows it (no secret, no hash); NULL when memory

@@ -33,8 +33,7 @@ static json_t *render_list(const struct price_list_info *info)
                      time_or_null(info->superseded_at));
 }
 
-/* The path's {version}: 1 to 15 digits. */
-static bool read_version(const struct http_request *request, int64_t *version)
+bool price_lists_read_version(const struct http_request *request, int64_t *version)
 {
     const char *text = request->path_params[0];
     size_t length = strlen(text);
@@ -44,7 +43,7 @@ static bool read_version(const struct http_request *request, int64_t *version)
     return *version > 0;
 }
 
-static enum MHD_Result reply_no_list(struct http_request *request)
+enum MHD_Result price_lists_reply_no_list(struct http_request *request)
 {
     return reply_fail_msg(request, GQ_ERR_NOT_FOUND, NULL, MSG_NO_PRICE_LIST,
                           MSG_TEXT_CUT(request->path_params[0], 40));
@@ -99,8 +98,8 @@ enum MHD_Result price_lists_handle_list(struct http_request *request)
 enum MHD_Result price_lists_handle_get(struct http_request *request)
 {
     int64_t version;
-    if (!read_version(request, &version))
-        return reply_no_list(request);
+    if (!price_lists_read_version(request, &version))
+        return price_lists_reply_no_list(request);
     struct price_list_info info;
     struct catalog *catalog = NULL;
     struct gq_error err;
@@ -127,8 +126,8 @@ enum MHD_Result price_lists_handle_get(struct http_request *request)
 enum MHD_Result price_lists_handle_diff(struct http_request *request)
 {
     int64_t version;
-    if (!read_version(request, &version))
-        return reply_no_list(request);
+    if (!price_lists_read_version(request, &version))
+        return price_lists_reply_no_list(request);
     json_t *diff;
     struct gq_error err;
     if (store_price_list_diff(request->app->store, version, &diff, &err) != GQ_OK)
@@ -161,8 +160,8 @@ static enum gq_code parse_price(json_t *body, gq_money *fen, struct gq_error *er
 static enum MHD_Result edit_price(struct http_request *request, bool remove)
 {
     int64_t version;
-    if (!read_version(request, &version))
-        return reply_no_list(request);
+    if (!price_lists_read_version(request, &version))
+        return price_lists_reply_no_list(request);
     const char *sku = request->path_params[1], *mode_text = request->path_params[2];
     enum billing_mode mode;
     if (!billing_mode_parse(mode_text, &mode))
@@ -206,8 +205,8 @@ enum MHD_Result price_lists_handle_delete_price(struct http_request *request)
 enum MHD_Result price_lists_handle_publish(struct http_request *request)
 {
     int64_t version;
-    if (!read_version(request, &version))
-        return reply_no_list(request);
+    if (!price_lists_read_version(request, &version))
+        return price_lists_reply_no_list(request);
     int64_t now = clock_now_seconds(), effective_at = now;
     struct gq_error err;
     if (request->json != NULL) {

@@ -326,6 +326,10 @@ struct store_backend_ops {
     enum gq_code (*accept_quote)(struct store_backend *backend, const char *id, int64_t now,
                                  struct stored_quote *out, enum accept_outcome *outcome,
                                  struct gq_error *err);
+    /* The request bodies of the `limit` newest quotes, newest first, into
+     * a new JSON array of strings. */
+    enum gq_code (*recent_requests)(struct store_backend *backend, int limit, json_t **out,
+                                    struct gq_error *err);
 
     /* API keys and the audit log (store.h says what each does). A write
      * and its audit line share one transaction; the audit line's id and

@@ -277,6 +277,14 @@ enum gq_code store_quote_get(struct store *store, const char *id, struct stored_
     return code;
 }
 
+enum gq_code store_quotes_recent_requests(struct store *store, int limit, json_t **out,
+                                          struct gq_error *err)
+{
+    assert(store != NULL && out != NULL && limit >= 1 && limit <= 100);
+    *out = NULL;
+    return store->ops->recent_requests(store->backend, limit, out, err);
+}
+
 enum gq_code store_quote_accept(struct store *store, const char *id, int64_t now,
                                 struct stored_quote *out, struct gq_error *err)
 {

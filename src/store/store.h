@@ -194,6 +194,12 @@ enum gq_code store_quote_get(struct store *store, const char *id, struct stored_
 enum gq_code store_quote_accept(struct store *store, const char *id, int64_t now,
                                 struct stored_quote *out, struct gq_error *err);
 
+/* The request bodies of the `limit` (1..100) newest stored quotes, newest
+ * first: a new JSON array of strings (the caller decrefs). What a price
+ * list's preview prices again. */
+enum gq_code store_quotes_recent_requests(struct store *store, int limit, json_t **out,
+                                          struct gq_error *err);
+
 /* ---- API keys and the audit log (keys.c) ---- */
 
 #define STORE_ID_SIZE 40

@@ -241,6 +241,145 @@ START_TEST(test_refusals_change_nothing)
 }
 END_TEST
 
+/* One call that must answer `status`; its body is freed. */
+static void expect_call(const char *method, const char *path, const char *body, int status,
+                        const char *code, const char *field)
+{
+    struct http_response *response = call(method, path, body);
+    if (code != NULL)
+        expect_error(response, status, code, field);
+    else
+        expect_status(response, status);
+    http_response_free(response);
+}
+
+#define A10_MODEL                                                                                  \
+    "{\"model\":\"A10 24GB\",\"memory_gb\":24,\"memory_type\":\"GDDR6\",\"fp16_tflops\":125,"      \
+    "\"fp32_tflops\":31.2,\"bf16_tflops\":125,\"memory_bandwidth_gbps\":600,\"tdp_watts\":150}"
+#define A10_SKU(monthly)                                                                           \
+    "{\"name\":\"A10 24GB x 1\",\"description\":\"One A10\",\"gpu_model\":\"a10-24g\","            \
+    "\"gpu_count\":1,\"interconnect\":\"pcie\",\"prices\":{\"on_demand\":{\"amount\":\"3.00\"},"   \
+    "\"monthly\":{\"amount\":\"" monthly "\"}},\"translations\":{\"zh-CN\":{\"name\":\"A10 "       \
+    "24GB × 1\"}}}"
+#define A10_QUOTE                                                                                  \
+    "{\"items\":[{\"sku\":\"a10-24g-x1\",\"billing\":\"on_demand\",\"hours_per_day\":8,"           \
+    "\"days\":90}]}"
+
+/* Every entity of a draft through its own route, in the API's shapes,
+ * checked as a whole list; then the draft previewed against the active
+ * list, on given usages and on the newest stored quotes. */
+START_TEST(test_entities_and_preview)
+{
+    expect_call("POST", "/admin/price-lists", NULL, 201, NULL, NULL);
+    const char *base = "/admin/price-lists/2";
+    char path[160];
+
+    /* A SKU whose GPU model the list lacks, then the model, then the SKU. */
+    snprintf(path, sizeof path, "%s/skus/a10-24g-x1", base);
+    expect_call("PUT", path, A10_SKU("1500.00"), 422, "invalid_value", "gpu_model");
+    snprintf(path, sizeof path, "%s/gpu-models/a10-24g", base);
+    expect_call("PUT", path, "{\"model\":\"A10\"}", 422, "missing_field", "memory_gb");
+    expect_call("PUT", path, A10_MODEL, 200, NULL, NULL);
+    snprintf(path, sizeof path, "%s/skus/a10-24g-x1", base);
+    /* 720 h x 3.00 = 2160.00 is the most a month may cost. */
+    expect_call("PUT", path, A10_SKU("2160.01"), 422, "price_above_hourly", "prices.monthly");
+    expect_call("PUT", path, A10_SKU("1500.00"), 200, NULL, NULL);
+
+    struct http_response *detail = call("GET", base, NULL);
+    expect_status(detail, 200);
+    json_t *skus = json_object_get(detail->json, "skus");
+    const char *a10_price = NULL, *a10_gpu = NULL;
+    for (size_t i = 0; i < json_array_size(skus); i++)
+        if (strcmp(json_str(json_array_get(skus, i), "id"), "a10-24g-x1") == 0) {
+            a10_price = json_str(json_array_get(skus, i), "prices.monthly.amount");
+            a10_gpu = json_str(json_array_get(skus, i), "gpu.model");
+        }
+    ck_assert_uint_eq(json_array_size(skus), 6);
+    ck_assert_str_eq(a10_price ? a10_price : "<none>", "1500.00");
+    ck_assert_str_eq(a10_gpu ? a10_gpu : "<none>", "A10 24GB");
+    http_response_free(detail);
+
+    /* A rule that ends before it starts; then one without an end. */
+    snprintf(path, sizeof path, "%s/discount-rules/a10-launch", base);
+    expect_call("PUT", path,
+                "{\"name\":\"A10 launch\",\"sku\":\"a10-24g-x1\",\"basis_points\":1000,"
+                "\"valid_from\":\"2027-01-01T00:00:00Z\",\"valid_until\":\"2026-06-01T00:00:00Z\"}",
+                422, "invalid_validity", "valid_until");
+    expect_call("PUT", path, "{\"name\":\"A10 launch\",\"basis_points\":1000,\"amount_off\":\"1\"}",
+                422, "invalid_value", "basis_points");
+    expect_call("PUT", path,
+                "{\"name\":\"A10 launch\",\"sku\":\"a10-24g-x1\",\"segment\":\"startup\","
+                "\"basis_points\":1000,\"valid_from\":\"2027-01-01T00:00:00Z\"}",
+                200, NULL, NULL);
+
+    /* A bundle of a SKU the list does not have; then of the A10. */
+    snprintf(path, sizeof path, "%s/bundles/a10-month", base);
+    expect_call("PUT", path,
+                "{\"name\":\"A10 month\",\"list_price\":\"2000.00\",\"price\":\"1400.00\","
+                "\"contents\":[{\"sku\":\"x9\",\"quantity\":1,\"hours\":720}]}",
+                422, "unknown_sku", "contents[0].sku");
+    expect_call("PUT", path,
+                "{\"name\":\"A10 month\",\"list_price\":\"2000.00\",\"price\":\"1400.00\","
+                "\"translations\":{\"zh-CN\":{\"name\":\"A10 月卡\"}},"
+                "\"contents\":[{\"sku\":\"a10-24g-x1\",\"quantity\":1,\"hours\":720}]}",
+                200, NULL, NULL);
+
+    /* What is in use is not deleted; what is not, is, once. */
+    snprintf(path, sizeof path, "%s/gpu-models/a10-24g", base);
+    expect_call("DELETE", path, NULL, 422, "invalid_value", NULL);
+    snprintf(path, sizeof path, "%s/skus/a10-24g-x1", base);
+    expect_call("DELETE", path, NULL, 422, "invalid_value", NULL); /* in a10-month */
+    snprintf(path, sizeof path, "%s/bundles/a10-month", base);
+    expect_call("DELETE", path, NULL, 200, NULL, NULL);
+    expect_call("DELETE", path, NULL, 404, "not_found", NULL);
+    expect_call("PUT", PRICE_PATH, "{\"amount\":\"2.50\"}", 200, NULL, NULL);
+
+    struct http_response *diff = call("GET", "/admin/price-lists/2/diff", NULL);
+    expect_status(diff, 200);
+    char entities[512];
+    snprintf(entities, sizeof entities, "%s", json_join(diff->json, "changes", "entity"));
+    ck_assert_msg(strstr(entities, "gpu_model") && strstr(entities, "sku") &&
+                      strstr(entities, "discount_rule") && !strstr(entities, "bundle,") &&
+                      strstr(entities, "price"),
+                  "diff: %s", entities);
+    http_response_free(diff);
+
+    /* Preview: the A10 is not sold today (an error under the active
+     * list), 3.00 x 8 x 90 = 2160.00 under the draft; the V100 at 2.28
+     * today and 2.50 then: 1641.60 -> 1800.00, 158.40 more. */
+    struct http_response *preview =
+        call("POST", "/admin/price-lists/2/preview", "{\"usages\":[" A10_QUOTE "," QUOTE "]}");
+    expect_status(preview, 200);
+    ck_assert_int_eq(json_integer_value(json_at(preview->json, "active_version")), 1);
+    expect_str(preview->json, "samples[0].active.error.code", "unknown_sku");
+    expect_str(preview->json, "samples[0].draft.total", "2160.00");
+    ck_assert(json_is_null(json_at(preview->json, "samples[0].difference")));
+    expect_str(preview->json, "samples[1].active.total", "1641.60");
+    expect_str(preview->json, "samples[1].draft.total", "1800.00");
+    expect_str(preview->json, "samples[1].difference", "158.40");
+    http_response_free(preview);
+
+    /* The newest stored quote, priced again: the one saved last. */
+    expect_call("POST", "/quote", QUOTE, 201, NULL, NULL);
+    preview = call("POST", "/admin/price-lists/2/preview", "{\"recent_quotes\":5}");
+    expect_status(preview, 200);
+    ck_assert_uint_eq(json_array_size(json_at(preview->json, "samples")), 1);
+    expect_str(preview->json, "samples[0].difference", "158.40");
+    http_response_free(preview);
+    expect_call("POST", "/admin/price-lists/2/preview", "{\"usages\":[],\"recent_quotes\":1}", 422,
+                "invalid_value", "usages");
+    expect_call("POST", "/admin/price-lists/2/preview", "{\"recent_quotes\":0}", 422,
+                "out_of_range", "recent_quotes");
+
+    char actions[1024];
+    audit_actions(actions, sizeof actions);
+    ck_assert_str_eq(actions, "key.create,price_list.create,price_list.gpu_model.put,"
+                              "price_list.sku.put,price_list.discount_rule.put,"
+                              "price_list.bundle.put,price_list.bundle.delete,"
+                              "price_list.price.put");
+}
+END_TEST
+
 static Suite *make_suite(void)
 {
     Suite *suite = suite_create("http_price_lists");
@@ -248,6 +387,7 @@ static Suite *make_suite(void)
     tcase_add_checked_fixture(lists, start, finish);
     tcase_add_test(lists, test_cycle_switches_at_the_instant);
     tcase_add_test(lists, test_refusals_change_nothing);
+    tcase_add_test(lists, test_entities_and_preview);
     suite_set_timeout(lists, 60);
     suite_add_tcase(suite, lists);
     return suite;

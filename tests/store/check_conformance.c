@@ -366,6 +366,27 @@ START_TEST(test_quote_round_trip)
 }
 END_TEST
 
+START_TEST(test_recent_requests_newest_first)
+{
+    struct stored_quote old = make_quote("q_old", NULL, 1000, 2000);
+    struct stored_quote mid = make_quote("q_mid", NULL, 1001, 2000);
+    struct stored_quote new = make_quote("q_new", NULL, 1002, 2000);
+    old.request_json = (char *)"{\"n\":1}";
+    mid.request_json = (char *)"{\"n\":2}";
+    new.request_json = (char *)"{\"n\":3}";
+    insert_ok(store, &mid);
+    insert_ok(store, &new);
+    insert_ok(store, &old);
+    json_t *requests = NULL;
+    struct gq_error err;
+    ck_assert_int_eq(store_quotes_recent_requests(store, 2, &requests, &err), GQ_OK);
+    ck_assert_uint_eq(json_array_size(requests), 2);
+    ck_assert_str_eq(json_string_value(json_array_get(requests, 0)), "{\"n\":3}");
+    ck_assert_str_eq(json_string_value(json_array_get(requests, 1)), "{\"n\":2}");
+    json_decref(requests);
+}
+END_TEST
+
 START_TEST(test_same_key_replays_the_first_quote)
 {
     struct stored_quote first = make_quote("q_first", "key-1", 100, 200);
@@ -884,6 +905,7 @@ static void add_tests(TCase *tcase)
     tcase_add_test(tcase, test_quotes_do_not_bump_the_version);
     tcase_add_test(tcase, test_wait_ends_on_a_change_or_the_timeout);
     tcase_add_test(tcase, test_quote_round_trip);
+    tcase_add_test(tcase, test_recent_requests_newest_first);
     tcase_add_test(tcase, test_same_key_replays_the_first_quote);
     tcase_add_test(tcase, test_a_refused_quote_fails_alone_in_its_batch);
     tcase_add_test(tcase, test_bad_quote_is_refused);

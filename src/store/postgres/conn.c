@@ -423,6 +423,7 @@ const struct store_backend_ops postgres_backend_ops = {
     .wait_for_catalog_change = pg_wait_for_catalog_change,
     .save_quotes = pg_save_quotes,
     .get_quote = pg_get_quote,
+    .recent_requests = pg_recent_requests,
     .accept_quote = pg_accept_quote,
     .keys_version = pg_keys_version,
     .keys_read = pg_keys_read,

@@ -441,6 +441,46 @@ enum gq_code pg_get_quote(struct store_backend *backend, const char *id, struct 
     return pg_run(pg_store_of(backend), get_on, &get, err);
 }
 
+/* ---- The newest requests. ---- */
+
+struct recent_context {
+    int limit;
+    json_t *requests;
+};
+
+static enum gq_code recent_on(struct pg_conn *conn, void *context, struct gq_error *err)
+{
+    struct recent_context *recent = context;
+    char limit[16];
+    snprintf(limit, sizeof limit, "%d", recent->limit);
+    const char *values[] = {limit};
+    PGresult *result = PQexecParams(
+        conn->conn, "SELECT request_json FROM quotes ORDER BY created_at DESC, id DESC LIMIT $1", 1,
+        NULL, values, NULL, NULL, 0);
+    enum gq_code code = GQ_OK;
+    if (PQresultStatus(result) != PGRES_TUPLES_OK)
+        code = pg_fail(conn, result, "reading the newest quotes", err);
+    json_decref(recent->requests); /* a retry starts again */
+    recent->requests = code == GQ_OK ? json_array() : NULL;
+    for (int row = 0; code == GQ_OK && row < PQntuples(result); row++)
+        if (json_array_append_new(recent->requests, json_string(PQgetvalue(result, row, 0))) != 0)
+            code = gq_fail(err, GQ_ERR_NO_MEMORY, NULL, "out of memory reading quotes");
+    PQclear(result);
+    return code;
+}
+
+enum gq_code pg_recent_requests(struct store_backend *backend, int limit, json_t **out,
+                                struct gq_error *err)
+{
+    struct recent_context recent = {limit, NULL};
+    enum gq_code code = pg_run(pg_store_of(backend), recent_on, &recent, err);
+    if (code != GQ_OK)
+        json_decref(recent.requests);
+    else
+        *out = recent.requests;
+    return code;
+}
+
 /* ---- Accept. ---- */
 
 struct accept_context {

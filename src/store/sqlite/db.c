@@ -523,6 +523,7 @@ const struct store_backend_ops sqlite_backend_ops = {
     .wait_for_catalog_change = sqlite_wait_for_catalog_change,
     .save_quotes = sqlite_save_quotes,
     .get_quote = sqlite_get_quote,
+    .recent_requests = sqlite_recent_requests,
     .accept_quote = sqlite_accept_quote,
     .keys_version = sqlite_keys_version,
     .keys_read = sqlite_keys_read,

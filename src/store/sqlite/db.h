@@ -164,6 +164,8 @@ enum gq_code sqlite_get_quote(struct store_backend *backend, const char *id,
 enum gq_code sqlite_accept_quote(struct store_backend *backend, const char *id, int64_t now,
                                  struct stored_quote *out, enum accept_outcome *outcome,
                                  struct gq_error *err);
+enum gq_code sqlite_recent_requests(struct store_backend *backend, int limit, json_t **out,
+                                    struct gq_error *err);
 
 /* keys.c */
 enum gq_code sqlite_keys_version(struct store_backend *backend, int64_t *version,

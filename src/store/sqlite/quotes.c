@@ -230,6 +230,37 @@ enum gq_code sqlite_get_quote(struct store_backend *backend, const char *id,
     return code;
 }
 
+/* ---- The newest requests. ---- */
+
+enum gq_code sqlite_recent_requests(struct store_backend *backend, int limit, json_t **out,
+                                    struct gq_error *err)
+{
+    struct sqlite_store *store = sqlite_store_of(backend);
+    struct sqlite_conn *conn = sqlite_db_checkout(store);
+    sqlite3_stmt *stmt = sqlite_db_prepare(
+        conn, "SELECT request_json FROM quotes ORDER BY created_at DESC, id DESC LIMIT ?1", err);
+    enum gq_code code = stmt != NULL ? GQ_OK : err->code;
+    json_t *requests = code == GQ_OK ? json_array() : NULL;
+    if (code == GQ_OK && requests == NULL)
+        code = gq_fail(err, GQ_ERR_NO_MEMORY, NULL, "out of memory reading quotes");
+    int rc = SQLITE_DONE;
+    if (code == GQ_OK)
+        sqlite3_bind_int(stmt, 1, limit);
+    while (code == GQ_OK && (rc = sqlite3_step(stmt)) == SQLITE_ROW)
+        if (json_array_append_new(requests,
+                                  json_string((const char *)sqlite3_column_text(stmt, 0))) != 0)
+            code = gq_fail(err, GQ_ERR_NO_MEMORY, NULL, "out of memory reading quotes");
+    if (code == GQ_OK && rc != SQLITE_DONE)
+        code = sqlite_db_fail(conn, rc, "reading the newest quotes", err);
+    sqlite3_finalize(stmt);
+    sqlite_db_checkin(store, conn);
+    if (code != GQ_OK)
+        json_decref(requests);
+    else
+        *out = requests;
+    return code;
+}
+
 /* ---- Accept. ---- */
 
 /* The quote.accepted event of a quote just accepted, in the transaction. */
