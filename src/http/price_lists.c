@@ -14,25 +14,12 @@
 #include "http/http.h"
 #include "util/clock.h"
 
-static json_t *time_or_null(int64_t unix_seconds)
-{
-    char text[CLOCK_RFC3339_SIZE];
-    return unix_seconds > 0 ? json_string(clock_format_rfc3339(unix_seconds, text)) : json_null();
-}
-
-/* {"object": "price_list", "version", "state", "based_on", "created_at",
- * "effective_at", "published_at", "superseded_at"}. */
 static json_t *render_list(const struct price_list_info *info)
 {
-    return json_pack("{s:s, s:I, s:s, s:o, s:o, s:o, s:o, s:o}", "object", "price_list", "version",
-                     (json_int_t)info->version, "state", price_list_state_name(info->state),
-                     "based_on", info->based_on ? json_integer(info->based_on) : json_null(),
-                     "created_at", time_or_null(info->created_at), "effective_at",
-                     time_or_null(info->effective_at), "published_at",
-                     time_or_null(info->published_at), "superseded_at",
-                     time_or_null(info->superseded_at));
+    return store_price_list_json(info);
 }
 
+/* The path's {version}: 1 to 15 digits. */
 bool price_lists_read_version(const struct http_request *request, int64_t *version)
 {
     const char *text = request->path_params[0];

@@ -261,6 +261,9 @@ struct price_list_write {
     int64_t effective_at;
     const char *document;
     const char *model_ids; /* ACTIVATE: the models written, a JSON array of strings */
+    /* SCHEDULE: price_list.published, appended in the same transaction
+     * when the write applies (the outbox); NULL: none. */
+    const struct store_event *event;
     struct catalog_write_rows rows[CATALOG_WRITE_COUNT];
 };
 

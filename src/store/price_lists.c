@@ -166,6 +166,44 @@ void store_price_list_set_free(struct price_list_set *set)
     set->count = 0;
 }
 
+static json_t *time_or_null(int64_t unix_seconds)
+{
+    char text[CLOCK_RFC3339_SIZE];
+    return unix_seconds > 0 ? json_string(clock_format_rfc3339(unix_seconds, text)) : json_null();
+}
+
+json_t *store_price_list_json(const struct price_list_info *info)
+{
+    return json_pack("{s:s, s:I, s:s, s:o, s:o, s:o, s:o, s:o}", "object", "price_list", "version",
+                     (json_int_t)info->version, "state", price_list_state_name(info->state),
+                     "based_on", info->based_on ? json_integer(info->based_on) : json_null(),
+                     "created_at", time_or_null(info->created_at), "effective_at",
+                     time_or_null(info->effective_at), "published_at",
+                     time_or_null(info->published_at), "superseded_at",
+                     time_or_null(info->superseded_at));
+}
+
+/* price_list.published for draft `info` scheduled at `effective_at`,
+ * published `now`, into *event. */
+static enum gq_code published_event(const struct price_list_info *info, int64_t effective_at,
+                                    int64_t now, struct store_event *event, struct gq_error *err)
+{
+    struct price_list_info published = *info;
+    published.document = NULL;
+    published.state = PRICE_LIST_SCHEDULED;
+    published.effective_at = effective_at;
+    published.published_at = now;
+    json_t *object = store_price_list_json(&published);
+    char *text = object != NULL ? json_dumps(object, JSON_COMPACT | JSON_PRESERVE_ORDER) : NULL;
+    json_decref(object);
+    memset(event, 0, sizeof *event);
+    enum gq_code code = text != NULL
+                            ? store_event_make(STORE_EVENT_PRICE_LIST_PUBLISHED, text, event, err)
+                            : no_memory(err);
+    free(text);
+    return code;
+}
+
 /* ---- The catalog tables as a document. ---- */
 
 struct capture {
@@ -983,17 +1021,24 @@ enum gq_code store_price_list_publish(struct store *store, int64_t version, int6
              "\"%s\"}}",
              clock_format_rfc3339(effective_at, when));
     bool applied = false;
+    struct store_event event = {0};
+    if (code == GQ_OK)
+        code = published_event(&info, effective_at, now, &event, err);
     if (code == GQ_OK) {
         audit->target = target;
         audit->change = change;
         struct price_list_write write = {.kind = PRICE_LIST_WRITE_SCHEDULE,
                                          .version = version,
                                          .now = now,
-                                         .effective_at = effective_at};
+                                         .effective_at = effective_at,
+                                         .event = &event};
         code = write_with_audit(store, &write, audit, &applied, err);
         if (code == GQ_OK && !applied)
             code = not_draft(&info, err);
+        if (code == GQ_OK)
+            store_events_committed(store);
     }
+    store_event_clear(&event);
     if (code == GQ_OK && effective_at <= now)
         code = activate(store, version, now, audit, activated, err);
     audit->target = audit->change = NULL;

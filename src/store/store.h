@@ -522,6 +522,12 @@ struct price_list_set {
 };
 
 void store_price_list_set_free(struct price_list_set *set);
+
+/* The list as the API shows it and price_list.published carries it:
+ * {"object": "price_list", "version", "state", "based_on", "created_at",
+ * "effective_at", "published_at", "superseded_at"} (times in RFC 3339 or
+ * null). A new reference; NULL when memory runs out. */
+json_t *store_price_list_json(const struct price_list_info *info);
 void store_price_list_info_clear(struct price_list_info *info);
 
 /* What an edit of a draft names. */

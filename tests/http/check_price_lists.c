@@ -123,6 +123,16 @@ START_TEST(test_cycle_switches_at_the_instant)
     expect_str(published->json, "effective_at", when);
     http_response_free(published);
 
+    /* Announced to order systems in the publish's transaction, once. */
+    struct http_response *events = call("GET", "/events?type=price_list.published", NULL);
+    expect_status(events, 200);
+    ck_assert_uint_eq(json_array_size(json_at(events->json, "data")), 1);
+    expect_str(events->json, "data[0].type", "price_list.published");
+    ck_assert_int_eq(json_integer_value(json_at(events->json, "data[0].data.object.version")), 2);
+    expect_str(events->json, "data[0].data.object.state", "scheduled");
+    expect_str(events->json, "data[0].data.object.effective_at", when);
+    http_response_free(events);
+
     /* The storefront can announce it. */
     snprintf(at_path, sizeof at_path, "/catalog?at=%s", when);
     struct http_response *then = call("GET", at_path, NULL);

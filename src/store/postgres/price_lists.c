@@ -303,6 +303,8 @@ static enum gq_code write_in_transaction(struct pg_conn *conn, void *context, st
         code = write_list(conn, list->write, list->applied, err);
     if (code == GQ_OK && *list->applied)
         code = pg_audit_append(conn, list->audit, err);
+    if (code == GQ_OK && *list->applied && list->write->event != NULL)
+        code = pg_event_append(conn, list->write->event, err);
     if (code == GQ_OK)
         code = pg_command(conn, "COMMIT", PGRES_COMMAND_OK, "committing a write", err);
     if (code != GQ_OK)

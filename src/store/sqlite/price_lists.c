@@ -300,6 +300,8 @@ enum gq_code sqlite_price_list_write(struct store_backend *backend,
         code = write_list(conn, write, applied, err);
     if (code == GQ_OK && *applied)
         code = sqlite_audit_append(conn, audit, err);
+    if (code == GQ_OK && *applied && write->event != NULL)
+        code = sqlite_event_append(conn, write->event, err);
     if (code == GQ_OK)
         code = sqlite_db_commit(conn, err);
     if (code != GQ_OK)
