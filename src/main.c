@@ -147,8 +147,18 @@ static int serve(struct app *app, int listener, const sigset_t *signals)
         log_error("cannot start the webhook sender");
         return EXIT_FAILURE;
     }
+    struct quote_sweeper *sweeper = quote_sweeper_start(app->store, config);
+    if (sweeper == NULL) {
+        close(listener);
+        webhook_sender_stop(sender);
+        log_stop();
+        catalog_watch_stop(watch);
+        log_error("cannot start the quote sweeper");
+        return EXIT_FAILURE;
+    }
     struct http_server *server = http_server_start(app, listener, &err);
     if (server == NULL) {
+        quote_sweeper_stop(sweeper);
         webhook_sender_stop(sender);
         log_stop();
         catalog_watch_stop(watch);
@@ -160,6 +170,7 @@ static int serve(struct app *app, int listener, const sigset_t *signals)
     if (config->port_file != NULL && !write_port_file(config->port_file, port)) {
         log_error("cannot write the port to %s: %s", config->port_file, strerror(errno));
         http_server_stop(server, (int)config->shutdown_grace_seconds * 1000);
+        quote_sweeper_stop(sweeper);
         webhook_sender_stop(sender);
         log_stop();
         catalog_watch_stop(watch);
@@ -168,6 +179,7 @@ static int serve(struct app *app, int listener, const sigset_t *signals)
     log_info("listening on %s port %u", config->listen, (unsigned)port);
     wait_for_shutdown(app, signals);
     http_server_stop(server, (int)config->shutdown_grace_seconds * 1000);
+    quote_sweeper_stop(sweeper);
     webhook_sender_stop(sender);
     catalog_watch_stop(watch);
     log_stop();

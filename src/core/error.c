@@ -56,6 +56,7 @@ void gq_error_clear(struct gq_error *err)
     err->field[0] = '\0';
     err->message[0] = '\0';
     err->message_zh_cn[0] = '\0';
+    err->state[0] = '\0';
 }
 
 _Static_assert(GQ_LANG_COUNT == 2, "struct gq_error has a message member per language");
@@ -69,6 +70,7 @@ enum gq_code gq_fail_args(struct gq_error *err, enum gq_code code, const char *f
     snprintf(err->field, sizeof err->field, "%s", field ? field : "");
     messages_format(GQ_LANG_EN, id, args, n_args, err->message, sizeof err->message);
     messages_format(GQ_LANG_ZH_CN, id, args, n_args, err->message_zh_cn, sizeof err->message_zh_cn);
+    err->state[0] = '\0';
     return code;
 }
 
@@ -91,5 +93,6 @@ enum gq_code gq_fail(struct gq_error *err, enum gq_code code, const char *field,
     vsnprintf(err->message, sizeof err->message, format, args);
     va_end(args);
     err->message_zh_cn[0] = '\0';
+    err->state[0] = '\0';
     return code;
 }

@@ -68,6 +68,7 @@ struct gq_error {
     char field[96];
     char message[256];
     char message_zh_cn[256]; /* "" when the failure has no message id */
+    char state[16];          /* quote_not_open, quote_expired: the quote's status; else "" */
 };
 
 /* The stable machine name of a code ("unknown_sku"). Never NULL. */

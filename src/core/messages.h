@@ -138,6 +138,7 @@ enum gq_msg {
 
     /* ---- keys, scopes and limits ------------------------------------------- */
     MSG_QUOTE_NOT_OPEN,
+    MSG_QUOTE_CANCELED,
     MSG_KEY_REQUIRED,
     MSG_KEY_FOR_SEGMENT,
     MSG_KEY_INVALID,

@@ -75,6 +75,19 @@ enum gq_code fields_array(json_t *object, const char *key, const char *path, boo
 enum gq_code fields_object(json_t *object, const char *key, const char *path, bool required,
                            json_t **out, struct gq_error *err);
 
+/* An optional string of 1 to `max` bytes. Absent: *out = NULL. */
+enum gq_code fields_text(json_t *object, const char *key, const char *path, size_t max,
+                         const char **out, struct gq_error *err);
+
+/* Optional metadata: an object of at most FIELDS_METADATA_KEYS string
+ * values (keys of 1..40 bytes, values of 0..500). Absent: *out = NULL;
+ * else *out borrows it from `object`. */
+#define FIELDS_METADATA_KEYS 50
+#define FIELDS_METADATA_KEY_BYTES 40
+#define FIELDS_METADATA_VALUE_BYTES 500
+enum gq_code fields_metadata(json_t *object, const char *key, const char *path, json_t **out,
+                             struct gq_error *err);
+
 /* A request body as JSON (body_load.c): any JSON value, repeated keys
  * refused. NULL with `err` set: malformed_json, or out_of_range naming the
  * field of a number too large to hold (RFC 8259 sets no limit on numbers;
@@ -142,12 +155,20 @@ void render_plan_in(struct jsonw *writer, const struct sku *sku, const struct pl
 
 /* ---- POST /quote (quote_body.c) --------------------------------------- */
 
+/* The most bytes of a quote's client_reference_id and of an accept's
+ * reference. */
+#define QUOTE_REFERENCE_MAX 200
+/* The most bytes of a cancel's reason. */
+#define QUOTE_CANCEL_REASON_MAX 500
+
 /* What the request asked for, as plain structs the core takes. */
 struct parsed_quote {
     struct quote_request request;
     struct quote_item_request items[QUOTE_MAX_ITEMS];
     const struct bundle *bundles[QUOTE_MAX_BUNDLES];
     bool save;
+    const char *client_reference_id; /* the order system's own id; NULL: none */
+    json_t *metadata;                /* string -> string; NULL: none */
 };
 
 /* Reads a POST /quote body into `out` (caller-owned), resolving SKUs and

@@ -305,3 +305,58 @@ enum gq_code fields_object(json_t *object, const char *key, const char *path, bo
     *out = value;
     return GQ_OK;
 }
+
+enum gq_code fields_text(json_t *object, const char *key, const char *path, size_t max,
+                         const char **out, struct gq_error *err)
+{
+    enum gq_code code = fields_string(object, key, path, false, out, err);
+    if (code != GQ_OK || *out == NULL)
+        return code;
+    size_t length = strlen(*out);
+    if (length == 0 || length > max) {
+        char field[128];
+        fields_path(field, sizeof field, path, key);
+        return gq_fail_msg(err, GQ_ERR_OUT_OF_RANGE, field, MSG_FIELD_TEXT_LENGTH, MSG_TEXT(field),
+                           MSG_INT(1), MSG_INT((long long)max));
+    }
+    return GQ_OK;
+}
+
+/* Metadata as Stripe keeps it: at most 50 keys of 1 to 40 bytes, each a
+ * string of at most 500 bytes. */
+enum gq_code fields_metadata(json_t *object, const char *key, const char *path, json_t **out,
+                             struct gq_error *err)
+{
+    enum gq_code code = fields_object(object, key, path, false, out, err);
+    if (code != GQ_OK || *out == NULL)
+        return code;
+    char field[128];
+    fields_path(field, sizeof field, path, key);
+    if (json_object_size(*out) > FIELDS_METADATA_KEYS)
+        return gq_fail_msg(err, GQ_ERR_OUT_OF_RANGE, field, MSG_FIELD_ARRAY_MAX, MSG_TEXT(field),
+                           MSG_INT(FIELDS_METADATA_KEYS));
+    const char *name;
+    json_t *value;
+    json_object_foreach(*out, name, value)
+    {
+        size_t length = strlen(name);
+        if (length == 0 || length > FIELDS_METADATA_KEY_BYTES) {
+            char at[192];
+            snprintf(at, sizeof at, "%s.%.40s", field, name);
+            return gq_fail_msg(err, GQ_ERR_OUT_OF_RANGE, field, MSG_FIELD_TEXT_LENGTH,
+                               MSG_TEXT_CUT(at, 100), MSG_INT(1),
+                               MSG_INT(FIELDS_METADATA_KEY_BYTES));
+        }
+        const char *text = NULL;
+        code = fields_string(*out, name, field, true, &text, err);
+        if (code == GQ_OK && strlen(text) > FIELDS_METADATA_VALUE_BYTES) {
+            char at[192];
+            fields_path(at, sizeof at, field, name);
+            code = gq_fail_msg(err, GQ_ERR_OUT_OF_RANGE, at, MSG_FIELD_TEXT_LENGTH, MSG_TEXT(at),
+                               MSG_INT(0), MSG_INT(FIELDS_METADATA_VALUE_BYTES));
+        }
+        if (code != GQ_OK)
+            return code;
+    }
+    return GQ_OK;
+}

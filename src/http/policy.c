@@ -44,7 +44,7 @@ void policy_route(struct http_request *request)
 /* ---- The body's media type. ---- */
 
 /* "application/json", optionally with parameters ("; charset=utf-8"). */
-static bool is_json_content_type(const char *value)
+bool policy_is_json_content_type(const char *value)
 {
     static const char json_type[] = "application/json";
     if (value == NULL)
@@ -112,10 +112,13 @@ static bool charset_is_utf8(const char *content_type)
  * unsupported_media_type saying why. */
 static enum gq_code check_body_media(const struct http_request *request, struct gq_error *err)
 {
+    /* No body is no body, whatever a client that sends none labels it
+     * (curl's empty POST says application/x-www-form-urlencoded); an empty
+     * one labelled JSON is malformed JSON (server.c). */
     if (request->route->body == BODY_OPTIONAL_JSON && request->body_length == 0 &&
-        request->content_type == NULL)
+        !policy_is_json_content_type(request->content_type))
         return GQ_OK;
-    if (!is_json_content_type(request->content_type))
+    if (!policy_is_json_content_type(request->content_type))
         return gq_fail_msg(err, GQ_ERR_UNSUPPORTED_MEDIA_TYPE, NULL, MSG_CONTENT_TYPE_JSON);
     if (request->content_types > 1)
         return gq_fail_msg(err, GQ_ERR_UNSUPPORTED_MEDIA_TYPE, NULL, MSG_CONTENT_TYPE_TWICE);

@@ -68,4 +68,7 @@ bool policy_idempotency_key(const char *sent, char out[IDEMPOTENCY_KEY_MAX + 1])
  * server.c). Returns the new length. */
 size_t policy_unescape(char *text);
 
+/* "application/json", optionally with parameters ("; charset=utf-8"). */
+bool policy_is_json_content_type(const char *value);
+
 #endif

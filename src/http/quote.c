@@ -39,30 +39,19 @@ static const char *stored_language(const json_t *quote)
     return gq_lang_tag(GQ_LANG_EN);
 }
 
-/* The stored text with its status (and acceptance time) as of `now`, in
- * the language it was written in, whatever this request's. */
+/* The stored quote as of now (store_quote_object: its status and
+ * status_transitions brought up to date), in the language it was written
+ * in, whatever this request's. */
 static enum MHD_Result reply_stored(struct http_request *request, const struct stored_quote *stored,
                                     unsigned status, bool replayed)
 {
-    json_t *quote = json_loads(stored->response_json, 0, NULL);
-    if (quote == NULL)
+    char *text = store_quote_object(stored, clock_now_seconds());
+    json_t *quote = text != NULL ? json_loads(text, 0, NULL) : NULL;
+    free(text);
+    if (quote == NULL) /* never the stored status, which may be out of date: a 500 */
         return reply_fail(request, GQ_ERR_INTERNAL, NULL, "stored quote %s is unreadable",
                           stored->id);
     request->content_language = stored_language(quote);
-    bool current =
-        json_object_set_new(quote, "status",
-                            json_string(quote_status(stored->accepted, stored->expires_at,
-                                                     clock_now_seconds()))) == 0;
-    if (current && stored->accepted) {
-        char accepted[CLOCK_RFC3339_SIZE];
-        current = json_object_set_new(
-                      quote, "accepted_at",
-                      json_string(clock_format_rfc3339(stored->accepted_at, accepted))) == 0;
-    }
-    if (!current) { /* never the stored status, which may be out of date: a 500 */
-        json_decref(quote);
-        quote = NULL;
-    }
     struct MHD_Response *response = reply_make_json(request, quote);
     if (response != NULL && replayed)
         MHD_add_response_header(response, "Idempotent-Replayed", "true");
@@ -220,12 +209,52 @@ static void on_saved(struct quote_save *save)
     atomic_fetch_sub(&app->saves_in_flight, 1);
 }
 
+static enum MHD_Result reply_saved(struct http_request *request);
+
+/* True when the quote a key replays is older than the key's life
+ * (idempotency_ttl_seconds, as Stripe's 24 h): the key then makes a new
+ * quote. */
+static bool key_outlived(const struct http_request *request, const struct stored_quote *existing)
+{
+    return existing->created_at + request->app->config->idempotency_ttl_seconds <=
+           clock_now_seconds();
+}
+
+/* The old quote lets go of the key (a rare path: a short write on this
+ * thread), and this request's quote goes to the store again under it. A
+ * replica that took the key meanwhile wins: this one then replays that. */
+static enum MHD_Result resave_under_outlived_key(struct http_request *request,
+                                                 struct quote_save *save)
+{
+    bool released = false;
+    struct gq_error err;
+    if (store_quote_release_key(request->app->store, save->existing.id, save->quote.idempotency_key,
+                                &released, &err) != GQ_OK) {
+        pending_save_free(save);
+        return reply_error(request, &err);
+    }
+    stored_quote_clear(&save->existing);
+    save->replayed = false;
+    save->code = GQ_OK;
+    if (!enter_store(request->app)) {
+        pending_save_free(save);
+        return reply_fail_msg(request, GQ_ERR_RETRY_LATER, NULL, MSG_STOPPING);
+    }
+    request->waiting = save;
+    request->resume = reply_saved;
+    MHD_suspend_connection(request->connection);
+    store_quote_submit(request->app->store, save);
+    return MHD_YES;
+}
+
 /* The call after the resume: answer with what the store did. */
 static enum MHD_Result reply_saved(struct http_request *request)
 {
     struct quote_save *save = request->waiting;
     request->waiting = NULL;
     enum MHD_Result result;
+    if (save->code == GQ_OK && save->replayed && key_outlived(request, &save->existing))
+        return resave_under_outlived_key(request, save);
     if (save->code != GQ_OK) {
         result = reply_error(request, &save->err);
     } else if (save->replayed) {
@@ -358,15 +387,57 @@ enum MHD_Result quote_handle_get(struct http_request *request)
     return result;
 }
 
+/* The accept's body, {"reference", "metadata"} (both optional, or no body
+ * at all), as the JSON text kept with the quote; NULL when there is none. */
+static enum gq_code read_acceptance(json_t *body, char **acceptance, struct gq_error *err)
+{
+    static const char *const allowed[] = {"reference", "metadata", NULL};
+    const char *reference = NULL;
+    json_t *metadata = NULL;
+    *acceptance = NULL;
+    if (body == NULL)
+        return GQ_OK;
+    enum gq_code code = fields_only(body, allowed, "", err);
+    if (code == GQ_OK)
+        code = fields_text(body, "reference", "", QUOTE_REFERENCE_MAX, &reference, err);
+    if (code == GQ_OK)
+        code = fields_metadata(body, "metadata", "", &metadata, err);
+    if (code != GQ_OK)
+        return code;
+    json_t *kept =
+        json_pack("{s:o, s:o}", "reference", reference ? json_string(reference) : json_null(),
+                  "metadata", metadata ? json_incref(metadata) : json_object());
+    *acceptance = kept != NULL ? json_dumps(kept, JSON_COMPACT | JSON_PRESERVE_ORDER) : NULL;
+    json_decref(kept);
+    return *acceptance != NULL ? GQ_OK : gq_fail(err, GQ_ERR_NO_MEMORY, NULL, "out of memory");
+}
+
+/* The cancel's body, {"reason"} (optional, or no body). */
+static enum gq_code read_cancel_reason(json_t *body, const char **reason, struct gq_error *err)
+{
+    static const char *const allowed[] = {"reason", NULL};
+    *reason = NULL;
+    if (body == NULL)
+        return GQ_OK;
+    enum gq_code code = fields_only(body, allowed, "", err);
+    if (code == GQ_OK)
+        code = fields_text(body, "reason", "", QUOTE_CANCEL_REASON_MAX, reason, err);
+    return code;
+}
+
 enum MHD_Result quote_handle_accept(struct http_request *request)
 {
     if (!ids_is_well_formed(QUOTE_ID_PREFIX, request->path_id))
         return reply_unknown_quote(request);
-    struct stored_quote quote = {0};
+    char *acceptance = NULL;
     struct gq_error err;
+    if (read_acceptance(request->json, &acceptance, &err) != GQ_OK)
+        return reply_error(request, &err);
+    struct stored_quote quote = {0};
     enum MHD_Result result;
     enum gq_code code = store_quote_accept(request->app->store, request->path_id,
-                                           clock_now_seconds(), &quote, &err);
+                                           clock_now_seconds(), acceptance, &quote, &err);
+    free(acceptance);
     if (code == GQ_ERR_NOT_FOUND)
         result = reply_unknown_quote(request);
     else if (code != GQ_OK)
@@ -375,6 +446,28 @@ enum MHD_Result quote_handle_accept(struct http_request *request)
         metrics_count_quote(request->app->metrics, METRICS_QUOTE_ACCEPTED);
         result = reply_stored(request, &quote, MHD_HTTP_OK, false);
     }
+    stored_quote_clear(&quote);
+    return result;
+}
+
+enum MHD_Result quote_handle_cancel(struct http_request *request)
+{
+    if (!ids_is_well_formed(QUOTE_ID_PREFIX, request->path_id))
+        return reply_unknown_quote(request);
+    const char *reason = NULL;
+    struct gq_error err;
+    if (read_cancel_reason(request->json, &reason, &err) != GQ_OK)
+        return reply_error(request, &err);
+    struct stored_quote quote = {0};
+    enum MHD_Result result;
+    enum gq_code code = store_quote_cancel(request->app->store, request->path_id,
+                                           clock_now_seconds(), reason, &quote, &err);
+    if (code == GQ_ERR_NOT_FOUND)
+        result = reply_unknown_quote(request);
+    else if (code != GQ_OK)
+        result = reply_error(request, &err);
+    else
+        result = reply_stored(request, &quote, MHD_HTTP_OK, false);
     stored_quote_clear(&quote);
     return result;
 }

@@ -4,6 +4,7 @@
  * quote back to the JSON that is sent and stored.
  */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "http/bodies.h"
@@ -140,7 +141,8 @@ static enum gq_code parse_bundles(json_t *body, const struct catalog *catalog,
 enum gq_code quote_body_parse(json_t *body, const struct catalog *catalog,
                               struct parsed_quote *parsed, struct gq_error *err)
 {
-    static const char *const body_fields[] = {"customer", "items", "bundles", "save", NULL};
+    static const char *const body_fields[] = {
+        "customer", "items", "bundles", "save", "metadata", "client_reference_id", NULL};
     parsed->request = (struct quote_request){.segment = SEGMENT_INDIVIDUAL};
     parsed->save = true;
     enum gq_code code;
@@ -148,7 +150,10 @@ enum gq_code quote_body_parse(json_t *body, const struct catalog *catalog,
         (code = parse_segment(body, &parsed->request.segment, err)) != GQ_OK ||
         (code = parse_items(body, catalog, parsed, err)) != GQ_OK ||
         (code = parse_bundles(body, catalog, parsed, err)) != GQ_OK ||
-        (code = fields_boolean(body, "save", "", false, &parsed->save, err)) != GQ_OK)
+        (code = fields_boolean(body, "save", "", false, &parsed->save, err)) != GQ_OK ||
+        (code = fields_text(body, "client_reference_id", "", QUOTE_REFERENCE_MAX,
+                            &parsed->client_reference_id, err)) != GQ_OK ||
+        (code = fields_metadata(body, "metadata", "", &parsed->metadata, err)) != GQ_OK)
         return code;
     return GQ_OK;
 }
@@ -295,6 +300,35 @@ static void write_header(struct jsonw *w, const struct catalog *catalog,
     jsonw_key_string(w, "language", gq_lang_tag(meta->lang));
 }
 
+static void jsonw_key_raw_literal(struct jsonw *w, const char *key, const char *json)
+{
+    jsonw_key(w, key);
+    jsonw_raw(w, json, strlen(json));
+}
+
+/* "client_reference_id" (or null) and "metadata" ({} when none), as sent. */
+static void write_references(struct jsonw *w, const struct parsed_quote *parsed)
+{
+    jsonw_key(w, "client_reference_id");
+    if (parsed->client_reference_id != NULL)
+        jsonw_string(w, parsed->client_reference_id);
+    else
+        jsonw_null(w);
+    /* Its keys are the client's: jansson escapes them, the writer's keys
+     * are literals it does not. */
+    jsonw_key(w, "metadata");
+    char *metadata = json_object_size(parsed->metadata) > 0
+                         ? json_dumps(parsed->metadata, JSON_COMPACT | JSON_PRESERVE_ORDER)
+                         : NULL;
+    if (metadata != NULL)
+        jsonw_raw(w, metadata, strlen(metadata));
+    else if (json_object_size(parsed->metadata) > 0)
+        w->failed = true; /* out of memory: no quote without its metadata */
+    else
+        jsonw_raw(w, "{}", 2);
+    free(metadata);
+}
+
 char *quote_body_render(const struct catalog *catalog, const struct parsed_quote *parsed,
                         const struct quote_result *result, const struct quote_meta *meta,
                         size_t *length)
@@ -307,6 +341,7 @@ char *quote_body_render(const struct catalog *catalog, const struct parsed_quote
     jsonw_object_begin(&w);
     jsonw_key_string(&w, "segment", segment_id(parsed->request.segment));
     jsonw_object_end(&w);
+    write_references(&w, parsed);
     jsonw_key(&w, "items");
     jsonw_array_begin(&w);
     for (size_t i = 0; i < result->n_items; i++)
@@ -320,6 +355,9 @@ char *quote_body_render(const struct catalog *catalog, const struct parsed_quote
     jsonw_key_money(&w, "subtotal", result->subtotal);
     jsonw_key_money(&w, "discount_total", result->discount_total);
     jsonw_key_money(&w, "total", result->total);
+    if (meta->id != NULL) /* a saved quote's lifecycle, brought up to date when read */
+        jsonw_key_raw_literal(&w, "status_transitions",
+                              "{\"accepted_at\":null,\"canceled_at\":null,\"expired_at\":null}");
     jsonw_object_end(&w);
     return jsonw_finish(&w, length);
 }

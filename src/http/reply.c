@@ -237,6 +237,11 @@ enum MHD_Result reply_error(struct http_request *request, const struct gq_error 
         json_decref(detail); /* no envelope without its field: the 500 below */
         detail = NULL;
     }
+    if (detail != NULL && err->state[0] != '\0' &&
+        json_object_set_new(detail, "state", json_string(err->state)) != 0) {
+        json_decref(detail);
+        detail = NULL;
+    }
     struct MHD_Response *response =
         reply_make_json(request, detail ? json_pack("{s:o}", "error", detail) : NULL);
     unsigned status = reply_status_for(err->code);

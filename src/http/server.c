@@ -375,11 +375,11 @@ static enum MHD_Result receive_body(struct http_request *request, const char *da
 /* Parses the body once for routes that take JSON (its media type passed
  * policy_decide()); replies itself and returns false when the body is not
  * a JSON object. A route whose body is optional takes none too: nothing
- * sent, and no Content-Type. */
+ * sent, under no Content-Type or another than JSON (policy.c). */
 static bool parse_json_body(struct http_request *request, enum MHD_Result *result)
 {
     if (request->route->body == BODY_OPTIONAL_JSON && request->body_length == 0 &&
-        request->content_type == NULL)
+        (request->content_type == NULL || !policy_is_json_content_type(request->content_type)))
         return true;
     if (request->body_length == 0) {
         *result = reply_fail_msg(request, GQ_ERR_MALFORMED_JSON, NULL, MSG_BODY_EMPTY);

@@ -152,12 +152,24 @@ enum gq_code store_pack_response(struct quote_save *save, struct gq_error *err);
  * idempotency key. GQ_ERR_INVALID_VALUE otherwise. */
 enum gq_code store_check_quote(const struct stored_quote *quote, struct gq_error *err);
 
-/* How an accept ended, for the neutral code to word. */
+/* How an accept or a cancel ended, for the neutral code to word. */
 enum accept_outcome {
-    ACCEPT_DONE,      /* accepted now; the quote read back */
+    ACCEPT_DONE,      /* done now; the quote read back */
     ACCEPT_NOT_FOUND, /* no such quote */
-    ACCEPT_EXPIRED,   /* open, but expires_at <= now: left as it is; the quote read back */
-    ACCEPT_NOT_OPEN   /* accepted already: left as it is; the quote read back */
+    ACCEPT_EXPIRED,   /* expires_at <= now: left as it is; the quote read back */
+    ACCEPT_NOT_OPEN   /* accepted or canceled already: left as it is; the quote read back */
+};
+
+/* How an open quote ends by request. */
+enum quote_ending { QUOTE_END_ACCEPT, QUOTE_END_CANCEL };
+
+/* One ending: the quote, when, and what is kept with it (the acceptance's
+ * JSON text, or the cancel's reason; NULL: none). */
+struct quote_end {
+    enum quote_ending ending;
+    const char *id;
+    int64_t now;
+    const char *detail;
 };
 
 /* ---- Keys and audit (keys.c) ---- */
@@ -188,9 +200,10 @@ bool store_scopes_parse(const char *text, unsigned *scopes);
  * by the group commit before the backend writes the batch. */
 enum gq_code store_event_for_save(struct quote_save *save, struct gq_error *err);
 
-/* The quote.accepted event of `quote` just accepted at `now`, into *out
- * (the caller clears it): what a backend's accept appends. */
-enum gq_code store_event_accepted(const struct stored_quote *quote, int64_t now,
+/* The event of type `type` (quote.accepted, quote.canceled,
+ * quote.expired) of `quote` as it is just after that change at `now`, into
+ * *out (the caller clears it): what a backend appends with the change. */
+enum gq_code store_event_of_quote(const char *type, const struct stored_quote *quote, int64_t now,
                                   struct store_event *out, struct gq_error *err);
 
 /* Tells the store's event listener (store_listen_for_events) that events
@@ -323,12 +336,21 @@ struct store_backend_ops {
     /* *found false (and *out untouched) when there is no such quote. */
     enum gq_code (*get_quote)(struct store_backend *backend, const char *id,
                               struct stored_quote *out, bool *found, struct gq_error *err);
-    /* Accepts the quote if it is open and expires after `now`, as one
-     * conditional write; *out holds the quote as it is afterwards, except
-     * for ACCEPT_NOT_FOUND. */
-    enum gq_code (*accept_quote)(struct store_backend *backend, const char *id, int64_t now,
-                                 struct stored_quote *out, enum accept_outcome *outcome,
-                                 struct gq_error *err);
+    /* Accepts or cancels the quote if it is open and expires after
+     * `now`, as one conditional write with its event; *out holds the quote
+     * as it is afterwards, except for ACCEPT_NOT_FOUND. */
+    enum gq_code (*end_quote)(struct store_backend *backend, const struct quote_end *end,
+                              struct stored_quote *out, enum accept_outcome *outcome,
+                              struct gq_error *err);
+    /* store.h: store_quotes_expire, store_quotes_delete_ended,
+     * store_quote_release_key. */
+    enum gq_code (*expire_quotes)(struct store_backend *backend, int64_t now, int limit, int *count,
+                                  struct gq_error *err);
+    enum gq_code (*delete_ended_quotes)(struct store_backend *backend, int64_t ended_before,
+                                        int64_t accepted_before, int limit, int *count,
+                                        struct gq_error *err);
+    enum gq_code (*release_key)(struct store_backend *backend, const char *quote_id,
+                                const char *key, bool *released, struct gq_error *err);
     /* The request bodies of the `limit` newest quotes, newest first, into
      * a new JSON array of strings. */
     enum gq_code (*recent_requests)(struct store_backend *backend, int limit, json_t **out,

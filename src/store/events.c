@@ -81,22 +81,48 @@ enum gq_code store_event_make(const char *type, const char *object, struct store
     return GQ_OK;
 }
 
+/* Sets `key` to the time, or to null when there is none (0). */
+static bool set_time(json_t *object, const char *key, int64_t unix_seconds)
+{
+    char text[CLOCK_RFC3339_SIZE];
+    json_t *value =
+        unix_seconds > 0 ? json_string(clock_format_rfc3339(unix_seconds, text)) : json_null();
+    return json_object_set_new(object, key, value) == 0;
+}
+
+/* The accept's {"reference", "metadata"} as stored, or null. */
+static json_t *acceptance_of(const struct stored_quote *quote)
+{
+    json_t *acceptance = quote->acceptance ? json_loads(quote->acceptance, 0, NULL) : NULL;
+    return acceptance != NULL ? acceptance : json_null();
+}
+
 char *store_quote_object(const struct stored_quote *quote, int64_t now)
 {
     json_t *object = json_loads(quote->response_json, 0, NULL);
-    if (!json_is_object(object)) {
+    json_t *transitions = json_object();
+    if (!json_is_object(object) || transitions == NULL) {
         json_decref(object);
+        json_decref(transitions);
         return NULL;
     }
-    bool whole = json_object_set_new(
-                     object, "status",
-                     json_string(quote_status(quote->accepted, quote->expires_at, now))) == 0;
-    if (whole && quote->accepted) {
-        char accepted[CLOCK_RFC3339_SIZE];
-        whole = json_object_set_new(
-                    object, "accepted_at",
-                    json_string(clock_format_rfc3339(quote->accepted_at, accepted))) == 0;
-    }
+    /* Expired at expires_at, whether the sweeper has marked it yet or not. */
+    const char *status = stored_quote_status(quote, now);
+    int64_t expired_at = strcmp(status, "expired") == 0
+                             ? (quote->expired_at > 0 ? quote->expired_at : quote->expires_at)
+                             : 0;
+    bool whole = set_time(transitions, "accepted_at", quote->accepted_at) &&
+                 set_time(transitions, "canceled_at", quote->canceled_at) &&
+                 set_time(transitions, "expired_at", expired_at) &&
+                 json_object_set_new(object, "status", json_string(status)) == 0 &&
+                 json_object_set_new(object, "status_transitions", transitions) == 0;
+    if (whole && quote->accepted)
+        whole = set_time(object, "accepted_at", quote->accepted_at) &&
+                json_object_set_new(object, "acceptance", acceptance_of(quote)) == 0;
+    if (whole && quote->canceled_at > 0)
+        whole = json_object_set_new(object, "cancellation_reason",
+                                    quote->cancel_reason ? json_string(quote->cancel_reason)
+                                                         : json_null()) == 0;
     char *text = whole ? json_dumps(object, JSON_COMPACT | JSON_PRESERVE_ORDER) : NULL;
     json_decref(object);
     return text;
@@ -118,7 +144,7 @@ enum gq_code store_event_for_save(struct quote_save *save, struct gq_error *err)
     return code;
 }
 
-enum gq_code store_event_accepted(const struct stored_quote *quote, int64_t now,
+enum gq_code store_event_of_quote(const char *type, const struct stored_quote *quote, int64_t now,
                                   struct store_event *out, struct gq_error *err)
 {
     char *object = store_quote_object(quote, now);
@@ -126,7 +152,7 @@ enum gq_code store_event_accepted(const struct stored_quote *quote, int64_t now,
         memset(out, 0, sizeof *out);
         return gq_fail(err, GQ_ERR_INTERNAL, NULL, "stored quote %s is unreadable", quote->id);
     }
-    enum gq_code code = store_event_make(STORE_EVENT_QUOTE_ACCEPTED, object, out, err);
+    enum gq_code code = store_event_make(type, object, out, err);
     free(object);
     return code;
 }

@@ -22,7 +22,20 @@ void stored_quote_clear(struct stored_quote *quote)
     free(quote->request_json);
     free(quote->response_json);
     free(quote->idempotency_key);
+    free(quote->cancel_reason);
+    free(quote->acceptance);
     memset(quote, 0, sizeof *quote);
+}
+
+const char *stored_quote_status(const struct stored_quote *quote, int64_t now)
+{
+    if (quote->accepted)
+        return "accepted";
+    if (quote->canceled_at > 0)
+        return "canceled";
+    if (quote->expired_at > 0 || quote->expires_at <= now)
+        return "expired";
+    return "open";
 }
 
 enum gq_code store_check_quote(const struct stored_quote *quote, struct gq_error *err)

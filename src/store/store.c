@@ -285,33 +285,86 @@ enum gq_code store_quotes_recent_requests(struct store *store, int limit, json_t
     return store->ops->recent_requests(store->backend, limit, out, err);
 }
 
-enum gq_code store_quote_accept(struct store *store, const char *id, int64_t now,
-                                struct stored_quote *out, struct gq_error *err)
+/* Accepts or cancels, and words what stood in the way. */
+static enum gq_code end_quote(struct store *store, const struct quote_end *end,
+                              struct stored_quote *out, struct gq_error *err)
 {
-    assert(store != NULL && id != NULL && out != NULL);
+    assert(store != NULL && end->id != NULL && out != NULL);
     struct stored_quote quote = {0};
     enum accept_outcome outcome = ACCEPT_NOT_FOUND;
-    enum gq_code code = store->ops->accept_quote(store->backend, id, now, &quote, &outcome, err);
+    enum gq_code code = store->ops->end_quote(store->backend, end, &quote, &outcome, err);
     if (code != GQ_OK)
         return code;
     char when[CLOCK_RFC3339_SIZE];
     switch (outcome) {
     case ACCEPT_DONE:
         *out = quote;
-        store_events_committed(store); /* its quote.accepted */
+        store_events_committed(store); /* its quote.accepted or quote.canceled */
         return GQ_OK;
     case ACCEPT_NOT_FOUND:
-        return report_unknown(id, err);
+        return report_unknown(end->id, err);
     case ACCEPT_EXPIRED:
         code = gq_fail_msg(err, GQ_ERR_QUOTE_EXPIRED, NULL, MSG_QUOTE_EXPIRED, MSG_TEXT(quote.id),
                            MSG_TEXT(clock_format_rfc3339(quote.expires_at, when)));
         break;
     case ACCEPT_NOT_OPEN:
     default:
-        code = gq_fail(err, GQ_ERR_QUOTE_NOT_OPEN, NULL, "quote '%s' is accepted already (at %s)",
-                       quote.id, clock_format_rfc3339(quote.accepted_at, when));
+        code = quote.accepted
+                   ? gq_fail_msg(err, GQ_ERR_QUOTE_NOT_OPEN, NULL, MSG_QUOTE_NOT_OPEN,
+                                 MSG_TEXT(quote.id),
+                                 MSG_TEXT(clock_format_rfc3339(quote.accepted_at, when)))
+                   : gq_fail_msg(err, GQ_ERR_QUOTE_NOT_OPEN, NULL, MSG_QUOTE_CANCELED,
+                                 MSG_TEXT(quote.id),
+                                 MSG_TEXT(clock_format_rfc3339(quote.canceled_at, when)));
+        snprintf(err->state, sizeof err->state, "%s", quote.accepted ? "accepted" : "canceled");
         break;
     }
+    if (outcome == ACCEPT_EXPIRED)
+        snprintf(err->state, sizeof err->state, "expired");
     stored_quote_clear(&quote);
     return code;
+}
+
+enum gq_code store_quote_accept(struct store *store, const char *id, int64_t now,
+                                const char *acceptance, struct stored_quote *out,
+                                struct gq_error *err)
+{
+    struct quote_end end = {QUOTE_END_ACCEPT, id, now, acceptance};
+    return end_quote(store, &end, out, err);
+}
+
+enum gq_code store_quote_cancel(struct store *store, const char *id, int64_t now,
+                                const char *reason, struct stored_quote *out, struct gq_error *err)
+{
+    struct quote_end end = {QUOTE_END_CANCEL, id, now, reason};
+    return end_quote(store, &end, out, err);
+}
+
+enum gq_code store_quotes_expire(struct store *store, int64_t now, int limit, int *count,
+                                 struct gq_error *err)
+{
+    assert(store != NULL && count != NULL && limit > 0);
+    *count = 0;
+    enum gq_code code = store->ops->expire_quotes(store->backend, now, limit, count, err);
+    if (code == GQ_OK && *count > 0)
+        store_events_committed(store); /* their quote.expired */
+    return code;
+}
+
+enum gq_code store_quotes_delete_ended(struct store *store, int64_t ended_before,
+                                       int64_t accepted_before, int limit, int *count,
+                                       struct gq_error *err)
+{
+    assert(store != NULL && count != NULL && limit > 0);
+    *count = 0;
+    return store->ops->delete_ended_quotes(store->backend, ended_before, accepted_before, limit,
+                                           count, err);
+}
+
+enum gq_code store_quote_release_key(struct store *store, const char *quote_id, const char *key,
+                                     bool *released, struct gq_error *err)
+{
+    assert(store != NULL && quote_id != NULL && key != NULL && released != NULL);
+    *released = false;
+    return store->ops->release_key(store->backend, quote_id, key, released, err);
 }

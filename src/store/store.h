@@ -133,7 +133,15 @@ struct stored_quote {
     int64_t created_at; /* unix seconds */
     int64_t expires_at;
     int64_t accepted_at; /* 0 until accepted */
+    int64_t canceled_at; /* 0 unless canceled */
+    int64_t expired_at;  /* 0 until the sweeper marks it expired */
+    char *cancel_reason; /* the cancel's reason; NULL when none */
+    char *acceptance;    /* the accept's {"reference", "metadata"} as JSON text; NULL when none */
 };
+
+/* What a quote's status is at `now`: "accepted", "canceled", "expired"
+ * (marked so, or open past expires_at and not swept yet) or "open". */
+const char *stored_quote_status(const struct stored_quote *quote, int64_t now);
 
 void stored_quote_clear(struct stored_quote *quote);
 
@@ -186,13 +194,47 @@ enum gq_code store_quote_insert(struct store *store, const struct stored_quote *
 enum gq_code store_quote_get(struct store *store, const char *id, struct stored_quote *out,
                              struct gq_error *err);
 
-/* Accepts an open quote at `now`, as one conditional write, and reads it
- * back into *out. GQ_ERR_NOT_FOUND for an unknown id, GQ_ERR_QUOTE_EXPIRED
- * for an open quote whose expires_at <= now, GQ_ERR_QUOTE_NOT_OPEN for one
- * accepted already (by this or another replica): the quote is left as it
+/* Accepts an open quote at `now`, as one conditional write with its
+ * quote.accepted event, and reads it back into *out. `acceptance` (JSON
+ * text of {"reference", "metadata"}, or NULL) is kept with it.
+ * GQ_ERR_NOT_FOUND for an unknown id, GQ_ERR_QUOTE_EXPIRED for a quote
+ * whose expires_at <= now, GQ_ERR_QUOTE_NOT_OPEN for one accepted or
+ * canceled already (by this or another replica): the quote is left as it
  * is, and only one of two accepts at once succeeds. */
 enum gq_code store_quote_accept(struct store *store, const char *id, int64_t now,
-                                struct stored_quote *out, struct gq_error *err);
+                                const char *acceptance, struct stored_quote *out,
+                                struct gq_error *err);
+
+/* Cancels an open quote the same way, with `reason` (or NULL) and its
+ * quote.canceled event; the same errors. */
+enum gq_code store_quote_cancel(struct store *store, const char *id, int64_t now,
+                                const char *reason, struct stored_quote *out, struct gq_error *err);
+
+/* Marks at most `limit` open quotes whose expires_at <= now expired, each
+ * with its quote.expired event, in one transaction; any replica may call
+ * it, and each quote is marked once. *count: how many. */
+enum gq_code store_quotes_expire(struct store *store, int64_t now, int limit, int *count,
+                                 struct gq_error *err);
+
+/* Deletes at most `limit` quotes that ended (canceled or expired) before
+ * `ended_before`, and, when `accepted_before` > 0, accepted ones accepted
+ * before it. *count: how many. */
+enum gq_code store_quotes_delete_ended(struct store *store, int64_t ended_before,
+                                       int64_t accepted_before, int limit, int *count,
+                                       struct gq_error *err);
+
+/* The sweeper thread (sweeper.c): expiry and retention every
+ * config->quote_sweep_interval_ms. NULL when no thread can be made. */
+struct gq_config;
+struct quote_sweeper;
+struct quote_sweeper *quote_sweeper_start(struct store *store, const struct gq_config *config);
+void quote_sweeper_stop(struct quote_sweeper *sweeper);
+
+/* Frees an idempotency key whose quote is older than the key's life
+ * (idempotency_ttl_seconds): the quote stays, the key may make a new one.
+ * *released false when the key is on another quote now, or none. */
+enum gq_code store_quote_release_key(struct store *store, const char *quote_id, const char *key,
+                                     bool *released, struct gq_error *err);
 
 /* The request bodies of the `limit` (1..100) newest stored quotes, newest
  * first: a new JSON array of strings (the caller decrefs). What a price

@@ -43,6 +43,10 @@ enum key_id {
     KEY_SHUTDOWN_GRACE_SECONDS,
     KEY_BODY_LIMIT_BYTES,
     KEY_QUOTE_EXPIRY_SECONDS,
+    KEY_QUOTE_SWEEP_INTERVAL_MS,
+    KEY_IDEMPOTENCY_TTL_SECONDS,
+    KEY_QUOTE_RETENTION_DAYS,
+    KEY_ACCEPTED_QUOTE_RETENTION_DAYS,
     KEY_DB_BUSY_TIMEOUT_MS,
     KEY_ACCESS_LOG,
     KEY_CORS_ORIGINS,
@@ -137,6 +141,22 @@ static const struct key_spec keys[KEY_COUNT] = {
         {"quote_expiry_seconds", "GPUQUOTE_QUOTE_EXPIRY_SECONDS", KIND_INTEGER, STORE_I64,
          FIELD(quote_expiry_seconds), 60, 31536000, "604800",
          "seconds a stored quote stays open, 60..31536000 (default: 7 days)"},
+    [KEY_QUOTE_SWEEP_INTERVAL_MS] =
+        {"quote_sweep_interval_ms", "GPUQUOTE_QUOTE_SWEEP_INTERVAL_MS", KIND_INTEGER, STORE_INT,
+         FIELD(quote_sweep_interval_ms), 50, 3600000, "1000",
+         "the sweeper marks quotes expired and deletes old ones this often, 50..3600000"},
+    [KEY_IDEMPOTENCY_TTL_SECONDS] =
+        {"idempotency_ttl_seconds", "GPUQUOTE_IDEMPOTENCY_TTL_SECONDS", KIND_INTEGER, STORE_I64,
+         FIELD(idempotency_ttl_seconds), 1, 31536000, "86400",
+         "an Idempotency-Key replays its quote this long, then makes a new one, 1..31536000"},
+    [KEY_QUOTE_RETENTION_DAYS] =
+        {"quote_retention_days", "GPUQUOTE_QUOTE_RETENTION_DAYS", KIND_INTEGER, STORE_INT,
+         FIELD(quote_retention_days), 0, 36500, "90",
+         "canceled and expired quotes are deleted this many days after they ended (0: kept)"},
+    [KEY_ACCEPTED_QUOTE_RETENTION_DAYS] =
+        {"accepted_quote_retention_days", "GPUQUOTE_ACCEPTED_QUOTE_RETENTION_DAYS", KIND_INTEGER,
+         STORE_INT, FIELD(accepted_quote_retention_days), 0, 36500, "0",
+         "accepted quotes are deleted this many days after acceptance (0: kept)"},
     [KEY_DB_BUSY_TIMEOUT_MS] = {"db_busy_timeout_ms", "GPUQUOTE_DB_BUSY_TIMEOUT_MS", KIND_INTEGER,
                                 STORE_INT, FIELD(db_busy_timeout_ms), 0, 60000, "2000",
                                 "how long a write waits for a lock, 0..60000"},

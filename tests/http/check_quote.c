@@ -73,7 +73,8 @@ START_TEST(test_quote_on_demand_against_blocks)
     struct http_response *response = price_item("individual", V100_8H_90D);
     json_t *q = response->json;
     ck_assert_str_eq(json_keys(q, ""), "status,currency,price_list_version,created_at,language,"
-                                       "customer,items,bundles,subtotal,discount_total,total");
+                                       "customer,client_reference_id,metadata,items,bundles,"
+                                       "subtotal,discount_total,total");
     expect_str(q, "status", "unsaved");
     expect_absent(q, "id");
     expect_absent(q, "expires_at");
@@ -708,8 +709,13 @@ START_TEST(test_quote_accepted_once)
     ck_assert_int_le(accepted_at, created_at + 60);
     /* Nothing else changes. */
     json_t *copy = json_deep_copy(accepted->json);
+    expect_str(accepted->json, "status_transitions.accepted_at",
+               json_str(accepted->json, "accepted_at"));
+    ck_assert(json_is_null(json_at(accepted->json, "acceptance"))); /* none was sent */
     json_object_del(copy, "accepted_at");
+    json_object_del(copy, "acceptance");
     json_object_set_new(copy, "status", json_string("open"));
+    json_object_set_new(json_object_get(copy, "status_transitions"), "accepted_at", json_null());
     ck_assert_msg(json_equal(copy, created->json), "accepting changed the quote: %s",
                   accepted->body);
     json_decref(copy);

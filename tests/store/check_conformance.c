@@ -277,7 +277,7 @@ START_TEST(test_quotes_do_not_bump_the_version)
     insert_ok(store, &quote);
     struct stored_quote out;
     struct gq_error err;
-    ck_assert_int_eq(store_quote_accept(store, "q_version", 150, &out, &err), GQ_OK);
+    ck_assert_int_eq(store_quote_accept(store, "q_version", 150, NULL, &out, &err), GQ_OK);
     stored_quote_clear(&out);
     int64_t version = -1;
     ck_assert_int_eq(store_price_list_version(store, &version, &err), GQ_OK);
@@ -485,7 +485,8 @@ START_TEST(test_damaged_row_is_an_error_naming_the_quote)
     struct gq_error err;
     ck_assert_int_eq(store_quote_get(store, "q_damaged", &out, &err), GQ_ERR_INTERNAL);
     ck_assert_str_eq(err.message, "quote q_damaged is stored damaged");
-    ck_assert_int_eq(store_quote_accept(store, "q_damaged", 150, &out, &err), GQ_ERR_INTERNAL);
+    ck_assert_int_eq(store_quote_accept(store, "q_damaged", 150, NULL, &out, &err),
+                     GQ_ERR_INTERNAL);
     ck_assert_int_eq(query_integer("SELECT count(*) FROM quotes WHERE status = 'open'", NULL), 1);
 }
 END_TEST
@@ -498,14 +499,16 @@ START_TEST(test_accept_once_then_refuse)
     insert_ok(store, &quote);
     struct stored_quote out;
     struct gq_error err;
-    ck_assert_int_eq(store_quote_accept(store, "q_accept", 150, &out, &err), GQ_OK);
+    ck_assert_int_eq(store_quote_accept(store, "q_accept", 150, NULL, &out, &err), GQ_OK);
     ck_assert(out.accepted);
     ck_assert_int_eq(out.accepted_at, 150);
     stored_quote_clear(&out);
-    ck_assert_int_eq(store_quote_accept(store, "q_accept", 160, &out, &err), GQ_ERR_QUOTE_NOT_OPEN);
+    ck_assert_int_eq(store_quote_accept(store, "q_accept", 160, NULL, &out, &err),
+                     GQ_ERR_QUOTE_NOT_OPEN);
     ck_assert_int_eq(query_integer("SELECT accepted_at FROM quotes WHERE id = ?1", "q_accept"),
                      150);
-    ck_assert_int_eq(store_quote_accept(store, "q_nobody", 150, &out, &err), GQ_ERR_NOT_FOUND);
+    ck_assert_int_eq(store_quote_accept(store, "q_nobody", 150, NULL, &out, &err),
+                     GQ_ERR_NOT_FOUND);
 }
 END_TEST
 
@@ -515,7 +518,8 @@ START_TEST(test_accept_expired_is_refused_and_left_open)
     insert_ok(store, &quote);
     struct stored_quote out;
     struct gq_error err;
-    ck_assert_int_eq(store_quote_accept(store, "q_late", 200, &out, &err), GQ_ERR_QUOTE_EXPIRED);
+    ck_assert_int_eq(store_quote_accept(store, "q_late", 200, NULL, &out, &err),
+                     GQ_ERR_QUOTE_EXPIRED);
     ck_assert_str_eq(err.message, "quote 'q_late' expired at 1970-01-01T00:03:20Z");
     ck_assert_int_eq(query_integer("SELECT count(*) FROM quotes WHERE id = ?1 AND status = 'open' "
                                    "AND accepted_at IS NULL",
@@ -598,7 +602,7 @@ static void *accept_all(void *argument)
         snprintf(id, sizeof id, "q_a%d", i);
         struct stored_quote out;
         struct gq_error err;
-        work->codes[i] = store_quote_accept(work->store, id, now_seconds(), &out, &err);
+        work->codes[i] = store_quote_accept(work->store, id, now_seconds(), NULL, &out, &err);
         if (work->codes[i] == GQ_OK)
             stored_quote_clear(&out);
     }

@@ -299,7 +299,8 @@ START_TEST(test_damaged_response_is_an_error)
     struct gq_error err;
     ck_assert_int_eq(store_quote_get(store, "q_damaged", &got, &err), GQ_ERR_INTERNAL);
     ck_assert_str_eq(err.message, "quote q_damaged is stored damaged");
-    ck_assert_int_eq(store_quote_accept(store, "q_damaged", 200, &got, &err), GQ_ERR_INTERNAL);
+    ck_assert_int_eq(store_quote_accept(store, "q_damaged", 200, NULL, &got, &err),
+                     GQ_ERR_INTERNAL);
     ck_assert_int_eq(query_int("SELECT count(*) FROM quotes WHERE status = 'open'"), 1);
 }
 END_TEST
@@ -320,7 +321,8 @@ START_TEST(test_unknown_id_is_not_found)
     ck_assert_int_eq(store_quote_get(store, "q_missing", &got, &err), GQ_ERR_NOT_FOUND);
     ck_assert_int_eq(err.code, GQ_ERR_NOT_FOUND);
     ck_assert_ptr_nonnull(strstr(err.message, "q_missing"));
-    ck_assert_int_eq(store_quote_accept(store, "q_missing", 100, &got, &err), GQ_ERR_NOT_FOUND);
+    ck_assert_int_eq(store_quote_accept(store, "q_missing", 100, NULL, &got, &err),
+                     GQ_ERR_NOT_FOUND);
 }
 END_TEST
 
@@ -354,7 +356,7 @@ START_TEST(test_accept_open_quote)
     insert_ok(&quote);
     struct stored_quote accepted;
     struct gq_error err;
-    ck_assert_int_eq(store_quote_accept(store, "q_acc", 1500, &accepted, &err), GQ_OK);
+    ck_assert_int_eq(store_quote_accept(store, "q_acc", 1500, NULL, &accepted, &err), GQ_OK);
     ck_assert(accepted.accepted);
     ck_assert_int_eq(accepted.accepted_at, 1500);
     ck_assert_str_eq(accepted.id, "q_acc");
@@ -380,7 +382,7 @@ START_TEST(test_accept_expired_quote_is_refused)
     struct stored_quote out;
     memset(&out, 0, sizeof out);
     struct gq_error err;
-    ck_assert_int_eq(store_quote_accept(store, "q_old", expired_at[_i], &out, &err),
+    ck_assert_int_eq(store_quote_accept(store, "q_old", expired_at[_i], NULL, &out, &err),
                      GQ_ERR_QUOTE_EXPIRED);
     ck_assert_ptr_null(out.request_json); /* untouched */
     ck_assert_ptr_nonnull(strstr(err.message, "q_old"));
@@ -398,14 +400,16 @@ START_TEST(test_accept_twice_is_refused_and_changes_nothing)
     insert_ok(&quote);
     struct stored_quote out;
     struct gq_error err;
-    ck_assert_int_eq(store_quote_accept(store, "q_twice", 1200, &out, &err), GQ_OK);
+    ck_assert_int_eq(store_quote_accept(store, "q_twice", 1200, NULL, &out, &err), GQ_OK);
     stored_quote_clear(&out);
     memset(&out, 0, sizeof out);
-    ck_assert_int_eq(store_quote_accept(store, "q_twice", 1300, &out, &err), GQ_ERR_QUOTE_NOT_OPEN);
+    ck_assert_int_eq(store_quote_accept(store, "q_twice", 1300, NULL, &out, &err),
+                     GQ_ERR_QUOTE_NOT_OPEN);
     ck_assert_str_eq(err.message, "quote 'q_twice' is accepted already (at 1970-01-01T00:20:00Z)");
     ck_assert_ptr_null(out.response_json); /* nothing handed back */
     /* Later, even after expiry: still accepted at 1200. */
-    ck_assert_int_eq(store_quote_accept(store, "q_twice", 5000, &out, &err), GQ_ERR_QUOTE_NOT_OPEN);
+    ck_assert_int_eq(store_quote_accept(store, "q_twice", 5000, NULL, &out, &err),
+                     GQ_ERR_QUOTE_NOT_OPEN);
     struct stored_quote now;
     ck_assert_int_eq(store_quote_get(store, "q_twice", &now, &err), GQ_OK);
     ck_assert(now.accepted);
@@ -444,7 +448,8 @@ START_TEST(test_busy_accept_retries_later_and_leaves_quote_open)
     sqlite3 *holder = hold_write_lock();
     struct stored_quote out;
     struct gq_error err;
-    ck_assert_int_eq(store_quote_accept(store, "q_busy_acc", 150, &out, &err), GQ_ERR_RETRY_LATER);
+    ck_assert_int_eq(store_quote_accept(store, "q_busy_acc", 150, NULL, &out, &err),
+                     GQ_ERR_RETRY_LATER);
     /* Reads still work under WAL while another connection writes. */
     ck_assert_int_eq(store_quote_get(store, "q_busy_acc", &out, &err), GQ_OK);
     ck_assert(!out.accepted);
@@ -711,7 +716,7 @@ START_TEST(test_write_behind_a_waiting_writer_gives_up_in_one_timeout)
     long long started = monotonic_ms();
     struct stored_quote out;
     struct gq_error err;
-    ck_assert_int_eq(store_quote_accept(store, "q_late_accept", 150, &out, &err),
+    ck_assert_int_eq(store_quote_accept(store, "q_late_accept", 150, NULL, &out, &err),
                      GQ_ERR_RETRY_LATER);
     long long waited = monotonic_ms() - started;
     probe_wait(&probe, 1);

@@ -88,8 +88,10 @@ const char *optional_text(const char *text)
     return text != NULL ? text : "<absent>";
 }
 
-const char *error_keys_for(const char *field)
+const char *error_keys_for(const char *field, const char *code)
 {
+    if (code != NULL && (strcmp(code, "quote_not_open") == 0 || strcmp(code, "quote_expired") == 0))
+        return field != NULL ? "code,message,field,state" : "code,message,state";
     return field != NULL ? "code,message,field" : "code,message";
 }
 

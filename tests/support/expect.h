@@ -31,7 +31,9 @@ const char *json_optional_str(json_t *root, const char *path);
 const char *optional_text(const char *text);
 
 /* The keys an error object has: "code,message" and ",field" when `field`. */
-const char *error_keys_for(const char *field);
+/* The members an error envelope has: "code,message", then "field" when
+ * there is one, then "state" for the codes about a quote's state. */
+const char *error_keys_for(const char *field, const char *code);
 
 /* The value at `path` as compact JSON text, reals to 12 significant digits
  * as the server writes them ("18.0", "\"1.50\"", "[1,2]", "true"), or
@@ -85,7 +87,16 @@ const char *http_describe(const struct http_response *response);
                       "error.message: %s", json_text((response)->json, "error.message"));          \
         ck_assert_str_eq(json_optional_str((response)->json, "error.field"),                       \
                          optional_text(want_field));                                               \
-        ck_assert_str_eq(json_keys((response)->json, "error"), error_keys_for(want_field));        \
+        ck_assert_str_eq(json_keys((response)->json, "error"),                                     \
+                         error_keys_for(want_field, want_code));                                   \
+    } while (0)
+
+/* The same for a quote_not_open or quote_expired error: it names the
+ * state the quote is in. */
+#define expect_error_state(response, want_status, want_code, want_state)                           \
+    do {                                                                                           \
+        expect_error(response, want_status, want_code, NULL);                                      \
+        expect_str((response)->json, "error.state", (want_state));                                 \
     } while (0)
 
 #endif

@@ -27,6 +27,8 @@ enum pg_statement {
     PG_QUOTE_BY_ID,
     PG_QUOTE_BY_KEY,
     PG_QUOTE_ACCEPT,
+    PG_QUOTE_CANCEL,
+    PG_QUOTES_EXPIRE,
     PG_PRICE_LIST_VERSION,
     PG_STATEMENT_COUNT
 };
@@ -162,9 +164,16 @@ void pg_wait_for_catalog_change(struct store_backend *backend, int timeout_ms, i
 enum gq_code pg_save_quotes(struct store_backend *backend, struct quote_save *batch);
 enum gq_code pg_get_quote(struct store_backend *backend, const char *id, struct stored_quote *out,
                           bool *found, struct gq_error *err);
-enum gq_code pg_accept_quote(struct store_backend *backend, const char *id, int64_t now,
-                             struct stored_quote *out, enum accept_outcome *outcome,
-                             struct gq_error *err);
+enum gq_code pg_end_quote(struct store_backend *backend, const struct quote_end *end,
+                          struct stored_quote *out, enum accept_outcome *outcome,
+                          struct gq_error *err);
+enum gq_code pg_expire_quotes(struct store_backend *backend, int64_t now, int limit, int *count,
+                              struct gq_error *err);
+enum gq_code pg_delete_ended_quotes(struct store_backend *backend, int64_t ended_before,
+                                    int64_t accepted_before, int limit, int *count,
+                                    struct gq_error *err);
+enum gq_code pg_release_key(struct store_backend *backend, const char *quote_id, const char *key,
+                            bool *released, struct gq_error *err);
 enum gq_code pg_recent_requests(struct store_backend *backend, int limit, json_t **out,
                                 struct gq_error *err);
 

@@ -41,7 +41,11 @@ enum {
     COLUMN_EXPIRES,
     COLUMN_ACCEPTED,
     COLUMN_LZ4,
-    COLUMN_SIZE
+    COLUMN_SIZE,
+    COLUMN_CANCELED,
+    COLUMN_EXPIRED,
+    COLUMN_CANCEL_REASON,
+    COLUMN_ACCEPTANCE
 };
 
 /* ---- Rows. ---- */
@@ -70,7 +74,9 @@ static enum gq_code read_quote(const PGresult *result, int row, struct stored_qu
     snprintf(quote.id, sizeof quote.id, "%s", PQgetvalue(result, row, COLUMN_ID));
     quote.accepted = strcmp(PQgetvalue(result, row, COLUMN_STATUS), "accepted") == 0;
     if (!copy_value(result, row, COLUMN_REQUEST, &quote.request_json) ||
-        !copy_value(result, row, COLUMN_KEY, &quote.idempotency_key)) {
+        !copy_value(result, row, COLUMN_KEY, &quote.idempotency_key) ||
+        !copy_value(result, row, COLUMN_CANCEL_REASON, &quote.cancel_reason) ||
+        !copy_value(result, row, COLUMN_ACCEPTANCE, &quote.acceptance)) {
         stored_quote_clear(&quote);
         return gq_fail(err, GQ_ERR_NO_MEMORY, NULL, "out of memory reading a quote");
     }
@@ -93,6 +99,8 @@ static enum gq_code read_quote(const PGresult *result, int row, struct stored_qu
     quote.created_at = pg_binary_int64(result, row, COLUMN_CREATED);
     quote.expires_at = pg_binary_int64(result, row, COLUMN_EXPIRES);
     quote.accepted_at = pg_binary_int64(result, row, COLUMN_ACCEPTED); /* NULL reads as 0 */
+    quote.canceled_at = pg_binary_int64(result, row, COLUMN_CANCELED);
+    quote.expired_at = pg_binary_int64(result, row, COLUMN_EXPIRED);
     *out = quote;
     return GQ_OK;
 }
@@ -481,21 +489,21 @@ enum gq_code pg_recent_requests(struct store_backend *backend, int limit, json_t
     return code;
 }
 
-/* ---- Accept. ---- */
+/* ---- Accept and cancel. ---- */
 
-struct accept_context {
-    const char *id;
-    int64_t now;
+struct end_context {
+    const struct quote_end *end;
     struct stored_quote *out;
     enum accept_outcome *outcome;
 };
 
-/* The quote.accepted event of a quote just accepted, in the transaction. */
-static enum gq_code append_accepted(struct pg_conn *conn, const struct stored_quote *quote,
-                                    int64_t now, struct gq_error *err)
+/* The event of a quote that just changed, in the transaction. */
+static enum gq_code append_quote_event(struct pg_conn *conn, const char *type,
+                                       const struct stored_quote *quote, int64_t now,
+                                       struct gq_error *err)
 {
     struct store_event event;
-    enum gq_code code = store_event_accepted(quote, now, &event, err);
+    enum gq_code code = store_event_of_quote(type, quote, now, &event, err);
     if (code == GQ_OK)
         code = pg_event_append(conn, &event, err);
     store_event_clear(&event);
@@ -504,44 +512,162 @@ static enum gq_code append_accepted(struct pg_conn *conn, const struct stored_qu
 
 /* The conditional update; when it changed nothing, the quote as it is
  * tells why. In a transaction of its own, committed only once the row read
- * back is whole: a damaged quote is an error, and is not accepted. */
-static enum gq_code accept_on(struct pg_conn *conn, void *context, struct gq_error *err)
+ * back is whole: a damaged quote is an error, and is not changed. */
+static enum gq_code end_on(struct pg_conn *conn, void *context, struct gq_error *err)
 {
-    struct accept_context *accept = context;
+    struct end_context *ending = context;
+    const struct quote_end *end = ending->end;
+    bool accept = end->ending == QUOTE_END_ACCEPT;
     char now[24];
-    snprintf(now, sizeof now, "%lld", (long long)accept->now);
-    const char *const values[] = {accept->id, now};
-    if (pg_command(conn, "BEGIN", PGRES_COMMAND_OK, "accepting a quote", err) != GQ_OK)
+    snprintf(now, sizeof now, "%lld", (long long)end->now);
+    const char *const values[] = {end->id, now, end->detail};
+    if (pg_command(conn, "BEGIN", PGRES_COMMAND_OK, "ending a quote", err) != GQ_OK)
         return err != NULL ? err->code : GQ_ERR_INTERNAL;
-    PGresult *result = pg_execute(conn, PG_QUOTE_ACCEPT, values, NULL, NULL, 1, err);
+    PGresult *result =
+        pg_execute(conn, accept ? PG_QUOTE_ACCEPT : PG_QUOTE_CANCEL, values, NULL, NULL, 1, err);
     if (result == NULL)
         return err != NULL ? err->code : GQ_ERR_INTERNAL; /* pg_checkin rolls back */
     enum gq_code code = GQ_OK;
     if (PQntuples(result) == 1) {
-        code = read_quote(result, 0, accept->out, err);
-        *accept->outcome = ACCEPT_DONE;
+        code = read_quote(result, 0, ending->out, err);
+        *ending->outcome = ACCEPT_DONE;
         if (code == GQ_OK)
-            code = append_accepted(conn, accept->out, accept->now, err);
+            code = append_quote_event(
+                conn, accept ? STORE_EVENT_QUOTE_ACCEPTED : STORE_EVENT_QUOTE_CANCELED, ending->out,
+                end->now, err);
     } else {
         bool found = false;
-        code = select_quote(conn, PG_QUOTE_BY_ID, accept->id, accept->out, &found, err);
-        *accept->outcome = !found                  ? ACCEPT_NOT_FOUND
-                           : accept->out->accepted ? ACCEPT_NOT_OPEN
-                                                   : ACCEPT_EXPIRED;
+        code = select_quote(conn, PG_QUOTE_BY_ID, end->id, ending->out, &found, err);
+        *ending->outcome = !found ? ACCEPT_NOT_FOUND
+                           : ending->out->accepted || ending->out->canceled_at > 0 ? ACCEPT_NOT_OPEN
+                                                                                   : ACCEPT_EXPIRED;
     }
     PQclear(result);
     if (code == GQ_OK)
-        code = pg_command(conn, "COMMIT", PGRES_COMMAND_OK, "accepting a quote", err);
-    if (code != GQ_OK && *accept->outcome != ACCEPT_NOT_FOUND)
-        stored_quote_clear(accept->out);
+        code = pg_command(conn, "COMMIT", PGRES_COMMAND_OK, "ending a quote", err);
+    if (code != GQ_OK && *ending->outcome != ACCEPT_NOT_FOUND)
+        stored_quote_clear(ending->out);
     return code;
 }
 
-enum gq_code pg_accept_quote(struct store_backend *backend, const char *id, int64_t now,
-                             struct stored_quote *out, enum accept_outcome *outcome,
-                             struct gq_error *err)
+enum gq_code pg_end_quote(struct store_backend *backend, const struct quote_end *end,
+                          struct stored_quote *out, enum accept_outcome *outcome,
+                          struct gq_error *err)
 {
-    assert(id != NULL && out != NULL && outcome != NULL);
-    struct accept_context accept = {id, now, out, outcome};
-    return pg_run(pg_store_of(backend), accept_on, &accept, err);
+    assert(end != NULL && out != NULL && outcome != NULL);
+    struct end_context ending = {end, out, outcome};
+    return pg_run(pg_store_of(backend), end_on, &ending, err);
+}
+
+/* ---- The sweeper's work. ---- */
+
+struct expire_context {
+    int64_t now;
+    int limit;
+    int *count;
+};
+
+static enum gq_code expire_on(struct pg_conn *conn, void *context, struct gq_error *err)
+{
+    struct expire_context *expire = context;
+    char now[24], limit[16];
+    snprintf(now, sizeof now, "%lld", (long long)expire->now);
+    snprintf(limit, sizeof limit, "%d", expire->limit);
+    const char *const values[] = {now, limit};
+    *expire->count = 0;
+    if (pg_command(conn, "BEGIN", PGRES_COMMAND_OK, "expiring quotes", err) != GQ_OK)
+        return err != NULL ? err->code : GQ_ERR_INTERNAL;
+    PGresult *result = pg_execute(conn, PG_QUOTES_EXPIRE, values, NULL, NULL, 1, err);
+    if (result == NULL)
+        return err != NULL ? err->code : GQ_ERR_INTERNAL; /* pg_checkin rolls back */
+    enum gq_code code = GQ_OK;
+    for (int row = 0; code == GQ_OK && row < PQntuples(result); row++) {
+        struct stored_quote quote;
+        code = read_quote(result, row, &quote, err);
+        if (code == GQ_OK) {
+            code = append_quote_event(conn, STORE_EVENT_QUOTE_EXPIRED, &quote, expire->now, err);
+            stored_quote_clear(&quote);
+        }
+    }
+    int marked = PQntuples(result);
+    PQclear(result);
+    if (code == GQ_OK)
+        code = pg_command(conn, "COMMIT", PGRES_COMMAND_OK, "expiring quotes", err);
+    if (code == GQ_OK)
+        *expire->count = marked;
+    return code;
+}
+
+enum gq_code pg_expire_quotes(struct store_backend *backend, int64_t now, int limit, int *count,
+                              struct gq_error *err)
+{
+    struct expire_context expire = {now, limit, count};
+    return pg_run(pg_store_of(backend), expire_on, &expire, err);
+}
+
+struct delete_context {
+    int64_t ended_before, accepted_before;
+    int limit;
+    int *count;
+};
+
+static enum gq_code delete_on(struct pg_conn *conn, void *context, struct gq_error *err)
+{
+    struct delete_context *remove = context;
+    char ended[24], accepted[24], limit[16];
+    snprintf(ended, sizeof ended, "%lld", (long long)remove->ended_before);
+    snprintf(accepted, sizeof accepted, "%lld", (long long)remove->accepted_before);
+    snprintf(limit, sizeof limit, "%d", remove->limit);
+    const char *const values[] = {ended, accepted, limit};
+    PGresult *result = PQexecParams(
+        conn->conn,
+        "DELETE FROM quotes WHERE id IN (SELECT id FROM quotes"
+        " WHERE (status IN ('canceled', 'expired') AND coalesce(canceled_at, expired_at) < $1)"
+        " OR ($2::bigint > 0 AND status = 'accepted' AND accepted_at < $2::bigint)"
+        " LIMIT $3 FOR UPDATE SKIP LOCKED)",
+        3, NULL, values, NULL, NULL, 0);
+    enum gq_code code = GQ_OK;
+    if (PQresultStatus(result) != PGRES_COMMAND_OK)
+        code = pg_fail(conn, result, "deleting ended quotes", err);
+    else
+        *remove->count = atoi(PQcmdTuples(result));
+    PQclear(result);
+    return code;
+}
+
+enum gq_code pg_delete_ended_quotes(struct store_backend *backend, int64_t ended_before,
+                                    int64_t accepted_before, int limit, int *count,
+                                    struct gq_error *err)
+{
+    struct delete_context remove = {ended_before, accepted_before, limit, count};
+    return pg_run(pg_store_of(backend), delete_on, &remove, err);
+}
+
+struct release_context {
+    const char *quote_id, *key;
+    bool *released;
+};
+
+static enum gq_code release_on(struct pg_conn *conn, void *context, struct gq_error *err)
+{
+    struct release_context *release = context;
+    const char *const values[] = {release->quote_id, release->key};
+    PGresult *result = PQexecParams(
+        conn->conn,
+        "UPDATE quotes SET idempotency_key = NULL WHERE id = $1 AND idempotency_key = $2", 2, NULL,
+        values, NULL, NULL, 0);
+    enum gq_code code = GQ_OK;
+    if (PQresultStatus(result) != PGRES_COMMAND_OK)
+        code = pg_fail(conn, result, "releasing an idempotency key", err);
+    else
+        *release->released = atoi(PQcmdTuples(result)) == 1;
+    PQclear(result);
+    return code;
+}
+
+enum gq_code pg_release_key(struct store_backend *backend, const char *quote_id, const char *key,
+                            bool *released, struct gq_error *err)
+{
+    struct release_context release = {quote_id, key, released};
+    return pg_run(pg_store_of(backend), release_on, &release, err);
 }

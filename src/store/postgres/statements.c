@@ -8,7 +8,8 @@
 
 #define QUOTE_COLUMNS                                                                              \
     "id, status, request_json, response_json, idempotency_key, price_list_version,"                \
-    " created_at, expires_at, accepted_at, response_lz4, response_size"
+    " created_at, expires_at, accepted_at, response_lz4, response_size, canceled_at,"              \
+    " expired_at, cancel_reason, acceptance"
 
 const struct pg_statement_text pg_statements[PG_STATEMENT_COUNT] = {
     /* A key already stored (by any replica, or earlier in this batch)
@@ -37,10 +38,25 @@ const struct pg_statement_text pg_statements[PG_STATEMENT_COUNT] = {
     /* One conditional write: of two replicas accepting at once, one
      * updates the row and the other finds it accepted. */
     [PG_QUOTE_ACCEPT] = {"gq_quote_accept",
-                         "UPDATE quotes SET status = 'accepted', accepted_at = $2"
+                         "UPDATE quotes SET status = 'accepted', accepted_at = $2, acceptance = $3"
                          " WHERE id = $1 AND status = 'open' AND expires_at > $2"
                          " RETURNING " QUOTE_COLUMNS,
-                         2},
+                         3},
+    [PG_QUOTE_CANCEL] = {"gq_quote_cancel",
+                         "UPDATE quotes SET status = 'canceled', canceled_at = $2,"
+                         " cancel_reason = $3"
+                         " WHERE id = $1 AND status = 'open' AND expires_at > $2"
+                         " RETURNING " QUOTE_COLUMNS,
+                         3},
+    /* The sweeper: each replica locks the quotes it marks and skips those
+     * another holds, so a quote is marked (and its event written) once. */
+    [PG_QUOTES_EXPIRE] = {"gq_quotes_expire",
+                          "UPDATE quotes SET status = 'expired', expired_at = $1"
+                          " WHERE id IN (SELECT id FROM quotes WHERE status = 'open'"
+                          " AND expires_at <= $1 ORDER BY expires_at LIMIT $2"
+                          " FOR UPDATE SKIP LOCKED)"
+                          " RETURNING " QUOTE_COLUMNS,
+                          2},
     [PG_PRICE_LIST_VERSION] = {"gq_price_list_version",
                                "SELECT version FROM price_list WHERE id = 1", 0},
 };

@@ -161,9 +161,16 @@ void sqlite_wait_for_catalog_change(struct store_backend *backend, int timeout_m
 enum gq_code sqlite_save_quotes(struct store_backend *backend, struct quote_save *batch);
 enum gq_code sqlite_get_quote(struct store_backend *backend, const char *id,
                               struct stored_quote *out, bool *found, struct gq_error *err);
-enum gq_code sqlite_accept_quote(struct store_backend *backend, const char *id, int64_t now,
-                                 struct stored_quote *out, enum accept_outcome *outcome,
-                                 struct gq_error *err);
+enum gq_code sqlite_end_quote(struct store_backend *backend, const struct quote_end *end,
+                              struct stored_quote *out, enum accept_outcome *outcome,
+                              struct gq_error *err);
+enum gq_code sqlite_expire_quotes(struct store_backend *backend, int64_t now, int limit, int *count,
+                                  struct gq_error *err);
+enum gq_code sqlite_delete_ended_quotes(struct store_backend *backend, int64_t ended_before,
+                                        int64_t accepted_before, int limit, int *count,
+                                        struct gq_error *err);
+enum gq_code sqlite_release_key(struct store_backend *backend, const char *quote_id,
+                                const char *key, bool *released, struct gq_error *err);
 enum gq_code sqlite_recent_requests(struct store_backend *backend, int limit, json_t **out,
                                     struct gq_error *err);
 

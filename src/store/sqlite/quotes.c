@@ -19,7 +19,8 @@
 
 #define QUOTE_COLUMNS                                                                              \
     "id, status, request_json, response_json, idempotency_key, price_list_version,"                \
-    " created_at, expires_at, accepted_at, response_lz4, response_size"
+    " created_at, expires_at, accepted_at, response_lz4, response_size, canceled_at,"              \
+    " expired_at, cancel_reason, acceptance"
 
 static const char SQL_QUOTE_BY_ID[] = "SELECT " QUOTE_COLUMNS " FROM quotes WHERE id = ?1";
 static const char SQL_QUOTE_BY_KEY[] =
@@ -31,8 +32,22 @@ static const char SQL_QUOTE_INSERT[] =
 static const char SQL_UNDO_QUOTE[] = "DELETE FROM quotes WHERE id = ?1";
 static const char SQL_UNDO_EVENT[] = "DELETE FROM events WHERE id = ?1";
 static const char SQL_UNDO_DELIVERIES[] = "DELETE FROM webhook_deliveries WHERE event_id = ?1";
-static const char SQL_QUOTE_ACCEPT[] = "UPDATE quotes SET status = 'accepted', accepted_at = ?2"
-                                       " WHERE id = ?1 AND status = 'open' AND expires_at > ?2";
+static const char SQL_QUOTE_ACCEPT[] =
+    "UPDATE quotes SET status = 'accepted', accepted_at = ?2, acceptance = ?3"
+    " WHERE id = ?1 AND status = 'open' AND expires_at > ?2";
+static const char SQL_QUOTE_CANCEL[] =
+    "UPDATE quotes SET status = 'canceled', canceled_at = ?2, cancel_reason = ?3"
+    " WHERE id = ?1 AND status = 'open' AND expires_at > ?2";
+static const char SQL_QUOTES_DUE[] = "SELECT id FROM quotes WHERE status = 'open'"
+                                     " AND expires_at <= ?1 ORDER BY expires_at LIMIT ?2";
+static const char SQL_QUOTE_EXPIRE[] = "UPDATE quotes SET status = 'expired', expired_at = ?2"
+                                       " WHERE id = ?1 AND status = 'open' AND expires_at <= ?2";
+static const char SQL_QUOTES_DELETE_ENDED[] =
+    "DELETE FROM quotes WHERE id IN (SELECT id FROM quotes"
+    " WHERE (status IN ('canceled', 'expired') AND coalesce(canceled_at, expired_at) < ?1)"
+    " OR (?2 > 0 AND status = 'accepted' AND accepted_at < ?2) LIMIT ?3)";
+static const char SQL_QUOTE_RELEASE_KEY[] =
+    "UPDATE quotes SET idempotency_key = NULL WHERE id = ?1 AND idempotency_key = ?2";
 
 /* ---- Rows. ---- */
 
@@ -62,7 +77,9 @@ static enum gq_code read_quote(sqlite3_stmt *stmt, struct stored_quote *out, str
     const unsigned char *status = sqlite3_column_text(stmt, 1);
     quote.accepted = status != NULL && strcmp((const char *)status, "accepted") == 0;
     bool copied = sqlite_db_column_strdup(stmt, 2, &quote.request_json) &&
-                  sqlite_db_column_strdup(stmt, 4, &quote.idempotency_key);
+                  sqlite_db_column_strdup(stmt, 4, &quote.idempotency_key) &&
+                  sqlite_db_column_strdup(stmt, 13, &quote.cancel_reason) &&
+                  sqlite_db_column_strdup(stmt, 14, &quote.acceptance);
     if (!copied) {
         stored_quote_clear(&quote);
         return gq_fail(err, GQ_ERR_NO_MEMORY, NULL, "out of memory reading a quote");
@@ -76,6 +93,8 @@ static enum gq_code read_quote(sqlite3_stmt *stmt, struct stored_quote *out, str
     quote.created_at = sqlite3_column_int64(stmt, 6);
     quote.expires_at = sqlite3_column_int64(stmt, 7);
     quote.accepted_at = sqlite3_column_int64(stmt, 8); /* NULL reads as 0 */
+    quote.canceled_at = sqlite3_column_int64(stmt, 11);
+    quote.expired_at = sqlite3_column_int64(stmt, 12);
     *out = quote;
     return GQ_OK;
 }
@@ -261,42 +280,63 @@ enum gq_code sqlite_recent_requests(struct store_backend *backend, int limit, js
     return code;
 }
 
-/* ---- Accept. ---- */
+/* ---- Accept and cancel. ---- */
 
-/* The quote.accepted event of a quote just accepted, in the transaction. */
-static enum gq_code append_accepted(struct sqlite_conn *conn, const struct stored_quote *quote,
-                                    int64_t now, struct gq_error *err)
+static const char *event_type_of(enum quote_ending ending)
+{
+    return ending == QUOTE_END_ACCEPT ? STORE_EVENT_QUOTE_ACCEPTED : STORE_EVENT_QUOTE_CANCELED;
+}
+
+/* The event of a quote that just changed, in the transaction. */
+static enum gq_code append_quote_event(struct sqlite_conn *conn, const char *type,
+                                       const struct stored_quote *quote, int64_t now,
+                                       struct gq_error *err)
 {
     struct store_event event;
-    enum gq_code code = store_event_accepted(quote, now, &event, err);
+    enum gq_code code = store_event_of_quote(type, quote, now, &event, err);
     if (code == GQ_OK)
         code = sqlite_event_append(conn, &event, err);
     store_event_clear(&event);
     return code;
 }
 
-/* Inside the write transaction: the conditional update, then the quote as
- * it is now, which tells why when nothing was updated. */
-static enum gq_code accept_locked(struct sqlite_conn *conn, const char *id, int64_t now,
-                                  struct stored_quote *quote, enum accept_outcome *outcome,
-                                  struct gq_error *err)
+/* Runs a two- or three-parameter update of one quote (id, time, text);
+ * *changed: whether it changed a row. */
+static enum gq_code update_quote(struct sqlite_conn *conn, const char *sql, const char *id,
+                                 int64_t now, const char *text, bool with_text, bool *changed,
+                                 const char *what, struct gq_error *err)
 {
-    sqlite3_stmt *stmt = sqlite_db_cached(conn, SQL_QUOTE_ACCEPT, err);
+    sqlite3_stmt *stmt = sqlite_db_cached(conn, sql, err);
     if (stmt == NULL)
         return err != NULL ? err->code : GQ_ERR_INTERNAL;
     sqlite3_bind_text(stmt, 1, id, -1, SQLITE_STATIC);
     sqlite3_bind_int64(stmt, 2, (sqlite3_int64)now);
+    if (with_text)
+        sqlite3_bind_text(stmt, 3, text, -1, SQLITE_STATIC); /* NULL binds NULL */
     int rc = sqlite3_step(stmt);
     sqlite_db_done(stmt);
     if (rc != SQLITE_DONE)
-        return sqlite_db_fail(conn, rc, "accepting a quote", err);
-    bool updated = sqlite3_changes(conn->db) == 1;
-    bool found;
-    enum gq_code code = select_quote(conn, SQL_QUOTE_BY_ID, id, quote, &found, err);
+        return sqlite_db_fail(conn, rc, what, err);
+    *changed = sqlite3_changes(conn->db) == 1;
+    return GQ_OK;
+}
+
+/* Inside the write transaction: the conditional update, then the quote as
+ * it is now, which tells why when nothing was updated. */
+static enum gq_code end_locked(struct sqlite_conn *conn, const struct quote_end *end,
+                               struct stored_quote *quote, enum accept_outcome *outcome,
+                               struct gq_error *err)
+{
+    bool accept = end->ending == QUOTE_END_ACCEPT, updated = false, found;
+    enum gq_code code = update_quote(conn, accept ? SQL_QUOTE_ACCEPT : SQL_QUOTE_CANCEL, end->id,
+                                     end->now, end->detail, true, &updated,
+                                     accept ? "accepting a quote" : "canceling a quote", err);
+    if (code == GQ_OK)
+        code = select_quote(conn, SQL_QUOTE_BY_ID, end->id, quote, &found, err);
     if (code != GQ_OK)
         return code;
-    if (updated && found)
-        code = append_accepted(conn, quote, now, err); /* the outbox: in the same transaction */
+    if (updated && found) /* the outbox: in the same transaction */
+        code = append_quote_event(conn, event_type_of(end->ending), quote, end->now, err);
     if (code != GQ_OK) {
         stored_quote_clear(quote);
         return code;
@@ -305,25 +345,25 @@ static enum gq_code accept_locked(struct sqlite_conn *conn, const char *id, int6
         *outcome = ACCEPT_DONE;
     else if (!found)
         *outcome = ACCEPT_NOT_FOUND;
-    else if (quote->accepted)
+    else if (quote->accepted || quote->canceled_at > 0)
         *outcome = ACCEPT_NOT_OPEN;
     else
         *outcome = ACCEPT_EXPIRED;
     return GQ_OK;
 }
 
-enum gq_code sqlite_accept_quote(struct store_backend *backend, const char *id, int64_t now,
-                                 struct stored_quote *out, enum accept_outcome *outcome,
-                                 struct gq_error *err)
+enum gq_code sqlite_end_quote(struct store_backend *backend, const struct quote_end *end,
+                              struct stored_quote *out, enum accept_outcome *outcome,
+                              struct gq_error *err)
 {
-    assert(id != NULL && out != NULL && outcome != NULL);
+    assert(end != NULL && out != NULL && outcome != NULL);
     struct sqlite_store *store = sqlite_store_of(backend);
     struct stored_quote quote;
     memset(&quote, 0, sizeof quote);
     struct sqlite_conn *conn = sqlite_db_checkout(store);
     enum gq_code code = sqlite_db_begin_write(conn, err);
     if (code == GQ_OK)
-        code = accept_locked(conn, id, now, &quote, outcome, err);
+        code = end_locked(conn, end, &quote, outcome, err);
     if (code == GQ_OK)
         code = sqlite_db_commit(conn, err);
     sqlite_db_end(conn);
@@ -334,4 +374,134 @@ enum gq_code sqlite_accept_quote(struct store_backend *backend, const char *id, 
     }
     *out = quote;
     return GQ_OK;
+}
+
+/* ---- The sweeper's work. ---- */
+
+/* The ids of at most `limit` open quotes due at `now`, into ids[]. */
+static enum gq_code due_ids(struct sqlite_conn *conn, int64_t now, int limit,
+                            char (*ids)[STORE_QUOTE_ID_SIZE], int *n, struct gq_error *err)
+{
+    sqlite3_stmt *stmt = sqlite_db_cached(conn, SQL_QUOTES_DUE, err);
+    if (stmt == NULL)
+        return err != NULL ? err->code : GQ_ERR_INTERNAL;
+    sqlite3_bind_int64(stmt, 1, (sqlite3_int64)now);
+    sqlite3_bind_int(stmt, 2, limit);
+    int rc;
+    *n = 0;
+    while (*n < limit && (rc = sqlite3_step(stmt)) == SQLITE_ROW) {
+        const unsigned char *id = sqlite3_column_text(stmt, 0);
+        snprintf(ids[(*n)++], STORE_QUOTE_ID_SIZE, "%s", id ? (const char *)id : "");
+    }
+    if (*n < limit && rc != SQLITE_DONE) {
+        sqlite_db_done(stmt);
+        return sqlite_db_fail(conn, rc, "finding quotes due to expire", err);
+    }
+    sqlite_db_done(stmt);
+    return GQ_OK;
+}
+
+/* Marks one quote expired and appends its quote.expired, in the
+ * transaction; *marked false when it was not open any more. */
+static enum gq_code expire_one(struct sqlite_conn *conn, const char *id, int64_t now, bool *marked,
+                               struct gq_error *err)
+{
+    enum gq_code code =
+        update_quote(conn, SQL_QUOTE_EXPIRE, id, now, NULL, false, marked, "expiring a quote", err);
+    if (code != GQ_OK || !*marked)
+        return code;
+    struct stored_quote quote;
+    bool found = false;
+    code = select_quote(conn, SQL_QUOTE_BY_ID, id, &quote, &found, err);
+    if (code == GQ_OK && found)
+        code = append_quote_event(conn, STORE_EVENT_QUOTE_EXPIRED, &quote, now, err);
+    if (found)
+        stored_quote_clear(&quote);
+    return code;
+}
+
+enum gq_code sqlite_expire_quotes(struct store_backend *backend, int64_t now, int limit, int *count,
+                                  struct gq_error *err)
+{
+    struct sqlite_store *store = sqlite_store_of(backend);
+    char(*ids)[STORE_QUOTE_ID_SIZE] = calloc((size_t)limit, sizeof *ids);
+    if (ids == NULL)
+        return gq_fail(err, GQ_ERR_NO_MEMORY, NULL, "out of memory expiring quotes");
+    struct sqlite_conn *conn = sqlite_db_checkout(store);
+    int n = 0, marked_count = 0;
+    /* Read first, so that a sweep with nothing due takes no write lock;
+     * each update is conditional, so a quote another process marked
+     * meanwhile is left alone. */
+    enum gq_code code = due_ids(conn, now, limit, ids, &n, err);
+    if (code == GQ_OK && n > 0)
+        code = sqlite_db_begin_write(conn, err);
+    for (int i = 0; code == GQ_OK && i < n; i++) {
+        bool marked = false;
+        code = expire_one(conn, ids[i], now, &marked, err);
+        marked_count += marked;
+    }
+    if (code == GQ_OK && n > 0)
+        code = sqlite_db_commit(conn, err);
+    sqlite_db_end(conn);
+    sqlite_db_checkin(store, conn);
+    free(ids);
+    *count = code == GQ_OK ? marked_count : 0;
+    return code;
+}
+
+enum gq_code sqlite_delete_ended_quotes(struct store_backend *backend, int64_t ended_before,
+                                        int64_t accepted_before, int limit, int *count,
+                                        struct gq_error *err)
+{
+    struct sqlite_store *store = sqlite_store_of(backend);
+    struct sqlite_conn *conn = sqlite_db_checkout(store);
+    enum gq_code code = sqlite_db_begin_write(conn, err);
+    sqlite3_stmt *stmt =
+        code == GQ_OK ? sqlite_db_cached(conn, SQL_QUOTES_DELETE_ENDED, err) : NULL;
+    if (code == GQ_OK && stmt == NULL)
+        code = err != NULL ? err->code : GQ_ERR_INTERNAL;
+    if (code == GQ_OK) {
+        sqlite3_bind_int64(stmt, 1, (sqlite3_int64)ended_before);
+        sqlite3_bind_int64(stmt, 2, (sqlite3_int64)accepted_before);
+        sqlite3_bind_int(stmt, 3, limit);
+        int rc = sqlite3_step(stmt);
+        sqlite_db_done(stmt);
+        if (rc != SQLITE_DONE)
+            code = sqlite_db_fail(conn, rc, "deleting ended quotes", err);
+        else
+            *count = sqlite3_changes(conn->db);
+    }
+    if (code == GQ_OK)
+        code = sqlite_db_commit(conn, err);
+    sqlite_db_end(conn);
+    sqlite_db_checkin(store, conn);
+    return code;
+}
+
+enum gq_code sqlite_release_key(struct store_backend *backend, const char *quote_id,
+                                const char *key, bool *released, struct gq_error *err)
+{
+    struct sqlite_store *store = sqlite_store_of(backend);
+    struct sqlite_conn *conn = sqlite_db_checkout(store);
+    enum gq_code code = sqlite_db_begin_write(conn, err);
+    if (code == GQ_OK) {
+        sqlite3_stmt *stmt = sqlite_db_cached(conn, SQL_QUOTE_RELEASE_KEY, err);
+        if (stmt == NULL) {
+            code = err != NULL ? err->code : GQ_ERR_INTERNAL;
+        } else {
+            sqlite3_bind_text(stmt, 1, quote_id, -1, SQLITE_STATIC);
+            sqlite3_bind_text(stmt, 2, key, -1, SQLITE_STATIC);
+            int rc = sqlite3_step(stmt);
+            sqlite_db_done(stmt);
+            if (rc != SQLITE_DONE)
+                code = sqlite_db_fail(conn, rc, "releasing an idempotency key", err);
+            else
+                *released = sqlite3_changes(conn->db) == 1;
+        }
+    }
+    if (code == GQ_OK)
+        code = sqlite_db_commit(conn, err);
+    sqlite_db_end(conn);
+    sqlite_db_checkin(store, conn);
+    return code;
 }
