@@ -431,7 +431,7 @@ size_t quote_bundle_reason(const struct quote_bundle_result *line, const char *c
         return 0;
     char more[AMOUNT_TEXT_SIZE], price[AMOUNT_TEXT_SIZE], alternative[AMOUNT_TEXT_SIZE];
     const struct msg_arg args[] = {
-        MSG_TEXT(catalog_name(line->bundle->text, lang, line->bundle->name)),
+        MSG_CLAUSE(catalog_name(line->bundle->text, lang, line->bundle->name)),
         MSG_TEXT(amount_text(currency, -line->saving, more)),
         MSG_TEXT(amount_text(currency, line->bundle->price, price)),
         MSG_TEXT(amount_text(currency, line->alternative, alternative)),
