@@ -295,6 +295,151 @@ static enum gq_code check_bundle(const struct bundle *bundle, const struct quote
     return GQ_OK;
 }
 
+#define HOURS_PER_DAY 24
+
+/* Adds `hours` on a day of their own, billed at `hourly_mode`, to the
+ * plan: to its hourly part (the last one, if any), or as a new one. */
+static enum gq_code add_tail_hours(const struct sku *sku, enum billing_mode hourly_mode,
+                                   int32_t hours, struct plan *plan)
+{
+    gq_money amount;
+    if (!money_mul(sku->price[hourly_mode], hours, &amount))
+        return GQ_ERR_AMOUNT_TOO_LARGE;
+    struct plan_part *last = plan->n_parts > 0 ? &plan->parts[plan->n_parts - 1] : NULL;
+    if (last == NULL || !billing_mode_is_hourly(last->mode)) {
+        assert(plan->n_parts < PLAN_MAX_PARTS);
+        last = &plan->parts[plan->n_parts++];
+        *last = (struct plan_part){.mode = hourly_mode};
+    }
+    last->days += 1;
+    last->millihours += (int64_t)hours * USAGE_MILLIHOURS_PER_HOUR;
+    if (!money_add(last->amount, amount, &last->amount) ||
+        !money_add(plan->amount, amount, &plan->amount) || plan->amount > MONEY_MAX)
+        return GQ_ERR_AMOUNT_TOO_LARGE;
+    return GQ_OK;
+}
+
+/* plan_cheapest() around the clock for `days` days (0: an empty plan). */
+static enum gq_code plan_whole_days(const struct sku *sku, uint32_t usable_modes, int32_t days,
+                                    struct plan *out)
+{
+    *out = (struct plan){0};
+    if (days == 0)
+        return GQ_OK;
+    if (days > USAGE_MAX_DAYS)
+        return GQ_ERR_OUT_OF_RANGE;
+    struct usage usage = {.millihours_per_day = HOURS_PER_DAY * USAGE_MILLIHOURS_PER_HOUR,
+                          .days = days};
+    return plan_cheapest(sku, usable_modes, hourly_mode_for(usable_modes), &usage, out);
+}
+
+enum gq_code quote_bundle_item_plan(const struct catalog *catalog, const struct bundle_item *item,
+                                    enum customer_segment segment, struct plan *out)
+{
+    uint32_t usable_modes = usable_modes_for(catalog, item->sku, segment);
+    enum billing_mode hourly = hourly_mode_for(usable_modes);
+    if (item->hours < 1)
+        return GQ_ERR_OUT_OF_RANGE;
+    int32_t days = item->hours / HOURS_PER_DAY, tail = item->hours % HOURS_PER_DAY;
+    if (tail == 0)
+        return plan_whole_days(item->sku, usable_modes, days, out);
+
+    /* The last day covered by blocks: the search over one more day, which
+     * is exact when that day is not paid by the hour (and dearer when it
+     * is, a cover the next candidate prices exactly). */
+    struct plan covered;
+    enum gq_code covered_code = plan_whole_days(item->sku, usable_modes, days + 1, &covered);
+    if (covered_code == GQ_OK && covered.n_parts > 0 &&
+        billing_mode_is_hourly(covered.parts[covered.n_parts - 1].mode))
+        covered_code = GQ_ERR_NOT_ELIGIBLE; /* not a cover of the tail alone */
+    /* The last day paid by the hour for its hours. */
+    struct plan by_the_hour;
+    enum gq_code hourly_code = is_usable(usable_modes, hourly)
+                                   ? plan_whole_days(item->sku, usable_modes, days, &by_the_hour)
+                                   : GQ_ERR_NOT_ELIGIBLE;
+    if (hourly_code == GQ_OK)
+        hourly_code = add_tail_hours(item->sku, hourly, tail, &by_the_hour);
+
+    if (covered_code != GQ_OK && hourly_code != GQ_OK)
+        return covered_code == GQ_ERR_NOT_ELIGIBLE ? hourly_code : covered_code;
+    bool take_covered =
+        covered_code == GQ_OK && (hourly_code != GQ_OK || covered.amount <= by_the_hour.amount);
+    *out = take_covered ? covered : by_the_hour;
+    return GQ_OK;
+}
+
+enum gq_code quote_bundle_alternative(const struct catalog *catalog, const struct bundle *bundle,
+                                      enum customer_segment segment, gq_money *out)
+{
+    gq_money total = 0;
+    for (size_t i = 0; i < bundle->n_items; i++) {
+        struct plan plan;
+        gq_money amount;
+        enum gq_code code = quote_bundle_item_plan(catalog, &bundle->items[i], segment, &plan);
+        if (code != GQ_OK)
+            return code;
+        if (!money_mul(plan.amount, bundle->items[i].quantity, &amount) ||
+            !money_add(total, amount, &total) || total > MONEY_MAX)
+            return GQ_ERR_AMOUNT_TOO_LARGE;
+    }
+    *out = total;
+    return GQ_OK;
+}
+
+enum customer_segment quote_bundle_listing_segment(const struct bundle *bundle)
+{
+    for (int s = 0; s < SEGMENT_COUNT; s++)
+        if (bundle->segment_mask & SEGMENT_BIT(s))
+            return (enum customer_segment)s;
+    return SEGMENT_INDIVIDUAL;
+}
+
+/* A bundle line: its list saving, and its saving against buying the
+ * contents as items (none when they cannot be). */
+static void price_bundle_line(const struct catalog *catalog, const struct bundle *bundle,
+                              enum customer_segment segment, struct quote_bundle_result *line)
+{
+    *line = (struct quote_bundle_result){.bundle = bundle,
+                                         .list_saving = bundle->list_price - bundle->price};
+    line->has_alternative =
+        quote_bundle_alternative(catalog, bundle, segment, &line->alternative) == GQ_OK;
+    line->saving = line->has_alternative ? line->alternative - bundle->price : 0;
+}
+
+/* "¥" and an amount, or an amount, a space and a 3-letter code. */
+#define AMOUNT_TEXT_SIZE (MONEY_FORMAT_SIZE + 4)
+
+/* An amount as a reason says it, as /recommend's do: "¥57293.00" in CNY,
+ * else with the catalog's ISO code ("57293.00 USD"); the same in every
+ * language. */
+static const char *amount_text(const char *currency, gq_money fen, char buf[AMOUNT_TEXT_SIZE])
+{
+    char digits[MONEY_FORMAT_SIZE];
+    if (currency == NULL || strcmp(currency, "CNY") == 0)
+        snprintf(buf, AMOUNT_TEXT_SIZE, "¥%s", money_format(fen, digits));
+    else
+        snprintf(buf, AMOUNT_TEXT_SIZE, "%s %.3s", money_format(fen, digits), currency);
+    return buf;
+}
+
+size_t quote_bundle_reason(const struct quote_bundle_result *line, const char *currency,
+                           enum gq_lang lang, char *buf, size_t size)
+{
+    if (size > 0)
+        buf[0] = '\0';
+    if (!line->has_alternative || line->saving >= 0 || size == 0)
+        return 0;
+    char more[AMOUNT_TEXT_SIZE], price[AMOUNT_TEXT_SIZE], alternative[AMOUNT_TEXT_SIZE];
+    const struct msg_arg args[] = {
+        MSG_CLAUSE(catalog_name(line->bundle->text, lang, line->bundle->name)),
+        MSG_TEXT(amount_text(currency, -line->saving, more)),
+        MSG_TEXT(amount_text(currency, line->bundle->price, price)),
+        MSG_TEXT(amount_text(currency, line->alternative, alternative)),
+    };
+    return messages_format(lang, MSG_BUNDLE_DEARER_THAN_CONTENTS, args,
+                           sizeof args / sizeof args[0], buf, size);
+}
+
 static enum gq_code too_large(struct gq_error *err, const char *field)
 {
     return gq_fail_msg(err, GQ_ERR_AMOUNT_TOO_LARGE, field, MSG_AMOUNT_TOO_LARGE);
@@ -364,8 +509,7 @@ enum gq_code quote_compute(const struct catalog *catalog, const struct quote_req
         enum gq_code code = check_bundle(request->bundles[i], request, i, err);
         if (code != GQ_OK)
             return code;
-        out->bundles[i].bundle = request->bundles[i];
-        out->bundles[i].saving = request->bundles[i]->list_price - request->bundles[i]->price;
+        price_bundle_line(catalog, request->bundles[i], request->segment, &out->bundles[i]);
     }
     return add_totals(out, err);
 }

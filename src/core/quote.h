@@ -26,8 +26,8 @@
 
 struct quote_item_request {
     const struct sku *sku;
-    int32_t quantity;         /* instances, 1 .. QUOTE_MAX_QUANTITY */
-    bool cheapest;            /* bill at the cheapest plan ... */
+    int32_t quantity;          /* instances, 1 .. QUOTE_MAX_QUANTITY */
+    bool cheapest;             /* bill at the cheapest plan ... */
     enum billing_mode billing; /* ... or in this mode */
     struct usage usage;
 };
@@ -71,7 +71,13 @@ struct quote_item_result {
 
 struct quote_bundle_result {
     const struct bundle *bundle;
-    gq_money saving; /* list_price - price */
+    gq_money list_saving; /* list_price - price: the bundle's own "list" figure */
+    /* False when the contents cannot be bought as items by this customer
+     * (a SKU with no mode they may use, more than USAGE_MAX_DAYS of hours,
+     * an amount too large): then there is no alternative and no saving. */
+    bool has_alternative;
+    gq_money alternative; /* quote_bundle_alternative() for the quote's segment */
+    gq_money saving;      /* alternative - price; negative when the bundle costs more */
 };
 
 struct quote_result {
@@ -100,6 +106,37 @@ bool quote_mode_allowed(const struct catalog *catalog, const struct sku *sku,
 /* The status of a stored quote at `now`: "accepted", "expired" (open and
  * past expires_at) or "open". */
 const char *quote_status(bool accepted, int64_t expires_at, int64_t now);
+
+/* The cheapest plan for one instance of `item->sku` used `item->hours`
+ * hours, by the modes `segment` may use: the plan search a quote bills an
+ * item "cheapest" with (plan_cheapest(), before discounts), on the hours
+ * used around the clock, 24 h a day. Hours that are not whole days end on
+ * a day of their own: that day is either covered by the blocks before it
+ * (the search over one more day) or paid by the hour for its hours alone
+ * (the search over the whole days, plus those hours), whichever is less;
+ * the two together are every cover, so the result is exact. Returns
+ * GQ_ERR_NOT_ELIGIBLE when the segment may use no mode that covers it,
+ * GQ_ERR_OUT_OF_RANGE above USAGE_MAX_DAYS days, GQ_ERR_AMOUNT_TOO_LARGE. */
+enum gq_code quote_bundle_item_plan(const struct catalog *catalog, const struct bundle_item *item,
+                                    enum customer_segment segment, struct plan *out);
+
+/* What buying the bundle's contents costs `segment` without the bundle:
+ * the sum over its items of quote_bundle_item_plan() × quantity, at the
+ * catalog's prices before any discount rule. Errors as above. */
+enum gq_code quote_bundle_alternative(const struct catalog *catalog, const struct bundle *bundle,
+                                      enum customer_segment segment, gq_money *out);
+
+/* The segment a bundle is listed for in the catalog, where no customer is
+ * known: the first in its mask, or individual when it is open to all. */
+enum customer_segment quote_bundle_listing_segment(const struct bundle *bundle);
+
+/* The reason a bundle line gives in `lang`, written into `buf` (NUL-
+ * terminated): that the bundle costs more than its contents bought at
+ * their cheapest plans, by how much, amounts in `currency` (the
+ * catalog's). Returns its length, or 0 (and an empty `buf`) when there is
+ * nothing to say: no alternative, or a saving of zero or more. */
+size_t quote_bundle_reason(const struct quote_bundle_result *line, const char *currency,
+                           enum gq_lang lang, char *buf, size_t size);
 
 /* Prices `request` into `out` (from quote_result_new, with room for the
  * request's items). On failure returns the code and fills `err` with the

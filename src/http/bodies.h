@@ -153,6 +153,21 @@ void render_plan(struct jsonw *writer, const struct sku *sku, const struct plan 
 void render_plan_in(struct jsonw *writer, const struct sku *sku, const struct plan *plan,
                     enum gq_lang lang);
 
+/* A plan's one-line summary in `lang` ("1 quarter + 10 days on demand")
+ * into `buf` (NUL-terminated, cut to fit); returns its length. */
+size_t render_plan_summary(const struct plan *plan, enum gq_lang lang, char *buf, size_t size);
+
+/* Room for a bundle alternative's summary: a few items' worth. */
+#define RENDER_ALTERNATIVE_SUMMARY_SIZE 512
+
+/* What the cheapest alternative to a bundle buys, item by item, in `lang`:
+ * "4 × T4 16GB × 1: 1 quarter" joined by "; ", each item's plan from
+ * quote_bundle_item_plan() for `segment` (call it only where
+ * quote_bundle_alternative() succeeded). Cut to fit `buf`. */
+void render_bundle_alternative_summary(const struct catalog *catalog, const struct bundle *bundle,
+                                       enum customer_segment segment, enum gq_lang lang, char *buf,
+                                       size_t size);
+
 /* ---- POST /quote (quote_body.c) --------------------------------------- */
 
 /* The most bytes of a quote's client_reference_id and of an accept's

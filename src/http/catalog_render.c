@@ -173,20 +173,44 @@ static json_t *render_bound(int64_t unix_seconds)
     return json_string(clock_format_rfc3339(unix_seconds, text));
 }
 
+/* What the contents cost the segment the bundle is listed for, bought as
+ * items at their cheapest plans, or null when they cannot be. */
+static json_t *render_bundle_alternative(const struct catalog *catalog, const struct bundle *bundle,
+                                         enum gq_lang lang, gq_money alternative)
+{
+    char summary[RENDER_ALTERNATIVE_SUMMARY_SIZE];
+    render_bundle_alternative_summary(catalog, bundle, quote_bundle_listing_segment(bundle), lang,
+                                      summary, sizeof summary);
+    return json_pack("{s:s, s:o, s:o}", "segment", segment_id(quote_bundle_listing_segment(bundle)),
+                     "amount", render_money(alternative), "summary", json_string(summary));
+}
+
 /* The window is listed so that a storefront can tell a bundle on offer now
  * from one that has ended or not begun (quoting those is not_eligible);
  * the body is rendered once per catalog load, so it cannot leave them out
- * as time passes. */
-static json_t *render_bundle(const struct bundle *bundle, enum gq_lang lang)
+ * as time passes. `saving` is against buying the contents as items
+ * (quote_bundle_alternative() for quote_bundle_listing_segment()), and
+ * may be negative; `list_saving` is against the bundle's own list figure. */
+static json_t *render_bundle(const struct catalog *catalog, const struct bundle *bundle,
+                             enum gq_lang lang)
 {
-    return json_pack("{s:s, s:s, s:s, s:o, s:o, s:o, s:o, s:o, s:o, s:o}", "id", bundle->id, "name",
-                     catalog_name(bundle->text, lang, bundle->name), "description",
-                     catalog_description(bundle->text, lang, bundle->description), "list_price",
-                     render_money(bundle->list_price), "price", render_money(bundle->price),
-                     "saving", render_money(bundle->list_price - bundle->price),
-                     "eligible_segments", render_segments(bundle->segment_mask), "valid_from",
-                     render_bound(bundle->valid_from), "valid_until",
-                     render_bound(bundle->valid_until), "contents", render_bundle_contents(bundle));
+    gq_money alternative = 0;
+    bool has_alternative =
+        quote_bundle_alternative(catalog, bundle, quote_bundle_listing_segment(bundle),
+                                 &alternative) == GQ_OK;
+    json_t *body = json_pack(
+        "{s:s, s:s, s:s, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o}", "id", bundle->id, "name",
+        catalog_name(bundle->text, lang, bundle->name), "description",
+        catalog_description(bundle->text, lang, bundle->description), "list_price",
+        render_money(bundle->list_price), "price", render_money(bundle->price), "list_saving",
+        render_money(bundle->list_price - bundle->price), "cheapest_alternative",
+        has_alternative ? render_bundle_alternative(catalog, bundle, lang, alternative)
+                        : json_null(),
+        "saving", has_alternative ? render_money(alternative - bundle->price) : json_null(),
+        "eligible_segments", render_segments(bundle->segment_mask), "valid_from",
+        render_bound(bundle->valid_from), "valid_until", render_bound(bundle->valid_until),
+        "contents", render_bundle_contents(bundle));
+    return body;
 }
 
 /* The bundles as one offer (the article's 套餐礼包), then each of them. */
@@ -194,7 +218,7 @@ json_t *catalog_render_bundles(const struct catalog *catalog, enum gq_lang lang)
 {
     json_t *bundles = json_array();
     for (size_t i = 0; bundles != NULL && i < catalog->n_bundles; i++)
-        append_or_drop(&bundles, render_bundle(&catalog->bundles[i], lang));
+        append_or_drop(&bundles, render_bundle(catalog, &catalog->bundles[i], lang));
     return json_pack("{s:s, s:I, s:s, s:s, s:o}", "currency", catalog->currency,
                      "price_list_version", (json_int_t)catalog->price_list_version, "name",
                      catalog_name(catalog->bundles_text, lang, "Bundles"), "description",

@@ -272,7 +272,11 @@ static void write_item(struct jsonw *w, const struct quote_item_request *item,
     jsonw_object_end(w);
 }
 
-static void write_bundle_line(struct jsonw *w, const struct quote_bundle_result *line,
+/* A bundle line: its figures, what its contents cost bought as items at
+ * their cheapest plans (null when they cannot be) and the saving against
+ * that, which may be negative: then `reasons` says so. */
+static void write_bundle_line(struct jsonw *w, const struct catalog *catalog,
+                              enum customer_segment segment, const struct quote_bundle_result *line,
                               enum gq_lang lang)
 {
     jsonw_object_begin(w);
@@ -280,7 +284,28 @@ static void write_bundle_line(struct jsonw *w, const struct quote_bundle_result 
     jsonw_key_string(w, "name", catalog_name(line->bundle->text, lang, line->bundle->name));
     jsonw_key_money(w, "list_price", line->bundle->list_price);
     jsonw_key_money(w, "price", line->bundle->price);
-    jsonw_key_money(w, "saving", line->saving);
+    jsonw_key_money(w, "list_saving", line->list_saving);
+    jsonw_key(w, "cheapest_alternative");
+    if (line->has_alternative) {
+        char summary[RENDER_ALTERNATIVE_SUMMARY_SIZE];
+        render_bundle_alternative_summary(catalog, line->bundle, segment, lang, summary,
+                                          sizeof summary);
+        jsonw_object_begin(w);
+        jsonw_key_money(w, "amount", line->alternative);
+        jsonw_key_string(w, "summary", summary);
+        jsonw_object_end(w);
+        jsonw_key_money(w, "saving", line->saving);
+    } else {
+        jsonw_null(w);
+        jsonw_key(w, "saving");
+        jsonw_null(w);
+    }
+    jsonw_key(w, "reasons");
+    jsonw_array_begin(w);
+    char reason[512];
+    if (quote_bundle_reason(line, catalog->currency, lang, reason, sizeof reason) > 0)
+        jsonw_string(w, reason);
+    jsonw_array_end(w);
     jsonw_object_end(w);
 }
 
@@ -350,7 +375,7 @@ char *quote_body_render(const struct catalog *catalog, const struct parsed_quote
     jsonw_key(&w, "bundles");
     jsonw_array_begin(&w);
     for (size_t i = 0; i < result->n_bundles; i++)
-        write_bundle_line(&w, &result->bundles[i], meta->lang);
+        write_bundle_line(&w, catalog, parsed->request.segment, &result->bundles[i], meta->lang);
     jsonw_array_end(&w);
     jsonw_key_money(&w, "subtotal", result->subtotal);
     jsonw_key_money(&w, "discount_total", result->discount_total);

@@ -53,12 +53,13 @@ static enum gq_msg part_message(const struct plan_part *part, int32_t *count)
  * own formatter, without printf (it is on every quote's path). Parts are at
  * most three short phrases, so the buffer holds them; messages_format
  * still stops at its end. */
-static void write_summary(struct jsonw *writer, const struct plan *plan, enum gq_lang lang)
+size_t render_plan_summary(const struct plan *plan, enum gq_lang lang, char *text, size_t size)
 {
-    char text[192];
     size_t length = 0;
+    if (size == 0)
+        return 0;
     text[0] = '\0';
-    for (int i = 0; i < plan->n_parts && length + 4 < sizeof text; i++) {
+    for (int i = 0; i < plan->n_parts && length + 4 < size; i++) {
         if (i > 0) {
             memcpy(text + length, " + ", 4);
             length += 3;
@@ -66,9 +67,48 @@ static void write_summary(struct jsonw *writer, const struct plan *plan, enum gq
         int32_t count;
         enum gq_msg id = part_message(&plan->parts[i], &count);
         struct msg_arg arg = MSG_INT(count < 0 ? 0 : count);
-        length += messages_format(lang, id, &arg, 1, text + length, sizeof text - length);
+        length += messages_format(lang, id, &arg, 1, text + length, size - length);
     }
+    return length;
+}
+
+static void write_summary(struct jsonw *writer, const struct plan *plan, enum gq_lang lang)
+{
+    char text[192];
+    render_plan_summary(plan, lang, text, sizeof text);
     jsonw_string(writer, text);
+}
+
+void render_bundle_alternative_summary(const struct catalog *catalog, const struct bundle *bundle,
+                                       enum customer_segment segment, enum gq_lang lang, char *buf,
+                                       size_t size)
+{
+    size_t length = 0;
+    if (size == 0)
+        return;
+    buf[0] = '\0';
+    for (size_t i = 0; i < bundle->n_items; i++) {
+        const struct bundle_item *item = &bundle->items[i];
+        struct plan plan;
+        char summary[192], part[320];
+        if (quote_bundle_item_plan(catalog, item, segment, &plan) != GQ_OK)
+            continue;
+        render_plan_summary(&plan, lang, summary, sizeof summary);
+        const struct msg_arg args[] = {
+            MSG_INT(item->quantity),
+            MSG_CLAUSE(catalog_name(item->sku->text, lang, item->sku->name)),
+            MSG_CLAUSE(summary),
+        };
+        size_t written = messages_format(
+            lang, length > 0 ? MSG_BUNDLE_ALTERNATIVE_NEXT_ITEM : MSG_BUNDLE_ALTERNATIVE_ITEM, args,
+            sizeof args / sizeof args[0], part, sizeof part);
+        /* An item that does not fit whole is left out, with those after
+         * it, never cut inside a character. */
+        if (written + 1 >= sizeof part || length + written >= size)
+            break;
+        memcpy(buf + length, part, written + 1);
+        length += written;
+    }
 }
 
 static void write_part(struct jsonw *writer, const struct sku *sku, const struct plan_part *part)

@@ -349,17 +349,164 @@ static struct bundle *add_bundle(const char *id, gq_money list_price, gq_money b
     return bundle;
 }
 
+static void add_bundle_item(struct bundle *bundle, const char *sku, int32_t quantity, int32_t hours)
+{
+    bundle->items = realloc(bundle->items, (bundle->n_items + 1) * sizeof *bundle->items);
+    ck_assert_ptr_nonnull(bundle->items);
+    bundle->items[bundle->n_items++] =
+        (struct bundle_item){catalog_find_sku(catalog, sku), quantity, hours};
+    ck_assert_ptr_nonnull(bundle->items[bundle->n_items - 1].sku);
+}
+
+/* The seed's two bundles (migrations/sqlite/0002_seed_catalog.sql), with
+ * their names in both languages (0005). */
+static void add_seed_bundles(void)
+{
+    struct bundle *training =
+        add_bundle("training-starter-monthly", 164200, 123100, SEGMENT_MASK_ALL);
+    add_bundle_item(training, "v100-16g-x1", 1, 720);
+    free(training->name);
+    training->name = fixture_strdup("Training starter monthly card");
+    training->text[GQ_LANG_ZH_CN].name = fixture_strdup("训练入门月卡");
+    struct bundle *enterprise = add_bundle("enterprise-inference-quarterly", 8484500, 5729300,
+                                           SEGMENT_BIT(SEGMENT_ENTERPRISE));
+    add_bundle_item(enterprise, "t4-16g-x1", 4, 2160);
+    free(enterprise->name);
+    enterprise->name = fixture_strdup("Enterprise inference quarterly card");
+    enterprise->text[GQ_LANG_ZH_CN].name = fixture_strdup("企业推理季卡");
+}
+
+static const struct quote_bundle_result *quote_bundle_alone(const struct bundle *bundle,
+                                                            enum customer_segment segment)
+{
+    const struct bundle *bundles[] = {bundle};
+    struct quote_request request = {
+        .segment = segment, .bundles = bundles, .n_bundles = 1, .now = NOW};
+    ck_assert_int_eq(quote_compute(catalog, &request, result, NULL), GQ_OK);
+    return &result->bundles[0];
+}
+
+/* 企业推理季卡: four T4 16GB × 1 for 2160 h each. Bought as items, each is
+ * one quarter (14321.00; three months are 16050.00, 2160 h on demand
+ * 21384.00), 4 × 14321.00 = 57284.00: the card's 57293.00 is 9.00 dearer,
+ * though its list figure (84845.00) makes it look 27552.00 cheaper. */
+START_TEST(enterprise_card_costs_more_than_its_contents)
+{
+    add_seed_bundles();
+    const struct bundle *card = &catalog->bundles[1];
+    const struct quote_bundle_result *line = quote_bundle_alone(card, SEGMENT_ENTERPRISE);
+    ck_assert_int_eq(card->price, 5729300);
+    ck_assert_int_eq(line->list_saving, 2755200);
+    ck_assert(line->has_alternative);
+    ck_assert_int_eq(line->alternative, 5728400);
+    ck_assert_int_eq(line->saving, -900);
+    ck_assert_int_eq(result->total, 5729300);
+
+    struct plan plan;
+    ck_assert_int_eq(quote_bundle_item_plan(catalog, &card->items[0], SEGMENT_ENTERPRISE, &plan),
+                     GQ_OK);
+    ck_assert_int_eq(plan.n_parts, 1);
+    ck_assert_int_eq(plan.parts[0].mode, BILLING_QUARTERLY);
+    ck_assert_int_eq(plan.parts[0].blocks, 1);
+    ck_assert_int_eq(plan.amount, 1432100);
+    ck_assert_int_eq(quote_bundle_listing_segment(card), SEGMENT_ENTERPRISE);
+    gq_money alternative = 0;
+    ck_assert_int_eq(quote_bundle_alternative(catalog, card, SEGMENT_ENTERPRISE, &alternative),
+                     GQ_OK);
+    ck_assert_int_eq(alternative, 5728400);
+
+    char reason[512];
+    ck_assert_uint_gt(quote_bundle_reason(line, "CNY", GQ_LANG_EN, reason, sizeof reason), 0);
+    ck_assert_str_eq(reason, "Enterprise inference quarterly card costs ¥9.00 more than its "
+                             "contents bought at their cheapest plans: ¥57293.00 against "
+                             "¥57284.00");
+    ck_assert_uint_gt(quote_bundle_reason(line, "CNY", GQ_LANG_ZH_CN, reason, sizeof reason), 0);
+    ck_assert_str_eq(reason, "企业推理季卡比按最便宜方案单独购买其内容贵 ¥9.00：套餐价 "
+                             "¥57293.00，单独购买 ¥57284.00");
+}
+END_TEST
+
+/* 训练入门月卡: one V100 16GB × 1 for 720 h, list 1642.00, price 1231.00.
+ * By hand from the seed prices: on demand 720 h × 2.28 = 1641.60, one
+ * month 1231.00, one quarter 3305.00, so bought as an item the cheapest is
+ * one month, 1231.00: the card saves 0.00 (its list saving is 411.00) and
+ * gives no reason. A student pays 720 h × 1.50 = 1080.00 by the hour, so
+ * to a student the card is 151.00 dearer. */
+START_TEST(training_card_saves_nothing_and_is_dearer_for_students)
+{
+    add_seed_bundles();
+    const struct bundle *card = &catalog->bundles[0];
+    const struct quote_bundle_result *line = quote_bundle_alone(card, SEGMENT_INDIVIDUAL);
+    ck_assert_int_eq(line->list_saving, 41100);
+    ck_assert_int_eq(line->alternative, 123100);
+    ck_assert_int_eq(line->saving, 0);
+    char reason[512];
+    ck_assert_uint_eq(quote_bundle_reason(line, "CNY", GQ_LANG_EN, reason, sizeof reason), 0);
+    ck_assert_str_eq(reason, "");
+    ck_assert_int_eq(quote_bundle_listing_segment(card), SEGMENT_INDIVIDUAL);
+
+    line = quote_bundle_alone(card, SEGMENT_STUDENT);
+    ck_assert_int_eq(line->alternative, 108000);
+    ck_assert_int_eq(line->saving, -15100);
+    ck_assert_uint_gt(quote_bundle_reason(line, "CNY", GQ_LANG_ZH_CN, reason, sizeof reason), 0);
+    ck_assert_str_eq(reason, "训练入门月卡比按最便宜方案单独购买其内容贵 ¥151.00：套餐价 "
+                             "¥1231.00，单独购买 ¥1080.00");
+}
+END_TEST
+
+/* Hours that are not whole days: the last day is either inside the blocks
+ * or paid by the hour for its hours alone, whichever costs less. */
+START_TEST(bundle_hours_that_are_not_whole_days)
+{
+    struct plan plan;
+    /* 730 h of a V100: a month (30 days) and 10 h on demand, 1231.00 +
+     * 22.80 = 1253.80; 31 days around the clock would be 1285.72. */
+    struct bundle_item v100 = {catalog_find_sku(catalog, "v100-16g-x1"), 1, 730};
+    ck_assert_int_eq(quote_bundle_item_plan(catalog, &v100, SEGMENT_INDIVIDUAL, &plan), GQ_OK);
+    ck_assert_int_eq(plan.amount, 125380);
+    ck_assert_int_eq(plan.n_parts, 2);
+    ck_assert_int_eq(plan.parts[0].mode, BILLING_MONTHLY);
+    ck_assert_int_eq(plan.parts[1].mode, BILLING_ON_DEMAND);
+    ck_assert_int_eq(plan.parts[1].days, 1);
+    ck_assert_int_eq(plan.parts[1].millihours, 10000);
+    ck_assert_int_eq(plan.parts[1].amount, 2280);
+    /* 2150 h of a T4 (89 days and 14 h): the quarter covers the last day
+     * too, 14321.00, not 14321.00 + 14 h × 9.90. */
+    struct bundle_item t4 = {catalog_find_sku(catalog, "t4-16g-x1"), 1, 2150};
+    ck_assert_int_eq(quote_bundle_item_plan(catalog, &t4, SEGMENT_INDIVIDUAL, &plan), GQ_OK);
+    ck_assert_int_eq(plan.amount, 1432100);
+    ck_assert_int_eq(plan.n_parts, 1);
+    ck_assert_int_eq(plan.parts[0].mode, BILLING_QUARTERLY);
+    /* 5 h alone: on demand, 5 × 2.28; a student pays 5 × 1.50. */
+    struct bundle_item hours = {catalog_find_sku(catalog, "v100-16g-x1"), 1, 5};
+    ck_assert_int_eq(quote_bundle_item_plan(catalog, &hours, SEGMENT_INDIVIDUAL, &plan), GQ_OK);
+    ck_assert_int_eq(plan.amount, 1140);
+    ck_assert_int_eq(quote_bundle_item_plan(catalog, &hours, SEGMENT_STUDENT, &plan), GQ_OK);
+    ck_assert_int_eq(plan.amount, 750);
+    ck_assert_int_eq(plan.parts[0].mode, BILLING_STUDENT);
+    /* More days than a usage holds: no alternative. */
+    struct bundle_item years = {catalog_find_sku(catalog, "v100-16g-x1"), 1, 24 * 3651};
+    ck_assert_int_eq(quote_bundle_item_plan(catalog, &years, SEGMENT_INDIVIDUAL, &plan),
+                     GQ_ERR_OUT_OF_RANGE);
+}
+END_TEST
+
 START_TEST(bundles_add_their_own_price)
 {
-    add_bundle("training-starter-monthly", 164200, 123100, SEGMENT_MASK_ALL);
-    add_bundle("enterprise-inference-quarterly", 8484500, 5729300, SEGMENT_BIT(SEGMENT_ENTERPRISE));
+    add_seed_bundles();
     const struct bundle *bundles[] = {&catalog->bundles[0], &catalog->bundles[1]};
     struct quote_item_request items[] = {item("v100-16g-x1", 1, "on_demand", 8, 90)};
-    struct quote_request request = {.segment = SEGMENT_ENTERPRISE, .items = items, .n_items = 1,
-                                    .bundles = bundles, .n_bundles = 2, .now = NOW};
+    struct quote_request request = {.segment = SEGMENT_ENTERPRISE,
+                                    .items = items,
+                                    .n_items = 1,
+                                    .bundles = bundles,
+                                    .n_bundles = 2,
+                                    .now = NOW};
     ck_assert_int_eq(quote_compute(catalog, &request, result, NULL), GQ_OK);
-    ck_assert_int_eq(result->bundles[0].saving, 41100);
-    ck_assert_int_eq(result->bundles[1].saving, 2755200);
+    ck_assert_int_eq(result->bundles[0].list_saving, 41100);
+    ck_assert_int_eq(result->bundles[0].saving, 0);
+    ck_assert_int_eq(result->bundles[1].list_saving, 2755200);
+    ck_assert_int_eq(result->bundles[1].saving, -900);
     ck_assert_int_eq(result->subtotal, 164160 + 123100 + 5729300);
     ck_assert_int_eq(result->total, result->subtotal);
 
@@ -624,7 +771,7 @@ START_TEST(random_quotes_hold_their_invariants)
 }
 END_TEST
 
-#define LOOP(tc, test, table) \
+#define LOOP(tc, test, table)                                                                      \
     tcase_add_loop_test(tc, test, 0, (int)(sizeof(table) / sizeof((table)[0])))
 
 static Suite *quote_suite(void)
@@ -647,6 +794,9 @@ static Suite *quote_suite(void)
     tcase_add_test(tc, a_mode_discount_can_change_the_cheapest);
     tcase_add_test(tc, a_mixed_discount_can_change_the_cheapest);
     tcase_add_test(tc, bundles_add_their_own_price);
+    tcase_add_test(tc, enterprise_card_costs_more_than_its_contents);
+    tcase_add_test(tc, training_card_saves_nothing_and_is_dearer_for_students);
+    tcase_add_test(tc, bundle_hours_that_are_not_whole_days);
     tcase_add_test(tc, cheapest_skips_blocks_the_customer_may_not_use);
     tcase_add_test(tc, asked_billing_saves_nothing_against_an_unusable_cheaper_plan);
     LOOP(tc, cheapest_is_blocks_only_without_on_demand, blocks_only_cases);

@@ -71,6 +71,21 @@ static inline void fuzz_add_bundle(struct catalog *catalog, const char *id, gq_m
     bundle->valid_until = valid_until;
 }
 
+/* Adds an item to the last bundle added; the SKU must exist. */
+static inline void fuzz_add_bundle_item(struct catalog *catalog, const char *sku, int32_t quantity,
+                                        int32_t hours)
+{
+    struct bundle *bundle = &catalog->bundles[catalog->n_bundles - 1];
+    struct bundle_item *items = realloc(bundle->items, (bundle->n_items + 1) * sizeof *items);
+    const struct sku *found = catalog_find_sku(catalog, sku);
+    if (items == NULL || found == NULL) {
+        fprintf(stderr, "fuzz: cannot add %s to bundle %s\n", sku, bundle->id);
+        abort();
+    }
+    bundle->items = items;
+    items[bundle->n_items++] = (struct bundle_item){found, quantity, hours};
+}
+
 /* Rules of every kind: stackable and exclusive, percentage and fixed, per
  * SKU, per billing (the mixed bit included), by quantity, expired and not
  * yet valid, and more stackable ones for students than a line keeps
@@ -124,11 +139,17 @@ static inline struct catalog *fuzz_catalog_new(void)
         fixture_catalog_from(fuzz_skus, sizeof fuzz_skus / sizeof fuzz_skus[0]);
     catalog->skus[1].interconnect = INTERCONNECT_PCIE;
     fuzz_add_rules(catalog);
+    /* The seed's contents; hours that are not whole days; more days than a
+     * usage holds (no alternative). */
     fuzz_add_bundle(catalog, "training-starter-monthly", 164200, 123100, SEGMENT_MASK_ALL, 0);
+    fuzz_add_bundle_item(catalog, "v100-16g-x1", 1, 720);
     fuzz_add_bundle(catalog, "enterprise-inference-quarterly", 8484500, 5729300,
                     SEGMENT_BIT(SEGMENT_ENTERPRISE), 0);
+    fuzz_add_bundle_item(catalog, "t4-16g-x1", 4, 2160);
     fuzz_add_bundle(catalog, "expired-bundle", 1000, 900, SEGMENT_MASK_ALL, FUZZ_YESTERDAY);
+    fuzz_add_bundle_item(catalog, "v100-16g-x1", 2, 29);
     fuzz_add_bundle(catalog, "limit-bundle", MONEY_MAX, MONEY_MAX, SEGMENT_MASK_ALL, 0);
+    fuzz_add_bundle_item(catalog, "v100-16g-x1", 1, 87840);
     struct gq_error err;
     if (catalog_validate(catalog, &err) != GQ_OK) {
         fprintf(stderr, "fuzz: invalid catalog: %s\n", err.message);

@@ -63,12 +63,14 @@ static inline bool fuzz_text_is_utf8(const char *text, size_t size)
 }
 
 /* Every money string of a rendered body parses back to itself: a
- * non-negative amount of at most MONEY_MAX in its canonical text. */
+ * non-negative amount of at most MONEY_MAX in its canonical text. A
+ * `saving` may also be negative (a bundle dearer than its contents bought
+ * as items) or null (contents that cannot be bought as items). */
 static inline void fuzz_check_money_strings(json_t *value)
 {
     static const char *const money_keys[] = {
-        "amount", "discount_total",      "total",      "subtotal", "saving", "unit_price",
-        "price",  "amount_per_instance", "list_price", NULL};
+        "amount", "discount_total",      "total",      "subtotal",    "saving", "unit_price",
+        "price",  "amount_per_instance", "list_price", "list_saving", NULL};
     const char *key;
     json_t *member;
     size_t index;
@@ -90,11 +92,17 @@ static inline void fuzz_check_money_strings(json_t *value)
             fuzz_check_money_strings(member);
             continue;
         }
+        bool is_saving = strcmp(key, "saving") == 0;
+        if (is_saving && json_is_null(member))
+            continue;
         FUZZ_CHECK(json_is_string(member));
+        const char *text = json_string_value(member);
+        bool negative = is_saving && text[0] == '-';
         gq_money amount = -1;
         char again[MONEY_FORMAT_SIZE];
-        FUZZ_CHECK(money_parse(json_string_value(member), &amount));
-        FUZZ_CHECK(strcmp(money_format(amount, again), json_string_value(member)) == 0);
+        FUZZ_CHECK(money_parse(text + negative, &amount));
+        FUZZ_CHECK(!negative || amount > 0);
+        FUZZ_CHECK(strcmp(money_format(negative ? -amount : amount, again), text) == 0);
     }
 }
 
@@ -345,8 +353,12 @@ static inline void fuzz_check_quote(const struct catalog *catalog,
         discount_total += result->items[i].billed->discounts.total;
     }
     for (size_t i = 0; i < result->n_bundles; i++) {
-        FUZZ_CHECK(result->bundles[i].bundle == request->bundles[i]);
-        subtotal += result->bundles[i].bundle->price;
+        const struct quote_bundle_result *line = &result->bundles[i];
+        FUZZ_CHECK(line->bundle == request->bundles[i]);
+        FUZZ_CHECK(line->list_saving == line->bundle->list_price - line->bundle->price);
+        FUZZ_CHECK(line->has_alternative ? line->saving == line->alternative - line->bundle->price
+                                         : line->saving == 0);
+        subtotal += line->bundle->price;
     }
     FUZZ_CHECK(result->subtotal == subtotal && result->subtotal <= MONEY_MAX);
     FUZZ_CHECK(result->discount_total == discount_total);

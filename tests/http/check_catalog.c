@@ -455,7 +455,12 @@ START_TEST(test_catalog_bundles)
     expect_str(body, "bundles[0].name", "Enterprise inference quarterly card");
     expect_str(body, "bundles[0].list_price", "84845.00");
     expect_str(body, "bundles[0].price", "57293.00");
-    expect_str(body, "bundles[0].saving", "27552.00");
+    expect_str(body, "bundles[0].list_saving", "27552.00");
+    /* For enterprises, the segment it is for: four quarters of a T4. */
+    expect_str(body, "bundles[0].cheapest_alternative.segment", "enterprise");
+    expect_str(body, "bundles[0].cheapest_alternative.amount", "57284.00");
+    expect_str(body, "bundles[0].cheapest_alternative.summary", "4 × T4 16GB × 1: 1 quarter");
+    expect_str(body, "bundles[0].saving", "-9.00");
     expect_text(body, "bundles[0].eligible_segments", "[\"enterprise\"]");
     expect_text(body, "bundles[0].contents",
                 "[{\"sku\":\"t4-16g-x1\",\"quantity\":4,\"hours\":2160}]");
@@ -463,7 +468,11 @@ START_TEST(test_catalog_bundles)
     expect_str(body, "bundles[1].name", "Training starter monthly card");
     expect_str(body, "bundles[1].list_price", "1642.00");
     expect_str(body, "bundles[1].price", "1231.00");
-    expect_str(body, "bundles[1].saving", "411.00");
+    expect_str(body, "bundles[1].list_saving", "411.00");
+    /* Open to all, listed for individuals: one month, as the card. */
+    expect_str(body, "bundles[1].cheapest_alternative.segment", "individual");
+    expect_str(body, "bundles[1].cheapest_alternative.amount", "1231.00");
+    expect_str(body, "bundles[1].saving", "0.00");
     expect_text(body, "bundles[1].eligible_segments",
                 "[\"individual\",\"student\",\"startup\",\"enterprise\"]");
     expect_text(body, "bundles[1].contents",

@@ -840,7 +840,8 @@ START_TEST(test_operations_sighup_reload)
     struct http_response *bundles = http_get(to, "/catalog/bundles");
     expect_text(bundles->json, "price_list_version", "2");
     expect_str(bundles->json, "bundles[1].price", "1200.00");
-    expect_str(bundles->json, "bundles[1].saving", "442.00");
+    expect_str(bundles->json, "bundles[1].list_saving", "442.00");
+    expect_str(bundles->json, "bundles[1].saving", "31.00"); /* a month is 1231.00 */
     expect_str(bundles->json, "bundles[1].valid_until", "2030-01-01T00:00:00Z");
     expect_text(bundles->json, "bundles[1].valid_from", "null");
     expect_text(bundles->json, "bundles[0].valid_until", "null");

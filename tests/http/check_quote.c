@@ -266,7 +266,12 @@ START_TEST(test_quote_several_items_and_a_bundle)
     expect_str(q, "bundles[0].name", "Training starter monthly card");
     expect_str(q, "bundles[0].list_price", "1642.00");
     expect_str(q, "bundles[0].price", "1231.00");
-    expect_str(q, "bundles[0].saving", "411.00");
+    expect_str(q, "bundles[0].list_saving", "411.00");
+    /* Bought as an item, 720 h of a V100 is one month, 1231.00: no saving. */
+    expect_str(q, "bundles[0].cheapest_alternative.amount", "1231.00");
+    expect_str(q, "bundles[0].cheapest_alternative.summary", "1 × V100 16GB × 1: 1 month");
+    expect_str(q, "bundles[0].saving", "0.00");
+    expect_text(q, "bundles[0].reasons", "[]");
     expect_str(q, "subtotal", "13572.60"); /* 1641.60 + 10700.00 + 1231.00 */
     expect_str(q, "discount_total", "0.00");
     expect_str(q, "total", "13572.60");
@@ -276,9 +281,33 @@ START_TEST(test_quote_several_items_and_a_bundle)
     response = post_quote("{\"customer\":{\"segment\":\"enterprise\"},\"items\":[{" V100_8H_90D
                           "}],\"bundles\":[\"enterprise-inference-quarterly\"],\"save\":false}");
     expect_status(response, 200);
-    expect_str(response->json, "bundles[0].price", "57293.00");
-    expect_str(response->json, "bundles[0].saving", "27552.00");
-    expect_str(response->json, "total", "58934.60");
+    q = response->json;
+    ck_assert_str_eq(json_keys(q, "bundles[0]"), "id,name,list_price,price,list_saving,"
+                                                 "cheapest_alternative,saving,reasons");
+    expect_str(q, "bundles[0].list_price", "84845.00");
+    expect_str(q, "bundles[0].price", "57293.00");
+    expect_str(q, "bundles[0].list_saving", "27552.00");
+    /* Four T4s for a quarter each: 4 × 14321.00, 9.00 less than the card. */
+    expect_str(q, "bundles[0].cheapest_alternative.amount", "57284.00");
+    expect_str(q, "bundles[0].cheapest_alternative.summary", "4 × T4 16GB × 1: 1 quarter");
+    expect_str(q, "bundles[0].saving", "-9.00");
+    expect_text(q, "bundles[0].reasons",
+                "[\"Enterprise inference quarterly card costs ¥9.00 more than its contents "
+                "bought at their cheapest plans: ¥57293.00 against ¥57284.00\"]");
+    expect_str(q, "total", "58934.60");
+    http_response_free(response);
+    const char *const chinese[] = {"Content-Type: application/json", "Accept-Language: zh-CN",
+                                   NULL};
+    response = http_request(client, "POST", "/quote", chinese,
+                            "{\"customer\":{\"segment\":\"enterprise\"},"
+                            "\"bundles\":[\"enterprise-inference-quarterly\"],\"save\":false}");
+    expect_status(response, 200);
+    expect_str(response->json, "bundles[0].saving", "-9.00");
+    expect_str(response->json, "bundles[0].cheapest_alternative.summary",
+               "T4 16GB 单卡 × 4 台：1 个季度");
+    expect_text(response->json, "bundles[0].reasons",
+                "[\"企业推理季卡比按最便宜方案单独购买其内容贵 ¥9.00：套餐价 ¥57293.00，"
+                "单独购买 ¥57284.00\"]");
     http_response_free(response);
     response = post_quote("{\"items\":[{" V100_8H_90D
                           "}],\"bundles\":[\"enterprise-inference-quarterly\"],\"save\":false}");
