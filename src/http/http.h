@@ -381,6 +381,7 @@ enum MHD_Result quote_handle_create(struct http_request *request);
 enum MHD_Result quote_handle_get(struct http_request *request);
 enum MHD_Result quote_handle_accept(struct http_request *request);
 enum MHD_Result quote_handle_cancel(struct http_request *request);
+enum MHD_Result quote_handle_list(struct http_request *request);
 enum MHD_Result recommend_handle(struct http_request *request);
 enum MHD_Result keys_handle_create(struct http_request *request);
 enum MHD_Result keys_handle_list(struct http_request *request);

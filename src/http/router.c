@@ -23,6 +23,7 @@ static const struct route routes[] = {
     {"/catalog/{id}", HTTP_GET, catalog_handle_sku, PUBLIC, CATALOG},
     {"/quote", HTTP_POST, quote_handle_create, .body = BODY_JSON,
      .segment_scope = SCOPE_QUOTES_WRITE, PUBLIC, CATALOG},
+    {"/quote", HTTP_GET, quote_handle_list, .takes_query = true, .scope = SCOPE_QUOTES_READ},
     {"/quote/{id}", HTTP_GET, quote_handle_get, PUBLIC, CATALOG},
     {"/quote/{id}/accept", HTTP_POST, quote_handle_accept, .body = BODY_OPTIONAL_JSON,
      .scope = SCOPE_QUOTES_ACCEPT, PUBLIC, CATALOG},

@@ -277,6 +277,47 @@ enum gq_code store_quote_get(struct store *store, const char *id, struct stored_
     return code;
 }
 
+void store_quote_page_free(struct quote_page *page)
+{
+    if (page == NULL)
+        return;
+    for (size_t i = 0; i < page->count; i++)
+        stored_quote_clear(&page->items[i]);
+    free(page->items);
+    memset(page, 0, sizeof *page);
+}
+
+enum gq_code store_quotes_list(struct store *store, const struct quote_filter *filter,
+                               struct quote_page *out, struct gq_error *err)
+{
+    assert(store != NULL && filter != NULL && out != NULL);
+    assert(filter->limit >= 1 && filter->limit <= 100);
+    memset(out, 0, sizeof *out);
+    struct stored_quote cursor = {0};
+    bool found = false;
+    if (filter->starting_after != NULL) {
+        enum gq_code code =
+            store->ops->get_quote(store->backend, filter->starting_after, &cursor, &found, err);
+        if (code != GQ_OK)
+            return code;
+        if (!found)
+            return gq_fail_msg(err, GQ_ERR_INVALID_PARAMETER, "starting_after", MSG_NO_QUOTE,
+                               MSG_TEXT_CUT(filter->starting_after, 64));
+    }
+    enum gq_code code = store->ops->list_quotes(store->backend, filter, cursor.created_at,
+                                                found ? cursor.id : NULL, out, err);
+    stored_quote_clear(&cursor);
+    if (code != GQ_OK) {
+        store_quote_page_free(out);
+        return code;
+    }
+    while (out->count > filter->limit) {
+        stored_quote_clear(&out->items[--out->count]);
+        out->has_more = true;
+    }
+    return GQ_OK;
+}
+
 enum gq_code store_quotes_recent_requests(struct store *store, int limit, json_t **out,
                                           struct gq_error *err)
 {

@@ -236,6 +236,31 @@ void quote_sweeper_stop(struct quote_sweeper *sweeper);
 enum gq_code store_quote_release_key(struct store *store, const char *quote_id, const char *key,
                                      bool *released, struct gq_error *err);
 
+/* What GET /quote lists: each member NULL or 0 when not asked. */
+struct quote_filter {
+    const char *status; /* "open", "accepted", "canceled", "expired" (at `now`) */
+    const char *client_reference_id;
+    int64_t created_gte, created_lt; /* unix seconds; 0: no bound */
+    const char *starting_after;      /* a quote id: the page after it */
+    size_t limit;                    /* 1..100 */
+    int64_t now;
+};
+
+struct quote_page {
+    struct stored_quote *items; /* newest first (created_at, then id, descending) */
+    size_t count;
+    bool has_more;
+};
+
+void store_quote_page_free(struct quote_page *page);
+
+/* A page of quotes, newest first, after `starting_after` when given: the
+ * cursor is that quote's (created_at, id), so quotes inserted meanwhile
+ * (newer) never shift a later page, and none is skipped or repeated.
+ * GQ_ERR_INVALID_PARAMETER (field starting_after) when it names no quote. */
+enum gq_code store_quotes_list(struct store *store, const struct quote_filter *filter,
+                               struct quote_page *out, struct gq_error *err);
+
 /* The request bodies of the `limit` (1..100) newest stored quotes, newest
  * first: a new JSON array of strings (the caller decrefs). What a price
  * list's preview prices again. */

@@ -104,6 +104,8 @@ static const struct route_case routes[] = {
     {"POST", "/quote", INDIVIDUAL_QUOTE, NULL},
     {"GET", "/quote/" UNKNOWN_QUOTE, NULL, NULL},
     {"POST", "/quote/" UNKNOWN_QUOTE "/accept", NULL, "quotes:accept"},
+    {"POST", "/quote/" UNKNOWN_QUOTE "/cancel", NULL, "quotes:accept"},
+    {"GET", "/quote", NULL, "quotes:read"},
     {"POST", "/recommend", "{\"workload\":{\"task\":\"learning\",\"model_params_b\":1}}", NULL},
     {"POST", "/admin/keys", "{\"name\":\"x\",\"scopes\":[\"quotes:read\"]}", "keys:write"},
     {"GET", "/admin/keys", NULL, "keys:write"},

@@ -639,6 +639,128 @@ START_TEST(test_two_replicas_accept_once)
 }
 END_TEST
 
+struct sweep_work {
+    struct store *store;
+    pthread_barrier_t *start;
+    int marked;
+    enum gq_code code;
+};
+
+/* A replica's sweeper: small batches until nothing is due. */
+static void *sweep_all(void *argument)
+{
+    struct sweep_work *work = argument;
+    pthread_barrier_wait(work->start);
+    for (int round = 0; round < 100; round++) {
+        int count = 0;
+        struct gq_error err;
+        work->code = store_quotes_expire(work->store, now_seconds(), 7, &count, &err);
+        if (work->code != GQ_OK || count == 0)
+            break;
+        work->marked += count;
+    }
+    return NULL;
+}
+
+/* Two replicas sweeping at once mark each due quote once, each with one
+ * quote.expired, and leave the quotes not due. */
+START_TEST(test_two_replicas_expire_each_quote_once)
+{
+    enum { DUE = 60 };
+    for (int i = 0; i < DUE + 5; i++) {
+        char id[STORE_QUOTE_ID_SIZE];
+        snprintf(id, sizeof id, "q_e%d", i);
+        int64_t created = now_seconds() - 100;
+        struct stored_quote quote =
+            make_quote(id, NULL, created, i < DUE ? created + 10 : created + 100000);
+        insert_ok(store, &quote);
+    }
+    struct store *other = open_store(4);
+    pthread_barrier_t start;
+    pthread_barrier_init(&start, NULL, 2);
+    struct sweep_work works[2] = {{store, &start, 0, GQ_OK}, {other, &start, 0, GQ_OK}};
+    pthread_t threads[2];
+    for (int r = 0; r < 2; r++)
+        ck_assert_int_eq(pthread_create(&threads[r], NULL, sweep_all, &works[r]), 0);
+    for (int r = 0; r < 2; r++)
+        pthread_join(threads[r], NULL);
+    pthread_barrier_destroy(&start);
+    ck_assert_int_eq(works[0].code, GQ_OK);
+    ck_assert_int_eq(works[1].code, GQ_OK);
+    ck_assert_int_eq(works[0].marked + works[1].marked, DUE);
+    ck_assert_int_eq(query_integer("SELECT count(*) FROM quotes WHERE status = 'expired'", NULL),
+                     DUE);
+    ck_assert_int_eq(
+        query_integer("SELECT count(*) FROM events WHERE type = 'quote.expired'", NULL), DUE);
+    ck_assert_int_eq(query_integer("SELECT count(*) FROM quotes WHERE status = 'open'", NULL), 5);
+    store_close(other);
+}
+END_TEST
+
+/* Cancel, list, release a key, delete what ended: the store's lifecycle
+ * operations, each against the rows they must and must not touch. */
+START_TEST(test_lifecycle_operations)
+{
+    int64_t now = now_seconds();
+    struct stored_quote a = make_quote("q_l1", "key-l1", now - 30, now + 600);
+    struct stored_quote b = make_quote("q_l2", NULL, now - 20, now + 600);
+    struct stored_quote c = make_quote("q_l3", NULL, now - 10, now + 600);
+    insert_ok(store, &a);
+    insert_ok(store, &b);
+    insert_ok(store, &c);
+    struct stored_quote out;
+    struct gq_error err;
+    ck_assert_int_eq(store_quote_cancel(store, "q_l2", now, "too dear", &out, &err), GQ_OK);
+    ck_assert_str_eq(out.cancel_reason, "too dear");
+    ck_assert_int_eq(out.canceled_at, now);
+    stored_quote_clear(&out);
+    ck_assert_int_eq(store_quote_cancel(store, "q_l2", now, NULL, &out, &err),
+                     GQ_ERR_QUOTE_NOT_OPEN);
+    ck_assert_str_eq(err.state, "canceled");
+    ck_assert_int_eq(store_quote_accept(store, "q_l3", now, "{\"reference\":\"PO\"}", &out, &err),
+                     GQ_OK);
+    ck_assert_str_eq(out.acceptance, "{\"reference\":\"PO\"}");
+    stored_quote_clear(&out);
+
+    struct quote_filter all = {.limit = 2, .now = now};
+    struct quote_page page;
+    ck_assert_int_eq(store_quotes_list(store, &all, &page, &err), GQ_OK);
+    ck_assert_uint_eq(page.count, 2);
+    ck_assert(page.has_more);
+    ck_assert_str_eq(page.items[0].id, "q_l3");
+    ck_assert_str_eq(page.items[1].id, "q_l2");
+    store_quote_page_free(&page);
+    struct quote_filter after = {.limit = 2, .now = now, .starting_after = "q_l2"};
+    ck_assert_int_eq(store_quotes_list(store, &after, &page, &err), GQ_OK);
+    ck_assert_uint_eq(page.count, 1);
+    ck_assert(!page.has_more);
+    ck_assert_str_eq(page.items[0].id, "q_l1");
+    store_quote_page_free(&page);
+    struct quote_filter canceled = {.limit = 10, .now = now, .status = "canceled"};
+    ck_assert_int_eq(store_quotes_list(store, &canceled, &page, &err), GQ_OK);
+    ck_assert_uint_eq(page.count, 1);
+    ck_assert_str_eq(page.items[0].id, "q_l2");
+    store_quote_page_free(&page);
+    struct quote_filter unknown = {.limit = 10, .now = now, .starting_after = "q_none"};
+    ck_assert_int_eq(store_quotes_list(store, &unknown, &page, &err), GQ_ERR_INVALID_PARAMETER);
+
+    bool released = false;
+    ck_assert_int_eq(store_quote_release_key(store, "q_l1", "key-other", &released, &err), GQ_OK);
+    ck_assert(!released);
+    ck_assert_int_eq(store_quote_release_key(store, "q_l1", "key-l1", &released, &err), GQ_OK);
+    ck_assert(released);
+
+    int count = -1;
+    ck_assert_int_eq(store_quotes_delete_ended(store, now, 0, 10, &count, &err), GQ_OK);
+    ck_assert_int_eq(count, 0); /* canceled at `now`: not before it */
+    ck_assert_int_eq(store_quotes_delete_ended(store, now + 1, 0, 10, &count, &err), GQ_OK);
+    ck_assert_int_eq(count, 1);
+    ck_assert_int_eq(store_quotes_delete_ended(store, now + 1, now + 1, 10, &count, &err), GQ_OK);
+    ck_assert_int_eq(count, 1); /* the accepted one, now that it is asked for */
+    ck_assert_int_eq(query_integer("SELECT count(*) FROM quotes", NULL), 1);
+}
+END_TEST
+
 /* ---- Health. ---- */
 
 START_TEST(test_health_answers)
@@ -910,6 +1032,7 @@ static void add_tests(TCase *tcase)
     tcase_add_test(tcase, test_wait_ends_on_a_change_or_the_timeout);
     tcase_add_test(tcase, test_quote_round_trip);
     tcase_add_test(tcase, test_recent_requests_newest_first);
+    tcase_add_test(tcase, test_lifecycle_operations);
     tcase_add_test(tcase, test_same_key_replays_the_first_quote);
     tcase_add_test(tcase, test_a_refused_quote_fails_alone_in_its_batch);
     tcase_add_test(tcase, test_bad_quote_is_refused);
@@ -919,6 +1042,7 @@ static void add_tests(TCase *tcase)
     tcase_add_test(tcase, test_accept_expired_is_refused_and_left_open);
     tcase_add_test(tcase, test_two_replicas_one_quote_per_key);
     tcase_add_test(tcase, test_two_replicas_accept_once);
+    tcase_add_test(tcase, test_two_replicas_expire_each_quote_once);
     tcase_add_test(tcase, test_health_answers);
     tcase_add_test(tcase, test_the_seed_is_price_list_1_active);
     tcase_add_test(tcase, test_price_list_cycle_switches_at_the_instant);

@@ -425,6 +425,7 @@ const struct store_backend_ops postgres_backend_ops = {
     .get_quote = pg_get_quote,
     .recent_requests = pg_recent_requests,
     .end_quote = pg_end_quote,
+    .list_quotes = pg_list_quotes,
     .expire_quotes = pg_expire_quotes,
     .delete_ended_quotes = pg_delete_ended_quotes,
     .release_key = pg_release_key,

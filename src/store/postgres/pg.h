@@ -29,6 +29,7 @@ enum pg_statement {
     PG_QUOTE_ACCEPT,
     PG_QUOTE_CANCEL,
     PG_QUOTES_EXPIRE,
+    PG_QUOTES_LIST,
     PG_PRICE_LIST_VERSION,
     PG_STATEMENT_COUNT
 };
@@ -167,6 +168,9 @@ enum gq_code pg_get_quote(struct store_backend *backend, const char *id, struct 
 enum gq_code pg_end_quote(struct store_backend *backend, const struct quote_end *end,
                           struct stored_quote *out, enum accept_outcome *outcome,
                           struct gq_error *err);
+enum gq_code pg_list_quotes(struct store_backend *backend, const struct quote_filter *filter,
+                            int64_t after_created, const char *after_id, struct quote_page *out,
+                            struct gq_error *err);
 enum gq_code pg_expire_quotes(struct store_backend *backend, int64_t now, int limit, int *count,
                               struct gq_error *err);
 enum gq_code pg_delete_ended_quotes(struct store_backend *backend, int64_t ended_before,

@@ -449,6 +449,63 @@ enum gq_code pg_get_quote(struct store_backend *backend, const char *id, struct 
     return pg_run(pg_store_of(backend), get_on, &get, err);
 }
 
+/* ---- A page of quotes. ---- */
+
+struct list_context {
+    const struct quote_filter *filter;
+    int64_t after_created;
+    const char *after_id;
+    struct quote_page *out;
+};
+
+static const char *bound_text(int64_t value, char buffer[24])
+{
+    if (value == 0)
+        return NULL;
+    snprintf(buffer, 24, "%lld", (long long)value);
+    return buffer;
+}
+
+static enum gq_code list_on(struct pg_conn *conn, void *context, struct gq_error *err)
+{
+    struct list_context *list = context;
+    const struct quote_filter *filter = list->filter;
+    char gte[24], lt[24], now[24], after[24], limit[24];
+    snprintf(now, sizeof now, "%lld", (long long)filter->now);
+    snprintf(after, sizeof after, "%lld", (long long)list->after_created);
+    snprintf(limit, sizeof limit, "%zu", filter->limit + 1);
+    const char *const values[] = {filter->client_reference_id,
+                                  bound_text(filter->created_gte, gte),
+                                  bound_text(filter->created_lt, lt),
+                                  filter->status,
+                                  now,
+                                  after,
+                                  list->after_id,
+                                  limit};
+    store_quote_page_free(list->out); /* a retry starts again */
+    PGresult *result = pg_execute(conn, PG_QUOTES_LIST, values, NULL, NULL, 1, err);
+    if (result == NULL)
+        return err != NULL ? err->code : GQ_ERR_INTERNAL;
+    enum gq_code code = GQ_OK;
+    int rows = PQntuples(result);
+    list->out->items = calloc((size_t)rows + 1, sizeof *list->out->items);
+    if (list->out->items == NULL)
+        code = gq_fail(err, GQ_ERR_NO_MEMORY, NULL, "out of memory listing quotes");
+    for (int row = 0; code == GQ_OK && row < rows; row++)
+        if ((code = read_quote(result, row, &list->out->items[row], err)) == GQ_OK)
+            list->out->count++;
+    PQclear(result);
+    return code;
+}
+
+enum gq_code pg_list_quotes(struct store_backend *backend, const struct quote_filter *filter,
+                            int64_t after_created, const char *after_id, struct quote_page *out,
+                            struct gq_error *err)
+{
+    struct list_context list = {filter, after_created, after_id, out};
+    return pg_run(pg_store_of(backend), list_on, &list, err);
+}
+
 /* ---- The newest requests. ---- */
 
 struct recent_context {

@@ -48,6 +48,20 @@ const struct pg_statement_text pg_statements[PG_STATEMENT_COUNT] = {
                          " WHERE id = $1 AND status = 'open' AND expires_at > $2"
                          " RETURNING " QUOTE_COLUMNS,
                          3},
+    /* GET /quote: every filter optional (NULL is "any"); "expired" is also
+     * an open quote past expires_at that the sweeper has not marked yet. */
+    [PG_QUOTES_LIST] = {"gq_quotes_list",
+                        "SELECT " QUOTE_COLUMNS " FROM quotes"
+                        " WHERE ($1::text IS NULL OR client_reference_id = $1)"
+                        " AND ($2::bigint IS NULL OR created_at >= $2)"
+                        " AND ($3::bigint IS NULL OR created_at < $3)"
+                        " AND ($4::text IS NULL OR ($4 = 'open' AND status = 'open'"
+                        " AND expires_at > $5::bigint) OR ($4 = 'expired' AND (status = 'expired'"
+                        " OR (status = 'open' AND expires_at <= $5::bigint)))"
+                        " OR ($4 IN ('accepted', 'canceled') AND status = $4))"
+                        " AND ($7::text IS NULL OR (created_at, id) < ($6::bigint, $7))"
+                        " ORDER BY created_at DESC, id DESC LIMIT $8",
+                        8},
     /* The sweeper: each replica locks the quotes it marks and skips those
      * another holds, so a quote is marked (and its event written) once. */
     [PG_QUOTES_EXPIRE] = {"gq_quotes_expire",

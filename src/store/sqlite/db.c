@@ -525,6 +525,7 @@ const struct store_backend_ops sqlite_backend_ops = {
     .get_quote = sqlite_get_quote,
     .recent_requests = sqlite_recent_requests,
     .end_quote = sqlite_end_quote,
+    .list_quotes = sqlite_list_quotes,
     .expire_quotes = sqlite_expire_quotes,
     .delete_ended_quotes = sqlite_delete_ended_quotes,
     .release_key = sqlite_release_key,

@@ -164,6 +164,9 @@ enum gq_code sqlite_get_quote(struct store_backend *backend, const char *id,
 enum gq_code sqlite_end_quote(struct store_backend *backend, const struct quote_end *end,
                               struct stored_quote *out, enum accept_outcome *outcome,
                               struct gq_error *err);
+enum gq_code sqlite_list_quotes(struct store_backend *backend, const struct quote_filter *filter,
+                                int64_t after_created, const char *after_id,
+                                struct quote_page *out, struct gq_error *err);
 enum gq_code sqlite_expire_quotes(struct store_backend *backend, int64_t now, int limit, int *count,
                                   struct gq_error *err);
 enum gq_code sqlite_delete_ended_quotes(struct store_backend *backend, int64_t ended_before,

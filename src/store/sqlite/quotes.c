@@ -249,6 +249,58 @@ enum gq_code sqlite_get_quote(struct store_backend *backend, const char *id,
     return code;
 }
 
+/* ---- A page of quotes. ---- */
+
+/* Every filter optional (a NULL parameter is "any"); "expired" is also an
+ * open quote past expires_at that the sweeper has not marked yet. */
+static const char SQL_QUOTES_LIST[] =
+    "SELECT " QUOTE_COLUMNS " FROM quotes"
+    " WHERE (?1 IS NULL OR client_reference_id = ?1)"
+    " AND (?2 IS NULL OR created_at >= ?2) AND (?3 IS NULL OR created_at < ?3)"
+    " AND (?4 IS NULL OR (?4 = 'open' AND status = 'open' AND expires_at > ?5)"
+    " OR (?4 = 'expired' AND (status = 'expired' OR (status = 'open' AND expires_at <= ?5)))"
+    " OR (?4 IN ('accepted', 'canceled') AND status = ?4))"
+    " AND (?7 IS NULL OR (created_at, id) < (?6, ?7))"
+    " ORDER BY created_at DESC, id DESC LIMIT ?8";
+
+static void bind_optional_bound(sqlite3_stmt *stmt, int index, int64_t value)
+{
+    bind_optional_int64(stmt, index, value != 0, value);
+}
+
+enum gq_code sqlite_list_quotes(struct store_backend *backend, const struct quote_filter *filter,
+                                int64_t after_created, const char *after_id, struct quote_page *out,
+                                struct gq_error *err)
+{
+    struct sqlite_store *store = sqlite_store_of(backend);
+    out->items = calloc(filter->limit + 1, sizeof *out->items);
+    if (out->items == NULL)
+        return gq_fail(err, GQ_ERR_NO_MEMORY, NULL, "out of memory listing quotes");
+    struct sqlite_conn *conn = sqlite_db_checkout(store);
+    sqlite3_stmt *stmt = sqlite_db_cached(conn, SQL_QUOTES_LIST, err);
+    enum gq_code code = stmt != NULL ? GQ_OK : (err != NULL ? err->code : GQ_ERR_INTERNAL);
+    if (code == GQ_OK) {
+        sqlite3_bind_text(stmt, 1, filter->client_reference_id, -1, SQLITE_STATIC);
+        bind_optional_bound(stmt, 2, filter->created_gte);
+        bind_optional_bound(stmt, 3, filter->created_lt);
+        sqlite3_bind_text(stmt, 4, filter->status, -1, SQLITE_STATIC);
+        sqlite3_bind_int64(stmt, 5, (sqlite3_int64)filter->now);
+        sqlite3_bind_int64(stmt, 6, (sqlite3_int64)after_created);
+        sqlite3_bind_text(stmt, 7, after_id, -1, SQLITE_STATIC);
+        sqlite3_bind_int64(stmt, 8, (sqlite3_int64)(filter->limit + 1));
+        int rc = SQLITE_DONE;
+        while (code == GQ_OK && out->count <= filter->limit &&
+               (rc = sqlite3_step(stmt)) == SQLITE_ROW)
+            if ((code = read_quote(stmt, &out->items[out->count], err)) == GQ_OK)
+                out->count++;
+        if (code == GQ_OK && out->count <= filter->limit && rc != SQLITE_DONE)
+            code = sqlite_db_fail(conn, rc, "listing quotes", err);
+        sqlite_db_done(stmt);
+    }
+    sqlite_db_checkin(store, conn);
+    return code;
+}
+
 /* ---- The newest requests. ---- */
 
 enum gq_code sqlite_recent_requests(struct store_backend *backend, int limit, json_t **out,

@@ -1,0 +1,96 @@
+/*
+ * GET /quote (scope quotes:read): an order system's view of its quotes,
+ * newest first, a page at a time, as Stripe lists its objects:
+ * ?status=&client_reference_id=&created_gte=&created_lt=&limit=&starting_after=
+ * -> {"data": [quotes as GET /quote/{id} returns them], "has_more"}.
+ * The next page starts after the last id of this one.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "http/http.h"
+#include "http/list_query.h"
+#include "util/clock.h"
+
+enum {
+    PARAM_STATUS,
+    PARAM_CLIENT_REFERENCE,
+    PARAM_CREATED_GTE,
+    PARAM_CREATED_LT,
+    PARAM_LIMIT,
+    PARAM_STARTING_AFTER,
+    PARAM_COUNT
+};
+
+static const struct list_param quote_params[PARAM_COUNT] = {
+    [PARAM_STATUS] = {"status", LIST_TEXT, NULL},
+    [PARAM_CLIENT_REFERENCE] = {"client_reference_id", LIST_TEXT, NULL},
+    [PARAM_CREATED_GTE] = {"created_gte", LIST_TIME, NULL},
+    [PARAM_CREATED_LT] = {"created_lt", LIST_TIME, NULL},
+    [PARAM_LIMIT] = {"limit", LIST_LIMIT, NULL},
+    [PARAM_STARTING_AFTER] = {"starting_after", LIST_CURSOR, "q_"},
+};
+
+static bool status_known(const char *status)
+{
+    static const char *const known[] = {"open", "accepted", "canceled", "expired"};
+    for (size_t i = 0; i < sizeof known / sizeof known[0]; i++)
+        if (strcmp(status, known[i]) == 0)
+            return true;
+    return false;
+}
+
+static const char *text_of(const struct list_query *query, int param)
+{
+    return query->present[param] ? query->text[param] : NULL;
+}
+
+static int64_t time_of(const struct list_query *query, int param)
+{
+    return query->present[param] ? query->time[param] : 0;
+}
+
+/* The page's quotes as GET /quote/{id} shows each. */
+static json_t *render_page(const struct quote_page *page, int64_t now)
+{
+    json_t *data = json_array();
+    for (size_t i = 0; data != NULL && i < page->count; i++) {
+        char *text = store_quote_object(&page->items[i], now);
+        json_t *quote = text != NULL ? json_loads(text, 0, NULL) : NULL;
+        free(text);
+        if (quote == NULL || json_array_append_new(data, quote) != 0) {
+            json_decref(data);
+            data = NULL;
+        }
+    }
+    return data;
+}
+
+enum MHD_Result quote_handle_list(struct http_request *request)
+{
+    struct list_query query;
+    struct gq_error err = {0};
+    if (list_query_parse(request, quote_params, PARAM_COUNT, &query, &err) != GQ_OK)
+        return reply_error(request, &err);
+    const char *status = text_of(&query, PARAM_STATUS);
+    if (status != NULL && !status_known(status))
+        return reply_fail_msg(request, GQ_ERR_INVALID_PARAMETER, "status", MSG_FIELD_ONE_OF,
+                              MSG_TEXT("status"), MSG_TEXT("open, accepted, canceled, expired"));
+    struct quote_filter filter = {
+        .status = status,
+        .client_reference_id = text_of(&query, PARAM_CLIENT_REFERENCE),
+        .created_gte = time_of(&query, PARAM_CREATED_GTE),
+        .created_lt = time_of(&query, PARAM_CREATED_LT),
+        .starting_after = text_of(&query, PARAM_STARTING_AFTER),
+        .limit = query.limit,
+        .now = clock_now_seconds(),
+    };
+    struct quote_page page;
+    if (store_quotes_list(request->app->store, &filter, &page, &err) != GQ_OK)
+        return reply_error(request, &err);
+    json_t *data = render_page(&page, filter.now);
+    bool has_more = page.has_more;
+    store_quote_page_free(&page);
+    return reply_json(request, MHD_HTTP_OK,
+                      data ? json_pack("{s:o, s:b}", "data", data, "has_more", has_more) : NULL);
+}
