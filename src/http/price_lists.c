@@ -81,7 +81,90 @@ enum MHD_Result price_lists_handle_list(struct http_request *request)
                       data ? json_pack("{s:o, s:b}", "data", data, "has_more", 0) : NULL);
 }
 
-/* The list with its catalog as GET /catalog shows it ("skus"). */
+/* ---- A list's content, in the shapes its edits take. ---- */
+
+static json_t *time_or_null(int64_t unix_seconds)
+{
+    char text[CLOCK_RFC3339_SIZE];
+    return unix_seconds != 0 ? json_string(clock_format_rfc3339(unix_seconds, text)) : json_null();
+}
+
+/* The one segment of a mask, or null for every segment. */
+static json_t *segment_or_null(uint32_t mask)
+{
+    for (int s = 0; mask != SEGMENT_MASK_ALL && s < SEGMENT_COUNT; s++)
+        if (mask & SEGMENT_BIT(s))
+            return json_string(segment_id((enum customer_segment)s));
+    return json_null();
+}
+
+/* A rule's billing: a mode, "mixed", or null for every billing. */
+static json_t *rule_billing_or_null(uint32_t mask)
+{
+    if (mask == DISCOUNT_BILLING_ALL)
+        return json_null();
+    if (mask == DISCOUNT_BILLING_MIXED)
+        return json_string("mixed");
+    for (int m = 0; m < BILLING_MODE_COUNT; m++)
+        if (mask & (1u << m))
+            return json_string(billing_mode_id((enum billing_mode)m));
+    return json_null();
+}
+
+static json_t *render_gpu_model(const struct gpu_model *gpu)
+{
+    return json_pack(
+        "{s:s, s:s, s:i, s:s, s:f, s:f, s:o, s:i, s:i}", "id", gpu->id, "model", gpu->name,
+        "memory_gb", (int)gpu->memory_gb, "memory_type", gpu->memory_type, "fp16_tflops",
+        gpu->fp16_tflops, "fp32_tflops", gpu->fp32_tflops, "bf16_tflops",
+        gpu->bf16_tflops > 0 ? json_real(gpu->bf16_tflops) : json_null(), "memory_bandwidth_gbps",
+        (int)gpu->memory_bandwidth_gbps, "tdp_watts", (int)gpu->tdp_watts);
+}
+
+static json_t *render_rule(const struct discount_rule *rule)
+{
+    bool percent = rule->kind == DISCOUNT_PERCENT;
+    return json_pack("{s:s, s:s, s:o, s:o, s:o, s:i, s:o, s:o, s:o, s:o, s:i, s:b}", "id", rule->id,
+                     "name", rule->name, "segment", segment_or_null(rule->segment_mask), "billing",
+                     rule_billing_or_null(rule->billing_mask), "sku",
+                     rule->sku_id ? json_string(rule->sku_id) : json_null(), "min_quantity",
+                     (int)rule->min_quantity, "basis_points",
+                     percent ? json_integer(rule->basis_points) : json_null(), "amount_off",
+                     percent ? json_null() : render_money(rule->fixed_amount), "valid_from",
+                     time_or_null(rule->valid_from), "valid_until", time_or_null(rule->valid_until),
+                     "priority", (int)rule->priority, "stackable", rule->stackable);
+}
+
+/* Appends render(i) for i < n to a new array set as `key` of *body;
+ * *body becomes NULL when memory runs out (no half list is answered). */
+static void add_list(json_t **body, const char *key, size_t n,
+                     json_t *(*render)(const struct catalog *, size_t),
+                     const struct catalog *catalog)
+{
+    json_t *array = json_array();
+    for (size_t i = 0; array != NULL && i < n; i++)
+        if (json_array_append_new(array, render(catalog, i)) != 0) {
+            json_decref(array);
+            array = NULL;
+        }
+    if (*body != NULL && (array == NULL || json_object_set_new(*body, key, array) != 0)) {
+        json_decref(*body);
+        *body = NULL;
+    }
+}
+
+static json_t *gpu_model_at(const struct catalog *catalog, size_t i)
+{
+    return render_gpu_model(&catalog->models[i]);
+}
+
+static json_t *rule_at(const struct catalog *catalog, size_t i)
+{
+    return render_rule(&catalog->rules[i]);
+}
+
+/* The list with its catalog: "skus" and "bundles" as GET /catalog shows
+ * them, "gpu_models" and "discount_rules" in the shapes their PUTs take. */
 enum MHD_Result price_lists_handle_get(struct http_request *request)
 {
     int64_t version;
@@ -101,11 +184,21 @@ enum MHD_Result price_lists_handle_get(struct http_request *request)
     json_t *skus = json_array();
     for (size_t i = 0; skus != NULL && i < catalog->n_skus; i++)
         json_array_append_new(skus, catalog_render_sku(catalog, &catalog->skus[i], request->lang));
-    catalog_free(catalog);
     if (body != NULL && json_object_set_new(body, "skus", skus) != 0) {
         json_decref(body);
         body = NULL;
     }
+    add_list(&body, "gpu_models", catalog->n_models, gpu_model_at, catalog);
+    add_list(&body, "discount_rules", catalog->n_rules, rule_at, catalog);
+    json_t *bundles = catalog_render_bundles(catalog, request->lang);
+    if (body != NULL &&
+        (bundles == NULL ||
+         json_object_set(body, "bundles", json_object_get(bundles, "bundles")) != 0)) {
+        json_decref(body);
+        body = NULL;
+    }
+    json_decref(bundles);
+    catalog_free(catalog);
     reply_in_language(request);
     return reply_json(request, MHD_HTTP_OK, body);
 }

@@ -307,6 +307,10 @@ START_TEST(test_entities_and_preview)
     ck_assert_uint_eq(json_array_size(skus), 6);
     ck_assert_str_eq(a10_price ? a10_price : "<none>", "1500.00");
     ck_assert_str_eq(a10_gpu ? a10_gpu : "<none>", "A10 24GB");
+    /* The models and rules in the shapes their PUTs take, ids added. */
+    ck_assert_str_eq(json_join(detail->json, "gpu_models", "id"),
+                     "a10-24g,t4-16g,v100-16g,v100-32g");
+    ck_assert_uint_eq(json_array_size(json_at(detail->json, "bundles")), 2);
     http_response_free(detail);
 
     /* A rule that ends before it starts; then one without an end. */
@@ -321,6 +325,16 @@ START_TEST(test_entities_and_preview)
                 "{\"name\":\"A10 launch\",\"sku\":\"a10-24g-x1\",\"segment\":\"startup\","
                 "\"basis_points\":1000,\"valid_from\":\"2027-01-01T00:00:00Z\"}",
                 200, NULL, NULL);
+    struct http_response *rules = call("GET", base, NULL);
+    json_t *rule = json_array_get(json_at(rules->json, "discount_rules"),
+                                  json_array_size(json_at(rules->json, "discount_rules")) - 1);
+    expect_str(rule, "id", "a10-launch");
+    expect_str(rule, "segment", "startup");
+    ck_assert_int_eq(json_integer_value(json_at(rule, "basis_points")), 1000);
+    expect_str(rule, "valid_from", "2027-01-01T00:00:00Z");
+    ck_assert(json_is_null(json_at(rule, "valid_until")));
+    ck_assert(json_is_null(json_at(rule, "amount_off")));
+    http_response_free(rules);
 
     /* A bundle of a SKU the list does not have; then of the A10. */
     snprintf(path, sizeof path, "%s/bundles/a10-month", base);
