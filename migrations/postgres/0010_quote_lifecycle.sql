@@ -37,3 +37,8 @@ CREATE INDEX quotes_ended ON quotes ((coalesce(canceled_at, expired_at)))
 CREATE INDEX quotes_newest ON quotes (created_at DESC, id DESC);
 CREATE INDEX quotes_by_client_reference ON quotes (client_reference_id, created_at DESC, id DESC)
     WHERE client_reference_id IS NOT NULL;
+
+-- A webhook endpoint failing since failing_since (unix milliseconds of the
+-- first failed try after its last success; NULL while it succeeds) is
+-- disabled once that is webhook_disable_after_seconds (5 days) ago.
+ALTER TABLE webhook_endpoints ADD COLUMN failing_since bigint;

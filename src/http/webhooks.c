@@ -31,29 +31,9 @@ static json_t *time_json(int64_t unix_seconds)
     return json_string(clock_format_rfc3339(unix_seconds, text));
 }
 
-/* " quote.created quote.accepted " as ["quote.created", "quote.accepted"]. */
-static json_t *events_json(const char *events)
-{
-    json_t *list = json_array();
-    const char *c = events != NULL ? events : "";
-    while (list != NULL && *c != '\0') {
-        c += strspn(c, " ");
-        size_t length = strcspn(c, " ");
-        if (length > 0)
-            json_array_append_new(list, json_stringn(c, length));
-        c += length;
-    }
-    return list;
-}
-
 static json_t *render_endpoint(const struct stored_endpoint *endpoint)
 {
-    return json_pack("{s:s, s:s, s:s, s:s, s:o, s:b, s:o, s:o}", "id", endpoint->id, "object",
-                     "webhook_endpoint", "url", endpoint->url ? endpoint->url : "", "description",
-                     endpoint->description ? endpoint->description : "", "events",
-                     events_json(endpoint->events), "enabled", endpoint->enabled, "created_at",
-                     time_json(endpoint->created_at), "updated_at",
-                     time_json(endpoint->updated_at));
+    return store_endpoint_json(endpoint);
 }
 
 /* The audit's change of an endpoint, without its secret (the caller frees

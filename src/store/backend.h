@@ -160,6 +160,20 @@ enum accept_outcome {
     ACCEPT_NOT_OPEN   /* accepted or canceled already: left as it is; the quote read back */
 };
 
+/* A delivery's try recorded (store_delivery_finish). */
+struct delivery_end {
+    const char *id;
+    const struct stored_attempt *attempt;
+    const char *status;
+    int64_t next_attempt_at;
+    int64_t disable_before_ms; /* 0: never disable */
+};
+
+/* The webhook_endpoint.disabled event of `endpoint` (as it is, disabled),
+ * into *out (the caller clears it). */
+enum gq_code store_event_endpoint_disabled(const struct stored_endpoint *endpoint,
+                                           struct store_event *out, struct gq_error *err);
+
 /* How an open quote ends by request. */
 enum quote_ending { QUOTE_END_ACCEPT, QUOTE_END_CANCEL };
 
@@ -416,9 +430,8 @@ struct store_backend_ops {
     enum gq_code (*deliveries_claim)(struct store_backend *backend, int64_t now_ms,
                                      int64_t lease_ms, size_t max, struct claimed_delivery **out,
                                      size_t *count, struct gq_error *err);
-    enum gq_code (*delivery_finish)(struct store_backend *backend, const char *id,
-                                    const struct stored_attempt *attempt, const char *status,
-                                    int64_t next_attempt_at, struct gq_error *err);
+    enum gq_code (*delivery_finish)(struct store_backend *backend, const struct delivery_end *end,
+                                    bool *disabled, struct gq_error *err);
     /* Price lists (store.h): every list newest first (version 0, without
      * documents) or the one `version` (with its document; none: count 0);
      * and one write (above). */

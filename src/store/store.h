@@ -371,6 +371,7 @@ enum gq_code store_audit_read(struct store *store, int64_t since, const char *st
 #define STORE_EVENT_QUOTE_CANCELED "quote.canceled"
 #define STORE_EVENT_QUOTE_EXPIRED "quote.expired"
 #define STORE_EVENT_PRICE_LIST_PUBLISHED "price_list.published"
+#define STORE_EVENT_ENDPOINT_DISABLED "webhook_endpoint.disabled"
 
 /* One event: its id ("evt_" and 32 hex digits, ordered by time), its type,
  * when it was made, and its JSON as the API returns it ({"id", "object":
@@ -449,6 +450,11 @@ struct stored_endpoint {
 };
 
 void store_endpoint_clear(struct stored_endpoint *endpoint);
+
+/* The endpoint as the API shows it, without its secret: {"id", "object",
+ * "url", "description", "events", "enabled", "created_at", "updated_at"}.
+ * A new reference; NULL when memory runs out. */
+json_t *store_endpoint_json(const struct stored_endpoint *endpoint);
 
 struct endpoint_list {
     struct stored_endpoint *items;
@@ -547,10 +553,14 @@ enum gq_code store_deliveries_claim(struct store *store, int64_t now_ms, int64_t
 
 /* Records a try of a claimed delivery and what comes next: `status`
  * "succeeded", "failed", or "pending" again at `next_attempt_at`; the lease
- * is released. */
+ * is released. A success clears its endpoint's failing streak; a failure
+ * starts one (at the try's time) or extends it, and an endpoint failing
+ * since `disable_before_ms` or earlier (0: never) is disabled, with its
+ * webhook_endpoint.disabled event, in the same transaction: *disabled. */
 enum gq_code store_delivery_finish(struct store *store, const char *id,
                                    const struct stored_attempt *attempt, const char *status,
-                                   int64_t next_attempt_at, struct gq_error *err);
+                                   int64_t next_attempt_at, int64_t disable_before_ms,
+                                   bool *disabled, struct gq_error *err);
 /* ---- Price lists (price_lists.c) ---- */
 
 /* A price list is a numbered, immutable version of the whole sellable

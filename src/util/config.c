@@ -44,6 +44,7 @@ enum key_id {
     KEY_BODY_LIMIT_BYTES,
     KEY_QUOTE_EXPIRY_SECONDS,
     KEY_QUOTE_SWEEP_INTERVAL_MS,
+    KEY_WEBHOOK_DISABLE_AFTER_SECONDS,
     KEY_IDEMPOTENCY_TTL_SECONDS,
     KEY_QUOTE_RETENTION_DAYS,
     KEY_ACCEPTED_QUOTE_RETENTION_DAYS,
@@ -145,6 +146,11 @@ static const struct key_spec keys[KEY_COUNT] = {
         {"quote_sweep_interval_ms", "GPUQUOTE_QUOTE_SWEEP_INTERVAL_MS", KIND_INTEGER, STORE_INT,
          FIELD(quote_sweep_interval_ms), 50, 3600000, "1000",
          "the sweeper marks quotes expired and deletes old ones this often, 50..3600000"},
+    [KEY_WEBHOOK_DISABLE_AFTER_SECONDS] =
+        {"webhook_disable_after_seconds", "GPUQUOTE_WEBHOOK_DISABLE_AFTER_SECONDS", KIND_INTEGER,
+         STORE_I64, FIELD(webhook_disable_after_seconds), 0, 31536000, "432000",
+         "an endpoint whose deliveries have failed this long without a success is disabled "
+         "(0: never; default: 5 days)"},
     [KEY_IDEMPOTENCY_TTL_SECONDS] =
         {"idempotency_ttl_seconds", "GPUQUOTE_IDEMPOTENCY_TTL_SECONDS", KIND_INTEGER, STORE_I64,
          FIELD(idempotency_ttl_seconds), 1, 31536000, "86400",

@@ -73,6 +73,7 @@ struct gq_config {
     unsigned webhook_retry_divisor;
     int webhook_timeout_ms;
     int webhook_poll_ms;
+    int64_t webhook_disable_after_seconds; /* failing this long disables an endpoint; 0: never */
     /* `gpuquote keys ...`: the words after "keys" (not owned). */
     int command_argc;
     char **command_argv;

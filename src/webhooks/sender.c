@@ -141,10 +141,17 @@ static void record(struct webhook_sender *sender, struct transfer *transfer, CUR
         next = delay < 0 ? at : at + delay;
     }
     struct gq_error err;
+    int64_t disable_after_ms = sender->config->webhook_disable_after_seconds * 1000;
+    bool disabled = false;
     if (store_delivery_finish(sender->store, transfer->delivery->id, &attempt, outcome, next,
+                              disable_after_ms > 0 ? at - disable_after_ms : 0, &disabled,
                               &err) != GQ_OK)
         log_warning("webhook delivery %s: cannot record its try: %s", transfer->delivery->id,
                     err.message);
+    else if (disabled)
+        log_warning("webhook delivery %s: its endpoint has failed for %lld s and is disabled",
+                    transfer->delivery->id,
+                    (long long)sender->config->webhook_disable_after_seconds);
 }
 
 /* Sends a claimed batch at once and records each. */

@@ -196,6 +196,58 @@ START_TEST(test_retries_on_500_with_the_schedule_and_one_id)
     ck_assert_int_eq(json_integer_value(json_object_get(delivery, "attempt_count")), 4);
     ck_assert_str_eq(json_join(delivery, "attempts", "status_code"), "500,500,500,200");
     http_response_free(deliveries);
+    /* The success ended the endpoint's failing streak. */
+    ck_assert_int_eq(server_db_integer(&server,
+                                       "SELECT COUNT(*) FROM webhook_endpoints WHERE id = ?1 AND "
+                                       "failing_since IS NULL AND enabled = (1 = 1)",
+                                       endpoint),
+                     1);
+}
+END_TEST
+
+/* An endpoint failing for webhook_disable_after_seconds (1 s here) straight
+ * is disabled at its next failed try (the third, 1.8 s after the first),
+ * with one webhook_endpoint.disabled, and is sent nothing more. */
+START_TEST(test_an_endpoint_failing_for_long_is_disabled)
+{
+    finish();
+    static const char *const env[] = {"GPUQUOTE_WEBHOOKS_ALLOW_HTTP=true",
+                                      "GPUQUOTE_WEBHOOKS_ALLOW_PRIVATE=true",
+                                      "GPUQUOTE_WEBHOOK_RETRY_DIVISOR=1000",
+                                      "GPUQUOTE_WEBHOOK_POLL_MS=50",
+                                      "GPUQUOTE_WEBHOOK_TIMEOUT_MS=1000",
+                                      "GPUQUOTE_WEBHOOK_DISABLE_AFTER_SECONDS=1",
+                                      NULL};
+    memset(&server, 0, sizeof server);
+    struct server_options options = {NULL, env, false};
+    server_start(&server, &options);
+    receiver = receiver_start();
+    ck_assert_ptr_nonnull(receiver);
+    char endpoint[40], quote[40];
+    add_endpoint(endpoint);
+    receiver_set_mode(receiver, RECEIVER_FAIL);
+    save_quote(quote);
+    char path[160];
+    snprintf(path, sizeof path, "/admin/webhook-endpoints/%s", endpoint);
+    bool disabled = false;
+    for (int i = 0; i < 100 && !disabled; i++) {
+        usleep(50000);
+        struct http_response *read = request("GET", path, NULL);
+        disabled = json_is_false(json_at(read->json, "enabled"));
+        http_response_free(read);
+    }
+    ck_assert_msg(disabled, "not disabled after 5 s of failures");
+    size_t tries = receiver_count(receiver);
+    ck_assert_uint_eq(tries, 4); /* at 0, 5 ms, 300 ms, 1.8 s: failing 1.8 s >= 1 s */
+    struct http_response *events = request("GET", "/events?type=webhook_endpoint.disabled", NULL);
+    expect_status(events, 200);
+    ck_assert_uint_eq(json_array_size(json_at(events->json, "data")), 1);
+    expect_str(events->json, "data[0].data.object.id", endpoint);
+    ck_assert(json_is_false(json_at(events->json, "data[0].data.object.enabled")));
+    http_response_free(events);
+    save_quote(quote);
+    sleep(1);
+    ck_assert_uint_eq(receiver_count(receiver), tries); /* nothing to a disabled endpoint */
 }
 END_TEST
 
@@ -285,6 +337,7 @@ static Suite *make_suite(void)
     tcase_add_checked_fixture(delivery, start, finish);
     tcase_add_test(delivery, test_each_event_delivered_once_signed);
     tcase_add_test(delivery, test_retries_on_500_with_the_schedule_and_one_id);
+    tcase_add_test(delivery, test_an_endpoint_failing_for_long_is_disabled);
     tcase_add_test(delivery, test_a_hanging_endpoint_does_not_delay_quotes);
     tcase_add_test(delivery, test_kill_mid_delivery_delivers_after_restart);
     tcase_add_test(delivery, test_two_replicas_deliver_each_event_once);

@@ -237,7 +237,7 @@ START_TEST(test_shipped_file_holds_every_default)
     json_error_t jerr;
     json_t *root = json_load_file(path, 0, &jerr);
     ck_assert_msg(root != NULL, "%s: %s", path, jerr.text);
-    ck_assert_uint_eq(json_object_size(root), 40);
+    ck_assert_uint_eq(json_object_size(root), 41);
     json_decref(root);
 
     struct gq_config c;

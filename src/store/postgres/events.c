@@ -469,37 +469,94 @@ enum gq_code pg_deliveries_claim(struct store_backend *backend, int64_t now_ms, 
 }
 
 struct finish {
-    const char *id;
-    const struct stored_attempt *attempt;
-    const char *status;
-    int64_t next_attempt_at;
+    const struct delivery_end *end;
+    bool *disabled;
 };
+
+/* Disables the delivery's endpoint when it has been failing since
+ * disable_before_ms, and appends its webhook_endpoint.disabled. */
+static enum gq_code disable_if_failing(struct pg_conn *conn, const struct delivery_end *end,
+                                       bool *disabled, struct gq_error *err)
+{
+    char before[24], now[24];
+    number_text(end->disable_before_ms, before);
+    number_text(end->attempt->at_ms / 1000, now);
+    const char *const values[] = {end->id, before, now};
+    PGresult *result =
+        run(conn,
+            "UPDATE webhook_endpoints SET enabled = false, updated_at = $3"
+            " WHERE id = (SELECT endpoint_id FROM webhook_deliveries WHERE id = $1)"
+            " AND enabled AND failing_since <= $2"
+            " RETURNING id, url, description, events, enabled, created_at, updated_at",
+            3, values, PGRES_TUPLES_OK, "disabling a webhook endpoint", err);
+    if (result == NULL)
+        return failed(err);
+    enum gq_code code = GQ_OK;
+    if (PQntuples(result) == 1) {
+        struct stored_endpoint endpoint = {0};
+        snprintf(endpoint.id, sizeof endpoint.id, "%s", PQgetvalue(result, 0, 0));
+        endpoint.url = PQgetvalue(result, 0, 1); /* borrowed until PQclear */
+        endpoint.description = PQgetvalue(result, 0, 2);
+        endpoint.events = PQgetvalue(result, 0, 3);
+        endpoint.created_at = integer_at(result, 0, 5);
+        endpoint.updated_at = integer_at(result, 0, 6);
+        struct store_event event;
+        code = store_event_endpoint_disabled(&endpoint, &event, err);
+        if (code == GQ_OK)
+            code = pg_event_append(conn, &event, err);
+        store_event_clear(&event);
+        *disabled = code == GQ_OK;
+    }
+    PQclear(result);
+    return code;
+}
 
 static enum gq_code finish_delivery(struct pg_conn *conn, void *context, struct gq_error *err)
 {
     struct finish *finish = context;
-    const struct stored_attempt *attempt = finish->attempt;
+    const struct delivery_end *end = finish->end;
+    const struct stored_attempt *attempt = end->attempt;
     char at[24], code_text[24], duration[24], next[24];
     number_text(attempt->at_ms, at);
     number_text(attempt->status_code, code_text);
     number_text(attempt->duration_ms, duration);
-    number_text(finish->next_attempt_at, next);
+    number_text(end->next_attempt_at, next);
     const char *const values[] = {
-        finish->id,     at,  attempt->status_code > 0 ? code_text : NULL, attempt->error, duration,
-        finish->status, next};
-    return command(conn,
-                   "WITH a AS (INSERT INTO webhook_attempts (delivery_id, attempt, at,"
-                   " status_code, error, duration_ms) SELECT id, attempts + 1, $2, $3::integer,"
-                   " $4, $5 FROM webhook_deliveries WHERE id = $1 ON CONFLICT DO NOTHING)"
-                   " UPDATE webhook_deliveries SET status = $6, attempts = attempts + 1,"
-                   " next_attempt_at = $7, lease_until = 0, updated_at = $2 WHERE id = $1",
-                   7, values, NULL, "recording a delivery", err);
+        end->id,     at,  attempt->status_code > 0 ? code_text : NULL, attempt->error, duration,
+        end->status, next};
+    enum gq_code code =
+        command(conn,
+                "WITH a AS (INSERT INTO webhook_attempts (delivery_id, attempt, at,"
+                " status_code, error, duration_ms) SELECT id, attempts + 1, $2, $3::integer,"
+                " $4, $5 FROM webhook_deliveries WHERE id = $1 ON CONFLICT DO NOTHING)"
+                " UPDATE webhook_deliveries SET status = $6, attempts = attempts + 1,"
+                " next_attempt_at = $7, lease_until = 0, updated_at = $2 WHERE id = $1",
+                7, values, NULL, "recording a delivery", err);
+    bool succeeded = strcmp(end->status, "succeeded") == 0;
+    const char *const health[] = {end->id, at};
+    if (code == GQ_OK)
+        code = command(conn,
+                       succeeded ? "UPDATE webhook_endpoints SET failing_since = NULL"
+                                   " WHERE id = (SELECT endpoint_id FROM webhook_deliveries"
+                                   " WHERE id = $1) AND failing_since IS NOT NULL"
+                                 : "UPDATE webhook_endpoints SET failing_since ="
+                                   " coalesce(failing_since, $2::bigint)"
+                                   " WHERE id = (SELECT endpoint_id FROM webhook_deliveries"
+                                   " WHERE id = $1)",
+                       succeeded ? 1 : 2, health, NULL, "recording an endpoint's health", err);
+    if (code == GQ_OK && !succeeded && end->disable_before_ms > 0)
+        code = disable_if_failing(conn, end, finish->disabled, err);
+    return code;
 }
 
-enum gq_code pg_delivery_finish(struct store_backend *backend, const char *id,
-                                const struct stored_attempt *attempt, const char *status,
-                                int64_t next_attempt_at, struct gq_error *err)
+static enum gq_code finish_in_transaction(struct pg_conn *conn, void *context, struct gq_error *err)
 {
-    struct finish finish = {id, attempt, status, next_attempt_at};
-    return pg_run(pg_store_of(backend), finish_delivery, &finish, err);
+    return pg_in_transaction(conn, finish_delivery, context, err);
+}
+
+enum gq_code pg_delivery_finish(struct store_backend *backend, const struct delivery_end *end,
+                                bool *disabled, struct gq_error *err)
+{
+    struct finish finish = {end, disabled};
+    return pg_run(pg_store_of(backend), finish_in_transaction, &finish, err);
 }

@@ -237,9 +237,8 @@ enum gq_code pg_delivery_retry(struct store_backend *backend, const char *endpoi
 enum gq_code pg_deliveries_claim(struct store_backend *backend, int64_t now_ms, int64_t lease_ms,
                                  size_t max, struct claimed_delivery **out, size_t *count,
                                  struct gq_error *err);
-enum gq_code pg_delivery_finish(struct store_backend *backend, const char *id,
-                                const struct stored_attempt *attempt, const char *status,
-                                int64_t next_attempt_at, struct gq_error *err);
+enum gq_code pg_delivery_finish(struct store_backend *backend, const struct delivery_end *end,
+                                bool *disabled, struct gq_error *err);
 
 /* Writes an audit line inside the caller's transaction (keys.c). */
 enum gq_code pg_audit_append(struct pg_conn *conn, const struct audit_line *line,

@@ -231,9 +231,8 @@ enum gq_code sqlite_delivery_retry(struct store_backend *backend, const char *en
 enum gq_code sqlite_deliveries_claim(struct store_backend *backend, int64_t now_ms,
                                      int64_t lease_ms, size_t max, struct claimed_delivery **out,
                                      size_t *count, struct gq_error *err);
-enum gq_code sqlite_delivery_finish(struct store_backend *backend, const char *id,
-                                    const struct stored_attempt *attempt, const char *status,
-                                    int64_t next_attempt_at, struct gq_error *err);
+enum gq_code sqlite_delivery_finish(struct store_backend *backend, const struct delivery_end *end,
+                                    bool *disabled, struct gq_error *err);
 
 /* price_lists.c */
 enum gq_code sqlite_price_lists_read(struct store_backend *backend, int64_t version,

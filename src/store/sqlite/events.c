@@ -479,21 +479,83 @@ enum gq_code sqlite_deliveries_claim(struct store_backend *backend, int64_t now_
     return code;
 }
 
+static const char SQL_ENDPOINT_SUCCEEDED[] =
+    "UPDATE webhook_endpoints SET failing_since = NULL"
+    " WHERE id = (SELECT endpoint_id FROM webhook_deliveries WHERE id = ?1)"
+    " AND failing_since IS NOT NULL";
+static const char SQL_ENDPOINT_FAILED[] =
+    "UPDATE webhook_endpoints SET failing_since = coalesce(failing_since, ?2)"
+    " WHERE id = (SELECT endpoint_id FROM webhook_deliveries WHERE id = ?1)";
+static const char SQL_ENDPOINT_DISABLE[] =
+    "UPDATE webhook_endpoints SET enabled = 0, updated_at = ?3"
+    " WHERE id = (SELECT endpoint_id FROM webhook_deliveries WHERE id = ?1)"
+    " AND enabled = 1 AND failing_since <= ?2 RETURNING " ENDPOINT_COLUMNS;
+
 struct finish {
-    const char *id;
-    const struct stored_attempt *attempt;
-    const char *status;
-    int64_t next_attempt_at;
+    const struct delivery_end *end;
+    bool *disabled;
 };
+
+/* Disables the delivery's endpoint when it has been failing since
+ * disable_before_ms, and appends its webhook_endpoint.disabled. */
+static enum gq_code disable_if_failing(struct sqlite_conn *conn, const struct delivery_end *end,
+                                       bool *disabled, struct gq_error *err)
+{
+    sqlite3_stmt *stmt = sqlite_db_cached(conn, SQL_ENDPOINT_DISABLE, err);
+    if (stmt == NULL)
+        return prepare_failed(err);
+    sqlite3_bind_text(stmt, 1, end->id, -1, SQLITE_STATIC);
+    sqlite3_bind_int64(stmt, 2, (sqlite3_int64)end->disable_before_ms);
+    sqlite3_bind_int64(stmt, 3, (sqlite3_int64)(end->attempt->at_ms / 1000));
+    struct endpoint_list list = {0};
+    enum gq_code code = GQ_OK;
+    int rc = sqlite3_step(stmt);
+    if (rc == SQLITE_ROW)
+        code = append_endpoint_row(&list, stmt, err);
+    while (rc == SQLITE_ROW)
+        rc = sqlite3_step(stmt); /* RETURNING: the update is done once stepped through */
+    sqlite_db_done(stmt);
+    if (code == GQ_OK && rc != SQLITE_DONE)
+        code = sqlite_db_fail(conn, rc, "disabling a webhook endpoint", err);
+    if (code == GQ_OK && list.count == 1) {
+        struct store_event event;
+        code = store_event_endpoint_disabled(&list.items[0], &event, err);
+        if (code == GQ_OK)
+            code = sqlite_event_append(conn, &event, err);
+        store_event_clear(&event);
+        *disabled = code == GQ_OK;
+    }
+    store_endpoint_list_free(&list);
+    return code;
+}
+
+/* The endpoint's failing streak, after a try. */
+static enum gq_code track_endpoint(struct sqlite_conn *conn, const struct delivery_end *end,
+                                   bool *disabled, struct gq_error *err)
+{
+    bool succeeded = strcmp(end->status, "succeeded") == 0;
+    sqlite3_stmt *stmt =
+        sqlite_db_cached(conn, succeeded ? SQL_ENDPOINT_SUCCEEDED : SQL_ENDPOINT_FAILED, err);
+    if (stmt == NULL)
+        return prepare_failed(err);
+    sqlite3_bind_text(stmt, 1, end->id, -1, SQLITE_STATIC);
+    if (!succeeded)
+        sqlite3_bind_int64(stmt, 2, (sqlite3_int64)end->attempt->at_ms);
+    enum gq_code code = step_write(conn, stmt, "recording an endpoint's health", err);
+    if (code == GQ_OK && !succeeded && end->disable_before_ms > 0)
+        code = disable_if_failing(conn, end, disabled, err);
+    return code;
+}
 
 static enum gq_code finish_delivery(struct sqlite_conn *conn, void *context, struct gq_error *err)
 {
     struct finish *finish = context;
-    const struct stored_attempt *attempt = finish->attempt;
+    const struct delivery_end *end = finish->end;
+    const struct stored_attempt *attempt = end->attempt;
     sqlite3_stmt *stmt = sqlite_db_cached(conn, SQL_ATTEMPT_INSERT, err);
     if (stmt == NULL)
         return prepare_failed(err);
-    sqlite3_bind_text(stmt, 1, finish->id, -1, SQLITE_STATIC);
+    sqlite3_bind_text(stmt, 1, end->id, -1, SQLITE_STATIC);
     sqlite3_bind_int64(stmt, 2, (sqlite3_int64)attempt->at_ms);
     if (attempt->status_code > 0)
         sqlite3_bind_int(stmt, 3, attempt->status_code);
@@ -505,17 +567,17 @@ static enum gq_code finish_delivery(struct sqlite_conn *conn, void *context, str
     stmt = sqlite_db_cached(conn, SQL_DELIVERY_FINISH, err);
     if (stmt == NULL)
         return prepare_failed(err);
-    sqlite3_bind_text(stmt, 1, finish->id, -1, SQLITE_STATIC);
-    sqlite3_bind_text(stmt, 2, finish->status, -1, SQLITE_STATIC);
-    sqlite3_bind_int64(stmt, 3, (sqlite3_int64)finish->next_attempt_at);
+    sqlite3_bind_text(stmt, 1, end->id, -1, SQLITE_STATIC);
+    sqlite3_bind_text(stmt, 2, end->status, -1, SQLITE_STATIC);
+    sqlite3_bind_int64(stmt, 3, (sqlite3_int64)end->next_attempt_at);
     sqlite3_bind_int64(stmt, 4, (sqlite3_int64)attempt->at_ms);
-    return step_write(conn, stmt, "recording a delivery", err);
+    code = step_write(conn, stmt, "recording a delivery", err);
+    return code == GQ_OK ? track_endpoint(conn, end, finish->disabled, err) : code;
 }
 
-enum gq_code sqlite_delivery_finish(struct store_backend *backend, const char *id,
-                                    const struct stored_attempt *attempt, const char *status,
-                                    int64_t next_attempt_at, struct gq_error *err)
+enum gq_code sqlite_delivery_finish(struct store_backend *backend, const struct delivery_end *end,
+                                    bool *disabled, struct gq_error *err)
 {
-    struct finish finish = {id, attempt, status, next_attempt_at};
+    struct finish finish = {end, disabled};
     return in_write_transaction(sqlite_store_of(backend), finish_delivery, &finish, err);
 }
