@@ -289,6 +289,25 @@ sqlite3_stmt *sqlite_db_cached(struct sqlite_conn *conn, const char *sql, struct
     return stmt;
 }
 
+/* Runs `write` (with `context`) in one write transaction on a connection of
+ * the pool, committed when it succeeds. */
+enum gq_code sqlite_db_in_write_transaction(struct sqlite_store *store,
+                                            enum gq_code (*write)(struct sqlite_conn *conn,
+                                                                  void *context,
+                                                                  struct gq_error *err),
+                                            void *context, struct gq_error *err)
+{
+    struct sqlite_conn *conn = sqlite_db_checkout(store);
+    enum gq_code code = sqlite_db_begin_write(conn, err);
+    if (code == GQ_OK)
+        code = write(conn, context, err);
+    if (code == GQ_OK)
+        code = sqlite_db_commit(conn, err);
+    sqlite_db_end(conn);
+    sqlite_db_checkin(store, conn);
+    return code;
+}
+
 sqlite3_stmt *sqlite_db_prepare(struct sqlite_conn *conn, const char *sql, struct gq_error *err)
 {
     sqlite3_stmt *stmt = NULL;

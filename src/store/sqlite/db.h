@@ -98,6 +98,13 @@ enum gq_code sqlite_db_commit(struct sqlite_conn *conn, struct gq_error *err);
 /* Ends the connection's transaction however it went: rolls back what is
  * still open (nothing after a commit) and releases the write mutex if held.
  * Never fails visibly; called after every begin, committed or not. */
+/* Runs `write` (with `context`) in one write transaction on a connection
+ * of the pool (BEGIN IMMEDIATE), committed when it returns GQ_OK. */
+enum gq_code sqlite_db_in_write_transaction(struct sqlite_store *store,
+                                            enum gq_code (*write)(struct sqlite_conn *conn,
+                                                                  void *context,
+                                                                  struct gq_error *err),
+                                            void *context, struct gq_error *err);
 void sqlite_db_end(struct sqlite_conn *conn);
 
 /* Turns SQLite result `rc` on `conn` into a gq code and fills err:
@@ -165,8 +172,8 @@ enum gq_code sqlite_end_quote(struct store_backend *backend, const struct quote_
                               struct stored_quote *out, enum accept_outcome *outcome,
                               struct gq_error *err);
 enum gq_code sqlite_list_quotes(struct store_backend *backend, const struct quote_filter *filter,
-                                int64_t after_created, const char *after_id,
-                                struct quote_page *out, struct gq_error *err);
+                                int64_t after_created, const char *after_id, struct quote_page *out,
+                                struct gq_error *err);
 enum gq_code sqlite_expire_quotes(struct store_backend *backend, int64_t now, int limit, int *count,
                                   struct gq_error *err);
 enum gq_code sqlite_delete_ended_quotes(struct store_backend *backend, int64_t ended_before,

@@ -101,24 +101,6 @@ enum gq_code sqlite_event_append(struct sqlite_conn *conn, const struct store_ev
     return step_write(conn, stmt, "writing an event's deliveries", err);
 }
 
-/* Runs `write` (with `context`) in one write transaction on a connection of
- * the pool, committed when it succeeds. */
-static enum gq_code in_write_transaction(struct sqlite_store *store,
-                                         enum gq_code (*write)(struct sqlite_conn *conn,
-                                                               void *context, struct gq_error *err),
-                                         void *context, struct gq_error *err)
-{
-    struct sqlite_conn *conn = sqlite_db_checkout(store);
-    enum gq_code code = sqlite_db_begin_write(conn, err);
-    if (code == GQ_OK)
-        code = write(conn, context, err);
-    if (code == GQ_OK)
-        code = sqlite_db_commit(conn, err);
-    sqlite_db_end(conn);
-    sqlite_db_checkin(store, conn);
-    return code;
-}
-
 static enum gq_code write_event(struct sqlite_conn *conn, void *context, struct gq_error *err)
 {
     return sqlite_event_append(conn, context, err);
@@ -127,7 +109,8 @@ static enum gq_code write_event(struct sqlite_conn *conn, void *context, struct 
 enum gq_code sqlite_append_event(struct store_backend *backend, const struct store_event *event,
                                  struct gq_error *err)
 {
-    return in_write_transaction(sqlite_store_of(backend), write_event, (void *)event, err);
+    return sqlite_db_in_write_transaction(sqlite_store_of(backend), write_event, (void *)event,
+                                          err);
 }
 
 static enum gq_code append_event_row(struct event_page *page, sqlite3_stmt *stmt,
@@ -205,7 +188,7 @@ enum gq_code sqlite_endpoint_insert(struct store_backend *backend,
                                     const struct audit_line *audit, struct gq_error *err)
 {
     struct endpoint_write write = {endpoint, NULL, audit, NULL};
-    return in_write_transaction(sqlite_store_of(backend), insert_endpoint, &write, err);
+    return sqlite_db_in_write_transaction(sqlite_store_of(backend), insert_endpoint, &write, err);
 }
 
 static enum gq_code append_endpoint_row(struct endpoint_list *list, sqlite3_stmt *stmt,
@@ -272,7 +255,7 @@ enum gq_code sqlite_endpoint_update(struct store_backend *backend,
                                     struct gq_error *err)
 {
     struct endpoint_write write = {endpoint, NULL, audit, found};
-    return in_write_transaction(sqlite_store_of(backend), update_endpoint, &write, err);
+    return sqlite_db_in_write_transaction(sqlite_store_of(backend), update_endpoint, &write, err);
 }
 
 static enum gq_code delete_endpoint(struct sqlite_conn *conn, void *context, struct gq_error *err)
@@ -294,7 +277,7 @@ enum gq_code sqlite_endpoint_delete(struct store_backend *backend, const char *i
                                     struct gq_error *err)
 {
     struct endpoint_write write = {NULL, id, audit, found};
-    return in_write_transaction(sqlite_store_of(backend), delete_endpoint, &write, err);
+    return sqlite_db_in_write_transaction(sqlite_store_of(backend), delete_endpoint, &write, err);
 }
 
 /* ---- Deliveries, as the admin API reads them. ---- */
@@ -407,7 +390,7 @@ enum gq_code sqlite_delivery_retry(struct store_backend *backend, const char *en
                                    struct gq_error *err)
 {
     struct delivery_retry retry = {endpoint_id, delivery_id, now_ms, audit, found};
-    return in_write_transaction(sqlite_store_of(backend), retry_delivery, &retry, err);
+    return sqlite_db_in_write_transaction(sqlite_store_of(backend), retry_delivery, &retry, err);
 }
 
 /* ---- The sender's claims. ---- */
@@ -468,7 +451,8 @@ enum gq_code sqlite_deliveries_claim(struct store_backend *backend, int64_t now_
                                      size_t *count, struct gq_error *err)
 {
     struct claim claim = {now_ms, lease_ms, max, NULL, 0};
-    enum gq_code code = in_write_transaction(sqlite_store_of(backend), claim_due, &claim, err);
+    enum gq_code code =
+        sqlite_db_in_write_transaction(sqlite_store_of(backend), claim_due, &claim, err);
     if (code != GQ_OK) {
         store_claimed_free(claim.items, claim.count);
         claim.items = NULL;
@@ -579,5 +563,5 @@ enum gq_code sqlite_delivery_finish(struct store_backend *backend, const struct 
                                     bool *disabled, struct gq_error *err)
 {
     struct finish finish = {end, disabled};
-    return in_write_transaction(sqlite_store_of(backend), finish_delivery, &finish, err);
+    return sqlite_db_in_write_transaction(sqlite_store_of(backend), finish_delivery, &finish, err);
 }

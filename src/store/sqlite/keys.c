@@ -156,24 +156,6 @@ static enum gq_code insert_key(struct sqlite_conn *conn, const struct stored_key
     return rc == SQLITE_DONE ? GQ_OK : sqlite_db_fail(conn, rc, "storing a key", err);
 }
 
-/* Runs `write` (with `context`) in one write transaction on a connection of
- * the pool, committed when it succeeds. */
-static enum gq_code in_write_transaction(struct sqlite_store *store,
-                                         enum gq_code (*write)(struct sqlite_conn *conn,
-                                                               void *context, struct gq_error *err),
-                                         void *context, struct gq_error *err)
-{
-    struct sqlite_conn *conn = sqlite_db_checkout(store);
-    enum gq_code code = sqlite_db_begin_write(conn, err);
-    if (code == GQ_OK)
-        code = write(conn, context, err);
-    if (code == GQ_OK)
-        code = sqlite_db_commit(conn, err);
-    sqlite_db_end(conn);
-    sqlite_db_checkin(store, conn);
-    return code;
-}
-
 struct key_insert {
     const struct stored_key *key;
     const struct audit_line *audit;
@@ -190,7 +172,7 @@ enum gq_code sqlite_key_insert(struct store_backend *backend, const struct store
                                const struct audit_line *audit, struct gq_error *err)
 {
     struct key_insert insert = {key, audit};
-    return in_write_transaction(sqlite_store_of(backend), write_key, &insert, err);
+    return sqlite_db_in_write_transaction(sqlite_store_of(backend), write_key, &insert, err);
 }
 
 struct key_revoke {
@@ -231,7 +213,7 @@ enum gq_code sqlite_key_revoke(struct store_backend *backend, const char *id, in
                                bool *was_revoked, struct gq_error *err)
 {
     struct key_revoke revoke = {id, now, audit, out, found, was_revoked};
-    return in_write_transaction(sqlite_store_of(backend), write_revoke, &revoke, err);
+    return sqlite_db_in_write_transaction(sqlite_store_of(backend), write_revoke, &revoke, err);
 }
 
 struct key_touch {
@@ -260,7 +242,7 @@ enum gq_code sqlite_keys_touch(struct store_backend *backend, const struct store
                                size_t count, struct gq_error *err)
 {
     struct key_touch touch = {keys, count};
-    return in_write_transaction(sqlite_store_of(backend), write_touch, &touch, err);
+    return sqlite_db_in_write_transaction(sqlite_store_of(backend), write_touch, &touch, err);
 }
 
 /* ---- The audit log. ---- */

@@ -501,59 +501,74 @@ enum gq_code sqlite_expire_quotes(struct store_backend *backend, int64_t now, in
     return code;
 }
 
+/* One statement of `sql` with its parameters bound by `bind`, in a write
+ * transaction; *changes: the rows it changed. */
+struct one_write {
+    const char *sql;
+    void (*bind)(sqlite3_stmt *stmt, const void *values);
+    const void *values;
+    const char *what;
+    int *changes;
+};
+
+static enum gq_code run_one_write(struct sqlite_conn *conn, void *context, struct gq_error *err)
+{
+    struct one_write *write = context;
+    sqlite3_stmt *stmt = sqlite_db_cached(conn, write->sql, err);
+    if (stmt == NULL)
+        return err != NULL ? err->code : GQ_ERR_INTERNAL;
+    write->bind(stmt, write->values);
+    int rc = sqlite3_step(stmt);
+    sqlite_db_done(stmt);
+    if (rc != SQLITE_DONE)
+        return sqlite_db_fail(conn, rc, write->what, err);
+    *write->changes = sqlite3_changes(conn->db);
+    return GQ_OK;
+}
+
+struct delete_values {
+    int64_t ended_before, accepted_before;
+    int limit;
+};
+
+static void bind_delete(sqlite3_stmt *stmt, const void *values)
+{
+    const struct delete_values *remove = values;
+    sqlite3_bind_int64(stmt, 1, (sqlite3_int64)remove->ended_before);
+    sqlite3_bind_int64(stmt, 2, (sqlite3_int64)remove->accepted_before);
+    sqlite3_bind_int(stmt, 3, remove->limit);
+}
+
 enum gq_code sqlite_delete_ended_quotes(struct store_backend *backend, int64_t ended_before,
                                         int64_t accepted_before, int limit, int *count,
                                         struct gq_error *err)
 {
-    struct sqlite_store *store = sqlite_store_of(backend);
-    struct sqlite_conn *conn = sqlite_db_checkout(store);
-    enum gq_code code = sqlite_db_begin_write(conn, err);
-    sqlite3_stmt *stmt =
-        code == GQ_OK ? sqlite_db_cached(conn, SQL_QUOTES_DELETE_ENDED, err) : NULL;
-    if (code == GQ_OK && stmt == NULL)
-        code = err != NULL ? err->code : GQ_ERR_INTERNAL;
-    if (code == GQ_OK) {
-        sqlite3_bind_int64(stmt, 1, (sqlite3_int64)ended_before);
-        sqlite3_bind_int64(stmt, 2, (sqlite3_int64)accepted_before);
-        sqlite3_bind_int(stmt, 3, limit);
-        int rc = sqlite3_step(stmt);
-        sqlite_db_done(stmt);
-        if (rc != SQLITE_DONE)
-            code = sqlite_db_fail(conn, rc, "deleting ended quotes", err);
-        else
-            *count = sqlite3_changes(conn->db);
-    }
-    if (code == GQ_OK)
-        code = sqlite_db_commit(conn, err);
-    sqlite_db_end(conn);
-    sqlite_db_checkin(store, conn);
-    return code;
+    struct delete_values values = {ended_before, accepted_before, limit};
+    struct one_write write = {SQL_QUOTES_DELETE_ENDED, bind_delete, &values,
+                              "deleting ended quotes", count};
+    return sqlite_db_in_write_transaction(sqlite_store_of(backend), run_one_write, &write, err);
+}
+
+struct release_values {
+    const char *quote_id, *key;
+};
+
+static void bind_release(sqlite3_stmt *stmt, const void *values)
+{
+    const struct release_values *release = values;
+    sqlite3_bind_text(stmt, 1, release->quote_id, -1, SQLITE_STATIC);
+    sqlite3_bind_text(stmt, 2, release->key, -1, SQLITE_STATIC);
 }
 
 enum gq_code sqlite_release_key(struct store_backend *backend, const char *quote_id,
                                 const char *key, bool *released, struct gq_error *err)
 {
-    struct sqlite_store *store = sqlite_store_of(backend);
-    struct sqlite_conn *conn = sqlite_db_checkout(store);
-    enum gq_code code = sqlite_db_begin_write(conn, err);
-    if (code == GQ_OK) {
-        sqlite3_stmt *stmt = sqlite_db_cached(conn, SQL_QUOTE_RELEASE_KEY, err);
-        if (stmt == NULL) {
-            code = err != NULL ? err->code : GQ_ERR_INTERNAL;
-        } else {
-            sqlite3_bind_text(stmt, 1, quote_id, -1, SQLITE_STATIC);
-            sqlite3_bind_text(stmt, 2, key, -1, SQLITE_STATIC);
-            int rc = sqlite3_step(stmt);
-            sqlite_db_done(stmt);
-            if (rc != SQLITE_DONE)
-                code = sqlite_db_fail(conn, rc, "releasing an idempotency key", err);
-            else
-                *released = sqlite3_changes(conn->db) == 1;
-        }
-    }
-    if (code == GQ_OK)
-        code = sqlite_db_commit(conn, err);
-    sqlite_db_end(conn);
-    sqlite_db_checkin(store, conn);
+    struct release_values values = {quote_id, key};
+    int changes = 0;
+    struct one_write write = {SQL_QUOTE_RELEASE_KEY, bind_release, &values,
+                              "releasing an idempotency key", &changes};
+    enum gq_code code =
+        sqlite_db_in_write_transaction(sqlite_store_of(backend), run_one_write, &write, err);
+    *released = code == GQ_OK && changes == 1;
     return code;
 }
