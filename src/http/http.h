@@ -188,7 +188,9 @@ struct http_request {
      * path_id): /admin/price-lists/{version}/prices/{sku}/{mode}. */
     char path_params[ROUTE_PARAMS_MAX][96];
     size_t n_path_params;
-    bool cors_allowed;         /* some route of the path may be called from a browser */
+    bool cors_allowed;         /* this call may be read from a browser (its route allows CORS;
+                                  a preflight: some route of the path does) */
+    unsigned cors_methods;     /* what a preflight allows: the methods of CORS routes */
     unsigned allowed_methods;  /* for 405 and OPTIONS */
     struct snapshot *snapshot; /* referenced for the whole request */
     char *body;
@@ -274,6 +276,7 @@ struct route_match {
     const struct route *route; /* NULL: the path has no route for the method */
     unsigned allowed;          /* the methods the path has; 0: no such path */
     bool cors;                 /* a route of the path allows CORS (for OPTIONS too) */
+    unsigned cors_methods;     /* the methods of the path whose routes allow CORS */
     /* The path's first route, whatever the method; NULL: no such path. */
     const struct route *path_route;
     char params[ROUTE_PARAMS_MAX][96]; /* the route's {...} segments, in order */

@@ -32,7 +32,13 @@ void policy_route(struct http_request *request)
     request->route = match.route;
     request->path_route = match.path_route;
     request->allowed_methods = match.allowed;
-    request->cors_allowed = match.cors && !request->via_metrics_listener;
+    /* A call answers CORS as its own route says (GET /quote, a list for an
+     * order system's backend, does not, where POST /quote does); a
+     * preflight, or a path without a route for the method, as the path. */
+    bool cors = match.route != NULL && request->method != HTTP_OPTIONS ? match.route->cors
+                                                                      : match.cors;
+    request->cors_allowed = cors && !request->via_metrics_listener;
+    request->cors_methods = match.cors_methods;
     request->n_path_params = match.n_params;
     memcpy(request->path_params, match.params, sizeof request->path_params);
     if (match.n_params > 0)

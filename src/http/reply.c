@@ -141,9 +141,9 @@ static void add_cors_headers(struct http_request *request, struct MHD_Response *
         return;
     MHD_add_response_header(response, "Access-Control-Allow-Origin", origin);
     MHD_add_response_header(response, "Access-Control-Expose-Headers", CORS_EXPOSE_HEADERS);
-    if (request->method == HTTP_OPTIONS && request->allowed_methods != 0) { /* not on a 404 */
+    if (request->method == HTTP_OPTIONS && request->cors_methods != 0) { /* not on a 404 */
         char allow[64];
-        router_allow_header(request->allowed_methods, allow, sizeof allow);
+        router_allow_header(request->cors_methods, allow, sizeof allow);
         MHD_add_response_header(response, "Access-Control-Allow-Methods", allow);
         MHD_add_response_header(response, "Access-Control-Allow-Headers", CORS_ALLOW_HEADERS);
         MHD_add_response_header(response, "Access-Control-Max-Age", "600");

@@ -144,6 +144,7 @@ static void match_in(const struct route *table, size_t count, const char *path,
     out->path_route = NULL;
     out->allowed = 0;
     out->cors = false;
+    out->cors_methods = 0;
     out->n_params = 0;
     char params[ROUTE_PARAMS_MAX][96];
     size_t n_params;
@@ -157,6 +158,9 @@ static void match_in(const struct route *table, size_t count, const char *path,
         if (route->method == HTTP_GET)
             out->allowed |= HTTP_HEAD;
         out->cors = out->cors || route->cors;
+        if (route->cors)
+            out->cors_methods |= (unsigned)route->method | HTTP_OPTIONS |
+                                 (route->method == HTTP_GET ? (unsigned)HTTP_HEAD : 0u);
         if (out->route == NULL && method_fits(route, method)) {
             out->route = route;
             memcpy(out->params, params, sizeof params);

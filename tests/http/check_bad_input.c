@@ -632,7 +632,7 @@ static const struct bad_request rows[] = {
 
     /* ---- wrong methods ---- */
     {"method", .method = "PUT", .path = "/quote", .headers = {JSON_TYPE}, .body = ITEMS(ITEM),
-     NOT_ALLOWED("POST, OPTIONS")},
+     NOT_ALLOWED("GET, HEAD, POST, OPTIONS")},
     {"method", GET("/recommend"), NOT_ALLOWED("POST, OPTIONS")},
     {"method", .method = "HEAD", .path = "/recommend", .status = 405, .allow = "POST, OPTIONS"},
     {"method", .method = "DELETE", .path = "/quote/" UNKNOWN_QUOTE,
@@ -647,7 +647,7 @@ static const struct bad_request rows[] = {
     {"method", .method = "post", .path = "/quote",
      RAW("post /quote HTTP/1.1\r\nHost: test\r\nContent-Type: application/json\r\n"
          "Content-Length: 61\r\n\r\n" ITEMS(ITEM)),
-     NOT_ALLOWED("POST, OPTIONS"), .message = "post is not allowed here"},
+     NOT_ALLOWED("GET, HEAD, POST, OPTIONS"), .message = "post is not allowed here"},
 
     /* ---- ambiguous framing or target: refused first, and the connection
      * closed. The smuggled GET after the first Content-Length's 2 bytes
