@@ -156,6 +156,63 @@ START_TEST(test_each_event_delivered_once_signed)
 }
 END_TEST
 
+/* The other types, each once and signed: a cancel, an expiry (the
+ * sweeper, every 100 ms here), a published price list. */
+START_TEST(test_every_other_event_type_delivered_once)
+{
+    finish();
+    static const char *const env[] = {"GPUQUOTE_WEBHOOKS_ALLOW_HTTP=true",
+                                      "GPUQUOTE_WEBHOOKS_ALLOW_PRIVATE=true",
+                                      "GPUQUOTE_WEBHOOK_RETRY_DIVISOR=1000",
+                                      "GPUQUOTE_WEBHOOK_POLL_MS=50",
+                                      "GPUQUOTE_WEBHOOK_TIMEOUT_MS=1000",
+                                      "GPUQUOTE_QUOTE_SWEEP_INTERVAL_MS=100",
+                                      NULL};
+    memset(&server, 0, sizeof server);
+    struct server_options options = {NULL, env, false};
+    server_start(&server, &options);
+    receiver = receiver_start();
+    ck_assert_ptr_nonnull(receiver);
+    char endpoint[40], canceled[40], expired[40], path[128];
+    add_endpoint(endpoint);
+    save_quote(canceled);
+    save_quote(expired);
+    snprintf(path, sizeof path, "/quote/%s/cancel", canceled);
+    struct http_response *cancel = request("POST", path, "{\"reason\":\"test\"}");
+    expect_status(cancel, 200);
+    http_response_free(cancel);
+    ck_assert_int_eq(
+        server_db_exec(&server, "UPDATE quotes SET expires_at = created_at WHERE id = ?1", expired),
+        1);
+    struct http_response *draft = request("POST", "/admin/price-lists", NULL);
+    expect_status(draft, 201);
+    snprintf(path, sizeof path, "/admin/price-lists/%lld/publish",
+             (long long)json_integer_value(json_at(draft->json, "version")));
+    http_response_free(draft);
+    struct http_response *published = request("POST", path, "{}");
+    expect_status(published, 200);
+    http_response_free(published);
+    /* 2 quote.created, then the three. */
+    ck_assert_msg(receiver_wait(receiver, 5, suite_wait_ms(10)), "%zu of 5 arrived",
+                  receiver_count(receiver));
+    sleep(1);
+    ck_assert_uint_eq(receiver_count(receiver), 5);
+    int canceled_seen = 0, expired_seen = 0, published_seen = 0;
+    for (size_t i = 0; i < 5; i++) {
+        struct received got = receiver_get(receiver, i);
+        ck_assert_msg(got.valid, "%s has a bad signature", got.type);
+        canceled_seen +=
+            strcmp(got.type, "quote.canceled") == 0 && strcmp(got.object_id, canceled) == 0;
+        expired_seen +=
+            strcmp(got.type, "quote.expired") == 0 && strcmp(got.object_id, expired) == 0;
+        published_seen += strcmp(got.type, "price_list.published") == 0;
+    }
+    ck_assert_int_eq(canceled_seen, 1);
+    ck_assert_int_eq(expired_seen, 1);
+    ck_assert_int_eq(published_seen, 1);
+}
+END_TEST
+
 START_TEST(test_retries_on_500_with_the_schedule_and_one_id)
 {
     char endpoint[40], quote[40];
@@ -336,6 +393,7 @@ static Suite *make_suite(void)
     TCase *delivery = tcase_create("delivery");
     tcase_add_checked_fixture(delivery, start, finish);
     tcase_add_test(delivery, test_each_event_delivered_once_signed);
+    tcase_add_test(delivery, test_every_other_event_type_delivered_once);
     tcase_add_test(delivery, test_retries_on_500_with_the_schedule_and_one_id);
     tcase_add_test(delivery, test_an_endpoint_failing_for_long_is_disabled);
     tcase_add_test(delivery, test_a_hanging_endpoint_does_not_delay_quotes);
