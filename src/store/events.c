@@ -53,31 +53,49 @@ static int64_t now_ms(void)
     return (int64_t)now.tv_sec * 1000 + now.tv_usec / 1000;
 }
 
+/* True when `text` is, by its first and last non-blank bytes, a JSON
+ * object. The objects of events are the service's own texts (a rendered
+ * quote, json_dumps() of one); a full parse of a 3-item quote to check it
+ * cost 1.6 million instructions, four times the rest of saving it. */
+static bool looks_like_object(const char *text)
+{
+    size_t start = strspn(text, " \t\r\n"), end = strlen(text);
+    while (end > start && strchr(" \t\r\n", text[end - 1]) != NULL)
+        end--;
+    return end - start >= 2 && text[start] == '{' && text[end - 1] == '}';
+}
+
 enum gq_code store_event_make(const char *type, const char *object, struct store_event *out,
                               struct gq_error *err)
 {
     assert(type != NULL && object != NULL && out != NULL);
     memset(out, 0, sizeof *out);
-    json_t *data = json_loads(object, JSON_REJECT_DUPLICATES, NULL);
-    if (!json_is_object(data)) {
-        json_decref(data);
+    if (!looks_like_object(object))
         return gq_fail(err, GQ_ERR_INVALID_VALUE, NULL, "an event's object is not a JSON object");
-    }
-    if (strlen(type) >= sizeof out->type || !ids_generate_ordered("evt_", out->id)) {
-        json_decref(data);
+    /* The type is one of STORE_EVENT_*, the id ours: neither needs escaping. */
+    if (strlen(type) >= sizeof out->type || strpbrk(type, "\"\\") != NULL ||
+        !ids_generate_ordered("evt_", out->id))
         return gq_fail(err, GQ_ERR_INTERNAL, NULL, "cannot make an event");
-    }
     snprintf(out->type, sizeof out->type, "%s", type);
     out->created_ms = now_ms();
     out->created_at = out->created_ms / 1000;
     char created[CLOCK_RFC3339_SIZE];
-    json_t *event = json_pack(
-        "{s:s, s:s, s:s, s:s, s:{s:o}}", "id", out->id, "object", "event", "type", type,
-        "created_at", clock_format_rfc3339(out->created_at, created), "data", "object", data);
-    out->body = event != NULL ? json_dumps(event, JSON_COMPACT | JSON_PRESERVE_ORDER) : NULL;
-    json_decref(event);
+    /* The object's own bytes, copied (printf's %s copies byte by byte):
+     * the event carries it exactly as the API returned it. */
+    char head[160];
+    int head_length = snprintf(head, sizeof head,
+                               "{\"id\":\"%s\",\"object\":\"event\",\"type\":\"%s\","
+                               "\"created_at\":\"%s\",\"data\":{\"object\":",
+                               out->id, type, clock_format_rfc3339(out->created_at, created));
+    size_t object_length = strlen(object);
+    if (head_length < 0 || (size_t)head_length >= sizeof head)
+        return gq_fail(err, GQ_ERR_INTERNAL, NULL, "cannot make an event");
+    out->body = malloc((size_t)head_length + object_length + 3);
     if (out->body == NULL)
         return gq_fail(err, GQ_ERR_NO_MEMORY, NULL, "out of memory making an event");
+    memcpy(out->body, head, (size_t)head_length);
+    memcpy(out->body + head_length, object, object_length);
+    memcpy(out->body + head_length + object_length, "}}", 3);
     return GQ_OK;
 }
 

@@ -916,12 +916,41 @@ START_TEST(test_reader_holding_the_wal_does_not_stall_saves)
 }
 END_TEST
 
+/* An event wraps its object's bytes as they are, and refuses what is no
+ * object. */
+START_TEST(test_event_made_around_its_object)
+{
+    struct store_event event;
+    struct gq_error err;
+    const char *object = " {\"id\":\"q_1\",\"hours\":16.1} ";
+    ck_assert_int_eq(store_event_make(STORE_EVENT_QUOTE_CREATED, object, &event, &err), GQ_OK);
+    ck_assert_int_eq(strncmp(event.id, "evt_", 4), 0);
+    ck_assert_str_eq(event.type, "quote.created");
+    char want[256];
+    char created[32];
+    time_t at = (time_t)event.created_at;
+    strftime(created, sizeof created, "%Y-%m-%dT%H:%M:%SZ", gmtime(&at));
+    snprintf(want, sizeof want,
+             "{\"id\":\"%s\",\"object\":\"event\",\"type\":\"quote.created\","
+             "\"created_at\":\"%s\",\"data\":{\"object\":%s}}",
+             event.id, created, object);
+    ck_assert_str_eq(event.body, want); /* 16.1 stays 16.1: not re-printed */
+    store_event_clear(&event);
+    ck_assert_int_eq(store_event_make(STORE_EVENT_QUOTE_CREATED, "[1]", &event, &err),
+                     GQ_ERR_INVALID_VALUE);
+    ck_assert_int_eq(store_event_make(STORE_EVENT_QUOTE_CREATED, "{", &event, &err),
+                     GQ_ERR_INVALID_VALUE);
+    ck_assert_ptr_null(event.body);
+}
+END_TEST
+
 static Suite *quotes_suite(void)
 {
     Suite *suite = suite_create("store_quotes");
     TCase *basic = tcase_create("insert_get");
     tcase_add_checked_fixture(basic, setup, teardown);
     tcase_add_test(basic, test_insert_get_round_trip);
+    tcase_add_test(basic, test_event_made_around_its_object);
     tcase_add_test(basic, test_insert_without_key_stores_null_key);
     tcase_add_test(basic, test_same_key_replays_first_quote);
     tcase_add_test(basic, test_duplicate_id_is_refused);
