@@ -45,9 +45,7 @@ static const char *stored_language(const json_t *quote)
 static enum MHD_Result reply_stored(struct http_request *request, const struct stored_quote *stored,
                                     unsigned status, bool replayed)
 {
-    char *text = store_quote_object(stored, clock_now_seconds());
-    json_t *quote = text != NULL ? json_loads(text, 0, NULL) : NULL;
-    free(text);
+    json_t *quote = store_quote_json(stored, clock_now_seconds());
     if (quote == NULL) /* never the stored status, which may be out of date: a 500 */
         return reply_fail(request, GQ_ERR_INTERNAL, NULL, "stored quote %s is unreadable",
                           stored->id);

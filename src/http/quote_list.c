@@ -55,9 +55,7 @@ static json_t *render_page(const struct quote_page *page, int64_t now)
 {
     json_t *data = json_array();
     for (size_t i = 0; data != NULL && i < page->count; i++) {
-        char *text = store_quote_object(&page->items[i], now);
-        json_t *quote = text != NULL ? json_loads(text, 0, NULL) : NULL;
-        free(text);
+        json_t *quote = store_quote_json(&page->items[i], now);
         if (quote == NULL || json_array_append_new(data, quote) != 0) {
             json_decref(data);
             data = NULL;

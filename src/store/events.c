@@ -115,7 +115,7 @@ static json_t *acceptance_of(const struct stored_quote *quote)
     return acceptance != NULL ? acceptance : json_null();
 }
 
-char *store_quote_object(const struct stored_quote *quote, int64_t now)
+json_t *store_quote_json(const struct stored_quote *quote, int64_t now)
 {
     json_t *object = json_loads(quote->response_json, 0, NULL);
     json_t *transitions = json_object();
@@ -129,11 +129,13 @@ char *store_quote_object(const struct stored_quote *quote, int64_t now)
     int64_t expired_at = strcmp(status, "expired") == 0
                              ? (quote->expired_at > 0 ? quote->expired_at : quote->expires_at)
                              : 0;
-    bool whole = set_time(transitions, "accepted_at", quote->accepted_at) &&
+    /* status_transitions is attached first, so that the quote owns it from
+     * here on whatever fails next. */
+    bool whole = json_object_set_new(object, "status_transitions", transitions) == 0 &&
+                 set_time(transitions, "accepted_at", quote->accepted_at) &&
                  set_time(transitions, "canceled_at", quote->canceled_at) &&
                  set_time(transitions, "expired_at", expired_at) &&
-                 json_object_set_new(object, "status", json_string(status)) == 0 &&
-                 json_object_set_new(object, "status_transitions", transitions) == 0;
+                 json_object_set_new(object, "status", json_string(status)) == 0;
     if (whole && quote->accepted)
         whole = set_time(object, "accepted_at", quote->accepted_at) &&
                 json_object_set_new(object, "acceptance", acceptance_of(quote)) == 0;
@@ -141,7 +143,17 @@ char *store_quote_object(const struct stored_quote *quote, int64_t now)
         whole = json_object_set_new(object, "cancellation_reason",
                                     quote->cancel_reason ? json_string(quote->cancel_reason)
                                                          : json_null()) == 0;
-    char *text = whole ? json_dumps(object, JSON_COMPACT | JSON_PRESERVE_ORDER) : NULL;
+    if (!whole) {
+        json_decref(object);
+        return NULL;
+    }
+    return object;
+}
+
+char *store_quote_object(const struct stored_quote *quote, int64_t now)
+{
+    json_t *object = store_quote_json(quote, now);
+    char *text = object != NULL ? json_dumps(object, JSON_COMPACT | JSON_PRESERVE_ORDER) : NULL;
     json_decref(object);
     return text;
 }

@@ -404,6 +404,9 @@ enum gq_code store_event_make(const char *type, const char *object, struct store
  * runs out. */
 char *store_quote_object(const struct stored_quote *quote, int64_t now);
 
+/* The same as a JSON value (a new reference; NULL as above). */
+json_t *store_quote_json(const struct stored_quote *quote, int64_t now);
+
 /* Calls `notify(context)` after each commit of this process that wrote an
  * event (a saved quote, an accept, a published event), from the thread
  * that committed: the webhook sender's wake-up, so that an event is sent at
