@@ -215,7 +215,8 @@ check: $(BIN) $(TESTS) tests/contract/node_modules tests/e2e/node_modules
 	@GPUQUOTE_BIN=$(abspath $(BIN)) GPUQUOTE_SOURCE_DIR=$(CURDIR) \
 		GPUQUOTE_CONTRACT_LOG=$(abspath $(CONTRACT_LOG)) GPUQUOTE_POSTGRES_TESTS="$(POSTGRES_TESTS)" \
 		scripts/postgres.sh run $(BUILD)/postgres scripts/run-tests.sh $(TESTS)
-	@node tests/contract/validate.mjs --self-test >/dev/null
+	@node tests/contract/validate.mjs --self-test >$(BUILD)/contract-self-test.log || \
+		{ grep -v '^ok' $(BUILD)/contract-self-test.log; exit 1; }
 	@node tests/contract/validate.mjs --require-headers $(CONTRACT_LOG)
 	@GPUQUOTE_BIN=$(abspath $(BIN)) GPUQUOTE_SOURCE_DIR=$(CURDIR) \
 		GPUQUOTE_SCREENSHOT_DIR=$(abspath $(BUILD)) node --test tests/e2e/storefront.test.mjs
