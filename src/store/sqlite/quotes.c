@@ -46,6 +46,10 @@ static const char SQL_QUOTES_DELETE_ENDED[] =
     "DELETE FROM quotes WHERE id IN (SELECT id FROM quotes"
     " WHERE (status IN ('canceled', 'expired') AND coalesce(canceled_at, expired_at) < ?1)"
     " OR (?2 > 0 AND status = 'accepted' AND accepted_at < ?2) LIMIT ?3)";
+static const char SQL_QUOTES_ANY_ENDED[] =
+    "SELECT 1 FROM quotes"
+    " WHERE (status IN ('canceled', 'expired') AND coalesce(canceled_at, expired_at) < ?1)"
+    " OR (?2 > 0 AND status = 'accepted' AND accepted_at < ?2) LIMIT (?3 > 0)";
 static const char SQL_QUOTE_RELEASE_KEY[] =
     "UPDATE quotes SET idempotency_key = NULL WHERE id = ?1 AND idempotency_key = ?2";
 
@@ -539,11 +543,35 @@ static void bind_delete(sqlite3_stmt *stmt, const void *values)
     sqlite3_bind_int(stmt, 3, remove->limit);
 }
 
+/* Whether anything is due for deletion: read first, so that a sweep with
+ * nothing to delete (nearly all of them) takes no write lock. */
+static enum gq_code any_to_delete(struct sqlite_store *store, const struct delete_values *values,
+                                  bool *any, struct gq_error *err)
+{
+    struct sqlite_conn *conn = sqlite_db_checkout(store);
+    sqlite3_stmt *stmt = sqlite_db_cached(conn, SQL_QUOTES_ANY_ENDED, err);
+    enum gq_code code = stmt != NULL ? GQ_OK : (err != NULL ? err->code : GQ_ERR_INTERNAL);
+    if (stmt != NULL) {
+        bind_delete(stmt, values);
+        int rc = sqlite3_step(stmt);
+        *any = rc == SQLITE_ROW;
+        if (rc != SQLITE_ROW && rc != SQLITE_DONE)
+            code = sqlite_db_fail(conn, rc, "finding ended quotes", err);
+        sqlite_db_done(stmt);
+    }
+    sqlite_db_checkin(store, conn);
+    return code;
+}
+
 enum gq_code sqlite_delete_ended_quotes(struct store_backend *backend, int64_t ended_before,
                                         int64_t accepted_before, int limit, int *count,
                                         struct gq_error *err)
 {
     struct delete_values values = {ended_before, accepted_before, limit};
+    bool any = false;
+    enum gq_code code = any_to_delete(sqlite_store_of(backend), &values, &any, err);
+    if (code != GQ_OK || !any)
+        return code;
     struct one_write write = {SQL_QUOTES_DELETE_ENDED, bind_delete, &values,
                               "deleting ended quotes", count};
     return sqlite_db_in_write_transaction(sqlite_store_of(backend), run_one_write, &write, err);
