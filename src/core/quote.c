@@ -252,6 +252,10 @@ static void fill_break_even(const struct quote_item_request *item, uint32_t usab
     }
 }
 
+static void compare_with_bundles(const struct catalog *catalog, const struct quote_request *request,
+                                 const struct quote_item_request *item,
+                                 struct quote_item_result *result);
+
 /* Prices one item whose ranges check_item() has accepted. Returns
  * GQ_ERR_NOT_ELIGIBLE when the customer may use no mode of its SKU,
  * GQ_ERR_AMOUNT_TOO_LARGE on overflow. */
@@ -278,7 +282,23 @@ static enum gq_code price_item(const struct catalog *catalog, const struct quote
         result->saving = result->billed->total - result->cheapest.total;
     }
     fill_break_even(item, usable_modes, result);
+    compare_with_bundles(catalog, request, item, result);
     return GQ_OK;
+}
+
+static bool bundle_for_segment(const struct bundle *bundle, enum customer_segment segment)
+{
+    return (bundle->segment_mask & SEGMENT_BIT(segment)) != 0;
+}
+
+static bool bundle_on_offer(const struct bundle *bundle, int64_t now)
+{
+    return validity_contains(bundle->valid_from, bundle->valid_until, now);
+}
+
+bool quote_bundle_usable(const struct bundle *bundle, enum customer_segment segment, int64_t now)
+{
+    return bundle_for_segment(bundle, segment) && bundle_on_offer(bundle, now);
 }
 
 static enum gq_code check_bundle(const struct bundle *bundle, const struct quote_request *request,
@@ -286,13 +306,48 @@ static enum gq_code check_bundle(const struct bundle *bundle, const struct quote
 {
     char field[32];
     snprintf(field, sizeof field, "bundles[%zu]", index);
-    if ((bundle->segment_mask & SEGMENT_BIT(request->segment)) == 0)
+    if (!bundle_for_segment(bundle, request->segment))
         return gq_fail_msg(err, GQ_ERR_NOT_ELIGIBLE, field, MSG_BUNDLE_NOT_FOR_SEGMENT,
                            MSG_TEXT(bundle->id), MSG_TEXT(segment_id(request->segment)));
-    if (!validity_contains(bundle->valid_from, bundle->valid_until, request->now))
+    if (!bundle_on_offer(bundle, request->now))
         return gq_fail_msg(err, GQ_ERR_NOT_ELIGIBLE, field, MSG_BUNDLE_NOT_ON_OFFER,
                            MSG_TEXT(bundle->id));
     return GQ_OK;
+}
+
+bool quote_bundle_covers(const struct bundle *bundle, const struct quote_item_request *item,
+                         int64_t billable_millihours)
+{
+    for (size_t i = 0; i < bundle->n_items; i++) {
+        const struct bundle_item *line = &bundle->items[i];
+        if (line->sku != NULL && strcmp(line->sku->id, item->sku->id) == 0 &&
+            line->quantity >= item->quantity &&
+            (int64_t)line->hours * USAGE_MILLIHOURS_PER_HOUR >= billable_millihours)
+            return true;
+    }
+    return false;
+}
+
+/* The bundles of the catalog that cover an item billed "cheapest", each
+ * with what it costs more than the item as billed. */
+static void compare_with_bundles(const struct catalog *catalog, const struct quote_request *request,
+                                 const struct quote_item_request *item,
+                                 struct quote_item_result *result)
+{
+    result->n_bundle_comparisons = 0;
+    if (!item->cheapest)
+        return;
+    for (size_t i = 0; i < catalog->n_bundles; i++) {
+        const struct bundle *bundle = &catalog->bundles[i];
+        if (result->n_bundle_comparisons == QUOTE_MAX_BUNDLE_COMPARISONS)
+            break;
+        if (!quote_bundle_usable(bundle, request->segment, request->now) ||
+            !quote_bundle_covers(bundle, item, result->billable_millihours))
+            continue;
+        /* Both within 0 .. MONEY_MAX: the difference cannot overflow. */
+        result->bundle_comparisons[result->n_bundle_comparisons++] =
+            (struct quote_bundle_comparison){bundle, bundle->price - result->billed->total};
+    }
 }
 
 #define HOURS_PER_DAY 24

@@ -23,6 +23,9 @@
 #define QUOTE_MAX_ITEMS 100
 #define QUOTE_MAX_BUNDLES 20
 #define QUOTE_MAX_QUANTITY 1000
+/* Bundles an item is compared with, at most: the first that cover it in
+ * the catalog's order (by id). */
+#define QUOTE_MAX_BUNDLE_COMPARISONS 20
 
 struct quote_item_request {
     const struct sku *sku;
@@ -50,6 +53,17 @@ struct priced_option {
     gq_money total; /* amount - discounts.total */
 };
 
+/* A bundle that covers an item billed "cheapest": one the customer may use
+ * (for the quote's segment, on offer at the request's `now`) holding the
+ * item's SKU with at least its quantity of instances and at least its
+ * billable hours per instance. Buying the bundle instead of the item costs
+ * `difference` more (bundle price - the item's total after discounts;
+ * negative when the bundle is cheaper). */
+struct quote_bundle_comparison {
+    const struct bundle *bundle;
+    gq_money difference;
+};
+
 struct quote_item_result {
     int64_t billable_millihours; /* per instance: hours per day × days */
     /* Every mode the customer may use for this SKU, in enum order. */
@@ -67,6 +81,11 @@ struct quote_item_result {
      * BILLING_MONTHLY and BILLING_QUARTERLY when the customer may use both
      * the block and the hourly mode; -1 elsewhere. */
     int32_t break_even_tenths[BILLING_MODE_COUNT];
+    /* For an item billed "cheapest", every bundle of the catalog that
+     * covers it (up to QUOTE_MAX_BUNDLE_COMPARISONS, in catalog order);
+     * 0 for other billing. */
+    struct quote_bundle_comparison bundle_comparisons[QUOTE_MAX_BUNDLE_COMPARISONS];
+    size_t n_bundle_comparisons;
 };
 
 struct quote_bundle_result {
@@ -93,7 +112,7 @@ struct quote_result {
 
 /* A result with room for `capacity` items (at most QUOTE_MAX_ITEMS; 0 is
  * fine for a quote of bundles alone). NULL when memory runs out. Sized to
- * the request: an item's result is about 1.6 KB. */
+ * the request: an item's result is about 2 KB. */
 struct quote_result *quote_result_new(size_t capacity);
 
 /* Frees a result. NULL is fine. */
@@ -137,6 +156,17 @@ enum customer_segment quote_bundle_listing_segment(const struct bundle *bundle);
  * nothing to say: no alternative, or a saving of zero or more. */
 size_t quote_bundle_reason(const struct quote_bundle_result *line, const char *currency,
                            enum gq_lang lang, char *buf, size_t size);
+
+/* True when a customer of `segment` may buy `bundle` at `now`: it is for
+ * their segment and on offer. The check quote_compute() makes of a quote's
+ * bundles, and of the bundles it compares an item with. */
+bool quote_bundle_usable(const struct bundle *bundle, enum customer_segment segment, int64_t now);
+
+/* True when `bundle` covers `item` (see struct quote_bundle_comparison):
+ * one of its lines is the item's SKU with at least the item's quantity
+ * and at least `billable_millihours` per instance. Eligibility apart. */
+bool quote_bundle_covers(const struct bundle *bundle, const struct quote_item_request *item,
+                         int64_t billable_millihours);
 
 /* Prices `request` into `out` (from quote_result_new, with room for the
  * request's items). On failure returns the code and fills `err` with the

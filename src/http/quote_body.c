@@ -241,6 +241,25 @@ static void write_break_even(struct jsonw *w, const struct quote_item_result *re
     jsonw_object_end(w);
 }
 
+/* An item billed "cheapest": each bundle that covers it, its price, the
+ * item's total, the difference (bundle - item, negative when the bundle
+ * is cheaper) and which is cheaper ("item" on a tie). */
+static void write_bundle_comparisons(struct jsonw *w, const struct quote_item_result *result)
+{
+    jsonw_array_begin(w);
+    for (size_t i = 0; i < result->n_bundle_comparisons; i++) {
+        const struct quote_bundle_comparison *comparison = &result->bundle_comparisons[i];
+        jsonw_object_begin(w);
+        jsonw_key_string(w, "bundle", comparison->bundle->id);
+        jsonw_key_money(w, "price", comparison->bundle->price);
+        jsonw_key_money(w, "item_total", result->billed->total);
+        jsonw_key_money(w, "difference", comparison->difference);
+        jsonw_key_string(w, "cheaper", comparison->difference < 0 ? "bundle" : "item");
+        jsonw_object_end(w);
+    }
+    jsonw_array_end(w);
+}
+
 static void write_item(struct jsonw *w, const struct quote_item_request *item,
                        const struct quote_item_result *result, enum gq_lang lang)
 {
@@ -269,6 +288,10 @@ static void write_item(struct jsonw *w, const struct quote_item_request *item,
     jsonw_object_end(w);
     jsonw_key(w, "break_even_hours_per_day");
     write_break_even(w, result);
+    if (item->cheapest) {
+        jsonw_key(w, "bundle_comparisons");
+        write_bundle_comparisons(w, result);
+    }
     jsonw_object_end(w);
 }
 

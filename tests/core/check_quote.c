@@ -522,6 +522,118 @@ START_TEST(bundles_add_their_own_price)
 }
 END_TEST
 
+/* An item billed "cheapest" alone, for `segment`, with the seed's bundles
+ * in the catalog (none in the quote). */
+static const struct quote_item_result *cheapest_item(enum customer_segment segment, const char *sku,
+                                                     int32_t quantity, int32_t hours, int32_t days)
+{
+    struct quote_item_request items[] = {item(sku, quantity, "cheapest", hours, days)};
+    ck_assert_int_eq(price(segment, items, 1, NULL), GQ_OK);
+    return &result->items[0];
+}
+
+/* The training starter card (V100 16GB x 1 for 720 h, 1231.00, for all)
+ * against an individual's V100 16GB x 1 billed cheapest. */
+START_TEST(a_covering_bundle_is_compared_with_a_cheapest_item)
+{
+    add_seed_bundles();
+    /* 24 h x 30 days = 720 h: cheapest is one month, 1231.00 (on demand
+     * 720 x 2.28 = 1641.60, a quarter 3305.00). The card, 1231.00, covers
+     * it (1 >= 1 instance, 720 >= 720 h): 1231.00 - 1231.00 = 0.00, a tie,
+     * so the item is not dearer: "item". The enterprise card is not the
+     * individual's. */
+    const struct quote_item_result *line =
+        cheapest_item(SEGMENT_INDIVIDUAL, "v100-16g-x1", 1, 24, 30);
+    ck_assert_int_eq(line->billed->total, 123100);
+    ck_assert_uint_eq(line->n_bundle_comparisons, 1);
+    ck_assert_str_eq(line->bundle_comparisons[0].bundle->id, "training-starter-monthly");
+    ck_assert_int_eq(line->bundle_comparisons[0].difference, 123100 - 123100);
+
+    /* 8 h x 30 days = 240 h: cheapest on demand, 240 x 2.28 = 547.20; the
+     * card covers 240 h and is dearer by 1231.00 - 547.20 = 683.80. */
+    line = cheapest_item(SEGMENT_INDIVIDUAL, "v100-16g-x1", 1, 8, 30);
+    ck_assert_int_eq(line->billed->total, 54720);
+    ck_assert_uint_eq(line->n_bundle_comparisons, 1);
+    ck_assert_int_eq(line->bundle_comparisons[0].difference, 68380);
+
+    /* Two instances: a one-instance card does not cover them. */
+    line = cheapest_item(SEGMENT_INDIVIDUAL, "v100-16g-x1", 2, 24, 30);
+    ck_assert_uint_eq(line->n_bundle_comparisons, 0);
+    /* 24 h x 31 days = 744 h: more hours than the card's 720. */
+    line = cheapest_item(SEGMENT_INDIVIDUAL, "v100-16g-x1", 1, 24, 31);
+    ck_assert_uint_eq(line->n_bundle_comparisons, 0);
+    /* Another SKU: not covered. */
+    line = cheapest_item(SEGMENT_INDIVIDUAL, "v100-16g-x2", 1, 8, 30);
+    ck_assert_uint_eq(line->n_bundle_comparisons, 0);
+
+    /* Billed in a mode, an item is compared with nothing. */
+    struct quote_item_request monthly[] = {item("v100-16g-x1", 1, "monthly", 24, 30)};
+    ck_assert_int_eq(price(SEGMENT_INDIVIDUAL, monthly, 1, NULL), GQ_OK);
+    ck_assert_uint_eq(result->items[0].n_bundle_comparisons, 0);
+}
+END_TEST
+
+/* The enterprise inference card (4 x T4 for 2160 h each, 57293.00,
+ * enterprise only) against 4 x T4 billed cheapest for 90 days, 24 h. */
+START_TEST(the_enterprise_card_is_dearer_than_four_t4_quarters)
+{
+    add_seed_bundles();
+    /* Cheapest: one quarter each, 4 x 14321.00 = 57284.00. The card covers
+     * it (4 >= 4, 2160 >= 2160 h) and costs 57293.00 - 57284.00 = 9.00
+     * more: the item is cheaper. The training card is a V100's. */
+    const struct quote_item_result *line =
+        cheapest_item(SEGMENT_ENTERPRISE, "t4-16g-x1", 4, 24, 90);
+    ck_assert_int_eq(line->billed->total, 5728400);
+    ck_assert_uint_eq(line->n_bundle_comparisons, 1);
+    ck_assert_str_eq(line->bundle_comparisons[0].bundle->id, "enterprise-inference-quarterly");
+    ck_assert_int_eq(line->bundle_comparisons[0].difference, 900);
+    /* Three T4s are covered too; 3 x 14321.00 = 42963.00, so the card is
+     * dearer by 57293.00 - 42963.00 = 14330.00. */
+    line = cheapest_item(SEGMENT_ENTERPRISE, "t4-16g-x1", 3, 24, 90);
+    ck_assert_uint_eq(line->n_bundle_comparisons, 1);
+    ck_assert_int_eq(line->bundle_comparisons[0].difference, 1433000);
+    /* A startup may not buy the card: nothing to compare. */
+    line = cheapest_item(SEGMENT_STARTUP, "t4-16g-x1", 4, 24, 90);
+    ck_assert_uint_eq(line->n_bundle_comparisons, 0);
+}
+END_TEST
+
+/* A bundle cheaper than the item says so with a negative difference; one
+ * not on offer at `now` is not compared. */
+START_TEST(a_cheaper_bundle_and_one_not_on_offer)
+{
+    struct bundle *cheap = add_bundle("cheap-v100-month", 164200, 100000, SEGMENT_MASK_ALL);
+    add_bundle_item(cheap, "v100-16g-x1", 2, 720);
+    struct bundle *later = add_bundle("later-v100-month", 164200, 90000, SEGMENT_MASK_ALL);
+    add_bundle_item(later, "v100-16g-x1", 1, 720);
+    later->valid_from = NOW + 1;
+    struct bundle *over = add_bundle("over-v100-month", 164200, 90000, SEGMENT_MASK_ALL);
+    add_bundle_item(over, "v100-16g-x1", 1, 720);
+    over->valid_until = NOW;
+    /* A student at 10 h x 30 days: 300 h at 1.50 = 450.00; the cheap
+     * bundle (1000.00, two instances of 720 h) covers it and is dearer by
+     * 1000.00 - 450.00 = 550.00. */
+    const struct quote_item_result *line = cheapest_item(SEGMENT_STUDENT, "v100-16g-x1", 1, 10, 30);
+    ck_assert_int_eq(line->billed->total, 45000);
+    ck_assert_uint_eq(line->n_bundle_comparisons, 1);
+    ck_assert_int_eq(line->bundle_comparisons[0].difference, 55000);
+    /* An individual at 24 h x 30 days: 1231.00; the bundle is cheaper by
+     * 231.00, a difference of 1000.00 - 1231.00 = -231.00. */
+    line = cheapest_item(SEGMENT_INDIVIDUAL, "v100-16g-x1", 1, 24, 30);
+    ck_assert_uint_eq(line->n_bundle_comparisons, 1);
+    ck_assert_str_eq(line->bundle_comparisons[0].bundle->id, "cheap-v100-month");
+    ck_assert_int_eq(line->bundle_comparisons[0].difference, 100000 - 123100);
+    /* The later one, at its start, is on offer. */
+    struct quote_item_request items[] = {item("v100-16g-x1", 1, "cheapest", 24, 30)};
+    struct quote_request request = {
+        .segment = SEGMENT_INDIVIDUAL, .items = items, .n_items = 1, .now = NOW + 1};
+    ck_assert_int_eq(quote_compute(catalog, &request, result, NULL), GQ_OK);
+    ck_assert_uint_eq(result->items[0].n_bundle_comparisons, 2);
+    ck_assert_str_eq(result->items[0].bundle_comparisons[1].bundle->id, "later-v100-month");
+    ck_assert_int_eq(result->items[0].bundle_comparisons[1].difference, 90000 - 123100);
+}
+END_TEST
+
 /* Restricts `mode` to `segments` in the test's catalog, as a row of the
  * catalog's billing-mode table would. */
 static void restrict_mode(enum billing_mode mode, uint32_t segments)
@@ -794,6 +906,9 @@ static Suite *quote_suite(void)
     tcase_add_test(tc, a_mode_discount_can_change_the_cheapest);
     tcase_add_test(tc, a_mixed_discount_can_change_the_cheapest);
     tcase_add_test(tc, bundles_add_their_own_price);
+    tcase_add_test(tc, a_covering_bundle_is_compared_with_a_cheapest_item);
+    tcase_add_test(tc, the_enterprise_card_is_dearer_than_four_t4_quarters);
+    tcase_add_test(tc, a_cheaper_bundle_and_one_not_on_offer);
     tcase_add_test(tc, enterprise_card_costs_more_than_its_contents);
     tcase_add_test(tc, training_card_saves_nothing_and_is_dearer_for_students);
     tcase_add_test(tc, bundle_hours_that_are_not_whole_days);

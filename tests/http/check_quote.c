@@ -118,6 +118,8 @@ START_TEST(test_quote_on_demand_against_blocks)
     ck_assert_str_eq(json_keys(q, "items[0].break_even_hours_per_day"), "monthly,quarterly");
     expect_text(q, "items[0].break_even_hours_per_day.monthly", "18.0");
     expect_text(q, "items[0].break_even_hours_per_day.quarterly", "16.1");
+    /* Billed in a mode, an item is compared with no bundle. */
+    expect_absent(q, "items[0].bundle_comparisons");
 
     expect_text(q, "bundles", "[]");
     expect_str(q, "subtotal", "1641.60");
@@ -198,6 +200,9 @@ START_TEST(test_quote_around_the_clock_for_a_quarter)
     expect_str(q, "items[0].cheapest.saving", "1619.80"); /* against 2.28 × 2160 */
     expect_str(q, "items[0].amount", "3305.00");
     expect_str(q, "items[0].plan.summary", "1 quarter");
+    /* 2160 h a V100: more than the training card's 720 h, so no bundle
+     * covers it, and the enterprise card is not an individual's. */
+    expect_text(q, "items[0].bundle_comparisons", "[]");
     expect_str(q, "total", "3305.00");
     http_response_free(response);
 }
@@ -312,6 +317,46 @@ START_TEST(test_quote_several_items_and_a_bundle)
     response = post_quote("{\"items\":[{" V100_8H_90D
                           "}],\"bundles\":[\"enterprise-inference-quarterly\"],\"save\":false}");
     expect_error(response, 422, "not_eligible", "bundles[0]");
+    http_response_free(response);
+}
+END_TEST
+
+/* An item billed "cheapest" that a bundle the customer may buy covers says
+ * which is cheaper; the bundle is not added to the quote. */
+START_TEST(test_quote_item_compared_with_a_covering_bundle)
+{
+    /* 4 × T4 around the clock for 90 days: a quarter each, 4 × 14321.00 =
+     * 57284.00; the enterprise card (4 × T4, 2160 h each) is 57293.00,
+     * 9.00 more. */
+    struct http_response *response =
+        price_item("enterprise", "\"sku\":\"t4-16g-x1\",\"quantity\":4,\"hours_per_day\":24,"
+                                 "\"days\":90,\"billing\":\"cheapest\"");
+    json_t *q = response->json;
+    ck_assert_str_eq(json_keys(q, "items[0]"),
+                     "sku,quantity,billing,hours_per_day,days,billable_hours,amount,discounts,"
+                     "discount_total,total,plan,options,cheapest,break_even_hours_per_day,"
+                     "bundle_comparisons");
+    expect_str(q, "items[0].total", "57284.00");
+    expect_text(q, "items[0].bundle_comparisons",
+                "[{\"bundle\":\"enterprise-inference-quarterly\",\"price\":\"57293.00\","
+                "\"item_total\":\"57284.00\",\"difference\":\"9.00\",\"cheaper\":\"item\"}]");
+    expect_text(q, "bundles", "[]");
+    expect_str(q, "total", "57284.00");
+    http_response_free(response);
+
+    /* A V100 at 8 h a day for 30 days: 240 h on demand, 547.20; the
+     * training card (720 h, 1231.00) covers it and is 683.80 dearer. */
+    response = price_item("individual", "\"sku\":\"v100-16g-x1\",\"hours_per_day\":8,"
+                                        "\"days\":30,\"billing\":\"cheapest\"");
+    expect_text(response->json, "items[0].bundle_comparisons",
+                "[{\"bundle\":\"training-starter-monthly\",\"price\":\"1231.00\","
+                "\"item_total\":\"547.20\",\"difference\":\"683.80\",\"cheaper\":\"item\"}]");
+    http_response_free(response);
+
+    /* Two of them: the one-instance card does not cover the item. */
+    response = price_item("individual", "\"sku\":\"v100-16g-x1\",\"quantity\":2,"
+                                        "\"hours_per_day\":8,\"days\":30,\"billing\":\"cheapest\"");
+    expect_text(response->json, "items[0].bundle_comparisons", "[]");
     http_response_free(response);
 }
 END_TEST
@@ -1230,6 +1275,7 @@ static Suite *make_suite(void)
     tcase_add_test(figures, test_quote_mixed_plan_for_100_days);
     tcase_add_test(figures, test_quote_quantity_multiplies);
     tcase_add_test(figures, test_quote_several_items_and_a_bundle);
+    tcase_add_test(figures, test_quote_item_compared_with_a_covering_bundle);
     tcase_add_test(figures, test_quote_hundred_items_is_the_limit);
     suite_add_tcase(suite, figures);
 
