@@ -443,7 +443,7 @@ static enum gq_code due_ids(struct sqlite_conn *conn, int64_t now, int limit,
         return err != NULL ? err->code : GQ_ERR_INTERNAL;
     sqlite3_bind_int64(stmt, 1, (sqlite3_int64)now);
     sqlite3_bind_int(stmt, 2, limit);
-    int rc;
+    int rc = SQLITE_DONE;
     *n = 0;
     while (*n < limit && (rc = sqlite3_step(stmt)) == SQLITE_ROW) {
         const unsigned char *id = sqlite3_column_text(stmt, 0);
