@@ -15,7 +15,8 @@
 # that ended included). Writes bench/POSTGRES.md.
 #
 # Environment: BENCH_DURATION (seconds per run, default 5), BENCH_PAIRS
-# (default 2), BENCH_POSTGRES_RESULTS (default bench/POSTGRES.md; "-": none).
+# (default 2), BENCH_CONNS (default "16 64 256"), BENCH_POSTGRES_RESULTS
+# (default bench/POSTGRES.md; "-": none).
 set -euo pipefail
 export LC_ALL=C
 
@@ -26,7 +27,7 @@ BIN=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
 DURATION=${BENCH_DURATION:-5}
 PAIRS=${BENCH_PAIRS:-2}
 RESULTS=${BENCH_POSTGRES_RESULTS:-$BENCH_DIR/POSTGRES.md}
-CONNS=(16 64 256)
+read -r -a CONNS <<<"${BENCH_CONNS:-16 64 256}"
 LUA=$BENCH_DIR/report.lua
 PGBENCH=$(ls /usr/lib/postgresql/*/bin/pgbench 2>/dev/null | sort -V | tail -1 || true)
 [ -x "$PGBENCH" ] || { echo "bench: pgbench is missing (apt-get install postgresql)" >&2; exit 2; }
@@ -230,7 +231,7 @@ if [ "$RESULTS" != - ]; then
     SQLITE_RESULTS=$BENCH_DIR/RESULTS.md
     if [ -f "$SQLITE_RESULTS" ]; then
         sed -i '/^## Capacity past this machine$/,$d' "$SQLITE_RESULTS"
-        capacity >>"$SQLITE_RESULTS"
+        { echo; capacity; } >>"$SQLITE_RESULTS"
     fi
 fi
 [ "$BAD" -eq 0 ] || exit 1
