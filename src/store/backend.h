@@ -127,9 +127,9 @@ struct migration_history {
 
 /* ---- Quotes (quote_pack.c) ---- */
 
-/* A stored response as a backend reads it back: either the text of a
- * quote stored before responses were compressed, or an LZ4 block and the
- * length of the JSON it holds. Borrowed from the backend's row. */
+/* A stored response (or event body) as a backend reads it back: either the
+ * text of a row stored before compression, or an LZ4 block and the length
+ * of the JSON it holds. Borrowed from the backend's row. */
 struct stored_response {
     const char *text;  /* NULL when stored compressed */
     const char *block; /* NULL when stored as text */
@@ -137,14 +137,19 @@ struct stored_response {
     int64_t size; /* the JSON's length, as recorded */
 };
 
-/* The response as a new NUL-terminated string in *out. GQ_ERR_INTERNAL
- * naming the quote when the row is damaged (a block that does not
- * decompress to its recorded size or that holds a NUL, neither form
- * present), GQ_ERR_NO_MEMORY when memory runs out. */
-enum gq_code store_unpack_response(const char *quote_id, const struct stored_response *stored,
-                                   char **out, struct gq_error *err);
+/* The text as a new NUL-terminated string in *out. GQ_ERR_INTERNAL
+ * naming the row ("quote q_…", "event evt_…": `kind` and `id`) when it is
+ * damaged (a block that does not decompress to its recorded size or that
+ * holds a NUL, neither form present), GQ_ERR_NO_MEMORY when memory runs
+ * out. */
+enum gq_code store_unpack_stored(const char *kind, const char *id,
+                                 const struct stored_response *stored, char **out,
+                                 struct gq_error *err);
 
-/* Fills save->packed from save->quote.response_json (LZ4). */
+/* `text` as an LZ4 block into *out (its block the caller's to free). */
+enum gq_code store_pack_text(const char *text, struct packed_response *out, struct gq_error *err);
+
+/* Fills save->packed from save->quote.response_json. */
 enum gq_code store_pack_response(struct quote_save *save, struct gq_error *err);
 
 /* The checks every quote passes before any backend sees it: an id of 1 to

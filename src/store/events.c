@@ -25,6 +25,7 @@ void store_event_clear(struct store_event *event)
     if (event == NULL)
         return;
     free(event->body);
+    free(event->packed.block);
     memset(event, 0, sizeof *event);
 }
 
@@ -96,7 +97,11 @@ enum gq_code store_event_make(const char *type, const char *object, struct store
     memcpy(out->body, head, (size_t)head_length);
     memcpy(out->body + head_length, object, object_length);
     memcpy(out->body + head_length + object_length, "}}", 3);
-    return GQ_OK;
+    /* Stored compressed (migration 0011): a quote's event is the quote again. */
+    enum gq_code code = store_pack_text(out->body, &out->packed, err);
+    if (code != GQ_OK)
+        store_event_clear(out);
+    return code;
 }
 
 /* Sets `key` to the time, or to null when there is none (0). */

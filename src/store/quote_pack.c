@@ -1,12 +1,13 @@
 /*
  * What every backend does alike with a quote: the checks before it is
- * written, and its response packed as an LZ4 block and unpacked again.
+ * written, and its response packed as an LZ4 block and unpacked again (and
+ * so an event's body: a quote's events carry the quote).
  *
  * A quote's JSON repeats itself (every option spells out its plan), so LZ4
  * makes the benchmark's 3-item quote of 5,028 bytes 1,337: stored as text,
  * each quote took an overflow page of its own in SQLite, written twice.
- * Quotes stored before responses were compressed keep their text, and both
- * forms read back the same. Compression runs on the writer thread.
+ * Rows stored before compression keep their text, and both forms read back
+ * the same. A saved quote's compression runs on the writer thread.
  */
 #include <lz4.h>
 #include <stdlib.h>
@@ -52,55 +53,62 @@ enum gq_code store_check_quote(const struct stored_quote *quote, struct gq_error
     return GQ_OK;
 }
 
-enum gq_code store_pack_response(struct quote_save *save, struct gq_error *err)
+enum gq_code store_pack_text(const char *text, struct packed_response *out, struct gq_error *err)
 {
-    const char *json = save->quote.response_json;
-    size_t length = strlen(json);
-    if (length > LZ4_MAX_INPUT_SIZE) /* ~2 GB: no quote the server renders */
-        return gq_fail(err, GQ_ERR_INTERNAL, NULL, "a response of %zu bytes is too large", length);
+    memset(out, 0, sizeof *out);
+    size_t length = strlen(text);
+    if (length > LZ4_MAX_INPUT_SIZE) /* ~2 GB: nothing the server renders */
+        return gq_fail(err, GQ_ERR_INTERNAL, NULL, "a text of %zu bytes is too large to store",
+                       length);
     int bound = LZ4_compressBound((int)length);
     char *block = malloc((size_t)bound);
     if (block == NULL)
-        return gq_fail(err, GQ_ERR_NO_MEMORY, NULL, "out of memory storing a quote");
-    int block_size = LZ4_compress_default(json, block, (int)length, bound);
+        return gq_fail(err, GQ_ERR_NO_MEMORY, NULL, "out of memory storing a text");
+    int block_size = LZ4_compress_default(text, block, (int)length, bound);
     if (block_size <= 0) { /* cannot happen with a bound-sized block */
         free(block);
-        return gq_fail(err, GQ_ERR_INTERNAL, NULL, "cannot compress a quote's response");
+        return gq_fail(err, GQ_ERR_INTERNAL, NULL, "cannot compress a text to store");
     }
-    save->packed.block = block;
-    save->packed.block_size = (size_t)block_size;
-    save->packed.size = (int64_t)length;
+    out->block = block;
+    out->block_size = (size_t)block_size;
+    out->size = (int64_t)length;
     return GQ_OK;
 }
 
-static enum gq_code report_damaged(const char *quote_id, struct gq_error *err)
+enum gq_code store_pack_response(struct quote_save *save, struct gq_error *err)
 {
-    return gq_fail(err, GQ_ERR_INTERNAL, NULL, "quote %s is stored damaged", quote_id);
+    return store_pack_text(save->quote.response_json, &save->packed, err);
 }
 
-enum gq_code store_unpack_response(const char *quote_id, const struct stored_response *stored,
-                                   char **out, struct gq_error *err)
+static enum gq_code report_damaged(const char *kind, const char *id, struct gq_error *err)
+{
+    return gq_fail(err, GQ_ERR_INTERNAL, NULL, "%s %s is stored damaged", kind, id);
+}
+
+enum gq_code store_unpack_stored(const char *kind, const char *id,
+                                 const struct stored_response *stored, char **out,
+                                 struct gq_error *err)
 {
     if (stored->block == NULL) { /* stored as text, before compression */
         if (stored->text == NULL)
-            return report_damaged(quote_id, err);
+            return report_damaged(kind, id, err);
         *out = strdup(stored->text);
         return *out != NULL ? GQ_OK
-                            : gq_fail(err, GQ_ERR_NO_MEMORY, NULL, "out of memory reading a quote");
+                            : gq_fail(err, GQ_ERR_NO_MEMORY, NULL, "out of memory reading a %s", kind);
     }
     int64_t size = stored->size;
     /* LZ4 expands at most 255 to 1: a larger recorded size is damage, and
      * would cost an allocation of up to 2 GB before the block failed. */
     if (size < 1 || size > LZ4_MAX_INPUT_SIZE || stored->block_size > LZ4_MAX_INPUT_SIZE ||
         size > (int64_t)stored->block_size * 255 + 16)
-        return report_damaged(quote_id, err);
+        return report_damaged(kind, id, err);
     char *text = malloc((size_t)size + 1);
     if (text == NULL)
-        return gq_fail(err, GQ_ERR_NO_MEMORY, NULL, "out of memory reading a quote");
+        return gq_fail(err, GQ_ERR_NO_MEMORY, NULL, "out of memory reading a %s", kind);
     int decompressed = LZ4_decompress_safe(stored->block, text, (int)stored->block_size, (int)size);
     if (decompressed != size || memchr(text, '\0', (size_t)size) != NULL) {
         free(text);
-        return report_damaged(quote_id, err);
+        return report_damaged(kind, id, err);
     }
     text[size] = '\0';
     *out = text;

@@ -375,14 +375,15 @@ enum gq_code store_audit_read(struct store *store, int64_t since, const char *st
 
 /* One event: its id ("evt_" and 32 hex digits, ordered by time), its type,
  * when it was made, and its JSON as the API returns it ({"id", "object":
- * "event", "type", "created_at", "data": {"object": ...}}). `body` is owned
- * by the struct: store_event_clear() frees it. */
+ * "event", "type", "created_at", "data": {"object": ...}}). `body` and
+ * `packed` are owned by the struct: store_event_clear() frees them. */
 struct store_event {
     char id[STORE_ID_SIZE];
     char type[STORE_EVENT_TYPE_SIZE];
     int64_t created_at; /* unix seconds */
     int64_t created_ms; /* unix milliseconds: when its webhook deliveries are first due */
     char *body;
+    struct packed_response packed; /* a new event's body as it is written; empty when read */
 };
 
 void store_event_clear(struct store_event *event);

@@ -491,6 +491,79 @@ START_TEST(test_damaged_row_is_an_error_naming_the_quote)
 }
 END_TEST
 
+/* ---- Event bodies (migration 0011). ---- */
+
+/* A quote's object, long and repetitive as one is. */
+static char *long_object(void)
+{
+    size_t size = 4096;
+    char *object = malloc(size);
+    ck_assert_ptr_nonnull(object);
+    size_t used = (size_t)snprintf(object, size, "{\"items\":[");
+    for (int i = 0; i < 40; i++)
+        used += (size_t)snprintf(object + used, size - used,
+                                 "%s{\"sku\":\"v100-16g-x1\",\"total\":\"1641.60\"}",
+                                 i > 0 ? "," : "");
+    snprintf(object + used, size - used, "]}");
+    return object;
+}
+
+/* An event's body is stored as an LZ4 block and its length, and reads back
+ * byte for byte, alone and in a page. */
+START_TEST(test_event_body_is_stored_compressed)
+{
+    char *object = long_object();
+    struct gq_error err;
+    ck_assert_msg(store_event_publish(store, "price_list.published", object, &err) == GQ_OK, "%s",
+                  err.message);
+    struct event_page page = {0};
+    ck_assert_int_eq(store_events_read(store, NULL, NULL, 10, &page, &err), GQ_OK);
+    ck_assert_uint_eq(page.count, 1);
+    const char *body = page.items[0].body;
+    ck_assert_ptr_nonnull(strstr(body, object));
+    ck_assert_int_eq(query_integer("SELECT count(*) FROM events WHERE body IS NULL", NULL), 1);
+    ck_assert_int_eq(query_integer("SELECT body_size FROM events", NULL), (long long)strlen(body));
+    ck_assert_int_lt(query_integer("SELECT length(body_lz4) FROM events", NULL),
+                     (long long)strlen(body) / 4);
+    struct store_event one;
+    ck_assert_int_eq(store_event_get(store, page.items[0].id, &one, &err), GQ_OK);
+    ck_assert_str_eq(one.body, body);
+    store_event_clear(&one);
+    store_event_page_free(&page);
+    free(object);
+}
+END_TEST
+
+START_TEST(test_event_text_rows_from_before_compression_read_back)
+{
+    testdb_exec(database,
+                "INSERT INTO events (id, type, created_at, body)"
+                " VALUES (?1, 'quote.created', 5, '{\"old\":true}')",
+                "evt_old");
+    struct store_event out;
+    struct gq_error err;
+    ck_assert_int_eq(store_event_get(store, "evt_old", &out, &err), GQ_OK);
+    ck_assert_str_eq(out.body, "{\"old\":true}");
+    store_event_clear(&out);
+}
+END_TEST
+
+START_TEST(test_damaged_event_is_an_error_naming_it)
+{
+    char *object = long_object();
+    struct gq_error err;
+    ck_assert_int_eq(store_event_publish(store, "price_list.published", object, &err), GQ_OK);
+    testdb_exec(database, "UPDATE events SET body_size = body_size + 1 WHERE type = ?1",
+                "price_list.published");
+    struct event_page page = {0};
+    ck_assert_int_eq(store_events_read(store, NULL, NULL, 10, &page, &err), GQ_ERR_INTERNAL);
+    ck_assert_ptr_nonnull(strstr(err.message, " is stored damaged"));
+    ck_assert_int_eq(strncmp(err.message, "event evt_", 10), 0);
+    store_event_page_free(&page);
+    free(object);
+}
+END_TEST
+
 /* ---- Accept. ---- */
 
 START_TEST(test_accept_once_then_refuse)
@@ -1038,6 +1111,9 @@ static void add_tests(TCase *tcase)
     tcase_add_test(tcase, test_bad_quote_is_refused);
     tcase_add_test(tcase, test_text_rows_from_before_compression_read_back);
     tcase_add_test(tcase, test_damaged_row_is_an_error_naming_the_quote);
+    tcase_add_test(tcase, test_event_body_is_stored_compressed);
+    tcase_add_test(tcase, test_event_text_rows_from_before_compression_read_back);
+    tcase_add_test(tcase, test_damaged_event_is_an_error_naming_it);
     tcase_add_test(tcase, test_accept_once_then_refuse);
     tcase_add_test(tcase, test_accept_expired_is_refused_and_left_open);
     tcase_add_test(tcase, test_two_replicas_one_quote_per_key);

@@ -635,6 +635,49 @@ START_TEST(test_quotes_stored_before_compression_are_kept)
 }
 END_TEST
 
+/* 0011 rebuilds the events table for compressed bodies: an event written
+ * before it keeps its text and its deliveries' reference, and reads back
+ * through the store as it was written; an event written after it is
+ * compressed. */
+#define COMPRESSED_EVENTS "0011_compressed_event_bodies.sql"
+START_TEST(test_events_written_before_compression_are_kept)
+{
+    copy_migrations();
+    hold_back_migration(COMPRESSED_EVENTS);
+    int applied = -1;
+    struct gq_error err;
+    ck_assert_int_eq(migrate(migrations_root, &applied, &err), GQ_OK);
+    ck_assert_int_eq(applied, 10);
+    sqlite3 *db;
+    ck_assert_int_eq(sqlite3_open(db_path, &db), SQLITE_OK);
+    ck_assert_int_eq(sqlite3_exec(db,
+                                  "INSERT INTO events (id, type, created_at, body) VALUES"
+                                  " ('evt_old', 'quote.created', 100, '{\"id\":\"evt_old\"}')",
+                                  NULL, NULL, NULL),
+                     SQLITE_OK);
+    sqlite3_close(db);
+
+    restore_migration(COMPRESSED_EVENTS);
+    ck_assert_msg(migrate(migrations_root, &applied, &err) == GQ_OK, "%s", err.message);
+    ck_assert_int_eq(applied, shipped_count() - 10); /* 0011 on */
+    ck_assert_int_eq(query_int("SELECT count(*) FROM events WHERE body_lz4 IS NULL"
+                               " AND body_size IS NULL AND created_at = 100"),
+                     1);
+    struct store *store = open_store();
+    struct store_event old;
+    ck_assert_int_eq(store_event_get(store, "evt_old", &old, &err), GQ_OK);
+    ck_assert_str_eq(old.body, "{\"id\":\"evt_old\"}");
+    ck_assert_str_eq(old.type, "quote.created");
+    store_event_clear(&old);
+    ck_assert_int_eq(store_event_publish(store, "price_list.published", "{\"version\":2}", &err),
+                     GQ_OK);
+    store_close(store);
+    ck_assert_int_eq(query_int("SELECT count(*) FROM events WHERE type = 'price_list.published'"
+                               " AND body IS NULL AND body_lz4 IS NOT NULL AND body_size > 0"),
+                     1);
+}
+END_TEST
+
 /* A database migrated by a newer version (its migrations have no file
  * here) is served, and the two it applied are counted and the newest named;
  * a recorded migration below the newest file (deleted since) is not one. */
@@ -727,6 +770,7 @@ static Suite *migrate_suite(void)
     tcase_add_test(rerun, test_new_file_is_applied_on_rerun);
     tcase_add_test(rerun, test_precision_peaks_keep_the_price_list_version);
     tcase_add_test(rerun, test_quotes_stored_before_compression_are_kept);
+    tcase_add_test(rerun, test_events_written_before_compression_are_kept);
     tcase_add_loop_test(rerun, test_other_names_are_ignored, 0,
                         (int)(sizeof ignored_names / sizeof ignored_names[0]));
     tcase_add_test(rerun, test_failing_file_is_rolled_back_and_named);

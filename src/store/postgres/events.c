@@ -64,22 +64,60 @@ static enum gq_code command(struct pg_conn *conn, const char *sql, int n, const 
 
 /* ---- Events. ---- */
 
+/* An event's body from the columns body, body_lz4 and body_size starting
+ * at `column` of a text-format result: text for events written before
+ * migration 0011, else the block (bytea, printed in hex) unescaped. */
+static enum gq_code read_body(const PGresult *result, int row, int column, const char *id,
+                              char **out, struct gq_error *err)
+{
+    struct stored_response stored = {0};
+    unsigned char *block = NULL;
+    if (PQgetisnull(result, row, column + 1)) {
+        stored.text = PQgetisnull(result, row, column) ? NULL : PQgetvalue(result, row, column);
+    } else {
+        size_t length = 0;
+        block = PQunescapeBytea((const unsigned char *)PQgetvalue(result, row, column + 1),
+                                &length);
+        if (block == NULL)
+            return gq_fail(err, GQ_ERR_NO_MEMORY, NULL, "out of memory reading events");
+        stored.block = length > 0 ? (const char *)block : "";
+        stored.block_size = length;
+        stored.size = integer_at(result, row, column + 2);
+    }
+    enum gq_code code = store_unpack_stored("event", id, &stored, out, err);
+    PQfreemem(block);
+    return code;
+}
+
 enum gq_code pg_event_append(struct pg_conn *conn, const struct store_event *event,
                              struct gq_error *err)
 {
     char at[24], ms[24];
     number_text(event->created_at, at);
     number_text(event->created_ms, ms);
-    const char *const values[] = {event->id, event->type, at, event->body, ms};
-    return command(conn,
-                   "WITH e AS (INSERT INTO events (id, type, created_at, body)"
-                   " VALUES ($1, $2, $3, $4) RETURNING id)"
-                   " INSERT INTO webhook_deliveries (id, endpoint_id, event_id, next_attempt_at,"
-                   " created_at, updated_at) SELECT 'whd_' || md5(random()::text ||"
-                   " clock_timestamp()::text || w.id), w.id, e.id, $5, $5, $5"
-                   " FROM e, webhook_endpoints w WHERE w.enabled"
-                   " AND (w.events = ' * ' OR position(' ' || $2 || ' ' in w.events) > 0)",
-                   5, values, NULL, "writing an event", err);
+    char size[24];
+    number_text(event->packed.size, size);
+    const char *const values[] = {event->id, event->type, at, event->packed.block, ms, size};
+    /* The body's block goes as its bytes (binary), the rest as text. */
+    const int lengths[] = {0, 0, 0, (int)event->packed.block_size, 0, 0};
+    const int formats[] = {0, 0, 0, 1, 0, 0};
+    PGresult *result = PQexecParams(
+        conn->conn,
+        "WITH e AS (INSERT INTO events (id, type, created_at, body_lz4, body_size)"
+        " VALUES ($1, $2, $3, $4, $6) RETURNING id)"
+        " INSERT INTO webhook_deliveries (id, endpoint_id, event_id, next_attempt_at,"
+        " created_at, updated_at) SELECT 'whd_' || md5(random()::text ||"
+        " clock_timestamp()::text || w.id), w.id, e.id, $5, $5, $5"
+        " FROM e, webhook_endpoints w WHERE w.enabled"
+        " AND (w.events = ' * ' OR position(' ' || $2 || ' ' in w.events) > 0)",
+        6, NULL, values, lengths, formats, 0);
+    if (PQresultStatus(result) != PGRES_COMMAND_OK) {
+        pg_fail(conn, result, "writing an event", err);
+        PQclear(result);
+        return failed(err);
+    }
+    PQclear(result);
+    return GQ_OK;
 }
 
 static enum gq_code append_on(struct pg_conn *conn, void *context, struct gq_error *err)
@@ -112,7 +150,7 @@ static enum gq_code read_events(struct pg_conn *conn, void *context, struct gq_e
     const char *const values[] = {query->type, query->id, query->starting_after, limit};
     PGresult *result =
         run(conn,
-            "SELECT id, type, created_at, body FROM events"
+            "SELECT id, type, created_at, body, body_lz4, body_size FROM events"
             " WHERE ($1::text IS NULL OR type = $1) AND ($2::text IS NULL OR id = $2)"
             " AND ($3::text IS NULL OR id COLLATE \"C\" > $3)"
             " ORDER BY id COLLATE \"C\" LIMIT $4",
@@ -131,9 +169,7 @@ static enum gq_code read_events(struct pg_conn *conn, void *context, struct gq_e
         snprintf(event->id, sizeof event->id, "%s", PQgetvalue(result, row, 0));
         snprintf(event->type, sizeof event->type, "%s", PQgetvalue(result, row, 1));
         event->created_at = integer_at(result, row, 2);
-        event->body = strdup(PQgetvalue(result, row, 3));
-        if (event->body == NULL)
-            code = gq_fail(err, GQ_ERR_NO_MEMORY, NULL, "out of memory");
+        code = read_body(result, row, 3, event->id, &event->body, err);
     }
     PQclear(result);
     return code;
@@ -425,7 +461,8 @@ static enum gq_code claim_due(struct pg_conn *conn, void *context, struct gq_err
             " AND w.enabled ORDER BY d.next_attempt_at, d.id LIMIT $3 FOR UPDATE OF d SKIP LOCKED),"
             " leased AS (UPDATE webhook_deliveries d SET lease_until = $2 FROM due"
             " WHERE d.id = due.id RETURNING d.id, d.event_id, d.attempts, d.endpoint_id)"
-            " SELECT l.id, l.event_id, l.attempts, w.url, w.secret, e.body FROM leased l"
+            " SELECT l.id, l.event_id, l.attempts, w.url, w.secret, e.body, e.body_lz4,"
+            " e.body_size FROM leased l"
             " JOIN webhook_endpoints w ON w.id = l.endpoint_id JOIN events e ON e.id = l.event_id",
             3, values, PGRES_TUPLES_OK, "claiming deliveries", err);
     if (result == NULL)
@@ -444,9 +481,10 @@ static enum gq_code claim_due(struct pg_conn *conn, void *context, struct gq_err
         item->attempts = (int)integer_at(result, row, 2);
         item->url = strdup(PQgetvalue(result, row, 3));
         item->secret = strdup(PQgetvalue(result, row, 4));
-        item->body = strdup(PQgetvalue(result, row, 5));
-        if (item->url == NULL || item->secret == NULL || item->body == NULL)
+        if (item->url == NULL || item->secret == NULL)
             code = gq_fail(err, GQ_ERR_NO_MEMORY, NULL, "out of memory");
+        else
+            code = read_body(result, row, 5, item->event_id, &item->body, err);
     }
     PQclear(result);
     return code;

@@ -90,7 +90,7 @@ static enum gq_code read_quote(const PGresult *result, int row, struct stored_qu
         stored.block_size = (size_t)PQgetlength(result, row, COLUMN_LZ4);
         stored.size = pg_binary_int32(result, row, COLUMN_SIZE);
     }
-    enum gq_code code = store_unpack_response(quote.id, &stored, &quote.response_json, err);
+    enum gq_code code = store_unpack_stored("quote", quote.id, &stored, &quote.response_json, err);
     if (code != GQ_OK) {
         stored_quote_clear(&quote);
         return code;
@@ -126,12 +126,12 @@ static enum gq_code select_quote(struct pg_conn *conn, enum pg_statement stateme
 
 /* ---- A batch. ---- */
 
-/* The parameters of one INSERT, as text but for the block (binary): the
- * quote's ten, then its event's four. */
-#define INSERT_PARAMS 14
+/* The parameters of one INSERT, as text but for the blocks (binary): the
+ * quote's ten, then its event's five. */
+#define INSERT_PARAMS 15
 struct insert_parameters {
     char size[24], version[24], created[24], expires[24], accepted[24];
-    char event_at[24], event_ms[24];
+    char event_at[24], event_ms[24], event_size[24];
     const char *values[INSERT_PARAMS];
     int lengths[INSERT_PARAMS];
     int formats[INSERT_PARAMS];
@@ -149,6 +149,7 @@ static void fill_parameters(struct insert_parameters *p, const struct quote_save
     assert(event != NULL);
     snprintf(p->event_at, sizeof p->event_at, "%lld", (long long)event->created_at);
     snprintf(p->event_ms, sizeof p->event_ms, "%lld", (long long)event->created_ms);
+    snprintf(p->event_size, sizeof p->event_size, "%lld", (long long)event->packed.size);
     const char *values[INSERT_PARAMS] = {quote->id,
                                          quote->accepted ? "accepted" : "open",
                                          quote->request_json,
@@ -162,12 +163,15 @@ static void fill_parameters(struct insert_parameters *p, const struct quote_save
                                          event->id,
                                          p->event_at,
                                          p->event_ms,
-                                         event->body};
+                                         event->packed.block,
+                                         p->event_size};
     memcpy(p->values, values, sizeof values);
     memset(p->lengths, 0, sizeof p->lengths);
     memset(p->formats, 0, sizeof p->formats);
     p->lengths[3] = (int)save->packed.block_size;
     p->formats[3] = 1; /* bytea, sent as its bytes */
+    p->lengths[13] = (int)event->packed.block_size;
+    p->formats[13] = 1;
 }
 
 /* How a run of the batch ended. */

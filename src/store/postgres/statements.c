@@ -16,7 +16,8 @@ const struct pg_statement_text pg_statements[PG_STATEMENT_COUNT] = {
      * inserts nothing: the caller then reads the stored quote. Only the
      * key's conflict is taken so: a duplicate id stays an error. */
     /* With its quote.created event ($11 its id, $12 its time in seconds,
-     * $13 in milliseconds, $14 its JSON) and the event's deliveries, in the
+     * $13 in milliseconds, $14 its JSON's LZ4 block, $15 the JSON's length)
+     * and the event's deliveries, in the
      * same statement: written only when the quote is (the outbox). The
      * command's row count is the events', which is the quotes'. */
     [PG_QUOTE_INSERT] =
@@ -29,9 +30,9 @@ const struct pg_statement_text pg_statements[PG_STATEMENT_COUNT] = {
          " created_at, updated_at) SELECT 'whd_' || md5(random()::text || clock_timestamp()::text"
          " || w.id), w.id, $11, $13, $13, $13 FROM q, webhook_endpoints w WHERE w.enabled"
          " AND (w.events = ' * ' OR position(' quote.created ' in w.events) > 0))"
-         " INSERT INTO events (id, type, created_at, body)"
-         " SELECT $11, 'quote.created', $12, $14 FROM q",
-         14},
+         " INSERT INTO events (id, type, created_at, body_lz4, body_size)"
+         " SELECT $11, 'quote.created', $12, $14, $15 FROM q",
+         15},
     [PG_QUOTE_BY_ID] = {"gq_quote_by_id", "SELECT " QUOTE_COLUMNS " FROM quotes WHERE id = $1", 1},
     [PG_QUOTE_BY_KEY] = {"gq_quote_by_key",
                          "SELECT " QUOTE_COLUMNS " FROM quotes WHERE idempotency_key = $1", 1},

@@ -13,7 +13,7 @@
 #include "store/sqlite/db.h"
 
 static const char SQL_EVENT_INSERT[] =
-    "INSERT INTO events (id, type, created_at, body) VALUES (?1, ?2, ?3, ?4)";
+    "INSERT INTO events (id, type, created_at, body_lz4, body_size) VALUES (?1, ?2, ?3, ?4, ?5)";
 /* One delivery per enabled endpoint that takes the type, due at once. */
 static const char SQL_EVENT_FAN_OUT[] =
     "INSERT INTO webhook_deliveries (id, endpoint_id, event_id, next_attempt_at, created_at,"
@@ -21,7 +21,8 @@ static const char SQL_EVENT_FAN_OUT[] =
     " FROM webhook_endpoints WHERE enabled = 1"
     " AND (events = ' * ' OR instr(events, ' ' || ?3 || ' ') > 0)";
 static const char SQL_EVENTS_PAGE[] =
-    "SELECT id, type, created_at, body FROM events WHERE (?1 IS NULL OR type = ?1)"
+    "SELECT id, type, created_at, body, body_lz4, body_size FROM events"
+    " WHERE (?1 IS NULL OR type = ?1)"
     " AND (?2 IS NULL OR id = ?2) AND (?3 IS NULL OR id > ?3) ORDER BY id LIMIT ?4";
 
 #define ENDPOINT_COLUMNS "id, url, description, events, enabled, created_at, updated_at"
@@ -45,7 +46,8 @@ static const char SQL_DELIVERY_RETRY[] =
     "UPDATE webhook_deliveries SET status = 'pending', next_attempt_at = ?3, lease_until = 0,"
     " updated_at = ?3 WHERE id = ?2 AND endpoint_id = ?1";
 static const char SQL_DUE[] =
-    "SELECT d.id, d.event_id, d.attempts, w.url, w.secret, e.body FROM webhook_deliveries d"
+    "SELECT d.id, d.event_id, d.attempts, w.url, w.secret, e.body, e.body_lz4, e.body_size"
+    " FROM webhook_deliveries d"
     " JOIN webhook_endpoints w ON w.id = d.endpoint_id JOIN events e ON e.id = d.event_id"
     " WHERE d.status = 'pending' AND d.next_attempt_at <= ?1 AND d.lease_until <= ?1"
     " AND w.enabled = 1 ORDER BY d.next_attempt_at, d.id LIMIT ?2";
@@ -79,6 +81,23 @@ static enum gq_code step_write(struct sqlite_conn *conn, sqlite3_stmt *stmt, con
 
 /* ---- Events. ---- */
 
+/* The current row's event body, from the columns body, body_lz4 and
+ * body_size starting at `column`: text for events written before 0011. */
+static enum gq_code read_body(sqlite3_stmt *stmt, int column, const char *id, char **out,
+                              struct gq_error *err)
+{
+    struct stored_response stored = {0};
+    if (sqlite3_column_type(stmt, column + 1) == SQLITE_NULL) {
+        stored.text = (const char *)sqlite3_column_text(stmt, column);
+    } else {
+        const char *block = sqlite3_column_blob(stmt, column + 1);
+        stored.block = block != NULL ? block : ""; /* an empty blob reads as NULL */
+        stored.block_size = (size_t)sqlite3_column_bytes(stmt, column + 1);
+        stored.size = sqlite3_column_int64(stmt, column + 2);
+    }
+    return store_unpack_stored("event", id, &stored, out, err);
+}
+
 enum gq_code sqlite_event_append(struct sqlite_conn *conn, const struct store_event *event,
                                  struct gq_error *err)
 {
@@ -88,7 +107,8 @@ enum gq_code sqlite_event_append(struct sqlite_conn *conn, const struct store_ev
     sqlite3_bind_text(stmt, 1, event->id, -1, SQLITE_STATIC);
     sqlite3_bind_text(stmt, 2, event->type, -1, SQLITE_STATIC);
     sqlite3_bind_int64(stmt, 3, (sqlite3_int64)event->created_at);
-    sqlite3_bind_text(stmt, 4, event->body, -1, SQLITE_STATIC);
+    sqlite3_bind_blob(stmt, 4, event->packed.block, (int)event->packed.block_size, SQLITE_STATIC);
+    sqlite3_bind_int64(stmt, 5, (sqlite3_int64)event->packed.size);
     enum gq_code code = step_write(conn, stmt, "writing an event", err);
     if (code != GQ_OK)
         return code;
@@ -125,9 +145,7 @@ static enum gq_code append_event_row(struct event_page *page, sqlite3_stmt *stmt
     snprintf(event->id, sizeof event->id, "%s", text_of(stmt, 0));
     snprintf(event->type, sizeof event->type, "%s", text_of(stmt, 1));
     event->created_at = sqlite3_column_int64(stmt, 2);
-    if (!sqlite_db_column_strdup(stmt, 3, &event->body) || event->body == NULL)
-        return gq_fail(err, GQ_ERR_NO_MEMORY, NULL, "out of memory reading events");
-    return GQ_OK;
+    return read_body(stmt, 3, event->id, &event->body, err);
 }
 
 enum gq_code sqlite_events_read(struct store_backend *backend, const char *type, const char *id,
@@ -414,9 +432,8 @@ static enum gq_code append_claim(struct claim *claim, sqlite3_stmt *stmt, struct
     snprintf(item->event_id, sizeof item->event_id, "%s", text_of(stmt, 1));
     item->attempts = sqlite3_column_int(stmt, 2);
     bool copied = sqlite_db_column_strdup(stmt, 3, &item->url) &&
-                  sqlite_db_column_strdup(stmt, 4, &item->secret) &&
-                  sqlite_db_column_strdup(stmt, 5, &item->body);
-    return copied ? GQ_OK
+                  sqlite_db_column_strdup(stmt, 4, &item->secret);
+    return copied ? read_body(stmt, 5, item->event_id, &item->body, err)
                   : gq_fail(err, GQ_ERR_NO_MEMORY, NULL, "out of memory claiming deliveries");
 }
 

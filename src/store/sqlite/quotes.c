@@ -68,7 +68,7 @@ static enum gq_code read_response(sqlite3_stmt *stmt, const char *id, char **out
         stored.block_size = (size_t)sqlite3_column_bytes(stmt, 9);
         stored.size = sqlite3_column_int64(stmt, 10);
     }
-    return store_unpack_response(id, &stored, out, err);
+    return store_unpack_stored("quote", id, &stored, out, err);
 }
 
 /* Fills *out from the current row of a QUOTE_COLUMNS query. */
