@@ -365,8 +365,8 @@ struct store_backend_ops {
      * and after_id; after_id NULL: from the newest), reading limit + 1
      * rows (the neutral code trims the extra one into has_more). */
     enum gq_code (*list_quotes)(struct store_backend *backend, const struct quote_filter *filter,
-                                int64_t after_created, const char *after_id,
-                                struct quote_page *out, struct gq_error *err);
+                                int64_t after_created, const char *after_id, struct quote_page *out,
+                                struct gq_error *err);
     /* store.h: store_quotes_expire, store_quotes_delete_ended,
      * store_quote_release_key. */
     enum gq_code (*expire_quotes)(struct store_backend *backend, int64_t now, int limit, int *count,

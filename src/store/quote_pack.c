@@ -93,8 +93,9 @@ enum gq_code store_unpack_stored(const char *kind, const char *id,
         if (stored->text == NULL)
             return report_damaged(kind, id, err);
         *out = strdup(stored->text);
-        return *out != NULL ? GQ_OK
-                            : gq_fail(err, GQ_ERR_NO_MEMORY, NULL, "out of memory reading a %s", kind);
+        return *out != NULL
+                   ? GQ_OK
+                   : gq_fail(err, GQ_ERR_NO_MEMORY, NULL, "out of memory reading a %s", kind);
     }
     int64_t size = stored->size;
     /* LZ4 expands at most 255 to 1: a larger recorded size is damage, and

@@ -392,10 +392,10 @@ void store_event_clear(struct store_event *event);
  * JSON text `object` (the service's own text, wrapped byte for byte: only
  * its braces are checked, not parsed again), made now: an ordered id, its
  * time and its body into *out (the caller clears it). GQ_ERR_INVALID_VALUE
- * when `object` is not a JSON object's text, GQ_ERR_INTERNAL when no id can be made. A backend writes it
- * inside a transaction of its own making with sqlite_event_append() or
- * pg_event_append() (which also fan it out to the webhook endpoints that
- * take its type), or alone with store_event_publish(). */
+ * when `object` is not a JSON object's text, GQ_ERR_INTERNAL when no id can be made. A backend
+ * writes it inside a transaction of its own making with sqlite_event_append() or pg_event_append()
+ * (which also fan it out to the webhook endpoints that take its type), or alone with
+ * store_event_publish(). */
 enum gq_code store_event_make(const char *type, const char *object, struct store_event *out,
                               struct gq_error *err);
 

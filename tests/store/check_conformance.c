@@ -501,9 +501,9 @@ static char *long_object(void)
     ck_assert_ptr_nonnull(object);
     size_t used = (size_t)snprintf(object, size, "{\"items\":[");
     for (int i = 0; i < 40; i++)
-        used += (size_t)snprintf(object + used, size - used,
-                                 "%s{\"sku\":\"v100-16g-x1\",\"total\":\"1641.60\"}",
-                                 i > 0 ? "," : "");
+        used +=
+            (size_t)snprintf(object + used, size - used,
+                             "%s{\"sku\":\"v100-16g-x1\",\"total\":\"1641.60\"}", i > 0 ? "," : "");
     snprintf(object + used, size - used, "]}");
     return object;
 }

@@ -16,15 +16,24 @@
 
 /* ---- Helpers. ---- */
 
-static PGresult *run(struct pg_conn *conn, const char *sql, int n, const char *const *values,
-                     ExecStatusType expected, const char *what, struct gq_error *err)
+/* Parameters as text, but those `formats` marks 1: binary, `lengths` bytes
+ * (both NULL: all text). */
+static PGresult *run_with_formats(struct pg_conn *conn, const char *sql, int n,
+                                  const char *const *values, const int *lengths, const int *formats,
+                                  ExecStatusType expected, const char *what, struct gq_error *err)
 {
-    PGresult *result = PQexecParams(conn->conn, sql, n, NULL, values, NULL, NULL, 0);
+    PGresult *result = PQexecParams(conn->conn, sql, n, NULL, values, lengths, formats, 0);
     if (PQresultStatus(result) == expected)
         return result;
     pg_fail(conn, result, what, err);
     PQclear(result);
     return NULL;
+}
+
+static PGresult *run(struct pg_conn *conn, const char *sql, int n, const char *const *values,
+                     ExecStatusType expected, const char *what, struct gq_error *err)
+{
+    return run_with_formats(conn, sql, n, values, NULL, NULL, expected, what, err);
 }
 
 static enum gq_code failed(struct gq_error *err)
@@ -76,8 +85,8 @@ static enum gq_code read_body(const PGresult *result, int row, int column, const
         stored.text = PQgetisnull(result, row, column) ? NULL : PQgetvalue(result, row, column);
     } else {
         size_t length = 0;
-        block = PQunescapeBytea((const unsigned char *)PQgetvalue(result, row, column + 1),
-                                &length);
+        block =
+            PQunescapeBytea((const unsigned char *)PQgetvalue(result, row, column + 1), &length);
         if (block == NULL)
             return gq_fail(err, GQ_ERR_NO_MEMORY, NULL, "out of memory reading events");
         stored.block = length > 0 ? (const char *)block : "";
@@ -101,8 +110,8 @@ enum gq_code pg_event_append(struct pg_conn *conn, const struct store_event *eve
     /* The body's block goes as its bytes (binary), the rest as text. */
     const int lengths[] = {0, 0, 0, (int)event->packed.block_size, 0, 0};
     const int formats[] = {0, 0, 0, 1, 0, 0};
-    PGresult *result = PQexecParams(
-        conn->conn,
+    PGresult *result = run_with_formats(
+        conn,
         "WITH e AS (INSERT INTO events (id, type, created_at, body_lz4, body_size)"
         " VALUES ($1, $2, $3, $4, $6) RETURNING id)"
         " INSERT INTO webhook_deliveries (id, endpoint_id, event_id, next_attempt_at,"
@@ -110,12 +119,9 @@ enum gq_code pg_event_append(struct pg_conn *conn, const struct store_event *eve
         " clock_timestamp()::text || w.id), w.id, e.id, $5, $5, $5"
         " FROM e, webhook_endpoints w WHERE w.enabled"
         " AND (w.events = ' * ' OR position(' ' || $2 || ' ' in w.events) > 0)",
-        6, NULL, values, lengths, formats, 0);
-    if (PQresultStatus(result) != PGRES_COMMAND_OK) {
-        pg_fail(conn, result, "writing an event", err);
-        PQclear(result);
+        6, values, lengths, formats, PGRES_COMMAND_OK, "writing an event", err);
+    if (result == NULL)
         return failed(err);
-    }
     PQclear(result);
     return GQ_OK;
 }

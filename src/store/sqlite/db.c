@@ -327,6 +327,21 @@ void sqlite_db_done(sqlite3_stmt *stmt)
     sqlite3_clear_bindings(stmt);
 }
 
+struct stored_response sqlite_db_column_stored(sqlite3_stmt *stmt, int text_column,
+                                               int block_column, int size_column)
+{
+    struct stored_response stored = {0};
+    if (sqlite3_column_type(stmt, block_column) == SQLITE_NULL) {
+        stored.text = (const char *)sqlite3_column_text(stmt, text_column);
+    } else {
+        const char *block = sqlite3_column_blob(stmt, block_column);
+        stored.block = block != NULL ? block : ""; /* an empty blob reads as NULL */
+        stored.block_size = (size_t)sqlite3_column_bytes(stmt, block_column);
+        stored.size = sqlite3_column_int64(stmt, size_column);
+    }
+    return stored;
+}
+
 bool sqlite_db_column_strdup(sqlite3_stmt *stmt, int column, char **out)
 {
     const unsigned char *text = sqlite3_column_text(stmt, column);

@@ -122,6 +122,13 @@ bool sqlite_db_is_busy(int rc);
  * (NULL stays NULL: *out = NULL). Returns false when out of memory. */
 bool sqlite_db_column_strdup(sqlite3_stmt *stmt, int column, char **out);
 
+/* The current row's compressed-or-text value (a quote's response, an
+ * event's body) from its three columns: the text (rows stored before
+ * compression), the LZ4 block and the JSON's length. Borrowed from the row,
+ * for store_unpack_stored(). */
+struct stored_response sqlite_db_column_stored(sqlite3_stmt *stmt, int text_column,
+                                               int block_column, int size_column);
+
 /* ---- Background WAL checkpoints (checkpoint.c) ---- */
 
 /* Opens its own connection to `path` and starts the checkpoint thread,

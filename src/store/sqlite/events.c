@@ -86,15 +86,7 @@ static enum gq_code step_write(struct sqlite_conn *conn, sqlite3_stmt *stmt, con
 static enum gq_code read_body(sqlite3_stmt *stmt, int column, const char *id, char **out,
                               struct gq_error *err)
 {
-    struct stored_response stored = {0};
-    if (sqlite3_column_type(stmt, column + 1) == SQLITE_NULL) {
-        stored.text = (const char *)sqlite3_column_text(stmt, column);
-    } else {
-        const char *block = sqlite3_column_blob(stmt, column + 1);
-        stored.block = block != NULL ? block : ""; /* an empty blob reads as NULL */
-        stored.block_size = (size_t)sqlite3_column_bytes(stmt, column + 1);
-        stored.size = sqlite3_column_int64(stmt, column + 2);
-    }
+    struct stored_response stored = sqlite_db_column_stored(stmt, column, column + 1, column + 2);
     return store_unpack_stored("event", id, &stored, out, err);
 }
 

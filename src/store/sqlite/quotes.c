@@ -59,15 +59,7 @@ static const char SQL_QUOTE_RELEASE_KEY[] =
 static enum gq_code read_response(sqlite3_stmt *stmt, const char *id, char **out,
                                   struct gq_error *err)
 {
-    struct stored_response stored = {0};
-    if (sqlite3_column_type(stmt, 9) == SQLITE_NULL) { /* stored as text, before 0004 */
-        stored.text = (const char *)sqlite3_column_text(stmt, 3);
-    } else {
-        const char *block = sqlite3_column_blob(stmt, 9);
-        stored.block = block != NULL ? block : ""; /* an empty blob reads as NULL */
-        stored.block_size = (size_t)sqlite3_column_bytes(stmt, 9);
-        stored.size = sqlite3_column_int64(stmt, 10);
-    }
+    struct stored_response stored = sqlite_db_column_stored(stmt, 3, 9, 10); /* text: before 0004 */
     return store_unpack_stored("quote", id, &stored, out, err);
 }
 
