@@ -53,6 +53,7 @@
 #include "support/raw.h"
 #include "support/server.h"
 #include "support/suite.h"
+#include "support/testdb.h"
 
 #define JSON_TYPE "Content-Type: application/json"
 #define ITEM "{\"sku\":\"v100-16g-x1\",\"hours_per_day\":8,\"days\":90}"
@@ -218,9 +219,7 @@ START_TEST(test_faults_sigterm_during_migration)
     migrations_with_one_more(&server, "9001_probe.sql", "CREATE TABLE probe (x INTEGER);\n",
                              migrations);
 
-    sqlite3 *db;
-    ck_assert_int_eq(sqlite3_open(server.db_path, &db), SQLITE_OK);
-    ck_assert_int_eq(sqlite3_exec(db, "BEGIN EXCLUSIVE", NULL, NULL, NULL), SQLITE_OK);
+    sqlite3 *db = testdb_sqlite_hold(server.db_path);
     const char *const args[] = {"--migrations", migrations, NULL};
     const char *const env[] = {"GPUQUOTE_DB_BUSY_TIMEOUT_MS=60000", NULL};
     struct server_options options = {args, env, false};
@@ -232,8 +231,7 @@ START_TEST(test_faults_sigterm_during_migration)
     ck_assert(server_wait_for_text(&server, "stderr.log", migrating, suite_wait_ms(10)));
     server_signal(&server, SIGTERM);
     suite_sleep_ms(200);
-    ck_assert_int_eq(sqlite3_exec(db, "ROLLBACK", NULL, NULL, NULL), SQLITE_OK);
-    sqlite3_close(db);
+    testdb_sqlite_release(db);
 
     ck_assert_int_eq(server_wait(&server, suite_wait_ms(20)), 0);
     expect_stderr_has(&server, "1 migration applied");
@@ -386,9 +384,7 @@ START_TEST(test_faults_locked_while_saving)
     char accept_path[96];
     snprintf(accept_path, sizeof accept_path, "/quote/%s/accept", json_str(first->json, "id"));
 
-    sqlite3 *db;
-    ck_assert_int_eq(sqlite3_open(server.db_path, &db), SQLITE_OK);
-    ck_assert_int_eq(sqlite3_exec(db, "BEGIN EXCLUSIVE", NULL, NULL, NULL), SQLITE_OK);
+    sqlite3 *db = testdb_sqlite_hold(server.db_path);
     const char *key = "locked-once";
     const char *body = "{\"items\":[{\"sku\":\"v100-32g-x4\",\"hours_per_day\":12,\"days\":60}]}";
     long long started = suite_now_ms();
@@ -411,8 +407,7 @@ START_TEST(test_faults_locked_while_saving)
                                        "accepted_at IS NULL",
                                        NULL),
                      1);
-    ck_assert_int_eq(sqlite3_exec(db, "ROLLBACK", NULL, NULL, NULL), SQLITE_OK);
-    sqlite3_close(db);
+    testdb_sqlite_release(db);
 
     /* The same keyed request now: a new quote, not a replay of anything. */
     struct http_response *saved = post_keyed(to, key, body);
@@ -790,9 +785,7 @@ END_TEST
  * the holding connection (ROLLBACK it to let them through). */
 static sqlite3 *send_saves_behind_a_held_database(struct server *server, int *fds, int count)
 {
-    sqlite3 *db;
-    ck_assert_int_eq(sqlite3_open(server->db_path, &db), SQLITE_OK);
-    ck_assert_int_eq(sqlite3_exec(db, "BEGIN EXCLUSIVE", NULL, NULL, NULL), SQLITE_OK);
+    sqlite3 *db = testdb_sqlite_hold(server->db_path);
     char request[512];
     snprintf(request, sizeof request,
              "POST /quote HTTP/1.1\r\nHost: test\r\nContent-Type: application/json\r\n"
@@ -822,8 +815,7 @@ static void send_sigterm(struct server *server)
 
 static void release_database(sqlite3 *db)
 {
-    ck_assert_int_eq(sqlite3_exec(db, "ROLLBACK", NULL, NULL, NULL), SQLITE_OK);
-    sqlite3_close(db);
+    testdb_sqlite_release(db);
 }
 
 /* SIGTERM while saved quotes wait for the store (their connections are

@@ -27,6 +27,7 @@
 #include "support/prometheus.h"
 #include "support/server.h"
 #include "support/suite.h"
+#include "support/testdb.h"
 
 #define JSON_TYPE "Content-Type: application/json"
 #define EXPOSITION_TYPE "text/plain; version=0.0.4; charset=utf-8"
@@ -264,14 +265,11 @@ END_TEST
 START_TEST(test_busy_store_is_counted)
 {
     char *before = scrape();
-    sqlite3 *db;
-    ck_assert_int_eq(sqlite3_open(server.db_path, &db), SQLITE_OK);
-    ck_assert_int_eq(sqlite3_exec(db, "BEGIN EXCLUSIVE", NULL, NULL, NULL), SQLITE_OK);
+    sqlite3 *db = testdb_sqlite_hold(server.db_path);
     struct http_client *client = http_client_new(server.port);
     struct http_response *busy = http_post_json(client, "/quote", INDIVIDUAL_QUOTE);
     expect_error(busy, 503, "retry_later", NULL);
-    ck_assert_int_eq(sqlite3_exec(db, "ROLLBACK", NULL, NULL, NULL), SQLITE_OK);
-    sqlite3_close(db);
+    testdb_sqlite_release(db);
     char *after = scrape();
     ck_assert_double_eq(moved(before, after, "gpuquote_store_errors_total{kind=\"busy\"}"), 1);
     ck_assert_double_eq(moved(before, after, "gpuquote_store_errors_total{kind=\"other\"}"), 0);

@@ -31,6 +31,7 @@
 #include "support/server.h"
 #include "support/shared.h"
 #include "support/suite.h"
+#include "support/testdb.h"
 
 /* The DIGEST's example usage: V100 16GB × 1, 8 h a day for 90 days. */
 #define V100_8H_90D "\"sku\":\"v100-16g-x1\",\"hours_per_day\":8,\"days\":90"
@@ -1116,9 +1117,7 @@ START_TEST(test_quote_database_busy)
     struct http_response *saved = save_example(to);
 
     /* Another writer holds the database. */
-    sqlite3 *db;
-    ck_assert_int_eq(sqlite3_open(server.db_path, &db), SQLITE_OK);
-    ck_assert_int_eq(sqlite3_exec(db, "BEGIN EXCLUSIVE", NULL, NULL, NULL), SQLITE_OK);
+    sqlite3 *db = testdb_sqlite_hold(server.db_path);
     struct http_response *busy = http_post_json(to, "/quote", "{\"items\":[{" V100_8H_90D "}]}");
     expect_error(busy, 503, "retry_later", NULL);
     ck_assert_str_eq(http_header(busy, "retry-after"), "1");
@@ -1134,8 +1133,7 @@ START_TEST(test_quote_database_busy)
         http_post_json(to, "/quote", "{\"items\":[{" V100_8H_90D "}],\"save\":false}");
     expect_status(unsaved, 200);
     http_response_free(unsaved);
-    ck_assert_int_eq(sqlite3_exec(db, "ROLLBACK", NULL, NULL, NULL), SQLITE_OK);
-    sqlite3_close(db);
+    testdb_sqlite_release(db);
 
     ck_assert_int_eq(count_quotes(&server), 1);
     struct http_response *later = save_example(to);

@@ -127,6 +127,22 @@ static sqlite3_stmt *sqlite_prepare(const char *path, sqlite3 **db, const char *
     return statement;
 }
 
+sqlite3 *testdb_sqlite_hold(const char *path)
+{
+    sqlite3 *db = NULL;
+    ck_assert_int_eq(sqlite3_open_v2(path, &db, SQLITE_OPEN_READWRITE, NULL), SQLITE_OK);
+    sqlite3_busy_timeout(db, 5000);
+    int rc = sqlite3_exec(db, "BEGIN EXCLUSIVE", NULL, NULL, NULL);
+    ck_assert_msg(rc == SQLITE_OK, "BEGIN EXCLUSIVE on %s: %s", path, sqlite3_errmsg(db));
+    return db;
+}
+
+void testdb_sqlite_release(sqlite3 *db)
+{
+    ck_assert_int_eq(sqlite3_exec(db, "ROLLBACK", NULL, NULL, NULL), SQLITE_OK);
+    ck_assert_int_eq(sqlite3_close(db), SQLITE_OK);
+}
+
 /* ---- Either ---- */
 
 int testdb_exec(const char *database, const char *sql, const char *param)

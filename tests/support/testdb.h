@@ -43,4 +43,11 @@ int testdb_exec(const char *database, const char *sql, const char *param);
 long long testdb_integer(const char *database, const char *sql, const char *param);
 char *testdb_text(const char *database, const char *sql, const char *param);
 
+/* SQLite: another writer holding the file at `path` (BEGIN EXCLUSIVE) until
+ * testdb_sqlite_release(). It waits up to 5 s for the lock, as the server's
+ * own background work (the expiry sweeper, the catalog watch) may hold one
+ * for a moment. */
+struct sqlite3 *testdb_sqlite_hold(const char *path);
+void testdb_sqlite_release(struct sqlite3 *db);
+
 #endif
