@@ -114,6 +114,18 @@ static enum gq_code write_batch(struct store_quote_batcher *batcher, struct quot
 }
 
 /* Unlinks up to BATCH_MAX saves from the front of the queue (locked). */
+/* True when a quote of the batch was stored with an event that fanned out
+ * to a webhook delivery: only then is the sender told at once (the saved
+ * quotes of a shop with no endpoint would otherwise have it look in the
+ * database after every batch, for nothing). */
+static bool any_deliveries_due(const struct quote_save *batch)
+{
+    for (const struct quote_save *save = batch; save != NULL; save = save->next)
+        if (save->code == GQ_OK && !save->replayed && save->deliveries_due)
+            return true;
+    return false;
+}
+
 static struct quote_save *take_batch(struct store_quote_batcher *batcher)
 {
     struct quote_save *batch = batcher->head;
@@ -159,7 +171,7 @@ static void *run_batches(void *argument)
         struct quote_save *failed_behind = NULL;
         if (write_batch(batcher, batch) == GQ_ERR_RETRY_LATER)
             failed_behind = fail_queued(batcher);
-        else
+        else if (any_deliveries_due(batch))
             store_events_committed(batcher->store); /* their quote.created */
         report(batch);
         report(failed_behind);
@@ -176,6 +188,7 @@ void store_quote_batcher_submit(struct store_quote_batcher *batcher, struct quot
     save->replayed = false;
     save->packed.block = NULL;
     save->event = NULL;
+    save->deliveries_due = false;
     pthread_mutex_lock(&batcher->lock);
     if (batcher->stopping) {
         pthread_mutex_unlock(&batcher->lock);

@@ -167,7 +167,8 @@ struct quote_save {
     struct stored_quote existing;  /* when replayed: the quote stored under the key */
     struct packed_response packed; /* the store's, while it writes */
     struct store_event *event;     /* the store's, while it writes: its quote.created */
-    struct quote_save *next;       /* the store's queue */
+    bool deliveries_due; /* the store's: its event fanned out to a webhook delivery (or may have) */
+    struct quote_save *next; /* the store's queue */
 };
 
 /* Queues `save`. One writer thread takes every queued save into one

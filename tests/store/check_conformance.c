@@ -405,6 +405,77 @@ START_TEST(test_same_key_replays_the_first_quote)
 }
 END_TEST
 
+/* Packs each of `n` saves with its quote.created and writes them through
+ * the backend's batch, as the group commit does. */
+static void save_batch(struct quote_save *saves, int n)
+{
+    struct gq_error err;
+    for (int i = 0; i < n; i++) {
+        ck_assert_int_eq(store_pack_response(&saves[i], &err), GQ_OK);
+        ck_assert_int_eq(store_event_for_save(&saves[i], &err), GQ_OK);
+        saves[i].next = i + 1 < n ? &saves[i + 1] : NULL;
+    }
+    ck_assert_int_eq(store_ops(store)->save_quotes(store_backend(store), &saves[0]), GQ_OK);
+}
+
+static void free_batch(struct quote_save *saves, int n)
+{
+    for (int i = 0; i < n; i++) {
+        free(saves[i].packed.block);
+        store_event_clear(saves[i].event);
+        free(saves[i].event);
+    }
+}
+
+/* The backend's batch as one statement: each quote's columns as given (an
+ * accepted one with its time, one without a key), a key repeated in the
+ * batch replaying the first, and each stored quote's event. */
+START_TEST(test_a_batch_stores_each_quote_and_replays_a_repeated_key)
+{
+    struct quote_save saves[3];
+    memset(saves, 0, sizeof saves);
+    saves[0].quote = make_quote("q_first_of_key", "key-twice", 100, 200);
+    saves[1].quote = make_quote("q_accepted", NULL, 110, 210);
+    saves[1].quote.accepted = true;
+    saves[1].quote.accepted_at = 120;
+    saves[1].quote.price_list_version = 3;
+    saves[1].quote.request_json = (char *)"{\"quote\":\"a \\\"quoted\\\" {brace}, 2\"}";
+    saves[2].quote = make_quote("q_second_of_key", "key-twice", 130, 230);
+    save_batch(saves, 3);
+    ck_assert_int_eq(saves[0].code, GQ_OK);
+    ck_assert(!saves[0].replayed);
+    ck_assert_int_eq(saves[1].code, GQ_OK);
+    ck_assert(!saves[1].replayed);
+    ck_assert_int_eq(saves[2].code, GQ_OK);
+    ck_assert(saves[2].replayed);
+    ck_assert_str_eq(saves[2].existing.id, "q_first_of_key");
+    ck_assert_int_eq(saves[2].existing.created_at, 100);
+    stored_quote_clear(&saves[2].existing);
+    char event_of_accepted[sizeof saves[1].event->id];
+    snprintf(event_of_accepted, sizeof event_of_accepted, "%s", saves[1].event->id);
+    free_batch(saves, 3);
+    struct stored_quote out;
+    struct gq_error err;
+    ck_assert_int_eq(store_quote_get(store, "q_accepted", &out, &err), GQ_OK);
+    ck_assert_str_eq(out.request_json, saves[1].quote.request_json);
+    ck_assert_str_eq(out.response_json, saves[1].quote.response_json);
+    ck_assert_ptr_null(out.idempotency_key);
+    ck_assert(out.accepted);
+    ck_assert_int_eq(out.accepted_at, 120);
+    ck_assert_int_eq(out.price_list_version, 3);
+    ck_assert_int_eq(out.created_at, 110);
+    ck_assert_int_eq(out.expires_at, 210);
+    stored_quote_clear(&out);
+    ck_assert_int_eq(store_quote_get(store, "q_second_of_key", &out, &err), GQ_ERR_NOT_FOUND);
+    ck_assert_int_eq(query_integer("SELECT count(*) FROM quotes", NULL), 2);
+    ck_assert_int_eq(query_integer("SELECT count(*) FROM events", NULL), 2);
+    ck_assert_int_eq(
+        query_integer("SELECT count(*) FROM events WHERE id = ?1 AND type = 'quote.created'",
+                      event_of_accepted),
+        1);
+}
+END_TEST
+
 /* The backend's batch: three saves, the second a duplicate id (which the
  * database refuses), the third the first one's key. The first is stored,
  * the second fails alone, the third replays the first. */
@@ -417,14 +488,7 @@ START_TEST(test_a_refused_quote_fails_alone_in_its_batch)
     saves[0].quote = make_quote("q_one", "key-batch", 100, 200);
     saves[1].quote = make_quote("q_taken", NULL, 100, 200);
     saves[2].quote = make_quote("q_three", "key-batch", 100, 200);
-    struct gq_error err;
-    for (int i = 0; i < 3; i++) {
-        ck_assert_int_eq(store_pack_response(&saves[i], &err), GQ_OK);
-        ck_assert_int_eq(store_event_for_save(&saves[i], &err), GQ_OK); /* its quote.created */
-        saves[i].next = i < 2 ? &saves[i + 1] : NULL;
-    }
-    const struct store_backend_ops *ops = store_ops(store);
-    ck_assert_int_eq(ops->save_quotes(store_backend(store), &saves[0]), GQ_OK);
+    save_batch(saves, 3);
     ck_assert_int_eq(saves[0].code, GQ_OK);
     ck_assert(!saves[0].replayed);
     ck_assert_int_eq(saves[1].code, GQ_ERR_INTERNAL);
@@ -433,11 +497,7 @@ START_TEST(test_a_refused_quote_fails_alone_in_its_batch)
     ck_assert(saves[2].replayed);
     ck_assert_str_eq(saves[2].existing.id, "q_one");
     stored_quote_clear(&saves[2].existing);
-    for (int i = 0; i < 3; i++) {
-        free(saves[i].packed.block);
-        store_event_clear(saves[i].event);
-        free(saves[i].event);
-    }
+    free_batch(saves, 3);
     /* The stored quote's event only: none for the refused one, nor the replay. */
     ck_assert_int_eq(query_integer("SELECT count(*) FROM events", NULL), 2);
     ck_assert_int_eq(query_integer("SELECT count(*) FROM quotes", NULL), 2);
@@ -853,6 +913,47 @@ static struct audit_entry test_audit(const char *action)
     return audit;
 }
 
+/* One quote saved through the backend's batch; returns its deliveries_due. */
+static bool save_one_for_deliveries(const char *id)
+{
+    struct quote_save save;
+    memset(&save, 0, sizeof save);
+    save.quote = make_quote(id, NULL, 100, 200);
+    save_batch(&save, 1);
+    ck_assert_int_eq(save.code, GQ_OK);
+    free_batch(&save, 1);
+    return save.deliveries_due;
+}
+
+/* A batch tells whether its events fanned out to a webhook delivery, so
+ * that the sender is woken only then. */
+START_TEST(test_a_batch_tells_whether_deliveries_are_due)
+{
+    ck_assert(!save_one_for_deliveries("q_no_endpoint"));
+    struct stored_endpoint accepted_only = {.id = "we_00000000000000000000000000000001",
+                                            .url = (char *)"https://example.com/hook",
+                                            .description = (char *)"",
+                                            .events = (char *)" quote.accepted ",
+                                            .secret = (char *)"whsec_dGVzdA==",
+                                            .enabled = true};
+    struct audit_entry audit = test_audit("webhook_endpoint.create");
+    audit.target = "we_test";
+    audit.change = "{}";
+    struct gq_error err;
+    ck_assert_int_eq(store_endpoint_create(store, &accepted_only, &audit, &err), GQ_OK);
+    ck_assert(!save_one_for_deliveries("q_other_type"));
+    struct stored_endpoint created = accepted_only;
+    snprintf(created.id, sizeof created.id, "we_00000000000000000000000000000002");
+    created.events = (char *)" quote.created ";
+    ck_assert_int_eq(store_endpoint_create(store, &created, &audit, &err), GQ_OK);
+    ck_assert(save_one_for_deliveries("q_subscribed"));
+    ck_assert_int_eq(query_integer("SELECT count(*) FROM webhook_deliveries", NULL), 1);
+    ck_assert_int_eq(
+        query_integer("SELECT count(*) FROM webhook_deliveries WHERE endpoint_id = ?1", created.id),
+        1);
+}
+END_TEST
+
 static const struct sku *sku_of(const struct catalog *catalog, const char *id)
 {
     const struct sku *sku = catalog_find_sku(catalog, id);
@@ -1107,7 +1208,9 @@ static void add_tests(TCase *tcase)
     tcase_add_test(tcase, test_recent_requests_newest_first);
     tcase_add_test(tcase, test_lifecycle_operations);
     tcase_add_test(tcase, test_same_key_replays_the_first_quote);
+    tcase_add_test(tcase, test_a_batch_stores_each_quote_and_replays_a_repeated_key);
     tcase_add_test(tcase, test_a_refused_quote_fails_alone_in_its_batch);
+    tcase_add_test(tcase, test_a_batch_tells_whether_deliveries_are_due);
     tcase_add_test(tcase, test_bad_quote_is_refused);
     tcase_add_test(tcase, test_text_rows_from_before_compression_read_back);
     tcase_add_test(tcase, test_damaged_row_is_an_error_naming_the_quote);

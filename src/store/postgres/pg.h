@@ -24,6 +24,7 @@
  * connection runs them (postgres/quotes.c, postgres/catalog.c). */
 enum pg_statement {
     PG_QUOTE_INSERT,
+    PG_QUOTE_INSERT_BATCH,
     PG_QUOTE_BY_ID,
     PG_QUOTE_BY_KEY,
     PG_QUOTE_ACCEPT,
@@ -90,6 +91,25 @@ enum gq_code pg_connect(struct pg_conn *conn, struct gq_error *err);
 
 /* Drops the connection (the next checkout connects again). */
 void pg_disconnect(struct pg_conn *conn);
+
+/* An array parameter in binary format (arrays.c): begun with its element
+ * type's OID, added to in order (NULL bytes or text: SQL NULL), ended
+ * before it is sent (false when memory ran out), then freed. */
+struct pg_array {
+    char *data;
+    size_t size, capacity;
+    uint32_t count;
+    bool failed;
+};
+#define PG_OID_BYTEA 17
+#define PG_OID_INT8 20
+#define PG_OID_TEXT 25
+void pg_array_begin(struct pg_array *array, uint32_t element_oid);
+void pg_array_add(struct pg_array *array, const void *bytes, size_t length);
+void pg_array_add_text(struct pg_array *array, const char *text);
+void pg_array_add_int64(struct pg_array *array, int64_t value);
+bool pg_array_end(struct pg_array *array);
+void pg_array_free(struct pg_array *array);
 
 /* Prepares `statement` on `conn` unless it has been. */
 enum gq_code pg_prepare(struct pg_conn *conn, enum pg_statement statement, struct gq_error *err);

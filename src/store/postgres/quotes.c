@@ -2,18 +2,19 @@
  * The PostgreSQL backend's quotes: a batch of saves in one transaction,
  * a quote read by id, and one accepted.
  *
- * A batch is sent as one pipeline (BEGIN, an INSERT per quote, COMMIT, one
- * sync): a single round trip and a single commit, whatever the batch's
- * size, where a statement at a time would cost a round trip per quote. An
- * idempotency key already stored, by any replica, makes its INSERT insert
- * nothing (ON CONFLICT on the key's unique index: a second replica sending
- * the same key at the same moment waits for the first's transaction and
- * then inserts nothing); such a quote is read back after the commit and
- * replayed.
+ * A batch is sent as one pipeline (BEGIN, one INSERT of every quote of the
+ * batch, its columns as binary arrays, COMMIT, one sync): a single round
+ * trip, a single statement and a single commit, whatever the batch's size,
+ * where a statement a quote cost the server its per-statement work for each
+ * (bench/POSTGRES.md). An idempotency key already stored, by any replica,
+ * makes its row insert nothing (ON CONFLICT on the key's unique index: a
+ * second replica sending the same key at the same moment waits for the
+ * first's transaction and then inserts nothing); such a quote is read back
+ * after the commit and replayed.
  *
- * PostgreSQL aborts the whole transaction when one statement fails, where
- * each quote must fail alone: so when a statement of the pipeline fails,
- * the batch runs again with a savepoint around each quote. It runs again,
+ * PostgreSQL aborts the whole statement when one row fails, where each
+ * quote must fail alone: so when the pipeline fails, the batch runs again
+ * with a statement and a savepoint for each quote. It runs again,
  * too, after a serialization failure or a deadlock (bounded), and once after
  * a connection the server dropped, on a fresh one: that second run may meet
  * quotes the first committed before the connection broke, which it takes
@@ -202,20 +203,74 @@ static bool committed(PGresult *result)
     return PQresultStatus(result) == PGRES_COMMAND_OK && strcmp(PQcmdStatus(result), "COMMIT") == 0;
 }
 
-/* Queues the pipeline: BEGIN, an INSERT per save, COMMIT, a sync. */
-static bool send_pipeline(struct pg_conn *conn, struct quote_save *batch)
+/* The batch as PG_QUOTE_INSERT_BATCH's parameters: one array a column. */
+struct batch_arrays {
+    struct pg_array columns[INSERT_PARAMS];
+};
+
+static const uint32_t column_types[INSERT_PARAMS] = {
+    PG_OID_TEXT, PG_OID_TEXT, PG_OID_TEXT, PG_OID_BYTEA, PG_OID_INT8,
+    PG_OID_TEXT, PG_OID_INT8, PG_OID_INT8, PG_OID_INT8,  PG_OID_INT8,
+    PG_OID_TEXT, PG_OID_INT8, PG_OID_INT8, PG_OID_BYTEA, PG_OID_INT8};
+
+static void free_arrays(struct batch_arrays *arrays)
+{
+    for (int i = 0; i < INSERT_PARAMS; i++)
+        pg_array_free(&arrays->columns[i]);
+}
+
+/* False when memory ran out (everything is freed then). */
+static bool fill_arrays(struct batch_arrays *arrays, const struct quote_save *batch)
+{
+    struct pg_array *c = arrays->columns;
+    for (int i = 0; i < INSERT_PARAMS; i++)
+        pg_array_begin(&c[i], column_types[i]);
+    for (const struct quote_save *save = batch; save != NULL; save = save->next) {
+        const struct stored_quote *quote = &save->quote;
+        const struct store_event *event = save->event;
+        assert(event != NULL);
+        pg_array_add_text(&c[0], quote->id);
+        pg_array_add_text(&c[1], quote->accepted ? "accepted" : "open");
+        pg_array_add_text(&c[2], quote->request_json);
+        pg_array_add(&c[3], save->packed.block, save->packed.block_size);
+        pg_array_add_int64(&c[4], (int64_t)save->packed.size);
+        pg_array_add_text(&c[5], quote->idempotency_key); /* NULL: SQL NULL */
+        pg_array_add_int64(&c[6], quote->price_list_version);
+        pg_array_add_int64(&c[7], quote->created_at);
+        pg_array_add_int64(&c[8], quote->expires_at);
+        if (quote->accepted)
+            pg_array_add_int64(&c[9], quote->accepted_at);
+        else
+            pg_array_add(&c[9], NULL, 0);
+        pg_array_add_text(&c[10], event->id);
+        pg_array_add_int64(&c[11], event->created_at);
+        pg_array_add_int64(&c[12], event->created_ms);
+        pg_array_add(&c[13], event->packed.block, event->packed.block_size);
+        pg_array_add_int64(&c[14], (int64_t)event->packed.size);
+    }
+    bool complete = true;
+    for (int i = 0; i < INSERT_PARAMS; i++)
+        complete = pg_array_end(&c[i]) && complete;
+    if (!complete)
+        free_arrays(arrays);
+    return complete;
+}
+
+/* Queues the pipeline: BEGIN, the batch's one INSERT, COMMIT, a sync. */
+static bool send_pipeline(struct pg_conn *conn, const struct batch_arrays *arrays)
 {
     PGconn *c = conn->conn;
-    const char *insert = pg_statements[PG_QUOTE_INSERT].name;
-    if (!PQenterPipelineMode(c) || !PQsendQueryParams(c, "BEGIN", 0, NULL, NULL, NULL, NULL, 0))
-        return false;
-    for (struct quote_save *save = batch; save != NULL; save = save->next) {
-        struct insert_parameters p = {0}; /* filled whole below; zeroed for cppcheck */
-        fill_parameters(&p, save);
-        if (!PQsendQueryPrepared(c, insert, INSERT_PARAMS, p.values, p.lengths, p.formats, 0))
-            return false;
+    const char *values[INSERT_PARAMS];
+    int lengths[INSERT_PARAMS], formats[INSERT_PARAMS];
+    for (int i = 0; i < INSERT_PARAMS; i++) {
+        values[i] = arrays->columns[i].data;
+        lengths[i] = (int)arrays->columns[i].size;
+        formats[i] = 1;
     }
-    return PQsendQueryParams(c, "COMMIT", 0, NULL, NULL, NULL, NULL, 0) && PQpipelineSync(c);
+    return PQenterPipelineMode(c) && PQsendQueryParams(c, "BEGIN", 0, NULL, NULL, NULL, NULL, 0) &&
+           PQsendQueryPrepared(c, pg_statements[PG_QUOTE_INSERT_BATCH].name, INSERT_PARAMS, values,
+                               lengths, formats, 0) &&
+           PQsendQueryParams(c, "COMMIT", 0, NULL, NULL, NULL, NULL, 0) && PQpipelineSync(c);
 }
 
 /* The result of the next command of the pipeline (the caller clears it),
@@ -234,9 +289,29 @@ static PGresult *next_result(PGconn *c)
     return result;
 }
 
-/* Reads the pipeline's results in order. Each save's INSERT tells whether it
- * inserted a row; one that did not met its key stored already, and is
- * marked `replayed` to be read back after the commit. */
+/* Marks `replayed` each save whose quote the INSERT did not return: it met
+ * its key stored already, and is read back after the commit. The others
+ * learn whether their event has a delivery to send. */
+static void mark_replays(struct quote_save *batch, const PGresult *inserted)
+{
+    int rows = PQntuples(inserted), next = 0;
+    for (struct quote_save *save = batch; save != NULL; save = save->next) {
+        save->replayed = true;
+        /* The ids come back in the batch's order, as a rule: searched from
+         * where the last was found, then from the start. */
+        for (int tried = 0; tried < rows; tried++, next = (next + 1) % rows) {
+            if (strcmp(PQgetvalue(inserted, next, 0), save->quote.id) == 0) {
+                save->replayed = false;
+                save->deliveries_due = PQgetvalue(inserted, next, 1)[0] == 't';
+                next = (next + 1) % rows;
+                break;
+            }
+        }
+    }
+}
+
+/* Reads the pipeline's results in order: BEGIN, the INSERT, COMMIT, the
+ * sync. */
 static enum batch_outcome read_pipeline(struct pg_conn *conn, struct quote_save *batch,
                                         struct gq_error *err)
 {
@@ -250,23 +325,22 @@ static enum batch_outcome read_pipeline(struct pg_conn *conn, struct quote_save 
         failed = true;
     }
     PQclear(result);
-    for (struct quote_save *save = batch; save != NULL && outcome != BATCH_LOST;
-         save = save->next) {
-        result = next_result(c);
-        ExecStatusType status = PQresultStatus(result);
-        if (result != NULL && status == PGRES_COMMAND_OK) {
-            save->replayed = strcmp(PQcmdTuples(result), "0") == 0;
-        } else if (result == NULL || status != PGRES_PIPELINE_ABORTED) {
-            if (!failed) { /* the first failure is the cause; the rest were skipped */
-                pg_fail(conn, result, "storing a quote", err);
-                outcome = outcome_of_failure(conn);
-            }
-            failed = true;
-            if (result == NULL)
-                outcome = BATCH_LOST;
+    if (outcome == BATCH_LOST)
+        return BATCH_LOST;
+    result = next_result(c);
+    ExecStatusType status = PQresultStatus(result);
+    if (result != NULL && status == PGRES_TUPLES_OK) {
+        mark_replays(batch, result);
+    } else if (result == NULL || status != PGRES_PIPELINE_ABORTED) {
+        if (!failed) { /* the first failure is the cause; the rest were skipped */
+            pg_fail(conn, result, "storing quotes", err);
+            outcome = outcome_of_failure(conn);
         }
-        PQclear(result);
+        failed = true;
+        if (result == NULL)
+            outcome = BATCH_LOST;
     }
+    PQclear(result);
     if (outcome == BATCH_LOST)
         return BATCH_LOST;
     result = next_result(c);
@@ -294,15 +368,21 @@ static enum batch_outcome read_pipeline(struct pg_conn *conn, struct quote_save 
 static enum batch_outcome run_pipelined(struct pg_conn *conn, struct quote_save *batch,
                                         struct gq_error *err)
 {
-    if (pg_prepare(conn, PG_QUOTE_INSERT, err) != GQ_OK)
+    if (pg_prepare(conn, PG_QUOTE_INSERT_BATCH, err) != GQ_OK)
         return outcome_of_failure(conn);
+    struct batch_arrays arrays;
+    if (!fill_arrays(&arrays, batch)) {
+        gq_fail(err, GQ_ERR_NO_MEMORY, NULL, "out of memory storing quotes");
+        return BATCH_STATEMENT_FAILED; /* nothing sent: the careful way may need less */
+    }
     enum batch_outcome outcome;
-    if (!send_pipeline(conn, batch)) {
+    if (!send_pipeline(conn, &arrays)) {
         pg_fail(conn, NULL, "sending a batch of quotes", err);
         outcome = BATCH_LOST;
     } else {
         outcome = read_pipeline(conn, batch, err);
     }
+    free_arrays(&arrays);
     if (conn->conn != NULL && !PQexitPipelineMode(conn->conn))
         pg_disconnect(conn); /* results left unread: the connection is of no use */
     return outcome;
@@ -322,6 +402,7 @@ static enum batch_outcome insert_with_savepoint(struct pg_conn *conn, struct quo
                                       INSERT_PARAMS, p.values, p.lengths, p.formats, 0);
     if (PQresultStatus(result) == PGRES_COMMAND_OK) {
         save->replayed = strcmp(PQcmdTuples(result), "0") == 0;
+        save->deliveries_due = !save->replayed; /* not counted on this rare way: may be */
         PQclear(result);
         return pg_command(conn, "RELEASE SAVEPOINT quote", PGRES_COMMAND_OK, "storing a quote",
                           err) == GQ_OK
@@ -392,6 +473,7 @@ static void reset(struct quote_save *batch)
     for (struct quote_save *save = batch; save != NULL; save = save->next) {
         save->code = GQ_OK;
         save->replayed = false;
+        save->deliveries_due = false;
     }
 }
 

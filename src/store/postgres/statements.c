@@ -33,6 +33,36 @@ const struct pg_statement_text pg_statements[PG_STATEMENT_COUNT] = {
          " INSERT INTO events (id, type, created_at, body_lz4, body_size)"
          " SELECT $11, 'quote.created', $12, $14, $15 FROM q",
          15},
+    /* The same for a whole batch, one array a column in
+     * PG_QUOTE_INSERT's parameter order: returns the ids of the quotes it
+     * inserted, each with whether its event fanned out to a webhook
+     * delivery; a save whose id is missing met its key stored already. Of
+     * two saves in the batch with one key, the first (ORDER BY n) is
+     * inserted. */
+    [PG_QUOTE_INSERT_BATCH] =
+        {"gq_quote_insert_batch",
+         "WITH r AS (SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::bytea[],"
+         " $5::int8[], $6::text[], $7::int8[], $8::int8[], $9::int8[], $10::int8[], $11::text[],"
+         " $12::int8[], $13::int8[], $14::bytea[], $15::int8[]) WITH ORDINALITY AS r (id, status,"
+         " request_json, response_lz4, response_size, idempotency_key, price_list_version,"
+         " created_at, expires_at, accepted_at, event_id, event_at, event_ms, event_lz4,"
+         " event_size, n)),"
+         " q AS (INSERT INTO quotes (id, status, request_json, response_lz4, response_size,"
+         " idempotency_key, price_list_version, created_at, expires_at, accepted_at)"
+         " SELECT id, status, request_json, response_lz4, response_size, idempotency_key,"
+         " price_list_version, created_at, expires_at, accepted_at FROM r ORDER BY n"
+         " ON CONFLICT (idempotency_key) DO NOTHING RETURNING id),"
+         " inserted AS (SELECT r.* FROM r JOIN q USING (id)),"
+         " d AS (INSERT INTO webhook_deliveries (id, endpoint_id, event_id, next_attempt_at,"
+         " created_at, updated_at) SELECT 'whd_' || md5(random()::text || clock_timestamp()::text"
+         " || w.id || i.event_id), w.id, i.event_id, i.event_ms, i.event_ms, i.event_ms"
+         " FROM inserted i, webhook_endpoints w WHERE w.enabled"
+         " AND (w.events = ' * ' OR position(' quote.created ' in w.events) > 0)"
+         " RETURNING event_id),"
+         " e AS (INSERT INTO events (id, type, created_at, body_lz4, body_size)"
+         " SELECT event_id, 'quote.created', event_at, event_lz4, event_size FROM inserted)"
+         " SELECT i.id, EXISTS (SELECT 1 FROM d WHERE d.event_id = i.event_id) FROM inserted i",
+         15},
     [PG_QUOTE_BY_ID] = {"gq_quote_by_id", "SELECT " QUOTE_COLUMNS " FROM quotes WHERE id = $1", 1},
     [PG_QUOTE_BY_KEY] = {"gq_quote_by_key",
                          "SELECT " QUOTE_COLUMNS " FROM quotes WHERE idempotency_key = $1", 1},

@@ -215,7 +215,8 @@ enum gq_code sqlite_audit_append(struct sqlite_conn *conn, const struct audit_li
  * with sqlite_db_begin_write), with one pending delivery for each enabled
  * webhook endpoint that takes its type: what every change that tells of
  * itself calls (quote.canceled, quote.expired, price_list.published ...).
- * GQ_OK, or the failure with err filled (the caller rolls back). */
+ * GQ_OK, or the failure with err filled (the caller rolls back). Its last
+ * statement is the deliveries' INSERT: sqlite3_changes() then counts them. */
 enum gq_code sqlite_event_append(struct sqlite_conn *conn, const struct store_event *event,
                                  struct gq_error *err);
 enum gq_code sqlite_append_event(struct store_backend *backend, const struct store_event *event,

@@ -186,6 +186,8 @@ static void save_locked(struct sqlite_conn *conn, struct quote_save *save)
     if (save->code == GQ_OK && save->event != NULL &&
         (save->code = sqlite_event_append(conn, save->event, &save->err)) != GQ_OK)
         undo_save(conn, save);
+    else if (save->code == GQ_OK && save->event != NULL)
+        save->deliveries_due = sqlite3_changes(conn->db) > 0; /* the append's fan-out */
 }
 
 /* Fails every save of the batch that had not failed on its own. */
