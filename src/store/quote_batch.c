@@ -16,9 +16,10 @@
  * Durability is the same as one transaction per quote: a quote's callback
  * runs only after the COMMIT that holds it.
  *
- * This file is the same for every backend: it checks and packs each quote
- * and hands the batch to the backend's save_quotes(), which writes it in
- * its dialect's one transaction.
+ * This file is the same for every backend: each quote is checked and
+ * packed by the thread that submits it, and the writer hands each batch to
+ * the backend's save_quotes(), which writes it in its dialect's one
+ * transaction.
  */
 #include <assert.h>
 #include <pthread.h>
@@ -71,45 +72,41 @@ static void fail_all(struct quote_save *batch, enum gq_code code, const struct g
             fail_save(save, code, err);
 }
 
-/* Checks and packs each save; those that pass go to the backend, in one
+/* Checks and packs a save, in the submitting thread: the writer thread,
+ * through which every save passes one after another, is left the database
+ * alone. */
+static enum gq_code pack(struct quote_save *save)
+{
+    enum gq_code code = store_check_quote(&save->quote, &save->err);
+    if (code == GQ_OK)
+        code = store_pack_response(save, &save->err);
+    if (code == GQ_OK) /* the outbox: its quote.created, in the same transaction */
+        code = store_event_for_save(save, &save->err);
+    return code;
+}
+
+/* What pack() allocated, once the save is written or failed. */
+static void unpack(struct quote_save *save)
+{
+    free(save->packed.block);
+    save->packed.block = NULL;
+    store_event_clear(save->event);
+    free(save->event);
+    save->event = NULL;
+}
+
+/* Hands the batch, every save of it packed, to the backend, in one
  * transaction. Returns GQ_ERR_RETRY_LATER when the backend could try
  * nothing because the database stayed busy or out of reach. */
 static enum gq_code write_batch(struct store_quote_batcher *batcher, struct quote_save *batch)
 {
-    struct quote_save *writable = NULL, **tail = &writable;
-    for (struct quote_save *save = batch; save != NULL; save = save->next) {
-        save->code = store_check_quote(&save->quote, &save->err);
-        if (save->code == GQ_OK)
-            save->code = store_pack_response(save, &save->err);
-        if (save->code == GQ_OK) /* the outbox: its quote.created, in the same transaction */
-            save->code = store_event_for_save(save, &save->err);
-    }
-    /* The backend sees only the saves that passed, linked in their order;
-     * the whole batch is linked again afterwards, for the callbacks. */
-    struct quote_save *order[BATCH_MAX];
-    size_t count = 0, n_writable = 0;
+    size_t count = 0;
     for (struct quote_save *save = batch; save != NULL; save = save->next)
-        order[count++] = save;
-    for (size_t i = 0; i < count; i++) {
-        order[i]->next = NULL;
-        if (order[i]->code == GQ_OK) {
-            *tail = order[i];
-            tail = &order[i]->next;
-            n_writable++;
-        }
-    }
-    if (writable != NULL)
-        store_count_batch(n_writable);
-    enum gq_code code =
-        writable != NULL ? batcher->ops->save_quotes(batcher->backend, writable) : GQ_OK;
-    for (size_t i = 0; i < count; i++) {
-        free(order[i]->packed.block);
-        order[i]->packed.block = NULL;
-        store_event_clear(order[i]->event);
-        free(order[i]->event);
-        order[i]->event = NULL;
-        order[i]->next = i + 1 < count ? order[i + 1] : NULL;
-    }
+        count++;
+    store_count_batch(count);
+    enum gq_code code = batcher->ops->save_quotes(batcher->backend, batch);
+    for (struct quote_save *save = batch; save != NULL; save = save->next)
+        unpack(save);
     return code;
 }
 
@@ -153,6 +150,8 @@ static struct quote_save *fail_queued(struct store_quote_batcher *batcher)
     pthread_mutex_unlock(&batcher->lock);
     struct gq_error err;
     fail_all(queued, gq_fail_msg(&err, GQ_ERR_RETRY_LATER, NULL, MSG_DATABASE_BUSY), &err);
+    for (struct quote_save *save = queued; save != NULL; save = save->next)
+        unpack(save);
     return queued;
 }
 
@@ -189,9 +188,16 @@ void store_quote_batcher_submit(struct store_quote_batcher *batcher, struct quot
     save->packed.block = NULL;
     save->event = NULL;
     save->deliveries_due = false;
+    save->code = pack(save);
+    if (save->code != GQ_OK) { /* refused before it could wait for the writer */
+        unpack(save);
+        save->on_done(save);
+        return;
+    }
     pthread_mutex_lock(&batcher->lock);
     if (batcher->stopping) {
         pthread_mutex_unlock(&batcher->lock);
+        unpack(save);
         struct gq_error err;
         fail_save(save, gq_fail(&err, GQ_ERR_NOT_READY, NULL, "the store is closing"), &err);
         save->on_done(save);
