@@ -230,8 +230,9 @@ if [ "$RESULTS" != - ]; then
     # paragraph too, replacing the one of an earlier run.
     SQLITE_RESULTS=$BENCH_DIR/RESULTS.md
     if [ -f "$SQLITE_RESULTS" ]; then
-        sed -i '/^## Capacity past this machine$/,$d' "$SQLITE_RESULTS"
-        { echo; capacity; } >>"$SQLITE_RESULTS"
+        # $(...) drops the blank lines the old paragraph left behind.
+        kept=$(sed '/^## Capacity past this machine$/,$d' "$SQLITE_RESULTS")
+        { printf '%s\n\n' "$kept"; capacity; } >"$SQLITE_RESULTS"
     fi
 fi
 [ "$BAD" -eq 0 ] || exit 1
