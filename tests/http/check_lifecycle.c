@@ -382,11 +382,14 @@ START_TEST(test_retention_deletes_only_what_ended_long_ago)
                    "- 190000, status = 'accepted', accepted_at = created_at - 199000 WHERE id = ?1",
                    old_accepted);
     /* The sweeper marks both expired (one two days ago: expired_at is the
-     * sweep's time, so it is kept a day more) and deletes the canceled. */
-    for (int i = 0; i < 100 && server_db_integer(&server,
-                                                 "SELECT COUNT(*) FROM quotes WHERE id = "
-                                                 "?1",
-                                                 old_canceled) == 1;
+     * sweep's time, so it is kept a day more) and deletes the canceled. A
+     * sweep may come between the updates above, so both are waited for. */
+    for (int i = 0;
+         i < 100 * suite_slowness() &&
+         (server_db_integer(&server, "SELECT COUNT(*) FROM quotes WHERE id = ?1", old_canceled) ==
+              1 ||
+          server_db_integer(&server, "SELECT COUNT(*) FROM quotes WHERE status = 'expired'", NULL) <
+              2);
          i++)
         usleep(20000);
     ck_assert_int_eq(
@@ -396,10 +399,11 @@ START_TEST(test_retention_deletes_only_what_ended_long_ago)
         2);
     /* Ended long ago by the sweeper's clock too: deleted at the next sweep. */
     server_db_exec(&server, "UPDATE quotes SET expired_at = expires_at WHERE id = ?1", old_expired);
-    for (int i = 0; i < 100 && server_db_integer(&server,
-                                                 "SELECT COUNT(*) FROM quotes WHERE id = "
-                                                 "?1",
-                                                 old_expired) == 1;
+    for (int i = 0;
+         i < 100 * suite_slowness() && server_db_integer(&server,
+                                                         "SELECT COUNT(*) FROM quotes WHERE id = "
+                                                         "?1",
+                                                         old_expired) == 1;
          i++)
         usleep(20000);
     ck_assert_int_eq(

@@ -370,7 +370,7 @@ static enum batch_outcome run_pipelined(struct pg_conn *conn, struct quote_save 
 {
     if (pg_prepare(conn, PG_QUOTE_INSERT_BATCH, err) != GQ_OK)
         return outcome_of_failure(conn);
-    struct batch_arrays arrays;
+    struct batch_arrays arrays = {0}; /* filled whole below; zeroed for cppcheck */
     if (!fill_arrays(&arrays, batch)) {
         gq_fail(err, GQ_ERR_NO_MEMORY, NULL, "out of memory storing quotes");
         return BATCH_STATEMENT_FAILED; /* nothing sent: the careful way may need less */
