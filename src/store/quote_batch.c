@@ -110,7 +110,6 @@ static enum gq_code write_batch(struct store_quote_batcher *batcher, struct quot
     return code;
 }
 
-/* Unlinks up to BATCH_MAX saves from the front of the queue (locked). */
 /* True when a quote of the batch was stored with an event that fanned out
  * to a webhook delivery: only then is the sender told at once (the saved
  * quotes of a shop with no endpoint would otherwise have it look in the
@@ -123,6 +122,7 @@ static bool any_deliveries_due(const struct quote_save *batch)
     return false;
 }
 
+/* Unlinks up to BATCH_MAX saves from the front of the queue (locked). */
 static struct quote_save *take_batch(struct store_quote_batcher *batcher)
 {
     struct quote_save *batch = batcher->head;
