@@ -345,14 +345,15 @@ struct store_backend_ops {
 
     /* Quotes. save_quotes writes a batch (linked by `next`, each checked,
      * packed and with its quote.created in `event`: store_event_for_save)
-     * in one transaction, setting `deliveries_due` on each save whose event
-     * fanned out to a webhook delivery (when it cannot tell: on every save), each quote with its
-     * event (the outbox): each quote is inserted, or replayed when its idempotency key is stored
-     * already (in the database or earlier in the batch), and gets its own outcome; a quote the
-     * database refuses fails alone; a transaction that cannot begin or commit fails every save in
-     * it and writes nothing. Returns GQ_ERR_RETRY_LATER when nothing could be tried because the
-     * database stayed busy or could not be reached (the saves queued behind are failed too), else
-     * GQ_OK. */
+     * in one transaction, each quote with its event (the outbox): each quote
+     * is inserted, or replayed when its idempotency key is stored already (in
+     * the database or earlier in the batch), and gets its own outcome; a
+     * quote the database refuses fails alone; a transaction that cannot begin
+     * or commit fails every save in it and writes nothing. Each save inserted
+     * has `deliveries_due` set when its event fanned out to a webhook
+     * delivery. Returns GQ_ERR_RETRY_LATER when nothing could be tried
+     * because the database stayed busy or could not be reached (the saves
+     * queued behind are failed too), else GQ_OK. */
     enum gq_code (*save_quotes)(struct store_backend *backend, struct quote_save *batch);
     /* *found false (and *out untouched) when there is no such quote. */
     enum gq_code (*get_quote)(struct store_backend *backend, const char *id,

@@ -23,7 +23,6 @@
 /* The statements prepared on each connection, by name, the first time a
  * connection runs them (postgres/quotes.c, postgres/catalog.c). */
 enum pg_statement {
-    PG_QUOTE_INSERT,
     PG_QUOTE_INSERT_BATCH,
     PG_QUOTE_BY_ID,
     PG_QUOTE_BY_KEY,

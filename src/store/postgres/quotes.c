@@ -127,53 +127,9 @@ static enum gq_code select_quote(struct pg_conn *conn, enum pg_statement stateme
 
 /* ---- A batch. ---- */
 
-/* The parameters of one INSERT, as text but for the blocks (binary): the
- * quote's ten, then its event's five. */
+/* PG_QUOTE_INSERT_BATCH's parameters: the quote's ten columns, then its
+ * event's five. */
 #define INSERT_PARAMS 15
-struct insert_parameters {
-    char size[24], version[24], created[24], expires[24], accepted[24];
-    char event_at[24], event_ms[24], event_size[24];
-    const char *values[INSERT_PARAMS];
-    int lengths[INSERT_PARAMS];
-    int formats[INSERT_PARAMS];
-};
-
-static void fill_parameters(struct insert_parameters *p, const struct quote_save *save)
-{
-    const struct stored_quote *quote = &save->quote;
-    snprintf(p->size, sizeof p->size, "%lld", (long long)save->packed.size);
-    snprintf(p->version, sizeof p->version, "%lld", (long long)quote->price_list_version);
-    snprintf(p->created, sizeof p->created, "%lld", (long long)quote->created_at);
-    snprintf(p->expires, sizeof p->expires, "%lld", (long long)quote->expires_at);
-    snprintf(p->accepted, sizeof p->accepted, "%lld", (long long)quote->accepted_at);
-    const struct store_event *event = save->event;
-    assert(event != NULL);
-    snprintf(p->event_at, sizeof p->event_at, "%lld", (long long)event->created_at);
-    snprintf(p->event_ms, sizeof p->event_ms, "%lld", (long long)event->created_ms);
-    snprintf(p->event_size, sizeof p->event_size, "%lld", (long long)event->packed.size);
-    const char *values[INSERT_PARAMS] = {quote->id,
-                                         quote->accepted ? "accepted" : "open",
-                                         quote->request_json,
-                                         save->packed.block,
-                                         p->size,
-                                         quote->idempotency_key, /* NULL: SQL NULL */
-                                         p->version,
-                                         p->created,
-                                         p->expires,
-                                         quote->accepted ? p->accepted : NULL,
-                                         event->id,
-                                         p->event_at,
-                                         p->event_ms,
-                                         event->packed.block,
-                                         p->event_size};
-    memcpy(p->values, values, sizeof values);
-    memset(p->lengths, 0, sizeof p->lengths);
-    memset(p->formats, 0, sizeof p->formats);
-    p->lengths[3] = (int)save->packed.block_size;
-    p->formats[3] = 1; /* bytea, sent as its bytes */
-    p->lengths[13] = (int)event->packed.block_size;
-    p->formats[13] = 1;
-}
 
 /* How a run of the batch ended. */
 enum batch_outcome {
@@ -219,13 +175,15 @@ static void free_arrays(struct batch_arrays *arrays)
         pg_array_free(&arrays->columns[i]);
 }
 
-/* False when memory ran out (everything is freed then). */
-static bool fill_arrays(struct batch_arrays *arrays, const struct quote_save *batch)
+/* The arrays of up to `count` saves from `first` on (SIZE_MAX: to the end
+ * of the batch). False when memory ran out (everything is freed then). */
+static bool fill_arrays(struct batch_arrays *arrays, const struct quote_save *first, size_t count)
 {
     struct pg_array *c = arrays->columns;
     for (int i = 0; i < INSERT_PARAMS; i++)
         pg_array_begin(&c[i], column_types[i]);
-    for (const struct quote_save *save = batch; save != NULL; save = save->next) {
+    size_t n = 0;
+    for (const struct quote_save *save = first; save != NULL && n < count; save = save->next, n++) {
         const struct stored_quote *quote = &save->quote;
         const struct store_event *event = save->event;
         assert(event != NULL);
@@ -256,20 +214,31 @@ static bool fill_arrays(struct batch_arrays *arrays, const struct quote_save *ba
     return complete;
 }
 
+/* The arrays as libpq's parameter vectors, every one binary. */
+struct insert_parameters {
+    const char *values[INSERT_PARAMS];
+    int lengths[INSERT_PARAMS];
+    int formats[INSERT_PARAMS];
+};
+
+static void parameters_of(const struct batch_arrays *arrays, struct insert_parameters *p)
+{
+    for (int i = 0; i < INSERT_PARAMS; i++) {
+        p->values[i] = arrays->columns[i].data;
+        p->lengths[i] = (int)arrays->columns[i].size;
+        p->formats[i] = 1;
+    }
+}
+
 /* Queues the pipeline: BEGIN, the batch's one INSERT, COMMIT, a sync. */
 static bool send_pipeline(struct pg_conn *conn, const struct batch_arrays *arrays)
 {
     PGconn *c = conn->conn;
-    const char *values[INSERT_PARAMS];
-    int lengths[INSERT_PARAMS], formats[INSERT_PARAMS];
-    for (int i = 0; i < INSERT_PARAMS; i++) {
-        values[i] = arrays->columns[i].data;
-        lengths[i] = (int)arrays->columns[i].size;
-        formats[i] = 1;
-    }
+    struct insert_parameters p;
+    parameters_of(arrays, &p);
     return PQenterPipelineMode(c) && PQsendQueryParams(c, "BEGIN", 0, NULL, NULL, NULL, NULL, 0) &&
-           PQsendQueryPrepared(c, pg_statements[PG_QUOTE_INSERT_BATCH].name, INSERT_PARAMS, values,
-                               lengths, formats, 0) &&
+           PQsendQueryPrepared(c, pg_statements[PG_QUOTE_INSERT_BATCH].name, INSERT_PARAMS,
+                               p.values, p.lengths, p.formats, 0) &&
            PQsendQueryParams(c, "COMMIT", 0, NULL, NULL, NULL, NULL, 0) && PQpipelineSync(c);
 }
 
@@ -289,13 +258,15 @@ static PGresult *next_result(PGconn *c)
     return result;
 }
 
-/* Marks `replayed` each save whose quote the INSERT did not return: it met
- * its key stored already, and is read back after the commit. The others
- * learn whether their event has a delivery to send. */
-static void mark_replays(struct quote_save *batch, const PGresult *inserted)
+/* Marks `replayed` each of up to `count` saves from `first` on whose quote
+ * the INSERT did not return: it met its key stored already, and is read
+ * back after the commit. The others learn whether their event has a
+ * delivery to send. */
+static void mark_replays(struct quote_save *first, size_t count, const PGresult *inserted)
 {
     int rows = PQntuples(inserted), next = 0;
-    for (struct quote_save *save = batch; save != NULL; save = save->next) {
+    size_t n = 0;
+    for (struct quote_save *save = first; save != NULL && n < count; save = save->next, n++) {
         save->replayed = true;
         /* The ids come back in the batch's order, as a rule: searched from
          * where the last was found, then from the start. */
@@ -330,7 +301,7 @@ static enum batch_outcome read_pipeline(struct pg_conn *conn, struct quote_save 
     result = next_result(c);
     ExecStatusType status = PQresultStatus(result);
     if (result != NULL && status == PGRES_TUPLES_OK) {
-        mark_replays(batch, result);
+        mark_replays(batch, SIZE_MAX, result);
     } else if (result == NULL || status != PGRES_PIPELINE_ABORTED) {
         if (!failed) { /* the first failure is the cause; the rest were skipped */
             pg_fail(conn, result, "storing quotes", err);
@@ -371,7 +342,7 @@ static enum batch_outcome run_pipelined(struct pg_conn *conn, struct quote_save 
     if (pg_prepare(conn, PG_QUOTE_INSERT_BATCH, err) != GQ_OK)
         return outcome_of_failure(conn);
     struct batch_arrays arrays = {0}; /* filled whole below; zeroed for cppcheck */
-    if (!fill_arrays(&arrays, batch)) {
+    if (!fill_arrays(&arrays, batch, SIZE_MAX)) {
         gq_fail(err, GQ_ERR_NO_MEMORY, NULL, "out of memory storing quotes");
         return BATCH_STATEMENT_FAILED; /* nothing sent: the careful way may need less */
     }
@@ -394,15 +365,22 @@ static enum batch_outcome run_pipelined(struct pg_conn *conn, struct quote_save 
 static enum batch_outcome insert_with_savepoint(struct pg_conn *conn, struct quote_save *save,
                                                 bool after_lost, struct gq_error *err)
 {
-    if (pg_command(conn, "SAVEPOINT quote", PGRES_COMMAND_OK, "storing a quote", err) != GQ_OK)
+    struct batch_arrays arrays = {0}; /* filled whole below; zeroed for cppcheck */
+    if (!fill_arrays(&arrays, save, 1)) {
+        save->code = gq_fail(&save->err, GQ_ERR_NO_MEMORY, NULL, "out of memory storing a quote");
+        return BATCH_COMMITTED; /* this quote's failure alone */
+    }
+    if (pg_command(conn, "SAVEPOINT quote", PGRES_COMMAND_OK, "storing a quote", err) != GQ_OK) {
+        free_arrays(&arrays);
         return outcome_of_failure(conn);
-    struct insert_parameters p = {0}; /* filled whole below; zeroed for cppcheck */
-    fill_parameters(&p, save);
-    PGresult *result = PQexecPrepared(conn->conn, pg_statements[PG_QUOTE_INSERT].name,
+    }
+    struct insert_parameters p;
+    parameters_of(&arrays, &p);
+    PGresult *result = PQexecPrepared(conn->conn, pg_statements[PG_QUOTE_INSERT_BATCH].name,
                                       INSERT_PARAMS, p.values, p.lengths, p.formats, 0);
-    if (PQresultStatus(result) == PGRES_COMMAND_OK) {
-        save->replayed = strcmp(PQcmdTuples(result), "0") == 0;
-        save->deliveries_due = !save->replayed; /* not counted on this rare way: may be */
+    free_arrays(&arrays);
+    if (PQresultStatus(result) == PGRES_TUPLES_OK) {
+        mark_replays(save, 1, result);
         PQclear(result);
         return pg_command(conn, "RELEASE SAVEPOINT quote", PGRES_COMMAND_OK, "storing a quote",
                           err) == GQ_OK
@@ -431,7 +409,7 @@ static enum batch_outcome insert_with_savepoint(struct pg_conn *conn, struct quo
 static enum batch_outcome run_with_savepoints(struct pg_conn *conn, struct quote_save *batch,
                                               bool after_lost, struct gq_error *err)
 {
-    if (pg_prepare(conn, PG_QUOTE_INSERT, err) != GQ_OK ||
+    if (pg_prepare(conn, PG_QUOTE_INSERT_BATCH, err) != GQ_OK ||
         pg_command(conn, "BEGIN", PGRES_COMMAND_OK, "beginning a batch of quotes", err) != GQ_OK)
         return outcome_of_failure(conn);
     for (struct quote_save *save = batch; save != NULL; save = save->next) {

@@ -12,33 +12,16 @@
     " expired_at, cancel_reason, acceptance"
 
 const struct pg_statement_text pg_statements[PG_STATEMENT_COUNT] = {
-    /* A key already stored (by any replica, or earlier in this batch)
-     * inserts nothing: the caller then reads the stored quote. Only the
-     * key's conflict is taken so: a duplicate id stays an error. */
-    /* With its quote.created event ($11 its id, $12 its time in seconds,
-     * $13 in milliseconds, $14 its JSON's LZ4 block, $15 the JSON's length)
-     * and the event's deliveries, in the
-     * same statement: written only when the quote is (the outbox). The
-     * command's row count is the events', which is the quotes'. */
-    [PG_QUOTE_INSERT] =
-        {"gq_quote_insert",
-         "WITH q AS (INSERT INTO quotes (id, status, request_json, response_lz4, response_size,"
-         " idempotency_key, price_list_version, created_at, expires_at, accepted_at)"
-         " VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)"
-         " ON CONFLICT (idempotency_key) DO NOTHING RETURNING id),"
-         " d AS (INSERT INTO webhook_deliveries (id, endpoint_id, event_id, next_attempt_at,"
-         " created_at, updated_at) SELECT 'whd_' || md5(random()::text || clock_timestamp()::text"
-         " || w.id), w.id, $11, $13, $13, $13 FROM q, webhook_endpoints w WHERE w.enabled"
-         " AND (w.events = ' * ' OR position(' quote.created ' in w.events) > 0))"
-         " INSERT INTO events (id, type, created_at, body_lz4, body_size)"
-         " SELECT $11, 'quote.created', $12, $14, $15 FROM q",
-         15},
-    /* The same for a whole batch, one array a column in
-     * PG_QUOTE_INSERT's parameter order: returns the ids of the quotes it
-     * inserted, each with whether its event fanned out to a webhook
-     * delivery; a save whose id is missing met its key stored already. Of
-     * two saves in the batch with one key, the first (ORDER BY n) is
-     * inserted. */
+    /* A batch of quotes, one array a column (the quote's ten, then its
+     * quote.created event's five: $11 its id, $12 its time in seconds, $13
+     * in milliseconds, $14 its JSON's LZ4 block, $15 the JSON's length),
+     * with each event and its webhook deliveries in the same statement:
+     * written only when the quote is (the outbox). A key already stored (by
+     * any replica, or earlier in this batch: the first, ORDER BY n, is
+     * inserted) inserts nothing, and the caller then reads the stored
+     * quote; only the key's conflict is taken so, and a duplicate id stays
+     * an error. Returns the ids of the quotes inserted, each with whether
+     * its event fanned out to a delivery. */
     [PG_QUOTE_INSERT_BATCH] =
         {"gq_quote_insert_batch",
          "WITH r AS (SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::bytea[],"

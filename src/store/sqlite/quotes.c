@@ -185,10 +185,12 @@ static void save_locked(struct sqlite_conn *conn, struct quote_save *save)
             return;
     }
     save->code = insert_row(conn, save, &save->err);
-    if (save->code == GQ_OK && save->event != NULL &&
-        (save->code = sqlite_event_append(conn, save->event, &save->err)) != GQ_OK)
+    if (save->code != GQ_OK || save->event == NULL)
+        return;
+    save->code = sqlite_event_append(conn, save->event, &save->err);
+    if (save->code != GQ_OK)
         undo_save(conn, save);
-    else if (save->code == GQ_OK && save->event != NULL)
+    else
         save->deliveries_due = sqlite3_changes(conn->db) > 0; /* the append's fan-out */
 }
 
