@@ -274,9 +274,41 @@ static void assign_request_id(struct http_request *request, const struct headers
         strcpy(request->request_id, generated);
 }
 
+/* Every line of one header, joined in order with ',' (a list header's
+ * lines are one list, RFC 9110 5.3); NULL with no line, or no memory. */
+struct joined_header {
+    const char *name;
+    char *text;
+    size_t length;
+    bool failed;
+};
+
+static enum MHD_Result join_header_line(void *context, enum MHD_ValueKind kind, const char *name,
+                                        size_t name_length, const char *value, size_t value_length)
+{
+    (void)kind;
+    (void)name_length;
+    struct joined_header *joined = context;
+    if (strcasecmp(name, joined->name) != 0)
+        return MHD_YES;
+    char *grown = realloc(joined->text, joined->length + value_length + 2);
+    if (grown == NULL) {
+        joined->failed = true;
+        return MHD_NO;
+    }
+    if (joined->length > 0)
+        grown[joined->length++] = ',';
+    memcpy(grown + joined->length, value, value_length);
+    joined->length += value_length;
+    grown[joined->length] = '\0';
+    joined->text = grown;
+    return MHD_YES;
+}
+
 /* The client's address: the peer's, or, when the peer is a trusted proxy,
- * the last address of client_address_header (the one that proxy added:
- * the ones before it are whatever the client claimed). */
+ * the one client_address_header names, read from the right over all its
+ * lines (address.h): a client can put its own line or addresses before
+ * the proxy's, never after them. */
 static void assign_client_address(struct http_request *request)
 {
     const struct connection_state *state = connection_state_of(request->connection);
@@ -286,15 +318,16 @@ static void assign_client_address(struct http_request *request)
     if (header == NULL || app->n_trusted_proxies == 0 ||
         !address_in_prefixes(request->client, app->trusted_proxies, app->n_trusted_proxies))
         return;
-    const char *value = MHD_lookup_connection_value(request->connection, MHD_HEADER_KIND, header);
-    if (value == NULL)
-        return;
-    const char *last = strrchr(value, ',');
-    last = last != NULL ? last + 1 : value;
-    last += strspn(last, " \t");
-    size_t length = strcspn(last, " \t");
-    if (address_is_numeric(last, length) && length < sizeof request->client)
-        snprintf(request->client, sizeof request->client, "%.*s", (int)length, last);
+    struct joined_header joined = {.name = header};
+    MHD_get_connection_values_n(request->connection, MHD_HEADER_KIND, join_header_line, &joined);
+    enum address_header_form form =
+        strcasecmp(header, "Forwarded") == 0 ? ADDRESS_FORWARDED : ADDRESS_LIST;
+    char client[sizeof request->client];
+    if (joined.text != NULL && !joined.failed &&
+        address_forwarded_client(joined.text, form, app->trusted_proxies, app->n_trusted_proxies,
+                                 client, sizeof client))
+        memcpy(request->client, client, sizeof client);
+    free(joined.text);
 }
 
 /* Refuses a request whose length or target is ambiguous (RFC 9112 3.2 and
@@ -612,7 +645,8 @@ static void log_request(const struct http_request *request, struct MHD_Connectio
     }
     struct access_entry entry = {
         .request_id = request->request_id,
-        .client = client_address(connection),
+        /* Behind a trusted proxy, the client it names; else the peer. */
+        .client = request->client[0] != '\0' ? request->client : client_address(connection),
         .method = request->method_name,
         .path = request->path != NULL ? request->path : request->raw_path,
         .query = request->query,

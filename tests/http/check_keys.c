@@ -707,6 +707,78 @@ START_TEST(test_client_address_from_a_trusted_proxy_only)
 }
 END_TEST
 
+/* A client that sends its own X-Forwarded-For line before the one its
+ * proxy appends: every line is read, from the right, so the audit, the
+ * rate limit and the access log see the address the proxy added. Through
+ * two trusted proxies (10.0.0.1 appended by the outer one, then the peer
+ * 127.0.0.1) the rightmost untrusted hop is the client. */
+START_TEST(test_client_address_over_every_line)
+{
+    struct server proxied = {0};
+    const char *const env[] = {"GPUQUOTE_CLIENT_ADDRESS_HEADER=X-Forwarded-For",
+                               "GPUQUOTE_TRUSTED_PROXIES=10.0.0.0/8, 127.0.0.1",
+                               "GPUQUOTE_RATE_LIMIT_KEYLESS_PER_SECOND=1",
+                               "GPUQUOTE_RATE_LIMIT_KEYLESS_BURST=2", NULL};
+    struct server_options options = {NULL, env, false};
+    server_start(&proxied, &options);
+    struct http_client *admin = http_client_new(proxied.port);
+    const char *const headers[] = {JSON_TYPE, "X-Forwarded-For: 198.51.100.7",
+                                   "X-Forwarded-For: 203.0.113.9, 10.0.0.1", NULL};
+    struct http_response *made = http_request(admin, "POST", "/admin/keys", headers,
+                                              "{\"name\":\"p\",\"scopes\":[\"quotes:read\"]}");
+    expect_status(made, 201);
+    http_response_free(made);
+    struct http_response *audit = http_get(admin, "/admin/audit");
+    expect_str(audit->json, "data[1].client", "203.0.113.9");
+    http_response_free(audit);
+    http_client_free(admin);
+    /* A new claimed address each time: still one client's bucket. */
+    struct http_client *keyless = http_client_keyless(proxied.port);
+    long statuses[3];
+    for (int i = 0; i < 3; i++) {
+        char claimed[64];
+        snprintf(claimed, sizeof claimed, "X-Forwarded-For: 198.51.100.%d", i + 1);
+        const char *const spoofed[] = {claimed, "X-Forwarded-For: 203.0.113.9", NULL};
+        struct http_response *response = http_request(keyless, "GET", "/catalog", spoofed, NULL);
+        statuses[i] = response->status;
+        http_response_free(response);
+    }
+    ck_assert_int_eq(statuses[0], 200);
+    ck_assert_int_eq(statuses[1], 200);
+    ck_assert_int_eq(statuses[2], 429);
+    http_client_free(keyless);
+    ck_assert(server_wait_for_text(&proxied, "stdout.log", "\"client\":\"203.0.113.9\"",
+                                   suite_wait_ms(5)));
+    char *log = server_read(&proxied, "stdout.log");
+    ck_assert_ptr_null(strstr(log, "\"client\":\"198.51.100."));
+    free(log);
+    server_finish(&proxied);
+}
+END_TEST
+
+/* The same with RFC 7239's Forwarded: two lines, the client's first. */
+START_TEST(test_client_address_from_forwarded)
+{
+    struct server proxied = {0};
+    const char *const env[] = {"GPUQUOTE_CLIENT_ADDRESS_HEADER=Forwarded",
+                               "GPUQUOTE_TRUSTED_PROXIES=127.0.0.1", NULL};
+    struct server_options options = {NULL, env, false};
+    server_start(&proxied, &options);
+    struct http_client *admin = http_client_new(proxied.port);
+    const char *const headers[] = {JSON_TYPE, "Forwarded: for=198.51.100.7",
+                                   "Forwarded: for=\"[2001:db8:cafe::17]:4711\";proto=https", NULL};
+    struct http_response *made = http_request(admin, "POST", "/admin/keys", headers,
+                                              "{\"name\":\"f\",\"scopes\":[\"quotes:read\"]}");
+    expect_status(made, 201);
+    http_response_free(made);
+    struct http_response *audit = http_get(admin, "/admin/audit");
+    expect_str(audit->json, "data[1].client", "2001:db8:cafe::17");
+    http_response_free(audit);
+    http_client_free(admin);
+    server_finish(&proxied);
+}
+END_TEST
+
 START_TEST(test_bad_trusted_proxies_stop_start_up)
 {
     struct server bad = {0};
@@ -750,6 +822,8 @@ static Suite *make_suite(void)
     tcase_add_test(limits, test_rate_limits);
     tcase_add_test(limits, test_keyless_saves_are_limited_apart);
     tcase_add_test(limits, test_client_address_from_a_trusted_proxy_only);
+    tcase_add_test(limits, test_client_address_over_every_line);
+    tcase_add_test(limits, test_client_address_from_forwarded);
     tcase_add_test(limits, test_bad_trusted_proxies_stop_start_up);
     suite_set_timeout(limits, 30);
     suite_add_tcase(suite, limits);
