@@ -268,7 +268,7 @@ struct route {
     unsigned segment_scope;
     bool cors;          /* may be called from a browser of a cors_origins origin */
     bool needs_catalog; /* answers from the catalog snapshot */
-    bool unlimited;     /* no rate limit: probes of an orchestrator or a balancer */
+    bool unlimited;     /* no rate limit: liveness and the bodies built into the binary */
 };
 
 /* A path matched against the route table. */

@@ -35,8 +35,8 @@ void policy_route(struct http_request *request)
     /* A call answers CORS as its own route says (GET /quote, a list for an
      * order system's backend, does not, where POST /quote does); a
      * preflight, or a path without a route for the method, as the path. */
-    bool cors = match.route != NULL && request->method != HTTP_OPTIONS ? match.route->cors
-                                                                      : match.cors;
+    bool cors =
+        match.route != NULL && request->method != HTTP_OPTIONS ? match.route->cors : match.cors;
     request->cors_allowed = cors && !request->via_metrics_listener;
     request->cors_methods = match.cors_methods;
     request->n_path_params = match.n_params;
@@ -138,15 +138,27 @@ static enum gq_code check_body_media(const struct http_request *request, struct 
 
 /* ---- The decision. ---- */
 
-bool policy_admit(struct http_request *request, struct gq_error *err)
+/* Takes the request's rate-limit token before anything is answered,
+ * whatever the answer: a 404, a 405, a preflight, a refused key or a
+ * missing one is work done for the caller like any other. A key in force
+ * spends its own bucket; anything else, a wrong key included, its
+ * address's. Routes marked unlimited take none unless the request brings
+ * a key that is refused (keys are not guessed for free there either); the
+ * metrics listener's address is its access control. */
+static bool within_rate_limit(struct http_request *request, bool identified, struct gq_error *err)
 {
-    return auth_identify(request, err) == GQ_OK &&
-           auth_require(request, request->route->scope, err) == GQ_OK &&
-           (request->route->unlimited || rate_limits_take(request, false, err) == GQ_OK);
+    bool unlimited = request->route != NULL && request->route->unlimited && identified;
+    if (request->via_metrics_listener || unlimited)
+        return true;
+    return rate_limits_take(request, false, err) == GQ_OK;
 }
 
 enum policy_verdict policy_decide(struct http_request *request, struct gq_error *err)
 {
+    struct gq_error refusal = {0};
+    bool identified = auth_identify(request, &refusal) == GQ_OK;
+    if (!within_rate_limit(request, identified, err))
+        return POLICY_REFUSED;
     if (request->allowed_methods == 0)
         return POLICY_NOT_FOUND;
     if (request->method == HTTP_OPTIONS)
@@ -157,7 +169,11 @@ enum policy_verdict policy_decide(struct http_request *request, struct gq_error 
         return POLICY_BODY_TOO_LARGE;
     if (!request->route->takes_query && request->query[0] != '\0')
         return POLICY_QUERY_REFUSED;
-    if (!policy_admit(request, err))
+    if (!identified) {
+        *err = refusal;
+        return POLICY_REFUSED;
+    }
+    if (auth_require(request, request->route->scope, err) != GQ_OK)
         return POLICY_REFUSED;
     if (request->route->body != BODY_NONE && check_body_media(request, err) != GQ_OK)
         return POLICY_REFUSED;

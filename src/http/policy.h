@@ -41,15 +41,12 @@ enum policy_verdict {
 };
 
 /* The decision for a routed request (policy_route()), in this order: the
- * path, the method, the body's size, the query, the caller (its key, the
- * route's scope, its rate limit: a token is taken), then for a route that
- * reads a body, its Content-Type and Content-Encoding. `err` is filled
- * for POLICY_REFUSED. */
+ * rate limit (a token is taken, by the key in force or else the address,
+ * for every answer but an unlimited route's: 429 first), the path, the
+ * method, the body's size, the query, the caller (its key, the route's
+ * scope), then for a route that reads a body, its Content-Type and
+ * Content-Encoding. `err` is filled for POLICY_REFUSED. */
 enum policy_verdict policy_decide(struct http_request *request, struct gq_error *err);
-
-/* The route policy alone (the caller, the scope, the rate limit). False
- * with `err` filled when the request is refused. */
-bool policy_admit(struct http_request *request, struct gq_error *err);
 
 /* The Origin to echo in Access-Control-Allow-Origin: `origin` when the
  * path may be called from a browser (`cors_allowed`) and the origin is

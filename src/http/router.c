@@ -81,8 +81,11 @@ static const struct route routes[] = {
     {"/admin/price-lists/{version}/bundles/{id}", HTTP_DELETE, price_lists_handle_delete_bundle,
      .scope = SCOPE_CATALOG_WRITE},
     {"/metrics", HTTP_GET, metrics_handle, .scope = SCOPE_METRICS_READ},
+    /* Liveness reads nothing and answers a constant: a probe every few
+     * seconds from the orchestrator must never meet a 429. Readiness
+     * reaches for the store, so it is limited like any call. */
     {"/healthz", HTTP_GET, health_handle_live, PUBLIC, .unlimited = true},
-    {"/readyz", HTTP_GET, health_handle_ready, PUBLIC, CATALOG, .unlimited = true},
+    {"/readyz", HTTP_GET, health_handle_ready, PUBLIC, CATALOG},
     /* Bodies built into the binary, as cheap as a probe: not limited, so a
      * page's assets never count against its calls. */
     {"/openapi.yaml", HTTP_GET, health_handle_openapi, PUBLIC, .unlimited = true},

@@ -16,8 +16,8 @@
  * each as often as given); the rest is ignored. The target is split at
  * '?' and its path decoded (policy_unescape), as libmicrohttpd hands them
  * over; then the path is routed (policy_route), the front decides
- * (policy_decide: 404, 405, 413, the query, the key, its scope, the rate
- * limit, the body's type), the CORS origin is chosen, If-None-Match and
+ * (policy_decide: the rate limit, 404, 405, 413, the query, the key, its
+ * scope, the body's type), the CORS origin is chosen, If-None-Match and
  * the Idempotency-Key are read, the query is parsed as its route parses
  * it (the catalog's filters, a list's parameters), and every step's
  * invariants are checked with FUZZ_CHECK.

@@ -707,6 +707,63 @@ START_TEST(test_client_address_from_a_trusted_proxy_only)
 }
 END_TEST
 
+/* Answers that do no handler's work count against the caller's limit
+ * all the same: a wrong key, no key where one is needed, a path or a
+ * method without a route, a preflight, and /readyz (which reaches for
+ * the store). Each case from an address of its own (through a trusted
+ * proxy's header), so that its burst is its own. */
+static const struct {
+    const char *method, *path, *key;
+    long status; /* what the burst's calls are answered */
+} unrouted_cases[] = {
+    {"GET", "/catalog", NOT_A_KEY, 401}, {"GET", "/admin/keys", NULL, 401},
+    {"GET", "/nope", NULL, 404},         {"DELETE", "/catalog", NULL, 405},
+    {"OPTIONS", "/quote", NULL, 204},    {"GET", "/readyz", NULL, 200},
+    {"GET", "/healthz", NOT_A_KEY, 401},
+};
+
+START_TEST(test_every_answer_is_rate_limited)
+{
+    struct server limited = {0};
+    const char *const env[] = {"GPUQUOTE_RATE_LIMIT_KEYLESS_PER_SECOND=1",
+                               "GPUQUOTE_RATE_LIMIT_KEYLESS_BURST=3",
+                               "GPUQUOTE_CLIENT_ADDRESS_HEADER=X-Forwarded-For",
+                               "GPUQUOTE_TRUSTED_PROXIES=127.0.0.1", NULL};
+    struct server_options options = {NULL, env, false};
+    server_start(&limited, &options);
+    for (size_t c = 0; c < sizeof unrouted_cases / sizeof unrouted_cases[0]; c++) {
+        struct http_client *client = http_client_keyless(limited.port);
+        http_client_set_key(client, unrouted_cases[c].key);
+        char forwarded[64];
+        snprintf(forwarded, sizeof forwarded, "X-Forwarded-For: 198.51.100.%zu", c + 1);
+        const char *const headers[] = {forwarded, NULL};
+        for (int i = 0; i < 4; i++) { /* a burst of 3, then 429 */
+            struct http_response *response = http_request(client, unrouted_cases[c].method,
+                                                          unrouted_cases[c].path, headers, NULL);
+            ck_assert_msg(response->status == (i < 3 ? unrouted_cases[c].status : 429),
+                          "%s %s, call %d: %ld", unrouted_cases[c].method, unrouted_cases[c].path,
+                          i + 1, response->status);
+            if (i == 3) {
+                expect_error(response, 429, "rate_limited", NULL);
+                ck_assert_str_eq(http_header(response, "retry-after"), "1");
+            }
+            http_response_free(response);
+        }
+        http_client_free(client);
+    }
+    /* Liveness stays unlimited: an orchestrator's probe never meets a 429. */
+    struct http_client *prober = http_client_keyless(limited.port);
+    const char *const last[] = {"X-Forwarded-For: 198.51.100.99", NULL};
+    for (int i = 0; i < 5; i++) {
+        struct http_response *live = http_request(prober, "GET", "/healthz", last, NULL);
+        expect_status(live, 200);
+        http_response_free(live);
+    }
+    http_client_free(prober);
+    server_finish(&limited);
+}
+END_TEST
+
 /* A client that sends its own X-Forwarded-For line before the one its
  * proxy appends: every line is read, from the right, so the audit, the
  * rate limit and the access log see the address the proxy added. Through
@@ -822,6 +879,7 @@ static Suite *make_suite(void)
     tcase_add_test(limits, test_rate_limits);
     tcase_add_test(limits, test_keyless_saves_are_limited_apart);
     tcase_add_test(limits, test_client_address_from_a_trusted_proxy_only);
+    tcase_add_test(limits, test_every_answer_is_rate_limited);
     tcase_add_test(limits, test_client_address_over_every_line);
     tcase_add_test(limits, test_client_address_from_forwarded);
     tcase_add_test(limits, test_bad_trusted_proxies_stop_start_up);
