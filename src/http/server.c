@@ -187,7 +187,52 @@ struct headers_seen {
     const char *request_id; /* the X-Request-Id's value */
     size_t request_id_length;
     struct language_choice languages; /* every Accept-Language line */
+    bool name_not_token;              /* "Content-Length : 5" names "Content-Length " */
+    const char *line_end;             /* where the line before ended; NULL: not checked */
+    bool line_ending_bad;             /* a bare LF or a folded line (head_layout_known()) */
 };
+
+/* libmicrohttpd 0.9.75 parses a request's head in place: each line's CRLF
+ * becomes two NULs and the next line starts right after, so a header whose
+ * name starts one byte after the previous line's end followed a bare LF,
+ * and a folded line (obs-fold), which that version appends to the name in
+ * memory of its own, leaves the name away from where its line was. Only
+ * the line before the blank one is checked, not the blank line itself.
+ * With another version the layout is not relied on. */
+static bool head_layout_known(void)
+{
+    return strcmp(MHD_get_version(), "0.9.75") == 0;
+}
+
+/* A header name is a token (RFC 9110 5.6.2): no space, control or
+ * separator. */
+static bool is_token(const char *name, size_t length)
+{
+    if (length == 0)
+        return false;
+    for (size_t i = 0; i < length; i++) {
+        unsigned char c = (unsigned char)name[i];
+        if (c <= 0x20 || c >= 0x7f || strchr("\"(),/:;<=>?@[\\]{}", c) != NULL)
+            return false;
+    }
+    return true;
+}
+
+/* Notes what a header line shows of the head's syntax (RFC 9112 2.2, 5.1,
+ * 5.2): libmicrohttpd 0.9.75 accepts whitespace before the colon, bare LF
+ * line ends and folded lines, each of which a proxy in front may read
+ * otherwise (a "Content-Length : 5" it honours is a header we ignore, and
+ * the body becomes a second request). */
+static void note_line_syntax(struct headers_seen *seen, const char *name, size_t name_length,
+                             const char *value, size_t value_length)
+{
+    if (!is_token(name, name_length))
+        seen->name_not_token = true;
+    if (seen->line_end != NULL && name != seen->line_end + 2)
+        seen->line_ending_bad = true;
+    if (seen->line_end != NULL)
+        seen->line_end = value + value_length;
+}
 
 /* No Content-Encoding, or "identity": the body is as sent. A compressed
  * body would parse as garbage and be called malformed JSON. */
@@ -206,8 +251,8 @@ static enum MHD_Result note_header(void *context, enum MHD_ValueKind kind, const
                                    size_t name_length, const char *value, size_t value_length)
 {
     (void)kind;
-    (void)name_length;
     struct headers_seen *seen = context;
+    note_line_syntax(seen, name, name_length, value, value_length);
     if (strcasecmp(name, MHD_HTTP_HEADER_HOST) == 0) {
         seen->host++;
     } else if (strcasecmp(name, MHD_HTTP_HEADER_CONTENT_LENGTH) == 0) {
@@ -330,8 +375,9 @@ static void assign_client_address(struct http_request *request)
     free(joined.text);
 }
 
-/* Refuses a request whose length or target is ambiguous (RFC 9112 3.2 and
- * 6.3), which libmicrohttpd 0.9.75 lets through: with two Content-Lengths
+/* Refuses a request whose head is malformed (whitespace before a colon, a
+ * bare LF, a folded line) or whose length or target is ambiguous (RFC 9112
+ * 3.2 and 6.3), which libmicrohttpd 0.9.75 lets through: with two Content-Lengths
  * it reads the first, so a proxy that trusts another would see a second
  * request hidden in this one's body. Returns false after replying. Replied
  * to this early, the connection is closed after the answer, as it must be
@@ -341,7 +387,11 @@ static bool framing_is_sound(struct http_request *request, const struct headers_
 {
     const char *field = NULL;
     enum gq_msg problem = MSG_NONE;
-    if (seen->content_length > 1) {
+    if (seen->name_not_token) {
+        problem = MSG_HEADER_NAME;
+    } else if (seen->line_ending_bad) {
+        problem = MSG_LINE_ENDING;
+    } else if (seen->content_length > 1) {
         field = MHD_HTTP_HEADER_CONTENT_LENGTH;
         problem = MSG_CONTENT_LENGTH_TWICE;
     } else if (seen->content_length > 0 && seen->transfer_encoding > 0) {
@@ -552,6 +602,8 @@ static enum MHD_Result handle_access(void *context, struct MHD_Connection *conne
         if (!begin_request(request, context, connection, path, method))
             return MHD_NO;
         struct headers_seen seen = {.request = request};
+        if (version[0] != '\0' && head_layout_known())
+            seen.line_end = version + strlen(version);
         language_choice_init(&seen.languages);
         MHD_get_connection_values_n(connection, MHD_HEADER_KIND, note_header, &seen);
         assign_request_id(request, &seen);

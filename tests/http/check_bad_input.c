@@ -688,6 +688,46 @@ static const struct bad_request rows[] = {
      RAW("DELETE /recommend HTTP/1.1\r\nHost: a\r\nHost: b\r\n\r\n"), BAD_PARAMETER("Host"),
      .closes = true},
 
+    /* ---- a malformed head (RFC 9112 2.2, 5.1, 5.2) that libmicrohttpd
+     * 0.9.75 reads as something else: refused, and the connection closed.
+     * "Content-Length : 40" would otherwise be a header of another name,
+     * and the body a second request answered on its own. ---- */
+    {"head", .method = "POST", .path = "/recommend",
+     RAW("POST /recommend HTTP/1.1\r\nHost: test\r\nContent-Type: application/json\r\n"
+         "Content-Length : 40\r\n\r\nGET /nope-smuggled HTTP/1.1\r\nHost: x\r\n\r\n"),
+     BAD_PARAMETER(NULL),
+     .message = "a header name may hold no space or separator: nothing may stand between a name "
+                "and its colon",
+     .closes = true},
+    {"head", .method = "POST", .path = "/quote",
+     RAW("POST /quote HTTP/1.1\r\nHost: test\r\nContent-Type: application/json\r\n"
+         "Transfer-Encoding : chunked\r\n\r\n0\r\n\r\nGET /nope-smuggled HTTP/1.1\r\n"
+         "Host: x\r\n\r\n"),
+     BAD_PARAMETER(NULL), .closes = true},
+    {"head", .method = "GET", .path = "/catalog",
+     RAW("GET /catalog HTTP/1.1\r\nHost: test\r\nContent-Length\t: 0\r\n\r\n"), BAD_PARAMETER(NULL),
+     .closes = true},
+    {"head", .method = "GET", .path = "/catalog",
+     RAW("GET /catalog HTTP/1.1\r\nHost: test\r\nX Y: 1\r\n\r\n"), BAD_PARAMETER(NULL),
+     .closes = true},
+    {"head", .method = "GET", .path = "/catalog", RAW("GET /catalog HTTP/1.1\nHost: test\r\n\r\n"),
+     BAD_PARAMETER(NULL),
+     .message = "every line of a request's head must end with CRLF, and no header may be folded "
+                "onto a second line",
+     .closes = true},
+    {"head", .method = "GET", .path = "/catalog",
+     RAW("GET /catalog HTTP/1.1\r\nHost: test\nAccept: */*\r\n\r\n"), BAD_PARAMETER(NULL),
+     .closes = true},
+    {"head", .method = "GET", .path = "/catalog", RAW("GET /catalog HTTP/1.1\nHost: test\n\n"),
+     BAD_PARAMETER(NULL), .closes = true},
+    {"head", .method = "GET", .path = "/catalog",
+     RAW("GET /catalog HTTP/1.1\r\nHost: test\r\nAccept: text/plain,\r\n application/json\r\n"
+         "\r\n"),
+     BAD_PARAMETER(NULL), .closes = true},
+    {"head", .method = "GET", .path = "/catalog",
+     RAW("GET /catalog HTTP/1.1\r\nHost: test\r\nX-A: 1\r\n\tmore: 2\r\n\r\n"), BAD_PARAMETER(NULL),
+     .closes = true},
+
     /* ---- malformed HTTP: libmicrohttpd answers, without our envelope ---- */
     {"protocol", .method = "POST", .path = "/quote",
      RAW("POST /quote HTTP/1.1\r\nHost: test\r\nContent-Type: application/json\r\n"
