@@ -24,6 +24,7 @@
 #include "http/http.h"
 #include "store/store.h"
 #include "util/config.h"
+#include "util/fd_limit.h"
 #include "util/log.h"
 #include "webhooks/sender.h"
 
@@ -96,6 +97,28 @@ static bool write_port_file(const char *path, uint16_t port)
         return false;
     bool written = fprintf(file, "%u\n", (unsigned)port) > 0;
     return fclose(file) == 0 && written;
+}
+
+/* Raises the soft open-files limit to the hard one, and lowers
+ * connection_limit (and per_ip_connection_limit with it) when the
+ * connections would not fit beside the descriptors the server holds
+ * otherwise: refusing a connection beats failing one with EMFILE. */
+static void fit_open_files(struct gq_config *config)
+{
+    uint64_t limit = fd_limit_raise();
+    unsigned reserved = fd_limit_reserved(config, config->webhooks ? WEBHOOK_SENDER_BATCH : 0);
+    unsigned asked = config->connection_limit, asked_per_ip = config->per_ip_connection_limit;
+    if (!fd_limit_fit(config, limit, reserved))
+        return;
+    char per_ip[96] = "";
+    if (config->per_ip_connection_limit != asked_per_ip)
+        snprintf(per_ip, sizeof per_ip, ", per_ip_connection_limit from %u to %u", asked_per_ip,
+                 config->per_ip_connection_limit);
+    log_warning("open files: the limit of %llu descriptors, less the %u the server needs besides "
+                "connections, leaves %u: connection_limit lowered from %u to %u%s (raise the "
+                "hard limit, ulimit -Hn or systemd's LimitNOFILE, to serve more)",
+                (unsigned long long)limit, reserved, config->connection_limit, asked,
+                config->connection_limit, per_ip);
 }
 
 /* Blocks until SIGTERM or SIGINT, reloading the catalog on SIGHUP. */
@@ -238,6 +261,8 @@ int main(int argc, char **argv)
     while ((unknown = config_next_unknown_variable(environ, &position)) != NULL)
         log_warning("environment variable %.*s is not a configuration key: ignored",
                     (int)strcspn(unknown, "="), unknown);
+    if (command == CONFIG_COMMAND_SERVE)
+        fit_open_files(&config);
     sigset_t signals;
     block_signals(&signals);
     int listener = -1;
