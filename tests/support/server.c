@@ -21,6 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -133,8 +134,9 @@ struct command {
     int argc;
     char *envp[MAX_ENV];
     int envc;
-    char *wrapper;   /* a copy of GPUQUOTE_WRAPPER that argv points into */
-    unsigned run_as; /* user and group id to take before exec, 0: keep */
+    char *wrapper;            /* a copy of GPUQUOTE_WRAPPER that argv points into */
+    unsigned run_as;          /* user and group id to take before exec, 0: keep */
+    struct rlimit open_files; /* set before exec when its hard limit is non-zero */
 };
 
 static void add_arg(struct command *command, const char *arg)
@@ -247,6 +249,7 @@ static void build_command(struct server *server, const struct server_options *op
         if (!env_names(options, defaults[d]))
             add_env(command, defaults[d]);
     command->run_as = server->run_as;
+    command->open_files = (struct rlimit){server->open_files_soft, server->open_files_hard};
 }
 
 /* In the child: nothing but system calls until exec. */
@@ -269,6 +272,8 @@ static void exec_child(struct server *server, struct command *command)
         _exit(126);
     if (command->run_as != 0 &&
         (setgroups(0, NULL) != 0 || setgid(command->run_as) != 0 || setuid(command->run_as) != 0))
+        _exit(126);
+    if (command->open_files.rlim_max != 0 && setrlimit(RLIMIT_NOFILE, &command->open_files) != 0)
         _exit(126);
     execvpe(command->argv[0], command->argv, command->envp);
     _exit(127);
