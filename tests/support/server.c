@@ -115,11 +115,14 @@ bool server_wait_for_text(struct server *server, const char *name, const char *n
     }
 }
 
-/* The last `keep` bytes of standard error, for failure messages. */
+#define TAIL_LINES 40
+
+/* The last TAIL_LINES lines of standard error (their last 4 KB), for
+ * failure messages. */
 static const char *stderr_tail(struct server *server)
 {
-    static char tail[1024];
-    char *text = server_read(server, "stderr.log");
+    static char tail[4096];
+    char *text = suite_file_tail(server->stderr_path, TAIL_LINES);
     size_t length = strlen(text);
     size_t keep = sizeof tail - 1;
     snprintf(tail, sizeof tail, "%s", length > keep ? text + length - keep : text);
@@ -441,7 +444,7 @@ void server_finish(struct server *server)
 {
     int status = server_stop(server);
     const char *tail = status != 0 ? stderr_tail(server) : "";
-    char message[1100];
+    char message[4200];
     snprintf(message, sizeof message, "%s", tail);
     server_cleanup(server);
     ck_assert_msg(status == 0, "the server exited with status %d: %s", status, message);
