@@ -261,8 +261,6 @@ int main(int argc, char **argv)
     while ((unknown = config_next_unknown_variable(environ, &position)) != NULL)
         log_warning("environment variable %.*s is not a configuration key: ignored",
                     (int)strcspn(unknown, "="), unknown);
-    if (command == CONFIG_COMMAND_SERVE)
-        fit_open_files(&config);
     sigset_t signals;
     block_signals(&signals);
     int listener = -1;
@@ -281,9 +279,10 @@ int main(int argc, char **argv)
     if (stop_signal != 0)
         log_info("signal %d during start-up: stopping%s", stop_signal,
                  command == CONFIG_COMMAND_SERVE ? " before serving" : "");
-    if (stop_signal == 0 && status == EXIT_SUCCESS && command == CONFIG_COMMAND_SERVE)
+    if (stop_signal == 0 && status == EXIT_SUCCESS && command == CONFIG_COMMAND_SERVE) {
+        fit_open_files(&config); /* once start-up has nothing left to refuse */
         status = serve(&app, listener, &signals);
-    else if (listener >= 0)
+    } else if (listener >= 0)
         close(listener);
     if (stop_signal == 0 && status == EXIT_SUCCESS && command == CONFIG_COMMAND_KEYS)
         status = cli_keys(&config, app.store);
