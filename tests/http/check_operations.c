@@ -1165,7 +1165,8 @@ START_TEST(test_operations_unknown_variable_warned)
 END_TEST
 
 /* Valgrind keeps descriptors of its own below the hard limit and shows the
- * server its soft limit as both: the figures then are valgrind's. */
+ * server its soft limit as both: the figures then are valgrind's, and a
+ * soft limit cannot be seen raised. */
 static bool under_a_wrapper(void)
 {
     const char *wrapper = getenv("GPUQUOTE_WRAPPER");
@@ -1226,7 +1227,7 @@ START_TEST(test_operations_soft_open_files_raised)
     http_client_free(to);
     ck_assert_int_eq(server_stop(&server), 0);
     char *err = server_read(&server, "stderr.log");
-    ck_assert_msg(strstr(err, "open files") == NULL, "stderr: %s", err);
+    ck_assert_msg(under_a_wrapper() || strstr(err, "open files") == NULL, "stderr: %s", err);
     free(err);
     server_cleanup(&server);
 }
