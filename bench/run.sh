@@ -180,6 +180,12 @@ migrate_db() { # db
 # ---- nginx ------------------------------------------------------------------------
 
 NGINX_MODULES=$(nginx -V 2>&1 || true)
+# A worker's connections within this shell's open-files limit (1024 is a
+# common hard one), half of it: the runs use 256 connections at most, and
+# nginx warns when worker_connections exceeds the limit.
+NGINX_CONNECTIONS=$(ulimit -n)
+[ "$NGINX_CONNECTIONS" = unlimited ] || [ "$NGINX_CONNECTIONS" -gt 8192 ] && NGINX_CONNECTIONS=8192
+NGINX_CONNECTIONS=$((NGINX_CONNECTIONS / 2))
 start_nginx() {
     local port conf=$WORK/nginx/nginx.conf temp_paths="" m i
     for m in client_body proxy fastcgi uwsgi scgi; do
@@ -197,7 +203,7 @@ daemon off;
 worker_processes $THREADS;
 pid $WORK/nginx/nginx.pid;
 error_log $WORK/nginx/error.log warn;
-events { worker_connections 4096; }
+events { worker_connections $NGINX_CONNECTIONS; }
 http {
     access_log off;
     sendfile on;

@@ -24,6 +24,7 @@
 #include "http/http.h"
 #include "store/store.h"
 #include "util/config.h"
+#include "util/fd_limit.h"
 #include "util/log.h"
 #include "webhooks/sender.h"
 
@@ -96,6 +97,28 @@ static bool write_port_file(const char *path, uint16_t port)
         return false;
     bool written = fprintf(file, "%u\n", (unsigned)port) > 0;
     return fclose(file) == 0 && written;
+}
+
+/* Raises the soft open-files limit to the hard one, and lowers
+ * connection_limit (and per_ip_connection_limit with it) when the
+ * connections would not fit beside the descriptors the server holds
+ * otherwise: refusing a connection beats failing one with EMFILE. */
+static void fit_open_files(struct gq_config *config)
+{
+    uint64_t limit = fd_limit_raise();
+    unsigned reserved = fd_limit_reserved(config, config->webhooks ? WEBHOOK_SENDER_BATCH : 0);
+    unsigned asked = config->connection_limit, asked_per_ip = config->per_ip_connection_limit;
+    if (!fd_limit_fit(config, limit, reserved))
+        return;
+    char per_ip[96] = "";
+    if (config->per_ip_connection_limit != asked_per_ip)
+        snprintf(per_ip, sizeof per_ip, ", per_ip_connection_limit from %u to %u", asked_per_ip,
+                 config->per_ip_connection_limit);
+    log_warning("open files: the limit of %llu descriptors, less the %u the server needs besides "
+                "connections, leaves %u: connection_limit lowered from %u to %u%s (raise the "
+                "hard limit, ulimit -Hn or systemd's LimitNOFILE, to serve more)",
+                (unsigned long long)limit, reserved, config->connection_limit, asked,
+                config->connection_limit, per_ip);
 }
 
 /* Blocks until SIGTERM or SIGINT, reloading the catalog on SIGHUP. */
@@ -256,9 +279,10 @@ int main(int argc, char **argv)
     if (stop_signal != 0)
         log_info("signal %d during start-up: stopping%s", stop_signal,
                  command == CONFIG_COMMAND_SERVE ? " before serving" : "");
-    if (stop_signal == 0 && status == EXIT_SUCCESS && command == CONFIG_COMMAND_SERVE)
+    if (stop_signal == 0 && status == EXIT_SUCCESS && command == CONFIG_COMMAND_SERVE) {
+        fit_open_files(&config); /* once start-up has nothing left to refuse */
         status = serve(&app, listener, &signals);
-    else if (listener >= 0)
+    } else if (listener >= 0)
         close(listener);
     if (stop_signal == 0 && status == EXIT_SUCCESS && command == CONFIG_COMMAND_KEYS)
         status = cli_keys(&config, app.store);

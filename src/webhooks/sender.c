@@ -24,8 +24,6 @@
 #include "util/webhook.h"
 #include "util/worker.h"
 
-#define WEBHOOK_SENDER_BATCH 16
-
 struct webhook_sender {
     const struct gq_config *config;
     struct store *store;

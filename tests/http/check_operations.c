@@ -1164,6 +1164,75 @@ START_TEST(test_operations_unknown_variable_warned)
 }
 END_TEST
 
+/* Valgrind keeps descriptors of its own below the hard limit and shows the
+ * server its soft limit as both: the figures then are valgrind's, and a
+ * soft limit cannot be seen raised. */
+static bool under_a_wrapper(void)
+{
+    const char *wrapper = getenv("GPUQUOTE_WRAPPER");
+    return wrapper != NULL && wrapper[0] != '\0';
+}
+
+/* A hard open-files limit of 256 cannot hold 1024 connections beside the
+ * 116 descriptors a default server needs otherwise (3 standard streams, 7
+ * for the listener and two threads' wake-ups, 15 for five database
+ * connections, 51 for 16 webhook deliveries, 8 workers, a margin of 32):
+ * one warning with the figures, both limits lowered, and it serves. */
+START_TEST(test_operations_connection_limit_fits_open_files)
+{
+    struct server server = {.open_files_soft = 200, .open_files_hard = 256};
+    server_start(&server, NULL);
+    struct http_client *to = http_client_new(server.port);
+    struct http_response *catalog = http_get(to, "/catalog");
+    expect_status(catalog, 200);
+    http_response_free(catalog);
+    http_client_free(to);
+    ck_assert_int_eq(server_stop(&server), 0);
+    char *err = server_read(&server, "stderr.log");
+    static const char marker[] = "gpuquote: warning: open files: the limit of ";
+    const char *line = strstr(err, marker);
+    ck_assert_msg(line != NULL, "no warning: %s", err);
+    ck_assert_msg(strstr(line + 1, marker) == NULL, "warned twice: %s", err);
+    unsigned limit = (unsigned)strtoul(line + sizeof marker - 1, NULL, 10);
+    ck_assert_uint_eq(limit, under_a_wrapper() ? limit : 256); /* the soft 200 raised */
+    char expected[400];
+    snprintf(expected, sizeof expected,
+             "the limit of %u descriptors, less the 116 the server needs besides connections, "
+             "leaves %u: connection_limit lowered from 1024 to %u, per_ip_connection_limit from "
+             "512 to %u (raise the hard limit, ulimit -Hn or systemd's LimitNOFILE, to serve "
+             "more)\n",
+             limit, limit - 116, limit - 116, limit - 116);
+    ck_assert_msg(strstr(line, expected) != NULL, "expected \"%s\" in: %s", expected, err);
+    free(err);
+    server_cleanup(&server);
+}
+END_TEST
+
+/* A soft limit of 128 under a hard one of 1024 is raised to 1024, where
+ * connection_limit 600 fits: no warning, and the metrics show the limit. */
+START_TEST(test_operations_soft_open_files_raised)
+{
+    struct server server = {.open_files_soft = 128, .open_files_hard = 1024};
+    const char *const env[] = {"GPUQUOTE_CONNECTION_LIMIT=600", NULL};
+    struct server_options options = {NULL, env, false};
+    server_start(&server, &options);
+    struct http_client *to = http_client_new(server.port);
+    struct http_response *metrics = http_get(to, "/metrics");
+    expect_status(metrics, 200);
+    const char *max_fds = strstr(metrics->body, "\nprocess_max_fds ");
+    ck_assert_msg(max_fds != NULL, "no process_max_fds: %s", metrics->body);
+    unsigned long shown = strtoul(max_fds + strlen("\nprocess_max_fds "), NULL, 10);
+    ck_assert_uint_eq(shown, under_a_wrapper() ? shown : 1024);
+    http_response_free(metrics);
+    http_client_free(to);
+    ck_assert_int_eq(server_stop(&server), 0);
+    char *err = server_read(&server, "stderr.log");
+    ck_assert_msg(under_a_wrapper() || strstr(err, "open files") == NULL, "stderr: %s", err);
+    free(err);
+    server_cleanup(&server);
+}
+END_TEST
+
 /* A configuration error (exit 2), found before the database is created. */
 START_TEST(test_operations_bad_listen_address)
 {
@@ -1410,6 +1479,8 @@ static Suite *make_suite(void)
     tcase_add_test(process, test_operations_port_file_unwritable);
     tcase_add_test(process, test_operations_listens_on_ipv6);
     tcase_add_test(process, test_operations_unknown_variable_warned);
+    tcase_add_test(process, test_operations_connection_limit_fits_open_files);
+    tcase_add_test(process, test_operations_soft_open_files_raised);
     tcase_add_test(process, test_operations_bad_listen_address);
     tcase_add_test(process, test_operations_restart_on_same_port);
     suite_add_tcase(suite, process);
