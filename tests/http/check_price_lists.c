@@ -492,6 +492,11 @@ START_TEST(test_times_in_unix_seconds)
     expect_str(published->json, "state", "scheduled");
     expect_str(published->json, "effective_at", "2100-01-01T00:00:00Z");
     http_response_free(published);
+    struct http_response *announced = call("GET", "/catalog?at=4102444800", NULL);
+    expect_status(announced, 200);
+    ck_assert_int_eq(json_integer_value(json_at(announced->json, "price_list_version")), 2);
+    http_response_free(announced);
+    expect_call("GET", "/catalog?at=41024448x", NULL, 400, "invalid_parameter", "at");
 }
 END_TEST
 
