@@ -65,11 +65,11 @@ static enum gq_code read_text(json_t *body, const char *key, bool required, cons
  * (stored as NULL). */
 static enum gq_code read_time(json_t *body, const char *key, json_t **out, struct gq_error *err)
 {
+    json_t *value = json_object_get(body, key);
     int64_t seconds = 0;
-    bool open_end = json_is_null(json_object_get(body, key));
     enum gq_code code = fields_time(body, key, "", false, &seconds, err);
-    *out = code == GQ_OK && !open_end && json_object_get(body, key) != NULL ? json_integer(seconds)
-                                                                            : json_null();
+    bool given = code == GQ_OK && value != NULL && !json_is_null(value);
+    *out = given ? json_integer(seconds) : json_null();
     return code;
 }
 
