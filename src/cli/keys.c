@@ -18,6 +18,10 @@
 #include "util/api_key.h"
 #include "util/clock.h"
 #include "util/log.h"
+#include "util/utf8.h"
+
+/* Room for a key's name with every byte escaped ("\\x1b": four bytes). */
+#define NAME_PRINT_SIZE (4 * 100 + 1)
 
 static void usage(FILE *stream)
 {
@@ -77,6 +81,10 @@ static int run_create(struct store *store, int argc, char **argv)
     }
     if (name == NULL || name[0] == '\0' || strlen(name) > 100)
         return fail_usage("--name NAME (1 to 100 bytes) is required");
+    size_t offset;
+    uint32_t control;
+    if (utf8_find_control(name, &offset, &control))
+        return fail_usage("--name must not contain control or bidirectional formatting characters");
     if (scopes == SCOPE_NONE)
         return fail_usage("at least one --scope is required");
     struct stored_key key;
@@ -86,10 +94,11 @@ static int run_create(struct store *store, int argc, char **argv)
         log_error("%s", err.message);
         return 1;
     }
-    char text[160];
+    char text[160], shown[NAME_PRINT_SIZE];
     printf("%s\n", secret);
     fprintf(stderr, "gpuquote: created %s (%s), scopes %s; the key above is shown only now\n",
-            key.id, key.name, api_scopes_format(key.scopes, text, sizeof text));
+            key.id, utf8_escape_controls(key.name, shown, sizeof shown),
+            api_scopes_format(key.scopes, text, sizeof text));
     memset(secret, 0, sizeof secret);
     return 0;
 }
@@ -107,11 +116,14 @@ static int run_list(struct store *store)
     for (size_t i = 0; i < list.count; i++) {
         const struct stored_key *key = &list.items[i];
         char created[CLOCK_RFC3339_SIZE], used[CLOCK_RFC3339_SIZE], revoked[CLOCK_RFC3339_SIZE];
-        char scopes[160];
+        char scopes[160], name[NAME_PRINT_SIZE];
+        /* A name stored before names were checked may hold anything: it is
+         * shown escaped, never obeyed by the terminal. */
         printf("%-36s %-12s %-20s %-20s %-20s %s / %s\n", key->id, key->prefix,
                clock_format_rfc3339(key->created_at, created),
                key->last_used_at ? clock_format_rfc3339(key->last_used_at, used) : "-",
-               key->revoked_at ? clock_format_rfc3339(key->revoked_at, revoked) : "-", key->name,
+               key->revoked_at ? clock_format_rfc3339(key->revoked_at, revoked) : "-",
+               utf8_escape_controls(key->name, name, sizeof name),
                api_scopes_format(key->scopes, scopes, sizeof scopes));
     }
     store_key_list_free(&list);

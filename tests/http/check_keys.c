@@ -579,6 +579,33 @@ START_TEST(test_keys_from_the_command_line)
 }
 END_TEST
 
+/* A name stored before names were checked, with a terminal's escape
+ * sequences, a carriage return and a bidirectional override in it, is
+ * listed escaped: the terminal shows it and obeys none of it. Such a name
+ * is refused from the command line as from the API. */
+START_TEST(test_keys_list_escapes_stored_names)
+{
+    const char *raw = "evil\x1b[31mRED\x1b[0m\rkey_fake \xe2\x80\xae"
+                      "cba\xc2\x9b";
+    ck_assert_int_eq(server_db_exec(&server, "UPDATE api_keys SET name = ?1", raw), 1);
+    const char *const list[] = {"keys", "list", NULL};
+    ck_assert_int_eq(run_keys(list), 0);
+    char *listing = server_read(&server, "keys.out");
+    ck_assert_ptr_null(strchr(listing, '\x1b'));
+    ck_assert_ptr_null(strchr(listing, '\r'));
+    ck_assert_ptr_null(strstr(listing, "\xe2\x80\xae"));
+    ck_assert_ptr_null(strstr(listing, "\xc2\x9b"));
+    ck_assert_msg(strstr(listing, "evil\\x1b[31mRED\\x1b[0m\\x0dkey_fake \\u202ecba\\u009b / ") !=
+                      NULL,
+                  "listing: %s", listing);
+    free(listing);
+    const char *const create[] = {"keys",    "create",      "--name", "job\x1b]0;owned\x07",
+                                  "--scope", "quotes:read", NULL};
+    ck_assert_int_eq(run_keys(create), 2);
+    ck_assert_int_eq(server_db_integer(&server, "SELECT COUNT(*) FROM api_keys", NULL), 1);
+}
+END_TEST
+
 START_TEST(test_first_start_key_file)
 {
     struct stat info;
@@ -742,6 +769,7 @@ static Suite *make_suite(void)
     tcase_add_test(keys, test_last_use_is_recorded);
     tcase_add_test(keys, test_keys_reach_another_process);
     tcase_add_test(keys, test_keys_from_the_command_line);
+    tcase_add_test(keys, test_keys_list_escapes_stored_names);
     tcase_add_test(keys, test_first_start_key_file);
     suite_set_timeout(keys, 30);
     suite_add_tcase(suite, keys);
