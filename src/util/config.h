@@ -41,6 +41,7 @@ struct gq_config {
     unsigned per_ip_connection_limit;    /* 0 = no per-IP limit */
     unsigned connection_timeout_seconds; /* idle keep-alive timeout */
     unsigned request_timeout_seconds;    /* whole-body deadline */
+    unsigned response_timeout_seconds;   /* the client takes an answer within this */
     unsigned shutdown_grace_seconds;     /* SIGTERM waits this long for requests */
     size_t body_limit_bytes;
     int64_t quote_expiry_seconds;
