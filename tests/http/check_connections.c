@@ -1,7 +1,8 @@
 /*
  * Connections that hold a slot and do nothing with it: idle floods from
- * other addresses, too many connections from one address, idle connections
- * to the metrics listener, and a client that reads its answer too slowly.
+ * other addresses, idle connections under pressure, too many connections
+ * from one address, idle connections to the metrics listener, and a client
+ * that reads its answer too slowly.
  * In each a new client is still served, and soon.
  *
  * The flood is sized to the descriptors this process may open: CI runs
@@ -119,6 +120,48 @@ START_TEST(test_connections_new_client_served_beside_idle_floods)
     }
     close_all(flood, 2 * n);
     free(flood);
+    server_finish(&server);
+}
+END_TEST
+
+/* Waits up to `timeout_ms` for the server to close each of `fds`; returns
+ * how many it closed. */
+static unsigned wait_closed(const int *fds, unsigned count, long timeout_ms)
+{
+    long long deadline = suite_now_ms() + timeout_ms;
+    unsigned closed = 0;
+    for (unsigned i = 0; i < count; i++) {
+        char byte;
+        struct pollfd readable = {.fd = fds[i], .events = POLLIN};
+        long left = (long)(deadline - suite_now_ms());
+        if (left > 0 && poll(&readable, 1, (int)left) == 1 && recv(fds[i], &byte, 1, 0) <= 0)
+            closed++;
+    }
+    return closed;
+}
+
+/* 18 idle connections under a limit of 20, whose last one (a sixteenth,
+ * at least one) is kept for new connections: the idle timeout shrinks from
+ * 10 s at half the limit towards 1 s at 19, and is 1 + 9 x (19 - 18) /
+ * (19 - 10) = 2 s at 18. The server closes them then, not after 10 s, and
+ * not at once. */
+START_TEST(test_connections_idle_timeout_shrinks_under_pressure)
+{
+    const char *const env[] = {"GPUQUOTE_CONNECTION_LIMIT=20",
+                               "GPUQUOTE_PER_IP_CONNECTION_LIMIT=20",
+                               "GPUQUOTE_CONNECTION_TIMEOUT_SECONDS=10", NULL};
+    struct server server = {0};
+    struct server_options options = {NULL, env, false};
+    server_start(&server, &options);
+
+    int idle[18];
+    long long opened = suite_now_ms();
+    open_idle(server.port, "127.0.0.2", idle, 18);
+    ck_assert_uint_eq(wait_closed(idle, 18, 1500), 0);
+    ck_assert_uint_eq(wait_closed(idle, 18, 2000 + suite_wait_ms(1.5) - 1500), 18);
+    long long took = suite_now_ms() - opened;
+    ck_assert_msg(took <= 2000 + suite_wait_ms(1.5), "closed after %lld ms", took);
+    close_all(idle, 18);
     server_finish(&server);
 }
 END_TEST
@@ -251,6 +294,7 @@ static Suite *make_suite(void)
     TCase *pressure = tcase_create("pressure");
     suite_set_timeout(pressure, 30);
     tcase_add_test(pressure, test_connections_new_client_served_beside_idle_floods);
+    tcase_add_test(pressure, test_connections_idle_timeout_shrinks_under_pressure);
     tcase_add_test(pressure, test_connections_per_address_share);
     tcase_add_test(pressure, test_connections_metrics_scrape_beside_idle);
     tcase_add_test(pressure, test_connections_slow_reader_cut);
