@@ -138,19 +138,26 @@ static void cut_if_late(struct slow_clients *watch, struct watched_connection *c
         cut(watch, connection, false);
 }
 
-/* Cuts a connection that has waited for a request longer than `idle_us`
- * (0: any that waits); the caller holds the lock. The exchange fails,
- * and nothing is cut, when a request has begun meanwhile. */
-static bool cut_if_idle(struct slow_clients *watch, struct watched_connection *connection,
-                        int64_t now_us, int64_t idle_us)
+/* Cuts a connection that has waited for a request since `since`; the
+ * caller holds the lock. The exchange fails, and nothing is cut, when a
+ * request has begun meanwhile. */
+static bool cut_idle(struct slow_clients *watch, struct watched_connection *connection,
+                     int64_t since)
 {
-    int64_t since = atomic_load_explicit(&connection->idle_since_us, memory_order_acquire);
-    if (since == 0 || now_us - since <= idle_us)
-        return false;
     if (!atomic_compare_exchange_strong(&connection->idle_since_us, &since, 0))
         return false;
     cut(watch, connection, false);
     return true;
+}
+
+/* Cuts the connection if it has waited for a request longer than
+ * `idle_us`; the caller holds the lock. */
+static void cut_if_idle(struct slow_clients *watch, struct watched_connection *connection,
+                        int64_t now_us, int64_t idle_us)
+{
+    int64_t since = atomic_load_explicit(&connection->idle_since_us, memory_order_acquire);
+    if (since != 0 && now_us - since > idle_us)
+        cut_idle(watch, connection, since);
 }
 
 /* Cuts a connection whose answer the client has not taken by the response
@@ -174,7 +181,8 @@ static void cut_if_slow_reader(struct slow_clients *watch, struct watched_connec
 }
 
 /* Closes the connection that has waited longest for a request, other than
- * `spared`; false when none waits. The caller holds the lock. */
+ * `spared` (unless a request begins on it meanwhile); false when none
+ * waits. The caller holds the lock. */
 static bool cut_longest_idle(struct slow_clients *watch, const struct watched_connection *spared)
 {
     struct watched_connection *longest = NULL;
@@ -187,7 +195,10 @@ static bool cut_longest_idle(struct slow_clients *watch, const struct watched_co
             longest_since = since;
         }
     }
-    return longest != NULL && cut_if_idle(watch, longest, clock_monotonic_us(), -1);
+    if (longest == NULL)
+        return false;
+    cut_idle(watch, longest, longest_since);
+    return true;
 }
 
 /* Keeps room for new connections by closing the longest idle ones. */
