@@ -83,6 +83,10 @@ export GPUQUOTE_BOOTSTRAP_KEY_FILE=$WORK/admin.key
 export GPUQUOTE_RATE_LIMIT_KEYLESS_PER_SECOND=1000000 GPUQUOTE_RATE_LIMIT_KEYLESS_BURST=1000000
 export GPUQUOTE_RATE_LIMIT_KEYLESS_SAVES_PER_MINUTE=1000000
 export GPUQUOTE_RATE_LIMIT_KEY_PER_SECOND=1000000 GPUQUOTE_RATE_LIMIT_KEY_BURST=1000000
+# Its 256 connections (and a probe beside them) are more than one address's
+# default share of the connection limit, a quarter: no per-address limit, as
+# behind a proxy.
+export GPUQUOTE_PER_IP_CONNECTION_LIMIT=0
 chmod 755 "$WORK" # nginx workers run as nobody when we are root
 mkdir -p "$WORK/www" "$WORK/nginx" "$WORK/bodies" "$WORK/runs"
 chmod 755 "$WORK/www"

@@ -40,6 +40,7 @@ enum key_id {
     KEY_PER_IP_CONNECTION_LIMIT,
     KEY_CONNECTION_TIMEOUT_SECONDS,
     KEY_REQUEST_TIMEOUT_SECONDS,
+    KEY_RESPONSE_TIMEOUT_SECONDS,
     KEY_SHUTDOWN_GRACE_SECONDS,
     KEY_BODY_LIMIT_BYTES,
     KEY_QUOTE_EXPIRY_SECONDS,
@@ -120,9 +121,9 @@ static const struct key_spec keys[KEY_COUNT] = {
                               "open connections at once, 1..100000"},
     [KEY_PER_IP_CONNECTION_LIMIT] = {"per_ip_connection_limit", "GPUQUOTE_PER_IP_CONNECTION_LIMIT",
                                      KIND_INTEGER, STORE_UNSIGNED, FIELD(per_ip_connection_limit),
-                                     0, 100000, "512",
+                                     0, 100000, "256",
                                      "connections from one address, 0..connection_limit "
-                                     "(0 = no limit)"},
+                                     "(0 = no limit; unset: a quarter of connection_limit)"},
     [KEY_CONNECTION_TIMEOUT_SECONDS] = {"connection_timeout_seconds",
                                         "GPUQUOTE_CONNECTION_TIMEOUT_SECONDS", KIND_INTEGER,
                                         STORE_UNSIGNED, FIELD(connection_timeout_seconds), 1, 3600,
@@ -131,6 +132,10 @@ static const struct key_spec keys[KEY_COUNT] = {
                                      KIND_INTEGER, STORE_UNSIGNED, FIELD(request_timeout_seconds),
                                      1, 3600, "10",
                                      "deadline for a whole request, from its first line, 1..3600"},
+    [KEY_RESPONSE_TIMEOUT_SECONDS] = {"response_timeout_seconds",
+                                      "GPUQUOTE_RESPONSE_TIMEOUT_SECONDS", KIND_INTEGER,
+                                      STORE_UNSIGNED, FIELD(response_timeout_seconds), 1, 3600,
+                                      "60", "deadline for the client to take an answer, 1..3600"},
     [KEY_SHUTDOWN_GRACE_SECONDS] = {"shutdown_grace_seconds", "GPUQUOTE_SHUTDOWN_GRACE_SECONDS",
                                     KIND_INTEGER, STORE_UNSIGNED, FIELD(shutdown_grace_seconds), 1,
                                     600, "10",
@@ -995,20 +1000,27 @@ static enum gq_code apply_defaults(struct loader *ld)
     return GQ_OK;
 }
 
-/* The one rule between two keys: an unset per-IP limit follows a smaller
- * connection limit down; a set one must fit under it. */
+/* The one rule between two keys: an unset per-IP limit is a share of the
+ * connection limit; one set on a lower layer follows a smaller connection
+ * limit down; one set on the same layer or above must fit under it. */
 static enum gq_code check_per_ip_limit(struct loader *ld)
 {
     struct gq_config *config = ld->config;
+    struct source src = ld->origin[KEY_PER_IP_CONNECTION_LIMIT];
+    if (src.label == NULL) {
+        unsigned share = config->connection_limit / CONFIG_PER_IP_SHARE;
+        config->per_ip_connection_limit = share > 0 ? share : 1;
+        config->per_ip_connection_limit_is_share = true;
+        return GQ_OK;
+    }
     if (config->per_ip_connection_limit <= config->connection_limit)
         return GQ_OK;
-    struct source src = ld->origin[KEY_PER_IP_CONNECTION_LIMIT];
+    /* Set on a layer below the one that lowered connection_limit (a file's
+     * 512 under GPUQUOTE_CONNECTION_LIMIT=100), it follows the connection
+     * limit down. Set on the same layer or above, the two contradict each
+     * other. */
     struct source limit_src = ld->origin[KEY_CONNECTION_LIMIT];
-    /* A per-IP limit left at its default, or set on a layer below the one
-     * that lowered connection_limit (the shipped file's 512 under
-     * GPUQUOTE_CONNECTION_LIMIT=100), follows the connection limit down.
-     * Set on the same layer or above, the two contradict each other. */
-    if (src.label == NULL || (limit_src.label != NULL && src.layer < limit_src.layer)) {
+    if (limit_src.label != NULL && src.layer < limit_src.layer) {
         config->per_ip_connection_limit = config->connection_limit;
         return GQ_OK;
     }

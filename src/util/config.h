@@ -38,10 +38,12 @@ struct gq_config {
     bool auto_migrate;    /* serve applies pending migrations first */
     unsigned threads;     /* libmicrohttpd thread pool size, 1..64 */
     unsigned connection_limit;
-    unsigned per_ip_connection_limit;    /* 0 = no per-IP limit */
-    unsigned connection_timeout_seconds; /* idle keep-alive timeout */
-    unsigned request_timeout_seconds;    /* whole-body deadline */
-    unsigned shutdown_grace_seconds;     /* SIGTERM waits this long for requests */
+    unsigned per_ip_connection_limit;      /* 0 = no per-IP limit */
+    bool per_ip_connection_limit_is_share; /* unset: connection_limit / CONFIG_PER_IP_SHARE */
+    unsigned connection_timeout_seconds;   /* idle keep-alive timeout */
+    unsigned request_timeout_seconds;      /* whole-body deadline */
+    unsigned response_timeout_seconds;     /* the client takes an answer within this */
+    unsigned shutdown_grace_seconds;       /* SIGTERM waits this long for requests */
     size_t body_limit_bytes;
     int64_t quote_expiry_seconds;
     int quote_sweep_interval_ms;       /* the sweeper's period */
@@ -105,5 +107,9 @@ bool config_listen_address(const char *listen, uint16_t port, struct sockaddr_st
 /* Reads "ADDRESS:PORT" ("127.0.0.1:9464", "[::1]:9464"; port 0: any free
  * one) into *out; false when it is not one. */
 bool config_metrics_address(const char *text, struct sockaddr_storage *out);
+
+/* The share of connection_limit one address may hold when
+ * per_ip_connection_limit is not set: one in CONFIG_PER_IP_SHARE. */
+#define CONFIG_PER_IP_SHARE 4u
 
 #endif

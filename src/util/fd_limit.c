@@ -62,7 +62,10 @@ bool fd_limit_fit(struct gq_config *config, uint64_t limit, unsigned reserved)
         return false;
     unsigned fits = limit > reserved ? (unsigned)(limit - reserved) : 1;
     config->connection_limit = fits;
-    if (config->per_ip_connection_limit > fits)
+    if (config->per_ip_connection_limit_is_share)
+        config->per_ip_connection_limit =
+            fits >= CONFIG_PER_IP_SHARE ? fits / CONFIG_PER_IP_SHARE : 1;
+    else if (config->per_ip_connection_limit > fits)
         config->per_ip_connection_limit = fits;
     return true;
 }

@@ -25,7 +25,8 @@ uint64_t fd_limit_raise(void);
 unsigned fd_limit_reserved(const struct gq_config *config, unsigned webhook_transfers);
 
 /* Lowers config->connection_limit to what `limit` leaves after `reserved`
- * (at least 1), and per_ip_connection_limit with it when above it.
+ * (at least 1), and per_ip_connection_limit with it: the same share of the
+ * lower limit when it was not set, else the lower limit when above it.
  * Returns whether it lowered anything. */
 bool fd_limit_fit(struct gq_config *config, uint64_t limit, unsigned reserved);
 

@@ -103,9 +103,10 @@ static void assert_defaults(const struct gq_config *c)
     ck_assert(c->auto_migrate);
     ck_assert_uint_eq(c->threads, 2);
     ck_assert_uint_eq(c->connection_limit, 1024);
-    ck_assert_uint_eq(c->per_ip_connection_limit, 512);
+    ck_assert_uint_eq(c->per_ip_connection_limit, 256);
     ck_assert_uint_eq(c->connection_timeout_seconds, 30);
     ck_assert_uint_eq(c->request_timeout_seconds, 10);
+    ck_assert_uint_eq(c->response_timeout_seconds, 60);
     ck_assert_uint_eq(c->shutdown_grace_seconds, 10);
     ck_assert_uint_eq(c->body_limit_bytes, 65536);
     ck_assert_int_eq(c->quote_expiry_seconds, 604800);
@@ -718,7 +719,9 @@ START_TEST(test_boolean_variables)
 }
 END_TEST
 
-START_TEST(test_per_ip_default_follows_smaller_connection_limit)
+/* Unset, the per-IP limit is a quarter of the connection limit, whatever
+ * that is (at least one); set, it is what was set. */
+START_TEST(test_per_ip_default_is_a_share_of_connection_limit)
 {
     struct gq_config c;
     struct gq_error err;
@@ -726,14 +729,29 @@ START_TEST(test_per_ip_default_follows_smaller_connection_limit)
     char *envp[] = {"GPUQUOTE_CONNECTION_LIMIT=100", NULL};
     ck_assert_int_eq(load(&c, NULL, argv, envp, &err), GQ_OK);
     ck_assert_uint_eq(c.connection_limit, 100);
-    ck_assert_uint_eq(c.per_ip_connection_limit, 100);
+    ck_assert_uint_eq(c.per_ip_connection_limit, 25);
+    config_free(&c);
+
+    char *larger[] = {"GPUQUOTE_CONNECTION_LIMIT=4096", NULL};
+    ck_assert_int_eq(load(&c, NULL, argv, larger, &err), GQ_OK);
+    ck_assert_uint_eq(c.per_ip_connection_limit, 1024);
+    config_free(&c);
+
+    char *tiny[] = {"GPUQUOTE_CONNECTION_LIMIT=3", NULL};
+    ck_assert_int_eq(load(&c, NULL, argv, tiny, &err), GQ_OK);
+    ck_assert_uint_eq(c.per_ip_connection_limit, 1);
+    config_free(&c);
+
+    char *set[] = {"GPUQUOTE_CONNECTION_LIMIT=4096", "GPUQUOTE_PER_IP_CONNECTION_LIMIT=4096", NULL};
+    ck_assert_int_eq(load(&c, NULL, argv, set, &err), GQ_OK);
+    ck_assert_uint_eq(c.per_ip_connection_limit, 4096);
     config_free(&c);
 }
 END_TEST
 
-/* The shipped file sets every key at its default, per_ip_connection_limit
- * 512 too: lowering connection_limit in the environment takes the per-IP
- * limit down with it, as if the file had not set it. */
+/* A file that sets per_ip_connection_limit to 512: lowering
+ * connection_limit in the environment takes the per-IP limit down with
+ * it. */
 START_TEST(test_per_ip_from_a_lower_layer_follows_connection_limit)
 {
     write_file("gq.json", "{\"per_ip_connection_limit\": 512}");
@@ -1281,7 +1299,7 @@ START_TEST(test_usage_lists_every_flag_variable_and_default)
         "  auto_migrate                GPUQUOTE_AUTO_MIGRATE                 true\n",
         "  threads                     GPUQUOTE_THREADS                      2\n",
         "  connection_limit            GPUQUOTE_CONNECTION_LIMIT             1024\n",
-        "  per_ip_connection_limit     GPUQUOTE_PER_IP_CONNECTION_LIMIT      512\n",
+        "  per_ip_connection_limit     GPUQUOTE_PER_IP_CONNECTION_LIMIT      256\n",
         "  connection_timeout_seconds  GPUQUOTE_CONNECTION_TIMEOUT_SECONDS   30\n",
         "  request_timeout_seconds     GPUQUOTE_REQUEST_TIMEOUT_SECONDS      10\n",
         "  shutdown_grace_seconds      GPUQUOTE_SHUTDOWN_GRACE_SECONDS       10\n",
@@ -1343,7 +1361,7 @@ static Suite *config_suite(void)
     tcase_add_test(keys, test_port_file_unset_by_null_and_empty);
     tcase_add_loop_test(keys, test_boolean_variables, 0,
                         (int)(sizeof bool_cases / sizeof bool_cases[0]));
-    tcase_add_test(keys, test_per_ip_default_follows_smaller_connection_limit);
+    tcase_add_test(keys, test_per_ip_default_is_a_share_of_connection_limit);
     tcase_add_test(keys, test_per_ip_from_a_lower_layer_follows_connection_limit);
     tcase_add_test(keys, test_range_bounds_are_accepted);
     tcase_add_test(keys, test_free_is_safe_twice_and_on_zero);

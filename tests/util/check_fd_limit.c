@@ -49,6 +49,22 @@ START_TEST(test_fit_lowers_both_limits)
 }
 END_TEST
 
+/* An unset per-address limit is a share of connection_limit, and stays
+ * that share of the lowered one. */
+START_TEST(test_fit_keeps_the_per_ip_share)
+{
+    struct gq_config config = defaults();
+    config.per_ip_connection_limit = 1024 / CONFIG_PER_IP_SHARE;
+    config.per_ip_connection_limit_is_share = true;
+    ck_assert(fd_limit_fit(&config, 1024, 116));
+    ck_assert_uint_eq(config.connection_limit, 908);
+    ck_assert_uint_eq(config.per_ip_connection_limit, 227);
+    ck_assert(fd_limit_fit(&config, 118, 116));
+    ck_assert_uint_eq(config.connection_limit, 2);
+    ck_assert_uint_eq(config.per_ip_connection_limit, 1);
+}
+END_TEST
+
 START_TEST(test_fit_keeps_no_per_ip_limit_and_one_connection)
 {
     struct gq_config config = defaults();
@@ -66,6 +82,7 @@ int main(void)
     tcase_add_test(tcase, test_reserved_grows_with_threads_metrics_and_webhooks);
     tcase_add_test(tcase, test_fit_leaves_a_limit_that_fits_alone);
     tcase_add_test(tcase, test_fit_lowers_both_limits);
+    tcase_add_test(tcase, test_fit_keeps_the_per_ip_share);
     tcase_add_test(tcase, test_fit_keeps_no_per_ip_limit_and_one_connection);
     suite_add_tcase(suite, tcase);
     SRunner *runner = srunner_create(suite);
