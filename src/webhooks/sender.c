@@ -4,9 +4,10 @@
  * specification: POST of the event's JSON with webhook-id (the event's id,
  * the same on every retry), webhook-timestamp (unix seconds) and
  * webhook-signature; no redirect is followed; https certificates are
- * verified (libcurl's default, kept); a socket to a private, loopback or
- * link-local address is refused unless webhooks_allow_private, whatever a
- * host name resolved to when the endpoint was made.
+ * verified (libcurl's default, kept); no proxy is used, whatever the
+ * environment says; a socket to an address that is not globally reachable
+ * (webhook_address_is_private) is refused unless webhooks_allow_private,
+ * whatever a host name resolved to when the endpoint was made.
  */
 #include "webhooks/sender.h"
 
@@ -101,6 +102,10 @@ static bool prepare(struct webhook_sender *sender, struct transfer *transfer)
     curl_easy_setopt(easy, CURLOPT_PROTOCOLS_STR,
                      sender->config->webhooks_allow_http ? "http,https" : "https");
     curl_easy_setopt(easy, CURLOPT_FOLLOWLOCATION, 0L);
+    /* Never a proxy from the environment (https_proxy, all_proxy): only the
+     * proxy's address would be checked, not the endpoint's. */
+    curl_easy_setopt(easy, CURLOPT_PROXY, "");
+    curl_easy_setopt(easy, CURLOPT_NOPROXY, "*");
     curl_easy_setopt(easy, CURLOPT_NOSIGNAL, 1L);
     curl_easy_setopt(easy, CURLOPT_TIMEOUT_MS, (long)sender->config->webhook_timeout_ms);
     curl_easy_setopt(easy, CURLOPT_HTTPHEADER, headers);

@@ -14,15 +14,20 @@
  * - kill -9 of the server while a delivery is in flight: it is delivered
  *   after the restart, once its lease (2 x webhook_timeout_ms) has run out;
  * - two replicas on one database, both sending: each event arrives once
- *   (the duplicates are counted and printed, and must be none).
+ *   (the duplicates are counted and printed, and must be none);
+ * - a proxy named by the server's environment is not used.
  */
+#include <arpa/inet.h>
 #include <check.h>
+#include <netinet/in.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <sys/time.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "support/expect.h"
 #include "support/http.h"
@@ -387,6 +392,59 @@ START_TEST(test_two_replicas_deliver_each_event_once)
 }
 END_TEST
 
+/* A listening socket on 127.0.0.1 that nobody answers; its port. */
+static int listen_socket(uint16_t *port)
+{
+    int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+    ck_assert_int_ge(fd, 0);
+    struct sockaddr_in address = {.sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
+    socklen_t length = sizeof address;
+    ck_assert_int_eq(bind(fd, (struct sockaddr *)&address, length), 0);
+    ck_assert_int_eq(listen(fd, 16), 0);
+    ck_assert_int_eq(getsockname(fd, (struct sockaddr *)&address, &length), 0);
+    *port = ntohs(address.sin_port);
+    return fd;
+}
+
+/* A proxy named by the server's environment (http_proxy, https_proxy,
+ * all_proxy) is not used: the delivery goes to the endpoint itself, and
+ * the proxy is never connected to. */
+START_TEST(test_a_proxy_from_the_environment_is_not_used)
+{
+    finish();
+    uint16_t proxy_port;
+    int proxy = listen_socket(&proxy_port);
+    char http_proxy[64], https_proxy[64], all_proxy[64];
+    snprintf(http_proxy, sizeof http_proxy, "http_proxy=http://127.0.0.1:%u", proxy_port);
+    snprintf(https_proxy, sizeof https_proxy, "https_proxy=http://127.0.0.1:%u", proxy_port);
+    snprintf(all_proxy, sizeof all_proxy, "all_proxy=http://127.0.0.1:%u", proxy_port);
+    const char *const env[] = {"GPUQUOTE_WEBHOOKS_ALLOW_HTTP=true",
+                               "GPUQUOTE_WEBHOOKS_ALLOW_PRIVATE=true",
+                               "GPUQUOTE_WEBHOOK_POLL_MS=50",
+                               "GPUQUOTE_WEBHOOK_TIMEOUT_MS=1000",
+                               http_proxy,
+                               https_proxy,
+                               all_proxy,
+                               NULL};
+    memset(&server, 0, sizeof server);
+    struct server_options options = {NULL, env, false};
+    server_start(&server, &options);
+    receiver = receiver_start();
+    ck_assert_ptr_nonnull(receiver);
+    char endpoint[40], quote[40];
+    add_endpoint(endpoint);
+    save_quote(quote);
+    bool arrived = receiver_wait(receiver, 1, suite_wait_ms(5));
+    int through_proxy = accept(proxy, NULL, NULL);
+    if (through_proxy >= 0)
+        close(through_proxy);
+    close(proxy);
+    ck_assert_msg(through_proxy < 0, "the sender connected to the environment's proxy");
+    ck_assert_msg(arrived, "the delivery did not reach its endpoint");
+    ck_assert(receiver_get(receiver, 0).valid);
+}
+END_TEST
+
 static Suite *make_suite(void)
 {
     Suite *suite = suite_create("http_webhooks");
@@ -399,6 +457,7 @@ static Suite *make_suite(void)
     tcase_add_test(delivery, test_a_hanging_endpoint_does_not_delay_quotes);
     tcase_add_test(delivery, test_kill_mid_delivery_delivers_after_restart);
     tcase_add_test(delivery, test_two_replicas_deliver_each_event_once);
+    tcase_add_test(delivery, test_a_proxy_from_the_environment_is_not_used);
     suite_set_timeout(delivery, 40);
     suite_add_tcase(suite, delivery);
     return suite;
