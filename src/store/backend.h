@@ -454,6 +454,16 @@ struct store_backend_ops {
 extern const struct store_backend_ops sqlite_backend_ops;
 extern const struct store_backend_ops postgres_backend_ops;
 
+/* A PostgreSQL connection string fit for a log line (store_describe_database):
+ * libpq's options, each secret one "***"; a string libpq cannot parse is
+ * described without any of it. */
+void postgres_describe_database(const char *conninfo, char *out, size_t size);
+
+/* libpq's `message` about `conninfo` into `out`, each secret value of the
+ * string replaced by "***"; when libpq cannot parse the string, none of
+ * the message (its parse errors quote the string). */
+void postgres_mask_message(const char *conninfo, const char *message, char *out, size_t size);
+
 /* For the neutral parts of the store (store.c): the operations and state
  * of an open store, and the backend a `database` setting calls for. */
 const struct store_backend_ops *store_ops(const struct store *store);

@@ -40,8 +40,9 @@ struct store_options {
 /* True when `database` is a libpq connection string rather than a path. */
 bool store_database_is_postgres(const char *database);
 
-/* `database` fit for a log line: a password in a connection string is
- * replaced by "***" (postgresql://gq:***@db/gpuquote, password=***). */
+/* `database` fit for a log line: a path as it is; a PostgreSQL connection
+ * string as libpq's options, each secret one "***" (user=gq password=***
+ * host=db), or none of it when libpq cannot parse it. */
 void store_describe_database(const char *database, char *out, size_t size);
 
 /* Opens the database with the backend `options->database` calls for.
