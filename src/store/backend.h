@@ -428,6 +428,14 @@ struct store_backend_ops {
     enum gq_code (*endpoint_delete)(struct store_backend *backend, const char *id,
                                     const struct audit_line *audit, bool *found,
                                     struct gq_error *err);
+    /* Every endpoint's id and stored secret alone (store_webhook_secrets_reseal);
+     * the secret of `id` replaced by `sealed` if it is still `stored`
+     * (*found false when it is not: changed or deleted meanwhile). */
+    enum gq_code (*endpoint_secrets_read)(struct store_backend *backend, struct endpoint_list *out,
+                                          struct gq_error *err);
+    enum gq_code (*endpoint_secret_replace)(struct store_backend *backend, const char *id,
+                                            const char *stored, const char *sealed, bool *found,
+                                            struct gq_error *err);
     enum gq_code (*deliveries_read)(struct store_backend *backend, const char *endpoint_id,
                                     const char *starting_after, size_t limit,
                                     struct delivery_page *out, struct gq_error *err);

@@ -22,6 +22,7 @@
 #include <unistd.h>
 
 #include "util/log.h"
+#include "util/secret_box.h"
 #include "util/webhook.h"
 #include "util/worker.h"
 
@@ -74,13 +75,33 @@ static curl_socket_t open_socket(void *context, curlsocktype purpose, struct cur
     return socket(address->family, address->socktype, address->protocol);
 }
 
+/* The delivery's signature, its endpoint's secret opened with the
+ * keyring; false (logged, never signed with anything else) when it does
+ * not open. */
+static bool sign(const struct webhook_sender *sender, const struct claimed_delivery *delivery,
+                 int64_t timestamp, char signature[WEBHOOK_SIGNATURE_SIZE])
+{
+    static const struct secret_keyring none = {.count = 0};
+    const struct secret_keyring *ring = sender->config->secrets_keyring;
+    char secret[SECRET_BOX_SEALED_SIZE];
+    struct gq_error err;
+    if (store_webhook_secret_open(ring != NULL ? ring : &none, delivery->endpoint_id,
+                                  delivery->secret, secret, sizeof secret, &err) != GQ_OK) {
+        log_error("webhook delivery %s: %s", delivery->id, err.message);
+        return false;
+    }
+    bool signed_ = webhook_sign(secret, delivery->event_id, timestamp, delivery->body,
+                                strlen(delivery->body), signature);
+    memset(secret, 0, sizeof secret);
+    return signed_;
+}
+
 static bool prepare(struct webhook_sender *sender, struct transfer *transfer)
 {
     const struct claimed_delivery *delivery = transfer->delivery;
     int64_t timestamp = now_ms() / 1000;
     char signature[WEBHOOK_SIGNATURE_SIZE], header[160];
-    if (!webhook_sign(delivery->secret, delivery->event_id, timestamp, delivery->body,
-                      strlen(delivery->body), signature))
+    if (!sign(sender, delivery, timestamp, signature))
         return false;
     transfer->easy = curl_easy_init();
     if (transfer->easy == NULL)
