@@ -21,6 +21,7 @@
 #include <unistd.h>
 
 #include "cli/keys.h"
+#include "cli/secrets.h"
 #include "http/http.h"
 #include "store/store.h"
 #include "util/config.h"
@@ -275,6 +276,11 @@ int main(int argc, char **argv)
     pthread_mutex_init(&app.keys_reload_lock, NULL);
     bool migrate = command == CONFIG_COMMAND_MIGRATE || config.auto_migrate;
     int status = open_store(&config, migrate, &app.store);
+    struct secret_keyring secrets;
+    secret_keyring_clear(&secrets);
+    if (status == EXIT_SUCCESS && command != CONFIG_COMMAND_KEYS &&
+        !cli_secrets_prepare(&config, app.store, &secrets))
+        status = EXIT_FAILURE;
     int stop_signal = stop_requested_at_start();
     if (stop_signal != 0)
         log_info("signal %d during start-up: stopping%s", stop_signal,
@@ -293,6 +299,7 @@ int main(int argc, char **argv)
     pthread_mutex_destroy(&app.reload_lock);
     pthread_mutex_destroy(&app.keyring_lock);
     pthread_mutex_destroy(&app.keys_reload_lock);
+    secret_keyring_clear(&secrets);
     config_free(&config);
     return status;
 }

@@ -65,6 +65,8 @@ enum key_id {
     KEY_TRUSTED_PROXIES,
     KEY_KEYS_LAST_USED_SECONDS,
     KEY_BOOTSTRAP_KEY_FILE,
+    KEY_SECRETS_KEY_FILE,
+    KEY_SECRETS_KEY,
     KEY_METRICS_LISTEN,
     KEY_WEBHOOKS,
     KEY_WEBHOOKS_ALLOW_HTTP,
@@ -229,6 +231,15 @@ static const struct key_spec keys[KEY_COUNT] = {
                                 "",
                                 "when the database has no key: make one with every scope and "
                                 "write it here (mode 0600)"},
+    [KEY_SECRETS_KEY_FILE] = {"secrets_key_file", "GPUQUOTE_SECRETS_KEY_FILE", KIND_OPTIONAL_STRING,
+                              STORE_NONE, FIELD(secrets_key_file), 0, 0, "",
+                              "keys (<id>:<base64 of 32 bytes>, the first seals) that keep webhook "
+                              "secrets encrypted in the database; unset with SQLite: "
+                              "<database>.secrets-key, made at first start"},
+    [KEY_SECRETS_KEY] = {"secrets_key", "GPUQUOTE_SECRETS_KEY", KIND_OPTIONAL_STRING, STORE_NONE,
+                         FIELD(secrets_key), 0, 0, "",
+                         "the keys themselves, as in secrets_key_file (comma-separated); "
+                         "wins over the file"},
     [KEY_METRICS_LISTEN] = {"metrics_listen", "GPUQUOTE_METRICS_LISTEN", KIND_OPTIONAL_STRING,
                             STORE_NONE, FIELD(metrics_listen), 0, 0, "",
                             "ADDRESS:PORT of a second listener serving GET /metrics alone, "

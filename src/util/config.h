@@ -30,6 +30,8 @@ enum config_command {
     CONFIG_COMMAND_VERSION  /* --version */
 };
 
+struct secret_keyring;
+
 struct gq_config {
     char *listen;         /* address to bind, "127.0.0.1" */
     uint16_t port;        /* 0 = an ephemeral port (tests) */
@@ -68,6 +70,8 @@ struct gq_config {
     char *trusted_proxies;       /* comma list of addresses and prefixes; NULL: none */
     int keys_last_used_seconds;
     char *bootstrap_key_file;    /* NULL: no key is made at first start */
+    char *secrets_key_file;      /* NULL: <database>.secrets-key with SQLite, else none */
+    char *secrets_key;           /* the keyring's text itself; NULL: secrets_key_file's */
     char *metrics_listen;        /* "127.0.0.1:9464": GET /metrics without a key; NULL: none */
     bool webhooks;               /* the sender runs */
     bool webhooks_allow_http;    /* http:// endpoints (tests) */
@@ -79,6 +83,8 @@ struct gq_config {
     /* `gpuquote keys ...`: the words after "keys" (not owned). */
     int command_argc;
     char **command_argv;
+    /* Loaded at start from secrets_key(_file) (main.c), not a setting. */
+    const struct secret_keyring *secrets_keyring;
 };
 
 /* Fills *out from defaults, file, environment (`envp`, NULL-terminated) and

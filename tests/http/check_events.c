@@ -331,6 +331,11 @@ struct refusal {
     const char *code, *field;
 };
 
+#define URL_REFUSAL(url)                                                                           \
+    {                                                                                              \
+        "{\"url\":\"" url "\",\"events\":[\"*\"]}", 422, "invalid_value", "url"                    \
+    }
+
 static const struct refusal endpoint_refusals[] = {
     {"{\"url\":\"http://orders.example.com/\",\"events\":[\"*\"]}", 422, "invalid_value", "url"},
     {"{\"url\":\"https://127.0.0.1/\",\"events\":[\"*\"]}", 422, "invalid_value", "url"},
@@ -339,6 +344,17 @@ static const struct refusal endpoint_refusals[] = {
     {"{\"url\":\"https://169.254.169.254/latest\",\"events\":[\"*\"]}", 422, "invalid_value",
      "url"},
     {"{\"url\":\"https://localhost/\",\"events\":[\"*\"]}", 422, "invalid_value", "url"},
+    /* Not globally reachable (IANA special-purpose registries), embedded forms too. */
+    URL_REFUSAL("https://[::7f00:1]"),
+    URL_REFUSAL("https://[::a9fe:a9fe]"),
+    URL_REFUSAL("https://[64:ff9b::7f00:1]"),
+    URL_REFUSAL("https://[2002:7f00:1::]"),
+    URL_REFUSAL("https://192.0.0.1"),
+    URL_REFUSAL("https://198.18.0.1"),
+    URL_REFUSAL("https://203.0.113.5"),
+    URL_REFUSAL("https://192.0.2.10:8443/hook"),
+    URL_REFUSAL("https://[2001:0:4136:e378:8000:63bf:3fff:fdd2]"),
+    URL_REFUSAL("https://[::ffff:10.0.0.1]"),
     {"{\"url\":\"https://user:pw@orders.example.com/\",\"events\":[\"*\"]}", 422, "invalid_value",
      "url"},
     {"{\"url\":\"ftp://orders.example.com/\",\"events\":[\"*\"]}", 422, "invalid_value", "url"},

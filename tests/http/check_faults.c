@@ -1011,6 +1011,34 @@ START_TEST(test_faults_full_disk_makes_the_server_unready)
 }
 END_TEST
 
+/* A PostgreSQL database that cannot be reached, named with secrets that
+ * the old masking showed (sslpassword, an unknown PASSWORD option) or that
+ * libpq's own message showed (a password holding '@'): the server fails to
+ * start and its log names none of them. */
+static const char *const unreachable_databases[][3] = {
+    {"host=127.0.0.1 port=1 user=gq password=PlainPw7 sslpassword=SslSecret1 dbname=gqt",
+     "SslSecret1", "PlainPw7"},
+    {"postgresql://gq:Multi@Secret9@127.0.0.1:1/gqt", "Secret9", "Multi"},
+    {"host=127.0.0.1 port=1 PASSWORD=Upper1Secret", "Upper1Secret", "Upper1Secret"},
+};
+
+START_TEST(test_faults_database_secrets_not_logged)
+{
+    struct server server = {0};
+    server_prepare(&server);
+    const char *const args[] = {"--db", unreachable_databases[_i][0], NULL};
+    struct server_options options = {args, NULL, false};
+    ck_assert_int_eq(server_run(&server, &options), 1);
+    char *err = server_read(&server, "stderr.log");
+    ck_assert_msg(strstr(err, "error") != NULL, "no error logged: %s", err);
+    for (int i = 1; i < 3; i++)
+        ck_assert_msg(strstr(err, unreachable_databases[_i][i]) == NULL, "the log shows %s: %s",
+                      unreachable_databases[_i][i], err);
+    free(err);
+    server_cleanup(&server);
+}
+END_TEST
+
 static Suite *make_suite(void)
 {
     Suite *suite = suite_create("http_faults");
@@ -1024,6 +1052,8 @@ static Suite *make_suite(void)
     tcase_add_test(start, test_faults_file_immutable);
     tcase_add_test(start, test_faults_sigterm_during_migration);
     tcase_add_test(start, test_faults_pending_migration_without_auto_migrate);
+    tcase_add_loop_test(start, test_faults_database_secrets_not_logged, 0,
+                        sizeof unreachable_databases / sizeof unreachable_databases[0]);
     suite_add_tcase(suite, start);
 
     TCase *locked = tcase_create("locked");

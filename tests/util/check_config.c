@@ -117,6 +117,8 @@ static void assert_defaults(const struct gq_config *c)
     ck_assert_ptr_null(c->port_file);
     ck_assert_ptr_null(c->web_dir);
     ck_assert_ptr_null(c->metrics_listen);
+    ck_assert_ptr_null(c->secrets_key_file);
+    ck_assert_ptr_null(c->secrets_key);
     ck_assert(c->webhooks);
     ck_assert(!c->webhooks_allow_http);
     ck_assert(!c->webhooks_allow_private);
@@ -238,7 +240,7 @@ START_TEST(test_shipped_file_holds_every_default)
     json_error_t jerr;
     json_t *root = json_load_file(path, 0, &jerr);
     ck_assert_msg(root != NULL, "%s: %s", path, jerr.text);
-    ck_assert_uint_eq(json_object_size(root), 41);
+    ck_assert_uint_eq(json_object_size(root), 43);
     json_decref(root);
 
     struct gq_config c;

@@ -39,6 +39,17 @@ static void first_line(const char *message, char *out, size_t size)
              message != NULL ? message : "");
 }
 
+/* The first line of libpq's message, every secret of the connection
+ * string masked (before it is cut, so no part of one is left). */
+static void masked_first_line(const struct pg_store *store, const char *message, char *out,
+                              size_t size)
+{
+    char masked[1024];
+    postgres_mask_message(store->conninfo, message != NULL ? message : "", masked, sizeof masked);
+    first_line(masked, out, size);
+    memset(masked, 0, sizeof masked);
+}
+
 static bool starts_with(const char *text, const char *prefix)
 {
     return strncmp(text, prefix, strlen(prefix)) == 0;
@@ -72,7 +83,7 @@ enum gq_code pg_fail(struct pg_conn *conn, const PGresult *result, const char *w
     const char *text = result != NULL ? PQresultErrorMessage(result) : NULL;
     if (text == NULL || text[0] == '\0')
         text = conn->conn != NULL ? PQerrorMessage(conn->conn) : "not connected";
-    first_line(text, message, sizeof message);
+    masked_first_line(conn->store, text, message, sizeof message);
     bool lost = conn->conn == NULL || PQstatus(conn->conn) == CONNECTION_BAD;
     conn->last_failure = PG_FAILED;
     if (lost)
@@ -154,7 +165,7 @@ enum gq_code pg_connect(struct pg_conn *conn, struct gq_error *err)
         return gq_fail(err, GQ_ERR_NO_MEMORY, NULL, "out of memory connecting to the database");
     if (PQstatus(connection) != CONNECTION_OK) {
         char message[200];
-        first_line(PQerrorMessage(connection), message, sizeof message);
+        masked_first_line(conn->store, PQerrorMessage(connection), message, sizeof message);
         PQfinish(connection);
         return gq_fail(err, GQ_ERR_RETRY_LATER, NULL, "cannot connect to database %s: %s",
                        conn->store->described, message);
@@ -440,6 +451,8 @@ const struct store_backend_ops postgres_backend_ops = {
     .endpoint_insert = pg_endpoint_insert,
     .endpoints_read = pg_endpoints_read,
     .endpoint_update = pg_endpoint_update,
+    .endpoint_secrets_read = pg_endpoint_secrets_read,
+    .endpoint_secret_replace = pg_endpoint_secret_replace,
     .endpoint_delete = pg_endpoint_delete,
     .deliveries_read = pg_deliveries_read,
     .delivery_retry = pg_delivery_retry,

@@ -242,6 +242,11 @@ enum gq_code pg_endpoint_insert(struct store_backend *backend,
                                 const struct audit_line *audit, struct gq_error *err);
 enum gq_code pg_endpoints_read(struct store_backend *backend, const char *id,
                                struct endpoint_list *out, struct gq_error *err);
+enum gq_code pg_endpoint_secrets_read(struct store_backend *backend, struct endpoint_list *out,
+                                      struct gq_error *err);
+enum gq_code pg_endpoint_secret_replace(struct store_backend *backend, const char *id,
+                                        const char *stored, const char *sealed, bool *found,
+                                        struct gq_error *err);
 enum gq_code pg_endpoint_update(struct store_backend *backend,
                                 const struct stored_endpoint *endpoint,
                                 const struct audit_line *audit, bool *found, struct gq_error *err);
