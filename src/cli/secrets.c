@@ -25,8 +25,12 @@ static bool load_keyring(const struct gq_config *config, struct secret_keyring *
     bool is_default = path == NULL;
     if (is_default) {
         if (store_database_is_postgres(config->database)) {
+            /* Replicas share the database, so one replica cannot make
+             * the key for all of them: the operator sets it. */
             secret_keyring_clear(ring);
-            return true; /* none: stored in clear, said once there are any */
+            log_warning("webhook secrets are stored in clear: set secrets_key_file or "
+                        "GPUQUOTE_SECRETS_KEY (the same key on every replica) to seal them");
+            return true;
         }
         snprintf(default_path, sizeof default_path, "%s.secrets-key", config->database);
         path = default_path;
