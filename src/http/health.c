@@ -12,6 +12,7 @@
  * The cause of a failure is logged under the request's id; the answer says
  * only that the database is unavailable.
  */
+#include <stdatomic.h>
 #include <string.h>
 
 #include "http/http.h"
@@ -24,12 +25,14 @@ extern const uint64_t gq_openapi_yaml_size;
 #define READINESS_MAX_AGE_US 1000000
 
 /* The last check's outcome. One check at a time: those who wait for it
- * then share its outcome. */
+ * then share its outcome. A passed check is also published on its own, so
+ * that the answer "ready" takes no lock. */
 static struct {
     pthread_mutex_t lock;
     bool checked;
     int64_t checked_at_us;
-    struct gq_error outcome; /* GQ_OK, or the cause */
+    struct gq_error outcome;        /* GQ_OK, or the cause */
+    _Atomic int64_t ready_until_us; /* a passed check holds until then; 0 after a failed one */
 } readiness = {.lock = PTHREAD_MUTEX_INITIALIZER};
 
 enum MHD_Result health_handle_live(struct http_request *request)
@@ -62,12 +65,20 @@ static bool outcome_still_holds(struct store *store, int64_t now_us)
  * there is none. */
 static void check_readiness(struct store *store, struct gq_error *out)
 {
+    if (clock_monotonic_us() < atomic_load(&readiness.ready_until_us) &&
+        !store_failed_since_check(store)) {
+        gq_error_clear(out);
+        return;
+    }
     pthread_mutex_lock(&readiness.lock);
     int64_t now_us = clock_monotonic_us();
     if (!outcome_still_holds(store, now_us)) {
         check_database(store, &readiness.outcome);
         readiness.checked = true;
         readiness.checked_at_us = clock_monotonic_us();
+        bool passed = readiness.outcome.code == GQ_OK;
+        atomic_store(&readiness.ready_until_us,
+                     passed ? readiness.checked_at_us + READINESS_MAX_AGE_US : 0);
     }
     *out = readiness.outcome;
     pthread_mutex_unlock(&readiness.lock);

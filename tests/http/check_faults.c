@@ -25,6 +25,13 @@
  *   server's access log has exactly the requests the clients got answers
  *   to, and it exits 0. Saved quotes waiting for a held database when the
  *   signal comes are all written and answered 201 once it is released.
+ * - Gone: the database's files deleted (rm) or the database renamed (mv)
+ *   under a running server: saves answer 503 retry_later and store
+ *   nothing, /readyz answers 503, the error log says so once; moved back,
+ *   writes resume; a restart after rm logs that it created a new database.
+ * - A full disk: saves fail, /readyz answers 503 at once (the cause in the
+ *   log under the request id, not in the answer) and recovers.
+ * - A new database, its -wal and -shm are mode 0600 whatever the umask.
  *
  * Every case starts servers of its own.
  */

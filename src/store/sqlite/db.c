@@ -12,6 +12,11 @@
  * transactions) as persistent prepared statements, keyed by the address of
  * their static SQL text. Check-in resets them all, so no statement keeps a
  * read snapshot open while the connection idles.
+ *
+ * Every write transaction's commit, and every health check, first makes
+ * sure that the file at the configured path is still the database open: a
+ * database deleted or renamed under the server refuses writes rather than
+ * acknowledge quotes that the next start would not find.
  */
 #include "store/sqlite/db.h"
 
