@@ -25,7 +25,8 @@
  *   server's access log has exactly the requests the clients got answers
  *   to, and it exits 0. Saved quotes waiting for a held database when the
  *   signal comes are all written and answered 201 once it is released.
- * - Gone: the database's files deleted (rm) or the database renamed (mv)
+ * - Gone: the database's files deleted (rm), its WAL alone deleted, or the
+ *   database renamed (mv)
  *   under a running server: saves answer 503 retry_later and store
  *   nothing, /readyz answers 503, the error log says so once; moved back,
  *   writes resume; a restart after rm logs that it created a new database.
@@ -989,6 +990,21 @@ START_TEST(test_faults_database_deleted_refuses_writes)
 }
 END_TEST
 
+/* rm gpuquote.db-wal alone: the quotes committed since the last
+ * checkpoint are in that file, and so would every new one be. */
+START_TEST(test_faults_wal_deleted_refuses_writes)
+{
+    struct server server = {0};
+    server_start(&server, NULL);
+    struct http_client *to = http_client_new(server.port);
+    save_one(to);
+    ck_assert_int_eq(unlink(server_path(&server, "gpuquote.db-wal")), 0);
+    expect_writes_refused(&server, to);
+    http_client_free(to);
+    server_finish(&server);
+}
+END_TEST
+
 /* mv gpuquote.db elsewhere: writes are refused; moved back, they resume. */
 START_TEST(test_faults_database_renamed_refuses_writes)
 {
@@ -1190,6 +1206,7 @@ static Suite *make_suite(void)
     tcase_add_test(locked, test_faults_full_disk_makes_the_server_unready);
     tcase_add_test(locked, test_faults_database_deleted_refuses_writes);
     tcase_add_test(locked, test_faults_database_renamed_refuses_writes);
+    tcase_add_test(locked, test_faults_wal_deleted_refuses_writes);
     tcase_add_test(locked, test_faults_new_database_files_are_private);
     suite_add_tcase(suite, locked);
 

@@ -190,6 +190,21 @@ static void close_connection(struct sqlite_conn *conn)
 
 /* ---- The backend: its connections in the pool. ---- */
 
+/* Records the WAL file's identity, once every connection is open. */
+static void record_wal(struct sqlite_store *store)
+{
+    struct stat info;
+    size_t size = strlen(store->path) + sizeof "-wal";
+    store->wal_path = malloc(size);
+    if (store->wal_path == NULL)
+        return; /* the database file alone is then watched */
+    snprintf(store->wal_path, size, "%s-wal", store->path);
+    if (stat(store->wal_path, &info) == 0) {
+        store->wal_dev = info.st_dev;
+        store->wal_ino = info.st_ino;
+    }
+}
+
 enum gq_code sqlite_open(const struct store_options *options, struct store_backend **out,
                          struct gq_error *err)
 {
@@ -237,6 +252,7 @@ enum gq_code sqlite_open(const struct store_options *options, struct store_backe
     }
     for (unsigned i = 0; i < store->n_conns; i++)
         sqlite3_wal_hook(store->conns[i].db, sqlite_checkpointer_on_commit, store->checkpointer);
+    record_wal(store);
     *out = (struct store_backend *)store;
     return GQ_OK;
 }
@@ -255,6 +271,7 @@ void sqlite_close(struct store_backend *backend)
         pthread_mutex_destroy(&store->write_lock);
     store_pool_free(store->pool);
     free(store->conns);
+    free(store->wal_path);
     free(store->path);
     free(store);
 }
@@ -440,29 +457,31 @@ enum gq_code sqlite_db_begin_read(struct sqlite_conn *conn, struct gq_error *err
  * be lost with the process (a new start would create an empty database).
  * SQLite's unix VFS answers SQLITE_FCNTL_HAS_MOVED with a stat() of the
  * path against the inode it opened. */
-static bool files_have_moved(sqlite3 *db)
+static bool files_have_moved(const struct sqlite_store *store, sqlite3 *db)
 {
     int moved = 0;
     if (sqlite3_file_control(db, "main", SQLITE_FCNTL_HAS_MOVED, &moved) == SQLITE_OK && moved)
         return true;
-    sqlite3_file *wal = NULL;
-    if (sqlite3_file_control(db, "main", SQLITE_FCNTL_JOURNAL_POINTER, &wal) != SQLITE_OK ||
-        wal == NULL || wal->pMethods == NULL)
-        return false;
-    moved = 0;
-    return wal->pMethods->xFileControl(wal, SQLITE_FCNTL_HAS_MOVED, &moved) == SQLITE_OK && moved;
+    /* The VFS answers that only for the database file itself: the WAL is
+     * compared with what it was at open. (It stays while any connection
+     * is open, and this process keeps its own open.) */
+    struct stat info;
+    return store != NULL && store->wal_ino != 0 &&
+           (stat(store->wal_path, &info) != 0 || info.st_dev != store->wal_dev ||
+            info.st_ino != store->wal_ino);
 }
 
 /* Looks at the files now and records the answer in the store; the change
  * is logged once each way. True when the database has gone. */
 static bool database_has_gone(struct sqlite_conn *conn)
 {
-    bool gone = files_have_moved(conn->db);
     struct sqlite_store *store = conn->store;
+    bool gone = files_have_moved(store, conn->db);
     if (store == NULL || atomic_exchange(&store->database_gone, gone) == gone)
         return gone;
     if (gone)
-        log_error("database %s was deleted, renamed or replaced while the server runs: writes "
+        log_error("database %s or its -wal file was deleted, renamed or replaced while the "
+                  "server runs: writes "
                   "are refused (503 retry_later) and /readyz answers 503 until the file is back "
                   "at that path; a restart would create an empty database there",
                   store->path);
@@ -476,7 +495,8 @@ static bool database_has_gone(struct sqlite_conn *conn)
 static enum gq_code fail_gone(struct sqlite_conn *conn, enum gq_code code, struct gq_error *err)
 {
     return gq_fail(err, code, NULL,
-                   "database %s was deleted, renamed or replaced while the server runs",
+                   "database %s or its -wal file was deleted, renamed or replaced while the "
+                   "server runs",
                    conn->store != NULL ? conn->store->path : "?");
 }
 

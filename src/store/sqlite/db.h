@@ -19,6 +19,7 @@
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 #include "core/error.h"
 #include "store/backend.h"
@@ -63,6 +64,11 @@ struct sqlite_store {
      * or replaced): set and cleared by each write's commit and each health
      * check, which then refuse to write. */
     atomic_bool database_gone;
+    /* The WAL file as it was at open (SQLite keeps no identity of it to
+     * compare): st_ino 0 when there was none to record. */
+    char *wal_path;
+    dev_t wal_dev;
+    ino_t wal_ino;
     struct sqlite_checkpointer *checkpointer;
 };
 
