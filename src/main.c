@@ -17,6 +17,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -53,8 +54,13 @@ static int open_store(const struct gq_config *config, bool migrate, struct store
     struct gq_error err;
     if (migrate && store_check_migrations(config->database, config->migrations_dir, &err) != GQ_OK)
         return fail(&err);
+    bool missing = store_database_file_missing(config->database);
     if (store_open(&options, store, &err) != GQ_OK)
         return fail(&err);
+    if (missing)
+        log_warning("database %s did not exist: created a new, empty one (if one was there "
+                    "before, it was deleted or moved: none of its quotes or keys are in this one)",
+                    database);
     int applied = 0;
     if (migrate)
         log_info("database %s: migrating from %s/%s", database, config->migrations_dir,
@@ -244,6 +250,7 @@ int main(int argc, char **argv)
     struct gq_config config;
     enum config_command command;
     struct gq_error err;
+    umask(077); /* the database, its -wal and -shm, the key file: the owner's alone */
     if (config_load(&config, &command, argc, argv, environ, &err) != GQ_OK) {
         fprintf(stderr, "gpuquote: error: %s\n", err.message);
         config_free(&config);

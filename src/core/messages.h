@@ -138,7 +138,7 @@ enum gq_msg {
     MSG_DATABASE_BUSY,
     MSG_DATABASE_READ_ONLY,
     MSG_DATABASE_NOT_WRITABLE,
-    MSG_DATABASE_CANNOT_WRITE,
+    MSG_DATABASE_UNAVAILABLE,
 
     /* ---- keys, scopes and limits ------------------------------------------- */
     MSG_QUOTE_NOT_OPEN,

@@ -325,11 +325,16 @@ struct store_backend_ops {
                                     struct gq_error *err);
 
     /* Health: a trivial query answers; the database takes a write now;
-     * writes have not been failing on the storage (a full disk), or a
-     * probe write succeeds. Each GQ_ERR_NOT_READY with the cause. */
+     * the database is still the one opened, and writes have not been
+     * failing on the storage (a full disk), or a probe write succeeds.
+     * Each GQ_ERR_NOT_READY with the cause. failed_since_check says,
+     * without any I/O, that a call failed since in a way a check would
+     * see (a full disk, the database file gone, the server out of reach),
+     * so that a good outcome of the last check no longer holds. */
     enum gq_code (*ping)(struct store_backend *backend, struct gq_error *err);
     enum gq_code (*check_writable)(struct store_backend *backend, struct gq_error *err);
     enum gq_code (*check_storage)(struct store_backend *backend, struct gq_error *err);
+    bool (*failed_since_check)(struct store_backend *backend);
 
     /* The catalog: every CATALOG_QUERY_* in order, in one read transaction
      * (GQ_ERR_NOT_READY when the database has no catalog tables); the

@@ -6,11 +6,14 @@
  */
 #include <assert.h>
 #include <ctype.h>
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "store/backend.h"
+#include "store/counters.h"
 #include "store/quote_batch.h"
 #include "store/store.h"
 #include "util/clock.h"
@@ -65,6 +68,13 @@ bool store_database_is_postgres(const char *database)
         return false;
     return starts_with(database, "postgresql://") || starts_with(database, "postgres://") ||
            is_keyword_value(database);
+}
+
+bool store_database_file_missing(const char *database)
+{
+    struct stat info;
+    return database != NULL && !store_database_is_postgres(database) &&
+           stat(database, &info) != 0 && errno == ENOENT;
 }
 
 static const struct store_backend_ops *backend_for(const char *database)
@@ -152,9 +162,15 @@ enum gq_code store_check_storage(struct store *store, struct gq_error *err)
     return store->ops->check_storage(store->backend, err);
 }
 
-enum gq_code store_ping(struct store *store)
+bool store_failed_since_check(struct store *store)
 {
-    return store->ops->ping(store->backend, NULL) == GQ_OK ? GQ_OK : GQ_ERR_NOT_READY;
+    return store->ops->failed_since_check(store->backend);
+}
+
+enum gq_code store_ping(struct store *store, struct gq_error *err)
+{
+    store_count_health_check();
+    return store->ops->ping(store->backend, err) == GQ_OK ? GQ_OK : GQ_ERR_NOT_READY;
 }
 
 /* ---- Catalog changes ---- */

@@ -40,6 +40,10 @@ struct store_options {
 /* True when `database` is a libpq connection string rather than a path. */
 bool store_database_is_postgres(const char *database);
 
+/* True when `database` is a path at which there is no file (SQLite would
+ * create one); false for a connection string or a file that exists. */
+bool store_database_file_missing(const char *database);
+
 /* `database` fit for a log line: a path as it is; a PostgreSQL connection
  * string as libpq's options, each secret one "***" (user=gq password=***
  * host=db), or none of it when libpq cannot parse it. */
@@ -93,13 +97,22 @@ enum gq_code store_check_migrations(const char *database, const char *root, stru
  * reason otherwise. */
 enum gq_code store_check_writable(struct store *store, struct gq_error *err);
 
-/* GQ_OK unless writes have failed on the storage (a full disk, an I/O
+/* GQ_OK unless the database file was deleted, renamed or replaced under
+ * the server, or writes have failed on the storage (a full disk, an I/O
  * error) and a probe write, tried now, fails too: GQ_ERR_NOT_READY with the
- * cause. A commit that writes clears the failure. */
+ * cause (for the log: it names files and SQL). A commit that writes clears
+ * the storage failure. */
 enum gq_code store_check_storage(struct store *store, struct gq_error *err);
 
-/* GQ_OK when a trivial query succeeds; GQ_ERR_NOT_READY otherwise. */
-enum gq_code store_ping(struct store *store);
+/* True, without any I/O, when a call failed in a way a health check would
+ * see since the last check that passed: a write failed on the storage or
+ * found the database file gone (and none has succeeded since), or the
+ * server was out of reach (and no ping has succeeded since). */
+bool store_failed_since_check(struct store *store);
+
+/* GQ_OK when a trivial query succeeds; GQ_ERR_NOT_READY with the cause
+ * otherwise. Each call counts as a health check (store_counters_read). */
+enum gq_code store_ping(struct store *store, struct gq_error *err);
 
 /* ---- The catalog (catalog_load.c) ---- */
 

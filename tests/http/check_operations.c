@@ -93,6 +93,42 @@ START_TEST(test_operations_readyz)
 }
 END_TEST
 
+/* The value of an unlabelled counter in /metrics. */
+static long long metric_value(const char *name)
+{
+    struct http_response *response = http_get(client, "/metrics");
+    expect_status(response, 200);
+    char needle[128];
+    snprintf(needle, sizeof needle, "\n%s ", name);
+    const char *at = strstr(response->body, needle);
+    ck_assert_msg(at != NULL, "/metrics has no %s", name);
+    long long value = strtoll(at + strlen(needle), NULL, 10);
+    http_response_free(response);
+    return value;
+}
+
+/* However often /readyz is asked, the database is checked at most about
+ * once a second: two within a second make one check, a third after a
+ * second another. */
+START_TEST(test_operations_readyz_checks_the_database_once_a_second)
+{
+    static const char checks[] = "gpuquote_store_health_checks_total";
+    suite_sleep_ms(1100); /* past any outcome an earlier /readyz left */
+    long long before = metric_value(checks);
+    for (int i = 0; i < 2; i++) {
+        struct http_response *response = http_get(client, "/readyz");
+        expect_status(response, 200);
+        http_response_free(response);
+    }
+    ck_assert_int_eq(metric_value(checks), before + 1);
+    suite_sleep_ms(1100);
+    struct http_response *response = http_get(client, "/readyz");
+    expect_status(response, 200);
+    http_response_free(response);
+    ck_assert_int_eq(metric_value(checks), before + 2);
+}
+END_TEST
+
 START_TEST(test_operations_openapi)
 {
     struct http_response *response = http_get(client, "/openapi.yaml");
@@ -1444,6 +1480,7 @@ static Suite *make_suite(void)
     suite_set_timeout(endpoints, 10);
     tcase_add_test(endpoints, test_operations_healthz);
     tcase_add_test(endpoints, test_operations_readyz);
+    tcase_add_test(endpoints, test_operations_readyz_checks_the_database_once_a_second);
     tcase_add_test(endpoints, test_operations_openapi);
     tcase_add_loop_test(endpoints, test_operations_not_found, 0,
                         (int)(sizeof not_found / sizeof not_found[0]));

@@ -589,6 +589,27 @@ static void kill_one_replica_loses_nothing(void)
            after - before, suite_now_ms() - killed);
 }
 
+/* An answer for anyone names no database: no connection string, no host
+ * and port, no SQL. */
+static void expect_no_database_detail(const struct http_response *response)
+{
+    const char *message = json_str(response->json, "error.message");
+    ck_assert_msg(strstr(message, "postgres") == NULL && strstr(message, "127.0.0.1") == NULL &&
+                      strstr(message, "@") == NULL && strstr(message, "SELECT") == NULL,
+                  "the answer tells: %s", message);
+}
+
+/* The server's error log has a line holding both `first` and `second`. */
+static void expect_log_line_with(struct server *server, const char *first, const char *second)
+{
+    char *log = server_read(server, "stderr.log");
+    bool found = false;
+    for (char *line = strtok(log, "\n"); line != NULL && !found; line = strtok(NULL, "\n"))
+        found = strstr(line, first) != NULL && strstr(line, second) != NULL;
+    free(log);
+    ck_assert_msg(found, "no line of the error log has \"%s\" and \"%s\"", first, second);
+}
+
 static void database_down_then_back(void)
 {
     ck_assert_int_eq(run_script("stop", NULL, 0), 0);
@@ -598,8 +619,27 @@ static void database_down_then_back(void)
     expect_error(saved, 503, "retry_later", NULL);
     ck_assert_str_eq(http_header(saved, "retry-after"), "1");
     http_response_free(saved);
-    struct http_response *ready = http_once(replicas[1].port, "GET", "/readyz", NULL, NULL);
+    /* A keyless caller is told what to do, not where the database is; the
+     * log has that under the answer's request id. */
+    struct http_client *keyless = http_client_keyless(replicas[0].port);
+    struct http_response *read = http_get(keyless, "/quote/q_0123456789abcdef0123456789abcdef");
+    expect_error(read, 503, "retry_later", NULL);
+    expect_no_database_detail(read);
+    expect_log_line_with(&replicas[0], http_header(read, "x-request-id"), "unreachable");
+    http_response_free(read);
+    http_client_free(keyless);
+    /* /readyz within the second its last outcome may be kept. */
+    struct http_response *ready = NULL;
+    for (long long asked = suite_now_ms();; suite_sleep_ms(50)) {
+        http_response_free(ready);
+        ready = http_once(replicas[1].port, "GET", "/readyz", NULL, NULL);
+        if (ready->status != 200 || suite_now_ms() - asked > 1500)
+            break;
+    }
     expect_error(ready, 503, "not_ready", NULL);
+    expect_no_database_detail(ready);
+    expect_log_line_with(&replicas[1], http_header(ready, "x-request-id"),
+                         "the database does not answer");
     http_response_free(ready);
     /* The catalog is still served from the snapshot. */
     ck_assert_str_eq(on_demand_price(0, "t4-16g-x1"), "10.50"); /* the scheduled list's */

@@ -93,6 +93,7 @@ enum gq_code pg_fail(struct pg_conn *conn, const PGresult *result, const char *w
     else
         store_count_error(STORE_ERROR_OTHER);
     if (lost) {
+        atomic_store(&conn->store->lost, true);
         pg_disconnect(conn);
         conn->last_failure = PG_FAILED_LOST;
         return gq_fail(err, GQ_ERR_RETRY_LATER, NULL, "database %s is unreachable, retry (%s: %s)",
@@ -185,6 +186,8 @@ struct pg_conn *pg_checkout(struct pg_store *store, struct gq_error *err)
     if (pg_connect(conn, err) != GQ_OK) {
         bool no_memory = err != NULL && err->code == GQ_ERR_NO_MEMORY;
         store_count_error(no_memory ? STORE_ERROR_NO_MEMORY : STORE_ERROR_UNREACHABLE);
+        if (!no_memory)
+            atomic_store(&store->lost, true);
         store_pool_checkin(store->pool, conn);
         return NULL;
     }
@@ -375,10 +378,17 @@ enum gq_code pg_ping(struct store_backend *backend, struct gq_error *err)
 {
     bool up = false;
     struct gq_error local;
-    if (query_flag(pg_store_of(backend), "SELECT true", &up, &local) != GQ_OK || !up)
+    struct pg_store *store = pg_store_of(backend);
+    if (query_flag(store, "SELECT true", &up, &local) != GQ_OK || !up)
         return gq_fail(err, GQ_ERR_NOT_READY, NULL, "the database does not answer: %s",
                        local.message);
+    atomic_store(&store->lost, false);
     return GQ_OK;
+}
+
+bool pg_failed_since_check(struct store_backend *backend)
+{
+    return atomic_load(&pg_store_of(backend)->lost);
 }
 
 /* A standby in recovery, or a database set read-only, takes no write. */
@@ -429,6 +439,7 @@ const struct store_backend_ops postgres_backend_ops = {
     .ping = pg_ping,
     .check_writable = pg_check_writable,
     .check_storage = pg_check_storage,
+    .failed_since_check = pg_failed_since_check,
     .read_catalog = pg_read_catalog,
     .price_list_version = pg_price_list_version,
     .wait_for_catalog_change = pg_wait_for_catalog_change,
