@@ -122,7 +122,23 @@ PRELUDE
 failed=0
 ran=0
 not_run=()
+
+# README.md says `make help` lists every target: each phony one but FORCE
+# (and all, which is plain `make`).
+help=$(make -s --no-print-directory -C "$root" help 2>&1)
+for target in $(sed -n 's/^\.PHONY: //p' "$root/Makefile"); do
+    case $target in FORCE | all) continue ;; esac
+    if ! grep -q "^ *make $target " <<<"$help"; then
+        echo "docs: make help does not list '$target'" >&2
+        failed=1
+    fi
+done
 for file in "$@"; do
+    # Commands fenced otherwise would escape the test.
+    if grep -nE '^```(bash|shell|console|zsh|sh[^ a-z-])' "$file" >"$work/fences"; then
+        sed "s|^|docs: $file:|; s|\$|: fence commands as sh, or sh no-run|" "$work/fences" >&2
+        failed=1
+    fi
     blocks="$work/$(basename "$file" .md)"
     mkdir -p "$blocks"
     : >"$blocks/blocks"
@@ -155,7 +171,14 @@ for file in "$@"; do
             printf 'source %q\n__check_statuses "$__where"\n' "$blocks/$n.run"
         done <"$blocks/blocks"
     } >"$blocks/all.sh"
-    if (cd "$dir" && bash "$blocks/all.sh") >"$blocks/output.log" 2>&1; then
+    # In a process group of its own, so that what a block left running
+    # (a receiver) goes with it; and in a bounded time.
+    (cd "$dir" && exec setsid timeout 300 bash "$blocks/all.sh") >"$blocks/output.log" 2>&1 &
+    group=$!
+    wait "$group"
+    status=$?
+    kill -- -"$group" 2>/dev/null
+    if [ "$status" -eq 0 ]; then
         echo "docs: $file: $runnable block(s) ran"
     else
         echo "docs: $file: FAILED; its output:" >&2
