@@ -25,7 +25,7 @@ bin=${GPUQUOTE_BIN:-$root/build/gpuquote}
 for tool in curl jq openssl node; do
     command -v "$tool" >/dev/null || { echo "docs: $tool is missing (scripts/deps.sh test)" >&2; exit 2; }
 done
-cd "$root"
+cd "$root" || exit 2
 if [ $# -eq 0 ]; then set -- README.md docs/*.md; fi
 work=$(mktemp -d "${TMPDIR:-/tmp}/gpuquote-docs-XXXXXX")
 server_pid=""
@@ -126,6 +126,7 @@ not_run=()
 # README.md says `make help` lists every target: each phony one but FORCE
 # (and all, which is plain `make`).
 help=$(make -s --no-print-directory -C "$root" help 2>&1)
+# shellcheck disable=SC2013 # one target a word
 for target in $(sed -n 's/^\.PHONY: //p' "$root/Makefile"); do
     case $target in FORCE | all) continue ;; esac
     if ! grep -q "^ *make $target " <<<"$help"; then
@@ -168,6 +169,7 @@ for file in "$@"; do
             printf "__where='%s:%s'\n" "$file" "$line"
             printf "trap 'echo \"docs: %s:\$((%s + LINENO - 1)): exit status \$?\" >&2' ERR\n" \
                 "$file" "$line"
+            # shellcheck disable=SC2016 # expanded where the blocks run
             printf 'source %q\n__check_statuses "$__where"\n' "$blocks/$n.run"
         done <"$blocks/blocks"
     } >"$blocks/all.sh"
