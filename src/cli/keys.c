@@ -41,16 +41,21 @@ static int fail_usage(const char *why)
 }
 
 /* The words of the keys command, the server's flags left out (config.c
- * has applied them), in `words`, which holds `argc` entries. */
+ * has applied them), in `words`, which holds `argc` entries. An option of
+ * the keys command keeps its value, whatever the value looks like, as
+ * config.c reads them. */
 static int own_words(int argc, char **argv, char **words)
 {
     int count = 0;
     for (int i = 0; i < argc; i++) {
         int skip = config_flag_words(argv[i]);
-        if (skip > 0)
+        if (skip > 0) {
             i += skip - 1;
-        else
-            words[count++] = argv[i];
+            continue;
+        }
+        words[count++] = argv[i];
+        if (strncmp(argv[i], "--", 2) == 0 && strcmp(argv[i], "--help") != 0 && i + 1 < argc)
+            words[count++] = argv[++i];
     }
     return count;
 }
