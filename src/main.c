@@ -206,7 +206,9 @@ static int serve(struct app *app, int listener, const sigset_t *signals)
         catalog_watch_stop(watch);
         return EXIT_FAILURE;
     }
-    log_info("listening on %s port %u", config->listen, (unsigned)port);
+    log_info("listening on %s port %u: the storefront page is http://%s%s%s:%u/", config->listen,
+             (unsigned)port, strchr(config->listen, ':') ? "[" : "", config->listen,
+             strchr(config->listen, ':') ? "]" : "", (unsigned)port);
     wait_for_shutdown(app, signals);
     http_server_stop(server, (int)config->shutdown_grace_seconds * 1000);
     quote_sweeper_stop(sweeper);
@@ -263,6 +265,11 @@ int main(int argc, char **argv)
             printf("gpuquote %s\n", GQ_VERSION);
         config_free(&config);
         return EXIT_SUCCESS;
+    }
+    int keys_status = command == CONFIG_COMMAND_KEYS ? cli_keys_check(&config) : -1;
+    if (keys_status >= 0) { /* usage, or a wrong command line: no database needed */
+        config_free(&config);
+        return keys_status;
     }
     size_t position = 0;
     const char *unknown;

@@ -341,7 +341,7 @@ static const char *const english[MSG_COUNT] = {
     [MSG_TYPE_MONEY_STRING] = "a decimal string such as \"3000.00\"",
     [MSG_PARAM_NO_NAME] = "a query parameter has no name",
     [MSG_PARAM_UNKNOWN] = "unknown parameter '{1}'; known: gpu, min_memory_gb, "
-                          "min_total_memory_gb, gpu_count, max_hourly, sort",
+                          "min_total_memory_gb, gpu_count, max_hourly, sort, at",
     [MSG_PARAM_TWICE] = "parameter '{1}' is given twice",
     [MSG_PARAM_FORM] = "{1} must be {2}",
     [MSG_FORM_GPU] = "a GPU model such as V100 or T4",
@@ -598,7 +598,7 @@ static const char *const chinese[MSG_COUNT] = {
     [MSG_TYPE_MONEY_STRING] = "十进制金额字符串，例如 \"3000.00\"",
     [MSG_PARAM_NO_NAME] = "有一个查询参数没有名称",
     [MSG_PARAM_UNKNOWN] = "未知参数 '{1}'；可用的参数：gpu、min_memory_gb、min_total_memory_gb、"
-                          "gpu_count、max_hourly、sort",
+                          "gpu_count、max_hourly、sort、at",
     [MSG_PARAM_TWICE] = "参数 '{1}' 给出了两次",
     [MSG_PARAM_FORM] = "{1} 必须是{2}",
     [MSG_FORM_GPU] = " GPU 型号，例如 V100 或 T4",

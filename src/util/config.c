@@ -969,16 +969,40 @@ static enum gq_code scan_flag(struct loader *ld, int argc, char **argv, int *ind
     return apply ? parse_text(ld, flag->key, src, value) : GQ_OK;
 }
 
+int config_flag_words(const char *arg)
+{
+    const char *equals = strchr(arg, '=');
+    size_t name_length = equals ? (size_t)(equals - arg) : strlen(arg);
+    if (strncmp(arg, "--", 2) != 0 || find_flag(arg, name_length) == NULL)
+        return 0;
+    return equals ? 1 : 2;
+}
+
+/* What follows "keys" is the keys command's own (src/cli/keys.c), except
+ * the server's flags, which work there as before the command ("keys create
+ * --db PATH"). The keys command's own options all take a value. */
+static enum gq_code scan_keys_args(struct loader *ld, int argc, char **argv, bool apply)
+{
+    ld->config->command_argc = argc - 2;
+    ld->config->command_argv = argv + 2;
+    for (int i = 2; i < argc; i++) {
+        if (config_flag_words(argv[i]) > 0) {
+            enum gq_code code = scan_flag(ld, argc, argv, &i, apply);
+            if (code != GQ_OK)
+                return code;
+        } else if (strncmp(argv[i], "--", 2) == 0 && strcmp(argv[i], "--help") != 0) {
+            i++;
+        }
+    }
+    return GQ_OK;
+}
+
 static enum gq_code scan_args(struct loader *ld, int argc, char **argv, bool apply)
 {
     for (int i = 1; i < argc; i++) {
         const char *arg = argv[i];
-        /* What follows "keys" is the keys command's own (src/cli/keys.c). */
-        if (i == 2 && ld->command == CONFIG_COMMAND_KEYS) {
-            ld->config->command_argc = argc - 2;
-            ld->config->command_argv = argv + 2;
-            return GQ_OK;
-        }
+        if (i == 2 && ld->command == CONFIG_COMMAND_KEYS)
+            return scan_keys_args(ld, argc, argv, apply);
         enum gq_code code = GQ_OK;
         if (is_switch(arg, "-h", "--help"))
             ld->command = CONFIG_COMMAND_HELP;
@@ -1215,11 +1239,13 @@ static void print_keys(FILE *stream)
 void config_print_usage(FILE *stream)
 {
     fputs("Usage: gpuquote [serve | migrate] [options]\n"
+          "       gpuquote keys create|list|revoke ... [options]\n"
           "\n"
           "Commands:\n"
           "  serve                  apply pending migrations (when auto_migrate) and serve;\n"
           "                         the default\n"
           "  migrate                apply pending migrations and exit\n"
+          "  keys                   make, list and revoke API keys ('gpuquote keys --help')\n"
           "\n"
           "Options (--flag VALUE or --flag=VALUE):\n",
           stream);

@@ -96,6 +96,10 @@ enum gq_code config_load(struct gq_config *out, enum config_command *command, in
 
 void config_free(struct gq_config *config);
 
+/* How many words of the command line the server's flag `arg` takes: 2
+ * ("--db PATH"), 1 ("--db=PATH"), or 0 when `arg` is no such flag. */
+int config_flag_words(const char *arg);
+
 /* The next entry of `envp` ("NAME=value"), from envp[*position] on, whose
  * name starts with GPUQUOTE_ but sets nothing: a misspelling such as
  * GPUQUOTE_PROT would otherwise be ignored in silence. NULL when there is

@@ -190,6 +190,22 @@ START_TEST(test_events_page_oldest_first)
 }
 END_TEST
 
+/* An empty cursor, as a form or a template leaves it, is the first page. */
+START_TEST(test_events_empty_cursor_is_the_start)
+{
+    char ids[3][40];
+    for (int i = 0; i < 3; i++)
+        json_decref(save_quote(ids[i], NULL));
+    struct http_response *response = request("GET", "/events?limit=2&starting_after=", NULL, NULL);
+    expect_status(response, 200);
+    ck_assert_int_eq(json_count(response->json, "data"), 2);
+    ck_assert_str_eq(json_str(response->json, "data[0].data.object.id"), ids[0]);
+    ck_assert_str_eq(json_str(response->json, "data[1].data.object.id"), ids[1]);
+    ck_assert(json_is_true(json_object_get(response->json, "has_more")));
+    http_response_free(response);
+}
+END_TEST
+
 START_TEST(test_events_query_refusals)
 {
     static const char *const paths[] = {
@@ -403,6 +419,7 @@ static Suite *make_suite(void)
     tcase_add_test(events, test_saved_and_accepted_quotes_write_their_events);
     tcase_add_test(events, test_replays_and_unsaved_quotes_write_no_event);
     tcase_add_test(events, test_events_page_oldest_first);
+    tcase_add_test(events, test_events_empty_cursor_is_the_start);
     tcase_add_test(events, test_events_query_refusals);
     suite_set_timeout(events, 30);
     suite_add_tcase(suite, events);

@@ -935,7 +935,9 @@ START_TEST(test_operations_version_and_help)
                                      "GPUQUOTE_PORT",
                                      "GPUQUOTE_CORS_ORIGINS",
                                      "GPUQUOTE_REQUEST_TIMEOUT_SECONDS",
-                                     "--version"};
+                                     "--version",
+                                     "gpuquote keys create|list|revoke",
+                                     "'gpuquote keys --help'"};
     for (size_t i = 0; i < sizeof mentioned / sizeof mentioned[0]; i++)
         ck_assert_msg(strstr(out, mentioned[i]) != NULL, "--help does not mention %s",
                       mentioned[i]);
@@ -1096,9 +1098,11 @@ START_TEST(test_operations_port_in_use)
     const char *const args[] = {"--port", port, NULL};
     struct server_options options = {args, NULL, false};
     ck_assert_int_eq(server_run(&second, &options), 1);
-    char expected[128];
+    char expected[192];
     snprintf(expected, sizeof expected,
-             "gpuquote: error: cannot listen on 127.0.0.1 port %s: Address already in use\n", port);
+             "gpuquote: error: cannot listen on 127.0.0.1 port %s: Address already in use "
+             "(another port: the setting port, GPUQUOTE_PORT or --port)\n",
+             port);
     char *err = server_read(&second, "stderr.log");
     ck_assert_str_eq(err, expected);
     free(err);
@@ -1183,6 +1187,35 @@ START_TEST(test_operations_port_file_unwritable)
 END_TEST
 
 /* A misspelt variable is named on standard error, and serving goes on. */
+static int occurrences(const char *text, const char *needle)
+{
+    int count = 0;
+    for (const char *at = strstr(text, needle); at != NULL; at = strstr(at + 1, needle))
+        count++;
+    return count;
+}
+
+/* The start-up log says where the page is, and which keys are in force,
+ * once each: the catalog watch's first reload of the same keys is silent. */
+START_TEST(test_operations_start_up_log_says_each_thing_once)
+{
+    struct server server = {0};
+    const char *const env[] = {"GPUQUOTE_CATALOG_POLL_MS=50", NULL};
+    struct server_options options = {NULL, env, false};
+    server_start(&server, &options);
+    suite_sleep_ms(400); /* several polls of the catalog watch */
+    ck_assert_int_eq(server_stop(&server), 0);
+    char *err = server_read(&server, "stderr.log");
+    char page[96];
+    snprintf(page, sizeof page, "the storefront page is http://127.0.0.1:%u/\n",
+             (unsigned)server.port);
+    ck_assert_msg(occurrences(err, page) == 1, "stderr: %s", err);
+    ck_assert_msg(occurrences(err, "keys loaded: 1 in force") == 1, "stderr: %s", err);
+    free(err);
+    server_cleanup(&server);
+}
+END_TEST
+
 START_TEST(test_operations_unknown_variable_warned)
 {
     struct server server = {0};
@@ -1519,6 +1552,7 @@ static Suite *make_suite(void)
     tcase_add_test(process, test_operations_unknown_variable_warned);
     tcase_add_test(process, test_operations_connection_limit_fits_open_files);
     tcase_add_test(process, test_operations_soft_open_files_raised);
+    tcase_add_test(process, test_operations_start_up_log_says_each_thing_once);
     tcase_add_test(process, test_operations_bad_listen_address);
     tcase_add_test(process, test_operations_restart_on_same_port);
     suite_add_tcase(suite, process);

@@ -209,6 +209,32 @@ START_TEST(test_null_environment_and_empty_argv)
 END_TEST
 
 /* metrics_listen in the forms it takes; the address it names. */
+/* After "keys", the server's flags still set their keys (in either form),
+ * and the keys command is handed every word after "keys"; its own options
+ * and their values are left alone, even a value that names a flag. */
+START_TEST(test_keys_command_takes_the_server_flags)
+{
+    char *argv[] = {"gpuquote",       "keys",        "create",  "--name",
+                    "--db as a name", "--db",        "keys.db", "--scope",
+                    "quotes:read",    "--port=9000", NULL};
+    char *envp[] = {NULL};
+    struct gq_config c;
+    enum config_command command;
+    struct gq_error err;
+    ck_assert_int_eq(load(&c, &command, argv, envp, &err), GQ_OK);
+    ck_assert_int_eq(command, CONFIG_COMMAND_KEYS);
+    ck_assert_str_eq(c.database, "keys.db");
+    ck_assert_int_eq(c.port, 9000);
+    ck_assert_int_eq(c.command_argc, 8);
+    ck_assert_str_eq(c.command_argv[0], "create");
+    ck_assert_int_eq(config_flag_words("--db"), 2);
+    ck_assert_int_eq(config_flag_words("--db=x"), 1);
+    ck_assert_int_eq(config_flag_words("--name"), 0);
+    ck_assert_int_eq(config_flag_words("create"), 0);
+    config_free(&c);
+}
+END_TEST
+
 START_TEST(test_metrics_listen_forms)
 {
     struct sockaddr_storage address;
@@ -1327,6 +1353,7 @@ static Suite *config_suite(void)
     tcase_add_checked_fixture(sources, enter_temp_dir, leave_temp_dir);
     tcase_add_test(sources, test_defaults_without_file);
     tcase_add_test(sources, test_null_environment_and_empty_argv);
+    tcase_add_test(sources, test_keys_command_takes_the_server_flags);
     tcase_add_test(sources, test_shipped_file_holds_every_default);
     tcase_add_test(sources, test_default_file_is_read_when_present);
     tcase_add_test(sources, test_file_sets_every_key);
