@@ -779,6 +779,16 @@ static enum gq_code parse_json(struct loader *ld, enum key_id id, struct source 
                                const json_t *value)
 {
     const struct key_spec *key = &keys[id];
+    /* A null number in a file is the key left unset: its default, or the
+     * value derived from other keys (per_ip_connection_limit's share),
+     * which the shipped file can name without fixing a figure. */
+    if (json_is_null(value) && key->kind == KIND_INTEGER)
+        return GQ_OK;
+    /* A null number in a file is the key left unset: its default, or the
+     * value derived from other keys (per_ip_connection_limit's share),
+     * which the shipped file can name without fixing a figure. */
+    if (json_is_null(value) && key->kind == KIND_INTEGER)
+        return GQ_OK;
     ld->origin[id] = src;
     switch (key->kind) {
     case KIND_STRING:

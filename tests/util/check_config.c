@@ -266,7 +266,7 @@ START_TEST(test_shipped_file_holds_every_default)
     json_error_t jerr;
     json_t *root = json_load_file(path, 0, &jerr);
     ck_assert_msg(root != NULL, "%s: %s", path, jerr.text);
-    ck_assert_uint_eq(json_object_size(root), 43);
+    ck_assert_uint_eq(json_object_size(root), 44);
     json_decref(root);
 
     struct gq_config c;
@@ -290,6 +290,26 @@ START_TEST(test_default_file_is_read_when_present)
     ck_assert_uint_eq(c.port, 9001);
     ck_assert_uint_eq(c.threads, 3);
     ck_assert_str_eq(c.listen, "127.0.0.1");
+    config_free(&c);
+}
+END_TEST
+
+/* A null number in a file leaves the key unset: its default, or the share
+ * an unset per_ip_connection_limit takes of connection_limit. */
+START_TEST(test_null_in_a_file_is_the_default)
+{
+    write_file("gq.json", "{\"connection_limit\": 100, \"per_ip_connection_limit\": null, "
+                          "\"threads\": null, \"metrics_listen\": null}");
+    struct gq_config c;
+    struct gq_error err;
+    char *argv[] = {"gpuquote", "--config", "gq.json", NULL};
+    char *envp[] = {NULL};
+    ck_assert_int_eq(load(&c, NULL, argv, envp, &err), GQ_OK);
+    ck_assert_uint_eq(c.connection_limit, 100);
+    ck_assert_uint_eq(c.per_ip_connection_limit, 25);
+    ck_assert(c.per_ip_connection_limit_is_share);
+    ck_assert_uint_eq(c.threads, 2);
+    ck_assert_ptr_null(c.metrics_listen);
     config_free(&c);
 }
 END_TEST
@@ -1356,6 +1376,7 @@ static Suite *config_suite(void)
     tcase_add_test(sources, test_keys_command_takes_the_server_flags);
     tcase_add_test(sources, test_shipped_file_holds_every_default);
     tcase_add_test(sources, test_default_file_is_read_when_present);
+    tcase_add_test(sources, test_null_in_a_file_is_the_default);
     tcase_add_test(sources, test_file_sets_every_key);
     tcase_add_test(sources, test_environment_sets_every_key);
     tcase_add_test(sources, test_environment_overrides_file);
