@@ -3,14 +3,20 @@
 #   make            build build/gpuquote
 #   make run        install missing packages, build, migrate data/gpuquote.db, serve on :8080
 #   make test       install missing packages, build and run every test
+#   make check      run every test (what make test runs once packages are in), the
+#                   commands of README.md and docs/ among them
+#   make migrate    build, and apply pending migrations to the configured database
 #   make asan       the whole test suite built with -fsanitize=address,undefined
 #   make valgrind   the integration tests against the server under valgrind
 #   make bench      benchmarks against nginx (bench/RESULTS.md) and, for saved quotes on
 #                   PostgreSQL, against pgbench (bench/POSTGRES.md)
 #   make fuzz       libFuzzer harnesses, FUZZ_SECONDS each
 #   make lint       openapi.yaml through redocly, cppcheck over src/
+#   make k8s-check  deploy/kubernetes/ against the Kubernetes API's schemas
 #   make deps       install missing packages only
-#   make clean
+#   make format     clang-format the sources
+#   make clean      remove build/
+#   make help       this list
 #
 # The layers link in one direction: core <- util <- store <- http <- main.
 # The core's unit tests link the core objects alone, with neither
@@ -35,7 +41,7 @@ WARNINGS = -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototyp
            -Wvla -Wformat=2 -Wconversion -Wno-sign-conversion -Wpointer-arith -Wundef
 CPPFLAGS = -Isrc -D_GNU_SOURCE -DGQ_VERSION='"$(VERSION)"'
 CFLAGS_ALL = -std=c11 $(OPT) $(WARNINGS) -fno-strict-aliasing -pthread $(CFLAGS)
-# The server's allocator (README, Dependencies): jemalloc. Builds that must
+# The server's allocator (docs/development.md, Dependencies): jemalloc. Builds that must
 # see every allocation themselves keep glibc's: ASan's, and valgrind's
 # (`make valgrind` sets ALLOCATOR empty), as Redis does with MALLOC=libc.
 ALLOCATOR ?= jemalloc
@@ -105,12 +111,16 @@ TESTS := $(TEST_CORE) $(TEST_UTIL) $(TEST_STORE) $(TEST_BODY) $(TEST_FRONT) $(TE
 # Keep objects of test programs between runs.
 .SECONDARY:
 
-.PHONY: all run test check asan valgrind bench fuzz lint deps clean format migrate FORCE
+.PHONY: all run test check asan valgrind bench fuzz lint deps clean format migrate help FORCE
 
 all: $(BIN)
 
 deps:
 	@scripts/deps.sh test
+
+# The targets, from the list at the top of this file.
+help:
+	@sed -n '3,/^$$/s/^# \{0,1\}//p' $(firstword $(MAKEFILE_LIST)) | sed '/^$$/,$$d'
 
 # make does not see a change of flags: the stamp holds the allocator linked
 # in, and changes (so the server is linked again) when it does.
@@ -220,6 +230,7 @@ check: $(BIN) $(TESTS) tests/contract/node_modules tests/e2e/node_modules
 	@node tests/contract/validate.mjs --require-headers $(CONTRACT_LOG)
 	@GPUQUOTE_BIN=$(abspath $(BIN)) GPUQUOTE_SOURCE_DIR=$(CURDIR) \
 		GPUQUOTE_SCREENSHOT_DIR=$(abspath $(BUILD)) node --test tests/e2e/storefront.test.mjs
+	@GPUQUOTE_BIN=$(abspath $(BIN)) tests/docs/run-docs.sh
 
 # npm's own errors are printed (--loglevel=error), and a failure says which
 # install it was.

@@ -83,6 +83,10 @@ export GPUQUOTE_BOOTSTRAP_KEY_FILE=$WORK/admin.key
 export GPUQUOTE_RATE_LIMIT_KEYLESS_PER_SECOND=1000000 GPUQUOTE_RATE_LIMIT_KEYLESS_BURST=1000000
 export GPUQUOTE_RATE_LIMIT_KEYLESS_SAVES_PER_MINUTE=1000000
 export GPUQUOTE_RATE_LIMIT_KEY_PER_SECOND=1000000 GPUQUOTE_RATE_LIMIT_KEY_BURST=1000000
+# Its 256 connections (and a probe beside them) are more than one address's
+# default share of the connection limit, a quarter: no per-address limit, as
+# behind a proxy.
+export GPUQUOTE_PER_IP_CONNECTION_LIMIT=0
 chmod 755 "$WORK" # nginx workers run as nobody when we are root
 mkdir -p "$WORK/www" "$WORK/nginx" "$WORK/bodies" "$WORK/runs"
 chmod 755 "$WORK/www"
@@ -180,6 +184,12 @@ migrate_db() { # db
 # ---- nginx ------------------------------------------------------------------------
 
 NGINX_MODULES=$(nginx -V 2>&1 || true)
+# A worker's connections within this shell's open-files limit (1024 is a
+# common hard one), half of it: the runs use 256 connections at most, and
+# nginx warns when worker_connections exceeds the limit.
+NGINX_CONNECTIONS=$(ulimit -n)
+[ "$NGINX_CONNECTIONS" = unlimited ] || [ "$NGINX_CONNECTIONS" -gt 8192 ] && NGINX_CONNECTIONS=8192
+NGINX_CONNECTIONS=$((NGINX_CONNECTIONS / 2))
 start_nginx() {
     local port conf=$WORK/nginx/nginx.conf temp_paths="" m i
     for m in client_body proxy fastcgi uwsgi scgi; do
@@ -197,7 +207,7 @@ daemon off;
 worker_processes $THREADS;
 pid $WORK/nginx/nginx.pid;
 error_log $WORK/nginx/error.log warn;
-events { worker_connections 4096; }
+events { worker_connections $NGINX_CONNECTIONS; }
 http {
     access_log off;
     sendfile on;

@@ -40,6 +40,10 @@ if [ "${1:-build}" != build ]; then
     # a font that has Chinese glyphs for the screenshots.
     command -v node >/dev/null 2>&1 || missing="$missing nodejs"
     command -v npm >/dev/null 2>&1 || missing="$missing npm"
+    # The commands of README.md and docs/ are run by tests/docs/run-docs.sh.
+    for tool in curl jq openssl; do
+        command -v "$tool" >/dev/null 2>&1 || missing="$missing $tool"
+    done
     # The tests start a PostgreSQL server of their own (scripts/postgres.sh)
     # and, for several replicas, a load balancer in front of them.
     ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 || missing="$missing postgresql"

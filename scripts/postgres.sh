@@ -73,8 +73,15 @@ start() {
     if [ ! -f "$cluster/data/PG_VERSION" ]; then
         as_owner "$bindir/initdb" -D "$cluster/data" -U gq --auth=trust --no-locale -E UTF8 \
             >"$cluster/initdb.log" 2>&1 || { cat "$cluster/initdb.log" >&2; exit 1; }
+        # Each backend is a process of its own, so max_connections costs
+        # the postmaster no descriptors; a backend keeps at most
+        # max_files_per_process files open, set within this shell's limit
+        # (1024 is a common hard limit) less the few a process has already.
+        files=$(ulimit -n)
+        [ "$files" = unlimited ] || [ "$files" -gt 1064 ] && files=1064
         {
             echo "max_connections = 400"
+            echo "max_files_per_process = $((files - 64))"
             echo "unix_socket_permissions = 0777"
             if [ "$mode" != durable ]; then
                 echo "fsync = off"
@@ -83,7 +90,7 @@ start() {
         } | as_owner tee -a "$cluster/data/postgresql.conf" >/dev/null
     fi
     if [ -f "$dir/port" ]; then
-        start_on "$(cat "$dir/port")" || { tail -20 "$cluster/server.log" >&2; exit 1; }
+        start_on "$(cat "$dir/port")" || { tail -40 "$cluster/server.log" >&2; exit 1; }
     else
         for _ in $(seq 1 20); do
             port=$((20000 + RANDOM % 40000))
@@ -93,7 +100,7 @@ start() {
                 break
             fi
         done
-        [ -f "$dir/port" ] || { tail -20 "$cluster/server.log" >&2; exit 1; }
+        [ -f "$dir/port" ] || { tail -40 "$cluster/server.log" >&2; exit 1; }
     fi
     url="postgresql://gq@127.0.0.1:$(cat "$dir/port")/postgres"
     echo "$url" >"$dir/url"

@@ -17,13 +17,16 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "cli/keys.h"
+#include "cli/secrets.h"
 #include "http/http.h"
 #include "store/store.h"
 #include "util/config.h"
+#include "util/fd_limit.h"
 #include "util/log.h"
 #include "webhooks/sender.h"
 
@@ -51,8 +54,13 @@ static int open_store(const struct gq_config *config, bool migrate, struct store
     struct gq_error err;
     if (migrate && store_check_migrations(config->database, config->migrations_dir, &err) != GQ_OK)
         return fail(&err);
+    bool missing = store_database_file_missing(config->database);
     if (store_open(&options, store, &err) != GQ_OK)
         return fail(&err);
+    if (missing)
+        log_warning("database %s did not exist: created a new, empty one (if one was there "
+                    "before, it was deleted or moved: none of its quotes or keys are in this one)",
+                    database);
     int applied = 0;
     if (migrate)
         log_info("database %s: migrating from %s/%s", database, config->migrations_dir,
@@ -96,6 +104,28 @@ static bool write_port_file(const char *path, uint16_t port)
         return false;
     bool written = fprintf(file, "%u\n", (unsigned)port) > 0;
     return fclose(file) == 0 && written;
+}
+
+/* Raises the soft open-files limit to the hard one, and lowers
+ * connection_limit (and per_ip_connection_limit with it) when the
+ * connections would not fit beside the descriptors the server holds
+ * otherwise: refusing a connection beats failing one with EMFILE. */
+static void fit_open_files(struct gq_config *config)
+{
+    uint64_t limit = fd_limit_raise();
+    unsigned reserved = fd_limit_reserved(config, config->webhooks ? WEBHOOK_SENDER_BATCH : 0);
+    unsigned asked = config->connection_limit, asked_per_ip = config->per_ip_connection_limit;
+    if (!fd_limit_fit(config, limit, reserved))
+        return;
+    char per_ip[96] = "";
+    if (config->per_ip_connection_limit != asked_per_ip)
+        snprintf(per_ip, sizeof per_ip, ", per_ip_connection_limit from %u to %u", asked_per_ip,
+                 config->per_ip_connection_limit);
+    log_warning("open files: the limit of %llu descriptors, less the %u the server needs besides "
+                "connections, leaves %u: connection_limit lowered from %u to %u%s (raise the "
+                "hard limit, ulimit -Hn or systemd's LimitNOFILE, to serve more)",
+                (unsigned long long)limit, reserved, config->connection_limit, asked,
+                config->connection_limit, per_ip);
 }
 
 /* Blocks until SIGTERM or SIGINT, reloading the catalog on SIGHUP. */
@@ -176,7 +206,9 @@ static int serve(struct app *app, int listener, const sigset_t *signals)
         catalog_watch_stop(watch);
         return EXIT_FAILURE;
     }
-    log_info("listening on %s port %u", config->listen, (unsigned)port);
+    log_info("listening on %s port %u: the storefront page is http://%s%s%s:%u/", config->listen,
+             (unsigned)port, strchr(config->listen, ':') ? "[" : "", config->listen,
+             strchr(config->listen, ':') ? "]" : "", (unsigned)port);
     wait_for_shutdown(app, signals);
     http_server_stop(server, (int)config->shutdown_grace_seconds * 1000);
     quote_sweeper_stop(sweeper);
@@ -220,6 +252,7 @@ int main(int argc, char **argv)
     struct gq_config config;
     enum config_command command;
     struct gq_error err;
+    umask(077); /* the database, its -wal and -shm, the key file: the owner's alone */
     if (config_load(&config, &command, argc, argv, environ, &err) != GQ_OK) {
         fprintf(stderr, "gpuquote: error: %s\n", err.message);
         config_free(&config);
@@ -232,6 +265,11 @@ int main(int argc, char **argv)
             printf("gpuquote %s\n", GQ_VERSION);
         config_free(&config);
         return EXIT_SUCCESS;
+    }
+    int keys_status = command == CONFIG_COMMAND_KEYS ? cli_keys_check(&config) : -1;
+    if (keys_status >= 0) { /* usage, or a wrong command line: no database needed */
+        config_free(&config);
+        return keys_status;
     }
     size_t position = 0;
     const char *unknown;
@@ -252,13 +290,19 @@ int main(int argc, char **argv)
     pthread_mutex_init(&app.keys_reload_lock, NULL);
     bool migrate = command == CONFIG_COMMAND_MIGRATE || config.auto_migrate;
     int status = open_store(&config, migrate, &app.store);
+    struct secret_keyring secrets;
+    secret_keyring_clear(&secrets);
+    if (status == EXIT_SUCCESS && command != CONFIG_COMMAND_KEYS &&
+        !cli_secrets_prepare(&config, app.store, &secrets))
+        status = EXIT_FAILURE;
     int stop_signal = stop_requested_at_start();
     if (stop_signal != 0)
         log_info("signal %d during start-up: stopping%s", stop_signal,
                  command == CONFIG_COMMAND_SERVE ? " before serving" : "");
-    if (stop_signal == 0 && status == EXIT_SUCCESS && command == CONFIG_COMMAND_SERVE)
+    if (stop_signal == 0 && status == EXIT_SUCCESS && command == CONFIG_COMMAND_SERVE) {
+        fit_open_files(&config); /* once start-up has nothing left to refuse */
         status = serve(&app, listener, &signals);
-    else if (listener >= 0)
+    } else if (listener >= 0)
         close(listener);
     if (stop_signal == 0 && status == EXIT_SUCCESS && command == CONFIG_COMMAND_KEYS)
         status = cli_keys(&config, app.store);
@@ -269,6 +313,7 @@ int main(int argc, char **argv)
     pthread_mutex_destroy(&app.reload_lock);
     pthread_mutex_destroy(&app.keyring_lock);
     pthread_mutex_destroy(&app.keys_reload_lock);
+    secret_keyring_clear(&secrets);
     config_free(&config);
     return status;
 }

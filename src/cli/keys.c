@@ -6,6 +6,7 @@
  */
 #include "cli/keys.h"
 
+#include <assert.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -18,6 +19,10 @@
 #include "util/api_key.h"
 #include "util/clock.h"
 #include "util/log.h"
+#include "util/utf8.h"
+
+/* Room for a key's name with every byte escaped ("\\x1b": four bytes). */
+#define NAME_PRINT_SIZE (4 * 100 + 1)
 
 static void usage(FILE *stream)
 {
@@ -27,6 +32,7 @@ static void usage(FILE *stream)
             "usage: gpuquote keys create --name NAME --scope SCOPE [--scope SCOPE ...]\n"
             "       gpuquote keys list\n"
             "       gpuquote keys revoke KEY_ID\n"
+            "the server's options work here too (--db PATH, --config PATH, ...)\n"
             "scopes: %s\n",
             scopes);
 }
@@ -36,6 +42,63 @@ static int fail_usage(const char *why)
     fprintf(stderr, "gpuquote: error: %s\n", why);
     usage(stderr);
     return 2;
+}
+
+/* The words of the keys command, the server's flags left out (config.c
+ * has applied them), in `words`, which holds `argc` entries. An option of
+ * the keys command keeps its value, whatever the value looks like, as
+ * config.c reads them. */
+static int own_words(int argc, char **argv, char **words)
+{
+    int count = 0;
+    for (int i = 0; i < argc; i++) {
+        int skip = config_flag_words(argv[i]);
+        if (skip > 0) {
+            i += skip - 1;
+            continue;
+        }
+        words[count++] = argv[i];
+        if (strncmp(argv[i], "--", 2) == 0 && strcmp(argv[i], "--help") != 0 && i + 1 < argc)
+            words[count++] = argv[++i];
+    }
+    return count;
+}
+
+/* Reads `create`'s options into *name and *scopes; -1 when they are good,
+ * else the exit status after saying why. */
+static int parse_create(int argc, char **argv, const char **name, unsigned *scopes)
+{
+    *name = NULL;
+    *scopes = SCOPE_NONE;
+    for (int i = 1; i < argc; i++) {
+        if (i + 1 >= argc)
+            return fail_usage("an option lacks its value");
+        if (strcmp(argv[i], "--name") == 0) {
+            *name = argv[++i];
+        } else if (strcmp(argv[i], "--scope") == 0) {
+            unsigned more;
+            char bad[32] = "";
+            const char *text = argv[++i];
+            if (!api_scopes_parse(text, &more, bad, sizeof bad) || more == SCOPE_NONE) {
+                char why[96];
+                snprintf(why, sizeof why, "--scope: '%.40s' is not a scope",
+                         bad[0] != '\0' ? bad : text);
+                return fail_usage(why);
+            }
+            *scopes |= more;
+        } else {
+            return fail_usage("unknown option");
+        }
+    }
+    if (*name == NULL || (*name)[0] == '\0' || strlen(*name) > 100)
+        return fail_usage("--name NAME (1 to 100 bytes) is required");
+    size_t offset;
+    uint32_t control;
+    if (utf8_find_control(*name, &offset, &control))
+        return fail_usage("--name must not contain control or bidirectional formatting characters");
+    if (*scopes == SCOPE_NONE)
+        return fail_usage("at least one --scope is required");
+    return -1;
 }
 
 /* Creates the key and its audit line; prints the secret to `out`. */
@@ -58,27 +121,11 @@ static enum gq_code create_key(struct store *store, const char *name, unsigned s
 
 static int run_create(struct store *store, int argc, char **argv)
 {
-    const char *name = NULL;
-    unsigned scopes = SCOPE_NONE;
-    for (int i = 1; i < argc; i++) {
-        if (i + 1 >= argc)
-            return fail_usage("an option lacks its value");
-        if (strcmp(argv[i], "--name") == 0) {
-            name = argv[++i];
-        } else if (strcmp(argv[i], "--scope") == 0) {
-            unsigned more;
-            char bad[32];
-            if (!api_scopes_parse(argv[++i], &more, bad, sizeof bad) || more == SCOPE_NONE)
-                return fail_usage("--scope names no scope");
-            scopes |= more;
-        } else {
-            return fail_usage("unknown option");
-        }
-    }
-    if (name == NULL || name[0] == '\0' || strlen(name) > 100)
-        return fail_usage("--name NAME (1 to 100 bytes) is required");
-    if (scopes == SCOPE_NONE)
-        return fail_usage("at least one --scope is required");
+    const char *name;
+    unsigned scopes;
+    int refused = parse_create(argc, argv, &name, &scopes);
+    if (refused >= 0)
+        return refused;
     struct stored_key key;
     char secret[API_KEY_SIZE];
     struct gq_error err;
@@ -86,10 +133,11 @@ static int run_create(struct store *store, int argc, char **argv)
         log_error("%s", err.message);
         return 1;
     }
-    char text[160];
+    char text[160], shown[NAME_PRINT_SIZE];
     printf("%s\n", secret);
     fprintf(stderr, "gpuquote: created %s (%s), scopes %s; the key above is shown only now\n",
-            key.id, key.name, api_scopes_format(key.scopes, text, sizeof text));
+            key.id, utf8_escape_controls(key.name, shown, sizeof shown),
+            api_scopes_format(key.scopes, text, sizeof text));
     memset(secret, 0, sizeof secret);
     return 0;
 }
@@ -107,11 +155,14 @@ static int run_list(struct store *store)
     for (size_t i = 0; i < list.count; i++) {
         const struct stored_key *key = &list.items[i];
         char created[CLOCK_RFC3339_SIZE], used[CLOCK_RFC3339_SIZE], revoked[CLOCK_RFC3339_SIZE];
-        char scopes[160];
+        char scopes[160], name[NAME_PRINT_SIZE];
+        /* A name stored before names were checked may hold anything: it is
+         * shown escaped, never obeyed by the terminal. */
         printf("%-36s %-12s %-20s %-20s %-20s %s / %s\n", key->id, key->prefix,
                clock_format_rfc3339(key->created_at, created),
                key->last_used_at ? clock_format_rfc3339(key->last_used_at, used) : "-",
-               key->revoked_at ? clock_format_rfc3339(key->revoked_at, revoked) : "-", key->name,
+               key->revoked_at ? clock_format_rfc3339(key->revoked_at, revoked) : "-",
+               utf8_escape_controls(key->name, name, sizeof name),
                api_scopes_format(key->scopes, scopes, sizeof scopes));
     }
     store_key_list_free(&list);
@@ -120,8 +171,7 @@ static int run_list(struct store *store)
 
 static int run_revoke(struct store *store, int argc, char **argv)
 {
-    if (argc != 2)
-        return fail_usage("revoke takes one key id");
+    assert(argc == 2);
     struct stored_key before, after;
     struct gq_error err;
     if (store_key_get(store, argv[1], &before, &err) != GQ_OK) {
@@ -150,25 +200,61 @@ static int run_revoke(struct store *store, int argc, char **argv)
     return 0;
 }
 
-int cli_keys(const struct gq_config *config, struct store *store)
+/* The command line checked before the database is opened: -1 when it
+ * names an action on the store, else the exit status after printing the
+ * usage or what is wrong. */
+static int check_words(int argc, char **argv)
 {
-    int argc = config->command_argc;
-    char **argv = config->command_argv;
     if (argc < 1) {
         usage(stderr);
         return 2;
     }
-    if (strcmp(argv[0], "create") == 0)
-        return run_create(store, argc, argv);
-    if (strcmp(argv[0], "list") == 0)
-        return argc == 1 ? run_list(store) : fail_usage("list takes no argument");
-    if (strcmp(argv[0], "revoke") == 0)
-        return run_revoke(store, argc, argv);
-    if (strcmp(argv[0], "--help") == 0 || strcmp(argv[0], "-h") == 0) {
+    if (strcmp(argv[0], "--help") == 0 || strcmp(argv[0], "-h") == 0 ||
+        strcmp(argv[0], "help") == 0) {
         usage(stdout);
         return 0;
     }
+    if (strcmp(argv[0], "create") == 0) {
+        const char *name;
+        unsigned scopes;
+        return parse_create(argc, argv, &name, &scopes);
+    }
+    if (strcmp(argv[0], "list") == 0)
+        return argc == 1 ? -1 : fail_usage("list takes no argument");
+    if (strcmp(argv[0], "revoke") == 0)
+        return argc == 2 ? -1 : fail_usage("revoke takes one key id");
     return fail_usage("unknown keys command");
+}
+
+int cli_keys_check(const struct gq_config *config)
+{
+    char **words = calloc((size_t)config->command_argc + 1, sizeof *words);
+    if (words == NULL) {
+        log_error("out of memory");
+        return 1;
+    }
+    int status = check_words(own_words(config->command_argc, config->command_argv, words), words);
+    free(words);
+    return status;
+}
+
+int cli_keys(const struct gq_config *config, struct store *store)
+{
+    char **argv = calloc((size_t)config->command_argc + 1, sizeof *argv);
+    if (argv == NULL) {
+        log_error("out of memory");
+        return 1;
+    }
+    int argc = own_words(config->command_argc, config->command_argv, argv);
+    int status = check_words(argc, argv);
+    if (status < 0 && strcmp(argv[0], "create") == 0)
+        status = run_create(store, argc, argv);
+    else if (status < 0 && strcmp(argv[0], "list") == 0)
+        status = run_list(store);
+    else if (status < 0)
+        status = run_revoke(store, argc, argv);
+    free(argv);
+    return status;
 }
 
 /* Writes `secret` and a newline to `path`, created with mode 0600 (or

@@ -9,6 +9,11 @@
 #include "store/store.h"
 #include "util/config.h"
 
+/* Checks `gpuquote keys ...` before the database is opened: -1 when it
+ * asks for an action on the store; otherwise it has printed the usage
+ * (--help, or no action) or what is wrong, and returns the exit status. */
+int cli_keys_check(const struct gq_config *config);
+
 /* Runs `gpuquote keys ...` (config->command_argv) on `store`; the exit
  * status: 0, 1 when the store fails, 2 for a wrong command line. */
 int cli_keys(const struct gq_config *config, struct store *store);

@@ -31,16 +31,25 @@ static enum gq_code check_block_price(const struct catalog *catalog, const struc
                        MSG_TEXT(money_format(cap, limit)));
 }
 
+static enum gq_code fail_above_ceiling(const char *field, gq_money price, struct gq_error *err)
+{
+    char text[MONEY_FORMAT_SIZE], most[MONEY_FORMAT_SIZE];
+    return gq_fail_msg(err, GQ_ERR_OUT_OF_RANGE, field, MSG_PRICE_ABOVE_CEILING, MSG_TEXT(field),
+                       MSG_TEXT(money_format(price, text)),
+                       MSG_TEXT(money_format(PRICE_LIST_PRICE_MAX, most)));
+}
+
 static enum gq_code check_sku(const struct catalog *catalog, const struct sku *sku,
                               struct gq_error *err)
 {
     for (int mode = 0; mode < BILLING_MODE_COUNT; mode++) {
-        if (sku->priced[mode] && sku->price[mode] <= 0) {
-            char field[96];
-            snprintf(field, sizeof field, "prices.%s", billing_mode_id((enum billing_mode)mode));
+        char field[96];
+        snprintf(field, sizeof field, "prices.%s", billing_mode_id((enum billing_mode)mode));
+        if (sku->priced[mode] && sku->price[mode] <= 0)
             return gq_fail_msg(err, GQ_ERR_PRICE_NOT_POSITIVE, field, MSG_PRICE_NOT_POSITIVE,
                                MSG_TEXT(field));
-        }
+        if (sku->priced[mode] && sku->price[mode] > PRICE_LIST_PRICE_MAX)
+            return fail_above_ceiling(field, sku->price[mode], err);
         enum gq_code code = check_block_price(catalog, sku, (enum billing_mode)mode, err);
         if (code != GQ_OK)
             return code;
@@ -67,5 +76,12 @@ enum gq_code price_list_check(const struct catalog *catalog, struct gq_error *er
         if (catalog->bundles[i].price <= 0 || catalog->bundles[i].list_price <= 0)
             return gq_fail_msg(err, GQ_ERR_PRICE_NOT_POSITIVE, "price", MSG_PRICE_NOT_POSITIVE,
                                MSG_TEXT("price"));
+    for (size_t i = 0; i < catalog->n_bundles; i++) {
+        const struct bundle *bundle = &catalog->bundles[i];
+        if (bundle->price > PRICE_LIST_PRICE_MAX || bundle->list_price > PRICE_LIST_PRICE_MAX)
+            return bundle->price > PRICE_LIST_PRICE_MAX
+                       ? fail_above_ceiling("price", bundle->price, err)
+                       : fail_above_ceiling("list_price", bundle->list_price, err);
+    }
     return GQ_OK;
 }

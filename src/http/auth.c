@@ -199,6 +199,21 @@ bool keyring_reload(struct app *app)
     return loaded;
 }
 
+/* Whether two keyrings hold the same keys with the same scopes and names:
+ * a reload that changes nothing (the catalog watch's first poll reloads
+ * the keys read at start) is not logged again. */
+static bool same_keys(const struct keyring *a, const struct keyring *b)
+{
+    if (a == NULL || b == NULL || a->count != b->count)
+        return false;
+    for (size_t i = 0; i < a->count; i++) {
+        const struct stored_key *x = &a->entries[i].key, *y = &b->entries[i].key;
+        if (strcmp(x->id, y->id) != 0 || x->scopes != y->scopes || strcmp(x->name, y->name) != 0)
+            return false;
+    }
+    return true;
+}
+
 bool keyring_install(struct app *app, struct key_list *list)
 {
     size_t count = list->count;
@@ -212,8 +227,10 @@ bool keyring_install(struct app *app, struct key_list *list)
     struct keyring *previous = app->keyring;
     app->keyring = next;
     pthread_mutex_unlock(&app->keyring_lock);
+    bool changed = !same_keys(previous, next);
     keyring_release(previous);
-    log_info("keys loaded: %zu in force", count);
+    if (changed)
+        log_info("keys loaded: %zu in force", count);
     return true;
 }
 

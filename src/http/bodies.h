@@ -32,7 +32,9 @@ enum gq_code fields_only(json_t *object, const char *const *allowed, const char 
 
 /* A string field. Absent: *out = NULL, or missing_field when `required`.
  * A string holding U+0000 ("\u0000", valid JSON) is invalid_value: C
- * would read it only up to there. */
+ * would read it only up to there; so is one holding a control character
+ * (utf8_find_control(): C0, DEL, C1, U+2028/2029, the bidirectional
+ * overrides and isolates), named with its byte offset. */
 enum gq_code fields_string(json_t *object, const char *key, const char *path, bool required,
                            const char **out, struct gq_error *err);
 
@@ -57,6 +59,20 @@ enum gq_code fields_boolean(json_t *object, const char *key, const char *path, b
  * 3000.0), at most MONEY_MAX. */
 enum gq_code fields_money(json_t *object, const char *key, const char *path, bool required,
                           gq_money *out, struct gq_error *err);
+
+/* A time: an RFC 3339 string ("2027-01-01T00:00:00Z") or a whole number
+ * of unix seconds, from 0 to FIELDS_TIME_MAX (the end of year 9999);
+ * anything else is invalid_value. Absent: *out untouched, or
+ * missing_field when `required`. */
+#define FIELDS_TIME_MAX ((int64_t)253402300799)
+enum gq_code fields_time(json_t *object, const char *key, const char *path, bool required,
+                         int64_t *out, struct gq_error *err);
+
+/* A required price of a price list: money as fields_money() reads it,
+ * above 0.00 (price_not_positive, "-1.00" included) and at most
+ * PRICE_LIST_PRICE_MAX (out_of_range naming that ceiling). */
+enum gq_code fields_price(json_t *object, const char *key, const char *path, gq_money *out,
+                          struct gq_error *err);
 
 /* True when `value` is a JSON string without U+0000, so that its C string
  * is the whole of it. */

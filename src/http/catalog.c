@@ -87,13 +87,23 @@ static enum MHD_Result reply_filtered(struct http_request *request,
     return reply_cacheable(request, response, JSON_CONTENT_TYPE, length, etag);
 }
 
+/* Whole unix seconds: 1 to 15 digits. */
+static bool read_unix_seconds(const char *text, int64_t *out)
+{
+    size_t length = strlen(text);
+    if (length == 0 || length > 15 || strspn(text, "0123456789") != length)
+        return false;
+    *out = strtoll(text, NULL, 10);
+    return true;
+}
+
 /* ?at=: the request is answered from the list in effect at that time (a
  * snapshot of its own, released with the request) when it is not the one
  * served. */
 static enum gq_code use_list_at(struct http_request *request, const char *at, struct gq_error *err)
 {
     int64_t when, version;
-    if (!clock_parse_rfc3339(at, &when))
+    if (!clock_parse_rfc3339(at, &when) && !read_unix_seconds(at, &when))
         return gq_fail_msg(err, GQ_ERR_INVALID_PARAMETER, "at", MSG_FORM_TIME);
     enum gq_code code = store_price_list_at(request->app->store, when, &version, err);
     if (code != GQ_OK || version == request->snapshot->catalog->price_list_version)

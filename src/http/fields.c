@@ -3,7 +3,9 @@
  * reporting the exact JSON path ("items[2].days") of the first problem.
  *
  * Unknown keys are refused (fields_only): a misspelt "hours_per_dya" must
- * not silently price the default.
+ * not silently price the default. No string taken holds a control
+ * character (utf8_find_control()): what is stored is later printed, in a
+ * terminal or a page, and must show there as what it is.
  */
 #include <math.h>
 #include <stdarg.h>
@@ -11,8 +13,11 @@
 #include <string.h>
 
 #include "core/plans.h"
+#include "core/price_list.h"
 #include "http/bodies.h"
+#include "util/clock.h"
 #include "util/decimal.h"
+#include "util/utf8.h"
 
 void fields_path(char *buf, size_t size, const char *parent, const char *key)
 {
@@ -88,6 +93,21 @@ static enum gq_code fail_at(struct gq_error *err, enum gq_code code, const char 
 /* No second or third argument. */
 #define NO_ARG MSG_TEXT(NULL)
 
+/* Fails for the field `path`.`key` when `text` holds a control character,
+ * naming it and its byte offset. */
+static enum gq_code refuse_control(const char *text, const char *path, const char *key,
+                                   struct gq_error *err)
+{
+    size_t offset;
+    uint32_t code_point;
+    if (!utf8_find_control(text, &offset, &code_point))
+        return GQ_OK;
+    char hex[16];
+    snprintf(hex, sizeof hex, "%04X", (unsigned)code_point);
+    return fail_at(err, GQ_ERR_INVALID_VALUE, path, key, MSG_FIELD_CONTROL_CHARACTER,
+                   MSG_TEXT(hex), MSG_INT(offset));
+}
+
 /* Looks up `key`; NULL with GQ_OK when absent and optional. A JSON null
  * counts as absent: clients often send null for "not set". */
 static enum gq_code lookup(json_t *object, const char *key, const char *path, bool required,
@@ -142,8 +162,10 @@ enum gq_code fields_string(json_t *object, const char *key, const char *path, bo
         return wrong_type(path, key, MSG_TYPE_STRING, value, err);
     if (!fields_is_text(value))
         return fail_at(err, GQ_ERR_INVALID_VALUE, path, key, MSG_FIELD_NO_NUL, NO_ARG, NO_ARG);
-    *out = json_string_value(value);
-    return GQ_OK;
+    code = refuse_control(json_string_value(value), path, key, err);
+    if (code == GQ_OK)
+        *out = json_string_value(value);
+    return code;
 }
 
 bool fields_is_text(const json_t *value)
@@ -348,7 +370,9 @@ enum gq_code fields_metadata(json_t *object, const char *key, const char *path, 
                                MSG_INT(FIELDS_METADATA_KEY_BYTES));
         }
         const char *text = NULL;
-        code = fields_string(*out, name, field, true, &text, err);
+        code = refuse_control(name, "", field, err);
+        if (code == GQ_OK)
+            code = fields_string(*out, name, field, true, &text, err);
         if (code == GQ_OK && strlen(text) > FIELDS_METADATA_VALUE_BYTES) {
             char at[192];
             fields_path(at, sizeof at, field, name);
@@ -359,4 +383,52 @@ enum gq_code fields_metadata(json_t *object, const char *key, const char *path, 
             return code;
     }
     return GQ_OK;
+}
+
+enum gq_code fields_time(json_t *object, const char *key, const char *path, bool required,
+                         int64_t *out, struct gq_error *err)
+{
+    json_t *value;
+    enum gq_code code = lookup(object, key, path, required, &value, err);
+    if (code != GQ_OK || value == NULL)
+        return code;
+    int64_t seconds;
+    if (json_is_number(value)) {
+        if (!fields_integral_value(value, &seconds) || seconds < 0 || seconds > FIELDS_TIME_MAX)
+            return fail_at(err, GQ_ERR_INVALID_VALUE, path, key, MSG_FORM_TIME, NO_ARG, NO_ARG);
+        *out = seconds;
+        return GQ_OK;
+    }
+    const char *text;
+    code = fields_string(object, key, path, true, &text, err);
+    if (code == GQ_OK && (!clock_parse_rfc3339(text, &seconds) || seconds > FIELDS_TIME_MAX))
+        code = fail_at(err, GQ_ERR_INVALID_VALUE, path, key, MSG_FORM_TIME, NO_ARG, NO_ARG);
+    if (code == GQ_OK)
+        *out = seconds;
+    return code;
+}
+
+enum gq_code fields_price(json_t *object, const char *key, const char *path, gq_money *out,
+                          struct gq_error *err)
+{
+    json_t *value = json_object_get(object, key);
+    const char *text = json_string_value(value);
+    char field[96];
+    fields_path(field, sizeof field, path, key);
+    /* "-1.00" is a price below zero, not a malformed one. */
+    if ((text != NULL && text[strspn(text, " ")] == '-') ||
+        (json_is_number(value) && json_number_value(value) <= 0))
+        return gq_fail_msg(err, GQ_ERR_PRICE_NOT_POSITIVE, field, MSG_PRICE_NOT_POSITIVE,
+                           MSG_TEXT(field));
+    enum gq_code code = fields_money(object, key, path, true, out, err);
+    if (code == GQ_OK && *out <= 0)
+        return gq_fail_msg(err, GQ_ERR_PRICE_NOT_POSITIVE, field, MSG_PRICE_NOT_POSITIVE,
+                           MSG_TEXT(field));
+    if (code == GQ_OK && *out > PRICE_LIST_PRICE_MAX) {
+        char price[MONEY_FORMAT_SIZE], most[MONEY_FORMAT_SIZE];
+        return gq_fail_msg(err, GQ_ERR_OUT_OF_RANGE, field, MSG_PRICE_ABOVE_CEILING,
+                           MSG_TEXT(field), MSG_TEXT(money_format(*out, price)),
+                           MSG_TEXT(money_format(PRICE_LIST_PRICE_MAX, most)));
+    }
+    return code;
 }

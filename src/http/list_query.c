@@ -87,6 +87,10 @@ static enum gq_code take(struct list_query_parser *parse, const char *name, cons
             good = read_limit(value, &out->limit);
             break;
         case LIST_CURSOR:
+            if (value[0] == '\0') { /* "starting_after=": from the start */
+                out->present[i] = false;
+                return GQ_OK;
+            }
             good = strncmp(value, param->id_prefix, strlen(param->id_prefix)) == 0 &&
                    strlen(value) < sizeof out->text[i];
             break;

@@ -18,9 +18,10 @@
 #include "util/config.h"
 
 /* A socket bound to `address`; -1 with a message naming `where` (the
- * configured address) in `err`, whose field is `key`. */
+ * configured address) and `setting`, the way to move it, in `err`, whose
+ * field is `key`. */
 static int bind_address(const struct sockaddr_storage *address, const char *key, const char *where,
-                        struct gq_error *err)
+                        const char *setting, struct gq_error *err)
 {
     int fd = socket(address->ss_family, SOCK_STREAM | SOCK_CLOEXEC, 0);
     int on = 1;
@@ -38,7 +39,8 @@ static int bind_address(const struct sockaddr_storage *address, const char *key,
         int cause = errno;
         if (fd >= 0)
             close(fd);
-        gq_fail(err, GQ_ERR_NOT_READY, key, "cannot listen on %s: %s", where, strerror(cause));
+        gq_fail(err, GQ_ERR_NOT_READY, key, "cannot listen on %s: %s (%s)", where, strerror(cause),
+                setting);
         return -1;
     }
     return fd;
@@ -54,7 +56,8 @@ int http_listener_bind(const struct gq_config *config, struct gq_error *err)
     }
     char where[128];
     snprintf(where, sizeof where, "%s port %u", config->listen, (unsigned)config->port);
-    return bind_address(&address, "listen", where, err);
+    return bind_address(&address, "listen", where,
+                        "another port: the setting port, GPUQUOTE_PORT or --port", err);
 }
 
 int http_metrics_listener_bind(const struct gq_config *config, struct gq_error *err)
@@ -65,5 +68,7 @@ int http_metrics_listener_bind(const struct gq_config *config, struct gq_error *
                 "metrics_listen: '%s' is not ADDRESS:PORT", config->metrics_listen);
         return -1;
     }
-    return bind_address(&address, "metrics_listen", config->metrics_listen, err);
+    return bind_address(&address, "metrics_listen", config->metrics_listen,
+                        "another address: the setting metrics_listen or GPUQUOTE_METRICS_LISTEN",
+                        err);
 }

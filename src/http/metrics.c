@@ -302,6 +302,10 @@ static void render_store(struct text *text)
         text_printf(text, "gpuquote_store_errors_total{kind=\"%s\"} %llu\n",
                     store_error_kind_name((enum store_error_kind)kind),
                     (unsigned long long)counters.errors[kind]);
+    describe(text, "gpuquote_store_health_checks_total", "counter",
+             "Checks of the database made for /readyz (at most one a second).");
+    text_printf(text, "gpuquote_store_health_checks_total %llu\n",
+                (unsigned long long)counters.health_checks);
     describe(text, "gpuquote_quote_batch_size", "histogram",
              "Quotes written per group-commit transaction.");
     for (size_t i = 0; i < STORE_BATCH_BOUNDS; i++)

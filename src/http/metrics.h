@@ -1,6 +1,6 @@
 /*
  * GET /metrics: the service's counters in the Prometheus text exposition
- * format 0.0.4 (metrics.c). README's "Metrics" section lists every series.
+ * format 0.0.4 (metrics.c). docs/operations.md's "Metrics" section lists every series.
  *
  * The request counters are keyed by the route table's pattern
  * ("/quote/{id}", never the path as sent, so that a client cannot make a

@@ -20,6 +20,12 @@
 
 enum { ENTITY_ID_MAX = 64, TEXT_MAX = 500 };
 
+/* A percentage rule takes 0.01 % to 99.99 %: like a bundle, which must
+ * cost more than 0.00, a rule never makes something free on its own; a
+ * price of nothing is far more often a typing slip than a promotion, and
+ * a quote is a commitment. */
+enum { RULE_BASIS_POINTS_MAX = 9999 };
+
 #define SEGMENTS "individual, student, startup, enterprise"
 #define RULE_BILLINGS "on_demand, monthly, quarterly, student, mixed"
 #define INTERCONNECTS "none, pcie, nvlink"
@@ -55,20 +61,15 @@ static enum gq_code read_text(json_t *body, const char *key, bool required, cons
     return code;
 }
 
-/* An RFC 3339 time, or null/absent for an open end (stored as NULL). */
+/* An RFC 3339 time or unix seconds, or null/absent for an open end
+ * (stored as NULL). */
 static enum gq_code read_time(json_t *body, const char *key, json_t **out, struct gq_error *err)
 {
     json_t *value = json_object_get(body, key);
-    *out = json_null();
-    if (value == NULL || json_is_null(value))
-        return GQ_OK;
-    const char *text = NULL;
-    int64_t seconds;
-    enum gq_code code = fields_string(body, key, "", true, &text, err);
-    if (code == GQ_OK && !clock_parse_rfc3339(text, &seconds))
-        return gq_fail_msg(err, GQ_ERR_INVALID_VALUE, key, MSG_FORM_TIME);
-    if (code == GQ_OK)
-        *out = json_integer(seconds);
+    int64_t seconds = 0;
+    enum gq_code code = fields_time(body, key, "", false, &seconds, err);
+    bool given = code == GQ_OK && value != NULL && !json_is_null(value);
+    *out = given ? json_integer(seconds) : json_null();
     return code;
 }
 
@@ -239,10 +240,7 @@ static enum gq_code read_prices(json_t *body, json_t **rows, struct gq_error *er
                    ? fields_only(price, allowed, path, err)
                    : gq_fail_msg(err, GQ_ERR_INVALID_TYPE, path, MSG_FIELD_OBJECT, MSG_TEXT(path));
         if (code == GQ_OK)
-            code = fields_money(price, "amount", path, true, &fen, err);
-        if (code == GQ_OK && fen <= 0)
-            code = gq_fail_msg(err, GQ_ERR_PRICE_NOT_POSITIVE, path, MSG_PRICE_NOT_POSITIVE,
-                               MSG_TEXT(path));
+            code = fields_price(price, "amount", path, &fen, err);
         if (code != GQ_OK)
             return code;
         json_array_append_new(*rows, json_pack("{s:s, s:I}", "mode_id", billing_mode_id(mode),
@@ -328,12 +326,10 @@ static enum gq_code read_rule(json_t *body, json_t *record, struct gq_error *err
     if (code == GQ_OK)
         code = fields_integer(body, "min_quantity", "", false, 1, 10000, &min_quantity, err);
     if (code == GQ_OK && percent)
-        code = fields_integer(body, "basis_points", "", true, 1, 10000, &basis_points, err);
+        code = fields_integer(body, "basis_points", "", true, 1, RULE_BASIS_POINTS_MAX,
+                              &basis_points, err);
     if (code == GQ_OK && fixed)
-        code = fields_money(body, "amount_off", "", true, &amount_off, err);
-    if (code == GQ_OK && fixed && amount_off <= 0)
-        code = gq_fail_msg(err, GQ_ERR_PRICE_NOT_POSITIVE, "amount_off", MSG_PRICE_NOT_POSITIVE,
-                           MSG_TEXT("amount_off"));
+        code = fields_price(body, "amount_off", "", &amount_off, err);
     if (code == GQ_OK)
         code = read_time(body, "valid_from", &from, err);
     if (code == GQ_OK)
@@ -413,12 +409,9 @@ static enum gq_code read_bundle(json_t *body, json_t *record, json_t *children,
     if (code == GQ_OK)
         code = read_text(body, "description", false, "", &description, err);
     if (code == GQ_OK)
-        code = fields_money(body, "list_price", "", true, &list_price, err);
+        code = fields_price(body, "list_price", "", &list_price, err);
     if (code == GQ_OK)
-        code = fields_money(body, "price", "", true, &price, err);
-    if (code == GQ_OK && (price <= 0 || list_price <= 0))
-        code = gq_fail_msg(err, GQ_ERR_PRICE_NOT_POSITIVE, price <= 0 ? "price" : "list_price",
-                           MSG_PRICE_NOT_POSITIVE, MSG_TEXT(price <= 0 ? "price" : "list_price"));
+        code = fields_price(body, "price", "", &price, err);
     if (code == GQ_OK)
         code = read_choice(body, "segment", true, known_segment, SEGMENTS, &segment, err);
     if (code == GQ_OK)

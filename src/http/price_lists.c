@@ -53,11 +53,16 @@ static enum MHD_Result reply_list(struct http_request *request, unsigned status,
     return reply_queue(request, status, response);
 }
 
+/* No body, or {}: a draft is always a copy of the active list, so a
+ * field sent is one the client expects to count, and it would not. */
 enum MHD_Result price_lists_handle_create(struct http_request *request)
 {
     struct audit_entry audit = auth_audit_entry(request, "price_list.create", NULL, NULL);
     int64_t version;
     struct gq_error err;
+    static const char *const allowed[] = {NULL};
+    if (request->json != NULL && fields_only(request->json, allowed, "", &err) != GQ_OK)
+        return reply_error(request, &err);
     if (store_price_list_create(request->app->store, clock_now_seconds(), &audit, &version, &err) !=
         GQ_OK)
         return reply_error(request, &err);
@@ -218,22 +223,14 @@ enum MHD_Result price_lists_handle_diff(struct http_request *request)
 
 /* ---- A price. ---- */
 
-/* {"amount": "2.50"}: a decimal string (or whole yuan) above 0.00. */
+/* {"amount": "2.50"}: a decimal string (or whole yuan) above 0.00, at most
+ * PRICE_LIST_PRICE_MAX. */
 static enum gq_code parse_price(json_t *body, gq_money *fen, struct gq_error *err)
 {
     static const char *const allowed[] = {"amount", "per", NULL};
     enum gq_code code = fields_only(body, allowed, "", err);
-    json_t *amount = json_object_get(body, "amount");
-    const char *text = json_string_value(amount);
-    if (code == GQ_OK && ((text != NULL && text[strspn(text, " ")] == '-') ||
-                          (json_is_number(amount) && json_number_value(amount) <= 0)))
-        return gq_fail_msg(err, GQ_ERR_PRICE_NOT_POSITIVE, "amount", MSG_PRICE_NOT_POSITIVE,
-                           MSG_TEXT("amount"));
     if (code == GQ_OK)
-        code = fields_money(body, "amount", "", true, fen, err);
-    if (code == GQ_OK && *fen <= 0)
-        code = gq_fail_msg(err, GQ_ERR_PRICE_NOT_POSITIVE, "amount", MSG_PRICE_NOT_POSITIVE,
-                           MSG_TEXT("amount"));
+        code = fields_price(body, "amount", "", fen, err);
     return code;
 }
 
@@ -281,7 +278,8 @@ enum MHD_Result price_lists_handle_delete_price(struct http_request *request)
 
 /* ---- Publishing. ---- */
 
-/* {"effective_at": RFC 3339} or no body (at once); a time past is now. */
+/* {"effective_at": RFC 3339 or unix seconds} or no body (at once); a time
+ * past is now. */
 enum MHD_Result price_lists_handle_publish(struct http_request *request)
 {
     int64_t version;
@@ -291,12 +289,9 @@ enum MHD_Result price_lists_handle_publish(struct http_request *request)
     struct gq_error err;
     if (request->json != NULL) {
         static const char *const allowed[] = {"effective_at", NULL};
-        const char *text = NULL;
         enum gq_code code = fields_only(request->json, allowed, "", &err);
         if (code == GQ_OK)
-            code = fields_string(request->json, "effective_at", "", false, &text, &err);
-        if (code == GQ_OK && text != NULL && !clock_parse_rfc3339(text, &effective_at))
-            code = gq_fail_msg(&err, GQ_ERR_INVALID_VALUE, "effective_at", MSG_FORM_TIME);
+            code = fields_time(request->json, "effective_at", "", false, &effective_at, &err);
         if (code != GQ_OK)
             return reply_error(request, &err);
     }

@@ -150,17 +150,33 @@ static void add_cors_headers(struct http_request *request, struct MHD_Response *
     }
 }
 
-/* What a client is told of a fault of the server (MSG_INTERNAL_ERROR):
- * the cause (SQLite's words, a path on disk) is for the operator, in the
- * error log under the request's id, which the answer carries too. */
+/* What a client is told of a fault of the server (MSG_INTERNAL_ERROR), or
+ * of a database it cannot use now (MSG_DATABASE_UNAVAILABLE): the cause
+ * (SQLite's words, a path on disk, a connection string, SQL) is for the
+ * operator, in the error log under the request's id, which the answer
+ * carries too. */
 
-/* One error-log line for a 500: the request id, the method and the path
- * as sent (log_error() shows any byte a terminal would act on as '?'),
- * and the cause. */
+/* One error-log line: the request id, the method and the path as sent
+ * (the log shows any byte a terminal would act on as '?'), and the cause. */
 static void log_internal_error(const struct http_request *request, const char *cause)
 {
     log_error("request %s: %s %s: %s", request->request_id[0] ? request->request_id : "-",
               request->method_name != NULL ? request->method_name : "-", request->raw_path, cause);
+}
+
+static void log_unavailable(const struct http_request *request, const char *cause)
+{
+    log_warning("request %s: %s %s: 503: %s", request->request_id[0] ? request->request_id : "-",
+                request->method_name != NULL ? request->method_name : "-", request->raw_path,
+                cause);
+}
+
+/* A 503 in the store's own words rather than a sentence of the message
+ * tables (which are written for callers and have a translation). */
+static bool is_unavailable_in_detail(const struct gq_error *err)
+{
+    return reply_status_for(err->code) == MHD_HTTP_SERVICE_UNAVAILABLE &&
+           err->message_zh_cn[0] == '\0';
 }
 
 /* The envelope for when building a response failed: static, so sending
@@ -221,6 +237,9 @@ enum MHD_Result reply_error(struct http_request *request, const struct gq_error 
     if (reply_status_for(err->code) == MHD_HTTP_INTERNAL_SERVER_ERROR) {
         log_internal_error(request, err->message);
         messages_format(request->lang, MSG_INTERNAL_ERROR, NULL, 0, message, sizeof message);
+    } else if (is_unavailable_in_detail(err)) {
+        log_unavailable(request, err->message);
+        messages_format(request->lang, MSG_DATABASE_UNAVAILABLE, NULL, 0, message, sizeof message);
     } else {
         snprintf(message, sizeof message, "%s", gq_error_text(err, request->lang));
     }

@@ -60,7 +60,8 @@ struct http_server {
     struct MHD_Daemon *metrics_daemon; /* on metrics_listen; NULL when none is configured */
     uint16_t metrics_port;
     struct app *app;
-    struct slow_clients *slow_clients;
+    struct slow_clients *slow_clients;    /* the main listener's connections */
+    struct slow_clients *metrics_clients; /* the metrics listener's; NULL without one */
     uint16_t port;
 };
 
@@ -77,9 +78,11 @@ struct connection_state {
      * refusal when memory is short): such a request is finished when its
      * connection closes, so it is neither lost from the log nor leaked. */
     struct http_request *open_request;
-    /* Its deadline while it waits for a request or one is still arriving. */
+    /* What its listener's watch knows of it: its deadlines, how long it
+     * has waited for a request. */
     struct watched_connection watched;
-    bool metrics_only; /* accepted on metrics_listen */
+    struct slow_clients *watch; /* its listener's watch */
+    bool metrics_only;          /* accepted on metrics_listen */
 };
 
 static struct connection_state *connection_state_of(struct MHD_Connection *connection)
@@ -98,7 +101,7 @@ static struct connection_state *connection_state_of(struct MHD_Connection *conne
 static void *note_request_target(void *context, const char *target,
                                  struct MHD_Connection *connection)
 {
-    const struct http_server *server = context;
+    struct app *app = context;
     struct connection_state *state = connection_state_of(connection);
     if (state == NULL) /* track_connection() had no memory */
         return NULL;
@@ -106,11 +109,11 @@ static void *note_request_target(void *context, const char *target,
     if (request == NULL)
         return NULL;
     state->open_request = request;
-    request->app = server->app; /* for the metrics of a request refused before it began */
+    request->app = app; /* for the metrics of a request refused before it began */
     request->via_metrics_listener = state->metrics_only;
     request->started_us = clock_monotonic_us();
     request->watched = &state->watched;
-    slow_clients_request_begun(server->slow_clients, request->watched, request->started_us);
+    slow_clients_request_begun(state->watch, request->watched, request->started_us);
     if (target == NULL) /* "GET " with no target */
         return request;
     size_t path_length = strcspn(target, "?");
@@ -547,9 +550,8 @@ static bool admit_segment(struct http_request *request, struct gq_error *err)
 }
 
 /* The last call: everything has arrived; decide and answer. */
-static enum MHD_Result respond(struct http_request *request)
+static enum MHD_Result decide_and_answer(struct http_request *request)
 {
-    slow_clients_request_arrived(request->watched);
     if (request->replied)
         return MHD_YES;
     if (request->resume != NULL) {
@@ -588,6 +590,20 @@ static enum MHD_Result respond(struct http_request *request)
     if (!admit_segment(request, &err))
         return reply_error(request, &err);
     return request->route->handler(request);
+}
+
+/* Answers a request that has arrived whole. It is handled without a
+ * deadline; once its answer is queued, the client has the response
+ * deadline to take it. */
+static enum MHD_Result respond(struct http_request *request)
+{
+    slow_clients_request_arrived(request->watched);
+    bool replied_before = request->replied;
+    enum MHD_Result result = decide_and_answer(request);
+    const struct connection_state *state = connection_state_of(request->connection);
+    if (request->replied && !replied_before && state != NULL)
+        slow_clients_answer_queued(state->watch, request->watched);
+    return result;
 }
 
 static enum MHD_Result handle_access(void *context, struct MHD_Connection *connection,
@@ -734,7 +750,7 @@ static void finish_request(struct http_request *request, struct MHD_Connection *
 static void complete_request(void *context, struct MHD_Connection *connection,
                              void **request_context, enum MHD_RequestTerminationCode termination)
 {
-    const struct http_server *server = context;
+    (void)context;
     struct http_request *request = *request_context;
     if (request == NULL)
         return;
@@ -742,7 +758,7 @@ static void complete_request(void *context, struct MHD_Connection *connection,
     struct connection_state *state = connection_state_of(connection);
     assert(state != NULL); /* note_request_target() makes no request without it */
     state->open_request = NULL;
-    slow_clients_awaiting_request(server->slow_clients, &state->watched);
+    slow_clients_awaiting_request(state->watch, &state->watched);
     finish_request(request, connection, termination);
 }
 
@@ -759,18 +775,18 @@ static void finish_unreported_request(struct http_request *request,
     finish_request(request, connection, MHD_REQUEST_TERMINATED_WITH_ERROR);
 }
 
-/* Makes a connection's state when it opens; when it closes, finishes a
- * request libmicrohttpd left unreported and frees the state. */
-static void track_connection(void *context, struct MHD_Connection *connection,
-                             void **socket_context, enum MHD_ConnectionNotificationCode code)
+/* Makes a connection's state when it opens, watched by `watch`; when it
+ * closes, finishes a request libmicrohttpd left unreported and frees the
+ * state. */
+static void track_connection_on(struct slow_clients *watch, struct MHD_Connection *connection,
+                                void **socket_context, enum MHD_ConnectionNotificationCode code)
 {
-    const struct http_server *server = context;
     struct connection_state *state = *socket_context;
     if (code == MHD_CONNECTION_NOTIFY_CLOSED) {
         if (state == NULL)
             return;
         /* libmicrohttpd closes the socket after this call returns */
-        slow_clients_remove(server->slow_clients, &state->watched);
+        slow_clients_remove(watch, &state->watched);
         if (state->open_request != NULL)
             finish_unreported_request(state->open_request, connection);
         free(state);
@@ -788,7 +804,8 @@ static void track_connection(void *context, struct MHD_Connection *connection,
         *socket_context = NULL;
         return;
     }
-    slow_clients_add(server->slow_clients, &state->watched, socket_info->connect_fd);
+    state->watch = watch;
+    slow_clients_add(watch, &state->watched, socket_info->connect_fd);
     const union MHD_ConnectionInfo *info =
         MHD_get_connection_info(connection, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
     const struct sockaddr *peer = info != NULL ? info->client_addr : NULL;
@@ -803,13 +820,22 @@ static void track_connection(void *context, struct MHD_Connection *connection,
         state->client[0] = '\0'; /* not logged */
 }
 
-/* track_connection() for the metrics listener's connections, whose
- * requests are routed against its own table. */
+static void track_connection(void *context, struct MHD_Connection *connection,
+                             void **socket_context, enum MHD_ConnectionNotificationCode code)
+{
+    const struct http_server *server = context;
+    track_connection_on(server->slow_clients, connection, socket_context, code);
+}
+
+/* track_connection() for the metrics listener's connections, which have a
+ * watch of their own (a scrape finds room whatever the main listener
+ * holds) and whose requests are routed against its own table. */
 static void track_metrics_connection(void *context, struct MHD_Connection *connection,
                                      void **socket_context,
                                      enum MHD_ConnectionNotificationCode code)
 {
-    track_connection(context, connection, socket_context, code);
+    const struct http_server *server = context;
+    track_connection_on(server->metrics_clients, connection, socket_context, code);
     struct connection_state *state = *socket_context;
     if (code == MHD_CONNECTION_NOTIFY_STARTED && state != NULL)
         state->metrics_only = true;
@@ -868,6 +894,17 @@ static bool start_metrics_daemon(struct http_server *server, struct gq_error *er
         close(socket);
         return false;
     }
+    server->metrics_clients = slow_clients_start(&(struct slow_clients_limits){
+        .idle_seconds = config->connection_timeout_seconds,
+        .request_seconds = config->request_timeout_seconds,
+        .response_seconds = config->response_timeout_seconds,
+        .connection_limit = METRICS_CONNECTION_LIMIT,
+    });
+    if (server->metrics_clients == NULL) {
+        gq_fail(err, GQ_ERR_NO_MEMORY, NULL, "cannot start a thread");
+        close(socket);
+        return false;
+    }
     unsigned flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_POLL | MHD_USE_ITC |
                      MHD_USE_ERROR_LOG | (address.ss_family == AF_INET6 ? MHD_USE_IPv6 : 0);
     /* clang-format off */
@@ -878,9 +915,9 @@ static bool start_metrics_daemon(struct http_server *server, struct gq_error *er
         MHD_OPTION_CONNECTION_LIMIT, (unsigned)METRICS_CONNECTION_LIMIT,
         MHD_OPTION_CONNECTION_TIMEOUT, config->connection_timeout_seconds,
         MHD_OPTION_CONNECTION_MEMORY_LIMIT, CONNECTION_MEMORY_BYTES,
-        MHD_OPTION_NOTIFY_COMPLETED, complete_request, server,
+        MHD_OPTION_NOTIFY_COMPLETED, complete_request, NULL,
         MHD_OPTION_UNESCAPE_CALLBACK, unescape_keeping_nul, NULL,
-        MHD_OPTION_URI_LOG_CALLBACK, note_request_target, server,
+        MHD_OPTION_URI_LOG_CALLBACK, note_request_target, server->app,
         MHD_OPTION_NOTIFY_CONNECTION, track_metrics_connection, server,
         MHD_OPTION_END);
     /* clang-format on */
@@ -896,12 +933,15 @@ static bool start_metrics_daemon(struct http_server *server, struct gq_error *er
     return true;
 }
 
-/* Stops the metrics daemon, if any, and frees the counters. */
+/* Stops the metrics daemon, if any, and its watch, and frees the
+ * counters. */
 static void stop_metrics(struct http_server *server)
 {
     if (server->metrics_daemon != NULL)
         MHD_stop_daemon(server->metrics_daemon);
     server->metrics_daemon = NULL;
+    slow_clients_stop(server->metrics_clients); /* every connection is closed */
+    server->metrics_clients = NULL;
     metrics_free(server->app->metrics);
     server->app->metrics = NULL;
 }
@@ -932,8 +972,12 @@ struct http_server *http_server_start(struct app *app, int listener, struct gq_e
         return NULL;
     }
     server->app = app;
-    server->slow_clients =
-        slow_clients_start(config->connection_timeout_seconds, config->request_timeout_seconds);
+    server->slow_clients = slow_clients_start(&(struct slow_clients_limits){
+        .idle_seconds = config->connection_timeout_seconds,
+        .request_seconds = config->request_timeout_seconds,
+        .response_seconds = config->response_timeout_seconds,
+        .connection_limit = config->connection_limit,
+    });
     app->metrics = metrics_new();
     if (server->slow_clients == NULL || app->metrics == NULL) {
         gq_fail(err, GQ_ERR_NO_MEMORY, NULL,
@@ -969,9 +1013,9 @@ struct http_server *http_server_start(struct app *app, int listener, struct gq_e
         MHD_OPTION_PER_IP_CONNECTION_LIMIT, config->per_ip_connection_limit,
         MHD_OPTION_CONNECTION_TIMEOUT, config->connection_timeout_seconds,
         MHD_OPTION_CONNECTION_MEMORY_LIMIT, CONNECTION_MEMORY_BYTES,
-        MHD_OPTION_NOTIFY_COMPLETED, complete_request, server,
+        MHD_OPTION_NOTIFY_COMPLETED, complete_request, NULL,
         MHD_OPTION_UNESCAPE_CALLBACK, unescape_keeping_nul, NULL,
-        MHD_OPTION_URI_LOG_CALLBACK, note_request_target, server,
+        MHD_OPTION_URI_LOG_CALLBACK, note_request_target, server->app,
         MHD_OPTION_NOTIFY_CONNECTION, track_connection, server,
         MHD_OPTION_END);
     /* clang-format on */

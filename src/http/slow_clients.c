@@ -1,32 +1,53 @@
 /*
- * Cuts connections whose request does not arrive in time.
+ * Keeps every open connection of a listener moving: a connection holds one
+ * of the listener's few slots, and one that makes no progress is cut.
  *
- * libmicrohttpd 0.9.75 resets its idle timeout on every byte it receives,
- * and much of a request never reaches the access handler: the request line
- * and headers (the handler is first called once they are whole), and a
- * chunked body's chunk sizes, extensions and trailers. A client sending
- * any of these a byte at a time could hold a connection for days (16 KB at
- * one byte every 29 s). This watch keeps a deadline for every open
- * connection until its request has arrived whole:
+ * libmicrohttpd 0.9.75 resets its idle timeout on every byte it receives
+ * or sends, and much of a request never reaches the access handler: the
+ * request line and headers (the handler is first called once they are
+ * whole), and a chunked body's chunk sizes, extensions and trailers. A
+ * client sending any of these a byte at a time, or reading an answer a
+ * byte at a time, could hold a connection for days. This watch keeps a
+ * deadline for every open connection:
  *
  * - waiting for a request (just opened, or its last request answered):
  *   the idle timeout plus the request deadline, so a connection that idles
  *   as long as allowed still has the whole deadline for its request;
- * - reading a request: the request deadline from its request line.
+ * - reading a request: the request deadline from its request line;
+ * - sending an answer: the response deadline from the moment it was
+ *   queued, for as long as the kernel still holds bytes the client has not
+ *   taken (an answer handed to the kernel whole is not yet read).
  *
- * Each is extended by a grace: a request whose end (the headers' end, the
- * last chunk) arrives just after its deadline gets its 408 from the
- * handler (server.c), and only a request still arriving a second later is
- * cut without an answer. (Body data that reaches the handler after the
- * deadline is cut by the handler itself, at once.) A thread looks at
- * every deadline a few times a second and shuts a late connection's socket
- * down; libmicrohttpd then reads the end of the stream and closes the
- * connection in its own thread, the normal way. The watch's lock is held
- * from that look to the shutdown, and a connection leaves the watch (under
- * the same lock) before libmicrohttpd closes its socket, so the socket shut
- * down is never another connection's.
+ * A request being handled (between its arrival and its answer) has no
+ * deadline: it is never cut. The request deadlines are extended by a
+ * grace: a request whose end (the headers' end, the last chunk) arrives
+ * just after its deadline gets its 408 from the handler (server.c), and
+ * only a request still arriving a second later is cut without an answer.
+ * (Body data that reaches the handler after the deadline is cut by the
+ * handler itself, at once.)
+ *
+ * Under pressure, as nginx and Envoy do, idle connections give way. From
+ * half the listener's connection limit on, the idle timeout shrinks in
+ * proportion towards IDLE_FLOOR_US, reached when only the room kept for
+ * new connections is left (ROOM_DIVISOR); and when a new connection would
+ * take that room, the longest-idle connections are closed at once, so a
+ * new client (a probe of /healthz or /readyz, a scrape) always finds a
+ * slot. Closing a connection that waits for a request is allowed by HTTP
+ * at any time; a client that had just begun sending one retries it.
+ *
+ * A thread looks at every connection a few times a second and shuts a late
+ * connection's socket down (a slow reader's with a reset, so that the
+ * bytes the kernel still holds are dropped); libmicrohttpd then reads the
+ * end of the stream and closes the connection in its own thread, the
+ * normal way. The watch's lock is held from that look to the shutdown, and
+ * a connection leaves the watch (under the same lock) before
+ * libmicrohttpd closes its socket, so the socket shut down is never
+ * another connection's. The per-request calls touch only the connection's
+ * own atomics, never the lock.
  */
+#include <linux/sockios.h>
 #include <stdlib.h>
+#include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <time.h>
 
@@ -39,30 +60,152 @@
 /* How often the thread looks: a late connection is cut at most this long
  * after its deadline and grace. */
 #define LOOK_INTERVAL_NS (250L * 1000 * 1000)
+/* The shortest idle timeout under pressure. */
+#define IDLE_FLOOR_US ((int64_t)1000 * 1000)
+/* The room kept free for new connections: a sixteenth of the limit (at
+ * least one). */
+#define ROOM_DIVISOR 16
 
 struct slow_clients {
     pthread_t thread;
-    pthread_mutex_t lock; /* guards the list and `stopping` */
+    pthread_mutex_t lock; /* guards the list, the counts and `stopping` */
     pthread_cond_t wake;  /* signalled to stop */
     bool stopping;
-    int64_t idle_us;    /* libmicrohttpd's idle timeout */
-    int64_t request_us; /* the request deadline */
+    int64_t idle_us;     /* libmicrohttpd's idle timeout */
+    int64_t request_us;  /* the request deadline */
+    int64_t response_us; /* the response deadline */
+    unsigned limit;      /* the listener's connection limit */
+    unsigned open;       /* connections in the list */
+    unsigned cut;        /* of those, the ones already cut */
     struct watched_connection *first;
 };
 
-/* Cuts the connection if its deadline and grace have passed; the caller
- * holds the lock. The exchange fails, and nothing is cut, when
+/* Connections that hold a slot and are not already on their way out. */
+static unsigned live_connections(const struct slow_clients *watch)
+{
+    return watch->open - watch->cut;
+}
+
+/* The most live connections before the longest idle give way. */
+static unsigned without_room(const struct slow_clients *watch)
+{
+    unsigned room = watch->limit / ROOM_DIVISOR;
+    return watch->limit - (room > 0 ? room : 1);
+}
+
+/* The idle timeout at the present load: the configured one up to half the
+ * limit, then shrinking in proportion to IDLE_FLOOR_US at without_room(). */
+static int64_t idle_timeout_now(const struct slow_clients *watch)
+{
+    int64_t floor = watch->idle_us < IDLE_FLOOR_US ? watch->idle_us : IDLE_FLOOR_US;
+    int64_t from = watch->limit / 2, to = without_room(watch);
+    int64_t live = live_connections(watch);
+    if (live <= from)
+        return watch->idle_us;
+    if (live >= to)
+        return floor;
+    return floor + (watch->idle_us - floor) * (to - live) / (to - from);
+}
+
+/* Shuts the connection's socket down; the caller holds the lock. With
+ * `drop_unsent`, the bytes the kernel still holds for the client are
+ * dropped (a reset when libmicrohttpd closes the socket), so that a slow
+ * reader does not go on reading from a closed connection. */
+static void cut(struct slow_clients *watch, struct watched_connection *connection, bool drop_unsent)
+{
+    if (atomic_load_explicit(&connection->cut, memory_order_relaxed))
+        return;
+    if (drop_unsent) {
+        struct linger reset = {.l_onoff = 1, .l_linger = 0};
+        setsockopt(connection->socket, SOL_SOCKET, SO_LINGER, &reset, sizeof reset);
+    }
+    atomic_store_explicit(&connection->cut, true, memory_order_release);
+    watch->cut++;
+    shutdown(connection->socket, SHUT_RDWR);
+}
+
+/* Cuts the connection if its request's deadline and grace have passed;
+ * the caller holds the lock. The exchange fails, and nothing is cut, when
  * libmicrohttpd's thread has moved the deadline meanwhile (the request
  * arrived whole). */
-static void cut_if_late(struct watched_connection *connection, int64_t now_us)
+static void cut_if_late(struct slow_clients *watch, struct watched_connection *connection,
+                        int64_t now_us)
 {
     int64_t deadline = atomic_load_explicit(&connection->deadline_us, memory_order_acquire);
     if (deadline == 0 || now_us <= deadline + GRACE_US)
         return;
-    if (!atomic_compare_exchange_strong(&connection->deadline_us, &deadline, 0))
+    if (atomic_compare_exchange_strong(&connection->deadline_us, &deadline, 0))
+        cut(watch, connection, false);
+}
+
+/* Cuts a connection that has waited for a request since `since`; the
+ * caller holds the lock. The exchange fails, and nothing is cut, when a
+ * request has begun meanwhile. */
+static bool cut_idle(struct slow_clients *watch, struct watched_connection *connection,
+                     int64_t since)
+{
+    if (!atomic_compare_exchange_strong(&connection->idle_since_us, &since, 0))
+        return false;
+    cut(watch, connection, false);
+    return true;
+}
+
+/* Cuts the connection if it has waited for a request longer than
+ * `idle_us`; the caller holds the lock. */
+static void cut_if_idle(struct slow_clients *watch, struct watched_connection *connection,
+                        int64_t now_us, int64_t idle_us)
+{
+    int64_t since = atomic_load_explicit(&connection->idle_since_us, memory_order_acquire);
+    if (since != 0 && now_us - since > idle_us)
+        cut_idle(watch, connection, since);
+}
+
+/* Cuts a connection whose answer the client has not taken by the response
+ * deadline: the kernel still holds some of it. An answer taken whole ends
+ * the deadline. The caller holds the lock. */
+static void cut_if_slow_reader(struct slow_clients *watch, struct watched_connection *connection,
+                               int64_t now_us)
+{
+    int64_t deadline =
+        atomic_load_explicit(&connection->response_deadline_us, memory_order_acquire);
+    if (deadline == 0 || now_us <= deadline)
         return;
-    atomic_store_explicit(&connection->cut, true, memory_order_release);
-    shutdown(connection->socket, SHUT_RDWR);
+    int unsent = 0;
+    if (ioctl(connection->socket, SIOCOUTQ, &unsent) == 0 && unsent == 0) {
+        /* Taken whole; once its request is over, nothing is left to wait for. */
+        if (atomic_load_explicit(&connection->idle_since_us, memory_order_acquire) != 0)
+            atomic_compare_exchange_strong(&connection->response_deadline_us, &deadline, 0);
+        return;
+    }
+    cut(watch, connection, true);
+}
+
+/* Closes the connection that has waited longest for a request, other than
+ * `spared` (unless a request begins on it meanwhile); false when none
+ * waits. The caller holds the lock. */
+static bool cut_longest_idle(struct slow_clients *watch, const struct watched_connection *spared)
+{
+    struct watched_connection *longest = NULL;
+    int64_t longest_since = 0;
+    for (struct watched_connection *c = watch->first; c != NULL; c = c->next) {
+        int64_t since = atomic_load_explicit(&c->idle_since_us, memory_order_acquire);
+        if (c != spared && since != 0 && !atomic_load(&c->cut) &&
+            (longest == NULL || since < longest_since)) {
+            longest = c;
+            longest_since = since;
+        }
+    }
+    if (longest == NULL)
+        return false;
+    cut_idle(watch, longest, longest_since);
+    return true;
+}
+
+/* Keeps room for new connections by closing the longest idle ones. */
+static void keep_room(struct slow_clients *watch, const struct watched_connection *spared)
+{
+    while (live_connections(watch) > without_room(watch) && cut_longest_idle(watch, spared))
+        ;
 }
 
 static void *watch_deadlines(void *argument)
@@ -73,20 +216,28 @@ static void *watch_deadlines(void *argument)
         struct timespec at = clock_after(CLOCK_MONOTONIC, LOOK_INTERVAL_NS);
         pthread_cond_timedwait(&watch->wake, &watch->lock, &at);
         int64_t now_us = clock_monotonic_us();
-        for (struct watched_connection *c = watch->first; c != NULL; c = c->next)
-            cut_if_late(c, now_us);
+        int64_t idle_us = idle_timeout_now(watch);
+        for (struct watched_connection *c = watch->first; c != NULL; c = c->next) {
+            cut_if_late(watch, c, now_us);
+            if (idle_us < watch->idle_us)
+                cut_if_idle(watch, c, now_us, idle_us);
+            cut_if_slow_reader(watch, c, now_us);
+        }
+        keep_room(watch, NULL);
     }
     pthread_mutex_unlock(&watch->lock);
     return NULL;
 }
 
-struct slow_clients *slow_clients_start(unsigned idle_seconds, unsigned request_seconds)
+struct slow_clients *slow_clients_start(const struct slow_clients_limits *limits)
 {
     struct slow_clients *watch = calloc(1, sizeof *watch);
     if (watch == NULL)
         return NULL;
-    watch->idle_us = (int64_t)idle_seconds * 1000000;
-    watch->request_us = (int64_t)request_seconds * 1000000;
+    watch->idle_us = (int64_t)limits->idle_seconds * 1000000;
+    watch->request_us = (int64_t)limits->request_seconds * 1000000;
+    watch->response_us = (int64_t)limits->response_seconds * 1000000;
+    watch->limit = limits->connection_limit;
     pthread_condattr_t attributes;
     pthread_condattr_init(&attributes);
     pthread_condattr_setclock(&attributes, CLOCK_MONOTONIC);
@@ -124,6 +275,7 @@ void slow_clients_add(struct slow_clients *watch, struct watched_connection *con
 {
     connection->socket = socket;
     atomic_store(&connection->cut, false);
+    atomic_store(&connection->response_deadline_us, 0);
     slow_clients_awaiting_request(watch, connection);
     pthread_mutex_lock(&watch->lock);
     connection->previous = NULL;
@@ -131,6 +283,8 @@ void slow_clients_add(struct slow_clients *watch, struct watched_connection *con
     if (watch->first != NULL)
         watch->first->previous = connection;
     watch->first = connection;
+    watch->open++;
+    keep_room(watch, connection);
     pthread_mutex_unlock(&watch->lock);
 }
 
@@ -143,20 +297,25 @@ void slow_clients_remove(struct slow_clients *watch, struct watched_connection *
         watch->first = connection->next;
     if (connection->next != NULL)
         connection->next->previous = connection->previous;
+    watch->open--;
+    if (atomic_load(&connection->cut))
+        watch->cut--;
     pthread_mutex_unlock(&watch->lock);
 }
 
 void slow_clients_awaiting_request(const struct slow_clients *watch,
                                    struct watched_connection *connection)
 {
-    atomic_store_explicit(&connection->deadline_us,
-                          clock_monotonic_us() + watch->idle_us + watch->request_us,
+    int64_t now_us = clock_monotonic_us();
+    atomic_store_explicit(&connection->deadline_us, now_us + watch->idle_us + watch->request_us,
                           memory_order_release);
+    atomic_store_explicit(&connection->idle_since_us, now_us, memory_order_release);
 }
 
 void slow_clients_request_begun(const struct slow_clients *watch,
                                 struct watched_connection *connection, int64_t started_us)
 {
+    atomic_store_explicit(&connection->idle_since_us, 0, memory_order_release);
     atomic_store_explicit(&connection->deadline_us, started_us + watch->request_us,
                           memory_order_release);
 }
@@ -164,6 +323,13 @@ void slow_clients_request_begun(const struct slow_clients *watch,
 void slow_clients_request_arrived(struct watched_connection *connection)
 {
     atomic_store_explicit(&connection->deadline_us, 0, memory_order_release);
+}
+
+void slow_clients_answer_queued(const struct slow_clients *watch,
+                                struct watched_connection *connection)
+{
+    atomic_store_explicit(&connection->response_deadline_us,
+                          clock_monotonic_us() + watch->response_us, memory_order_release);
 }
 
 bool slow_clients_was_cut(const struct watched_connection *connection)

@@ -16,6 +16,7 @@
 #include "http/list_query.h"
 #include "util/clock.h"
 #include "util/ids.h"
+#include "util/secret_box.h"
 #include "util/webhook.h"
 
 #define ENDPOINT_PREFIX "we_"
@@ -133,6 +134,19 @@ static enum gq_code parse_new_endpoint(const struct gq_config *config, json_t *b
 
 /* ---- Handlers. ---- */
 
+/* The endpoint's secret as stored: sealed with the keyring's first key
+ * into `sealed` (and pointed at) when there is a keyring; else as it is. */
+static bool seal_secret(const struct secret_keyring *ring, struct stored_endpoint *endpoint,
+                        char *sealed, size_t size)
+{
+    if (ring == NULL || ring->count == 0)
+        return true;
+    if (!secret_box_seal(ring, endpoint->id, endpoint->secret, sealed, size))
+        return false;
+    endpoint->secret = sealed;
+    return true;
+}
+
 enum MHD_Result webhooks_handle_create(struct http_request *request)
 {
     const char *url, *description;
@@ -151,8 +165,12 @@ enum MHD_Result webhooks_handle_create(struct http_request *request)
         .created_at = clock_now_seconds(),
     };
     endpoint.updated_at = endpoint.created_at;
-    if (!webhook_secret_generate(secret) || !ids_generate(ENDPOINT_PREFIX, endpoint.id))
+    char sealed[SECRET_BOX_SEALED_SIZE];
+    if (!webhook_secret_generate(secret) || !ids_generate(ENDPOINT_PREFIX, endpoint.id) ||
+        !seal_secret(request->app->config->secrets_keyring, &endpoint, sealed, sizeof sealed)) {
+        memset(secret, 0, sizeof secret);
         return reply_fail(request, GQ_ERR_INTERNAL, NULL, "cannot make a webhook endpoint");
+    }
     char *change = endpoint_change(NULL, &endpoint);
     struct audit_entry audit =
         auth_audit_entry(request, "webhook_endpoint.create", endpoint.id, change ? change : "{}");

@@ -325,11 +325,16 @@ struct store_backend_ops {
                                     struct gq_error *err);
 
     /* Health: a trivial query answers; the database takes a write now;
-     * writes have not been failing on the storage (a full disk), or a
-     * probe write succeeds. Each GQ_ERR_NOT_READY with the cause. */
+     * the database is still the one opened, and writes have not been
+     * failing on the storage (a full disk), or a probe write succeeds.
+     * Each GQ_ERR_NOT_READY with the cause. failed_since_check says,
+     * without any I/O, that a call failed since in a way a check would
+     * see (a full disk, the database file gone, the server out of reach),
+     * so that a good outcome of the last check no longer holds. */
     enum gq_code (*ping)(struct store_backend *backend, struct gq_error *err);
     enum gq_code (*check_writable)(struct store_backend *backend, struct gq_error *err);
     enum gq_code (*check_storage)(struct store_backend *backend, struct gq_error *err);
+    bool (*failed_since_check)(struct store_backend *backend);
 
     /* The catalog: every CATALOG_QUERY_* in order, in one read transaction
      * (GQ_ERR_NOT_READY when the database has no catalog tables); the
@@ -428,6 +433,14 @@ struct store_backend_ops {
     enum gq_code (*endpoint_delete)(struct store_backend *backend, const char *id,
                                     const struct audit_line *audit, bool *found,
                                     struct gq_error *err);
+    /* Every endpoint's id and stored secret alone (store_webhook_secrets_reseal);
+     * the secret of `id` replaced by `sealed` if it is still `stored`
+     * (*found false when it is not: changed or deleted meanwhile). */
+    enum gq_code (*endpoint_secrets_read)(struct store_backend *backend, struct endpoint_list *out,
+                                          struct gq_error *err);
+    enum gq_code (*endpoint_secret_replace)(struct store_backend *backend, const char *id,
+                                            const char *stored, const char *sealed, bool *found,
+                                            struct gq_error *err);
     enum gq_code (*deliveries_read)(struct store_backend *backend, const char *endpoint_id,
                                     const char *starting_after, size_t limit,
                                     struct delivery_page *out, struct gq_error *err);
@@ -453,6 +466,16 @@ struct store_backend_ops {
 
 extern const struct store_backend_ops sqlite_backend_ops;
 extern const struct store_backend_ops postgres_backend_ops;
+
+/* A PostgreSQL connection string fit for a log line (store_describe_database):
+ * libpq's options, each secret one "***"; a string libpq cannot parse is
+ * described without any of it. */
+void postgres_describe_database(const char *conninfo, char *out, size_t size);
+
+/* libpq's `message` about `conninfo` into `out`, each secret value of the
+ * string replaced by "***"; when libpq cannot parse the string, none of
+ * the message (its parse errors quote the string). */
+void postgres_mask_message(const char *conninfo, const char *message, char *out, size_t size);
 
 /* For the neutral parts of the store (store.c): the operations and state
  * of an open store, and the backend a `database` setting calls for. */

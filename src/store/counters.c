@@ -5,10 +5,10 @@
 
 #include "util/metric.h"
 
-/* Cells: the errors by kind, then the batch histogram. */
-#define BATCH_FIRST STORE_ERROR_KIND_COUNT
-METRIC_CELLS_STATIC(store_cells,
-                    STORE_ERROR_KIND_COUNT + METRIC_HISTOGRAM_CELLS(STORE_BATCH_BOUNDS));
+/* Cells: the errors by kind, the health checks, then the batch histogram. */
+#define HEALTH_CHECKS STORE_ERROR_KIND_COUNT
+#define BATCH_FIRST (HEALTH_CHECKS + 1)
+METRIC_CELLS_STATIC(store_cells, BATCH_FIRST + METRIC_HISTOGRAM_CELLS(STORE_BATCH_BOUNDS));
 
 const uint64_t store_batch_bounds[STORE_BATCH_BOUNDS] = {1, 2, 4, 8, 16, 32, 64, 128};
 
@@ -29,6 +29,11 @@ void store_count_error(enum store_error_kind kind)
     metric_add(&store_cells, (size_t)kind, 1);
 }
 
+void store_count_health_check(void)
+{
+    metric_add(&store_cells, HEALTH_CHECKS, 1);
+}
+
 void store_count_batch(size_t size)
 {
     metric_observe(&store_cells, BATCH_FIRST, store_batch_bounds, STORE_BATCH_BOUNDS,
@@ -39,6 +44,7 @@ void store_counters_read(struct store_counters *out)
 {
     for (size_t kind = 0; kind < STORE_ERROR_KIND_COUNT; kind++)
         out->errors[kind] = metric_read(&store_cells, kind);
+    out->health_checks = metric_read(&store_cells, HEALTH_CHECKS);
     metric_histogram_read(&store_cells, BATCH_FIRST, STORE_BATCH_BOUNDS, out->batch_cumulative,
                           &out->batch_sum);
 }

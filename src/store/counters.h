@@ -1,7 +1,8 @@
 /*
  * What the store counts for /metrics: its failures by kind (counted where
  * each backend turns a database failure into an error: sqlite_db_fail,
- * pg_fail) and the size of each group-commit batch (quote_batch.c).
+ * pg_fail), the health checks /readyz makes (store_ping), and the size of
+ * each group-commit batch (quote_batch.c).
  * Process-wide, with no lock (util/metric.h): one process serves one store.
  */
 #ifndef GQ_STORE_COUNTERS_H
@@ -29,11 +30,15 @@ const char *store_error_kind_name(enum store_error_kind kind);
 
 void store_count_error(enum store_error_kind kind);
 
+/* One health check of the database (store_ping). */
+void store_count_health_check(void);
+
 /* One batch of `size` quotes handed to the backend in one transaction. */
 void store_count_batch(size_t size);
 
 struct store_counters {
     uint64_t errors[STORE_ERROR_KIND_COUNT];
+    uint64_t health_checks;
     uint64_t batch_cumulative[STORE_BATCH_BOUNDS + 1]; /* as metric_histogram_read() gives */
     uint64_t batch_sum;
 };

@@ -679,8 +679,8 @@ static enum gq_code add_children(json_t *document, const struct price_list_edit 
 }
 
 /* The references a new row makes must hold in the list. */
-static enum gq_code check_references(json_t *document, const struct price_list_edit *edit,
-                                     struct gq_error *err)
+static enum gq_code check_references(json_t *document, int64_t version,
+                                     const struct price_list_edit *edit, struct gq_error *err)
 {
     json_t *skus = write_table(document, CATALOG_WRITE_SKUS);
     if (edit->entity == PRICE_LIST_SKU) {
@@ -690,7 +690,7 @@ static enum gq_code check_references(json_t *document, const struct price_list_e
                                MSG_TEXT_CUT(model ? model : "", 64));
     }
     if (edit->entity == PRICE_LIST_PRICE && find_row(skus, "id", edit->id) < 0)
-        return gq_fail_msg(err, GQ_ERR_NOT_FOUND, NULL, MSG_NO_LIST_ENTITY, MSG_INT(0),
+        return gq_fail_msg(err, GQ_ERR_NOT_FOUND, NULL, MSG_NO_LIST_ENTITY, MSG_INT(version),
                            MSG_TEXT("SKU"), MSG_TEXT_CUT(edit->id, 64));
     if (edit->entity == PRICE_LIST_DISCOUNT_RULE) {
         const char *sku = json_string_value(json_object_get(edit->record, "sku_id"));
@@ -739,7 +739,7 @@ static enum gq_code apply_edit(json_t *document, int64_t version,
         drop_dependents(document, edit, true);
         return GQ_OK;
     }
-    enum gq_code code = check_references(document, edit, err);
+    enum gq_code code = check_references(document, version, edit, err);
     if (code != GQ_OK)
         return code;
     json_t *copy = json_deep_copy(edit->record);

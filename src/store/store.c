@@ -6,11 +6,14 @@
  */
 #include <assert.h>
 #include <ctype.h>
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "store/backend.h"
+#include "store/counters.h"
 #include "store/quote_batch.h"
 #include "store/store.h"
 #include "util/clock.h"
@@ -67,6 +70,13 @@ bool store_database_is_postgres(const char *database)
            is_keyword_value(database);
 }
 
+bool store_database_file_missing(const char *database)
+{
+    struct stat info;
+    return database != NULL && !store_database_is_postgres(database) &&
+           stat(database, &info) != 0 && errno == ENOENT;
+}
+
 static const struct store_backend_ops *backend_for(const char *database)
 {
     return store_database_is_postgres(database) ? &postgres_backend_ops : &sqlite_backend_ops;
@@ -74,98 +84,13 @@ static const struct store_backend_ops *backend_for(const char *database)
 
 /* ---- Hiding a password ---- */
 
-/* Appends `length` bytes of `text` to out, within `size`. */
-static void append(char *out, size_t size, size_t *used, const char *text, size_t length)
-{
-    if (*used + 1 >= size)
-        return;
-    size_t room = size - 1 - *used;
-    if (length > room)
-        length = room;
-    memcpy(out + *used, text, length);
-    *used += length;
-    out[*used] = '\0';
-}
-
-/* postgresql://user:secret@host/db?password=secret: the userinfo's password
- * and a password parameter are masked. */
-static void describe_uri(const char *uri, char *out, size_t size)
-{
-    size_t used = 0;
-    out[0] = '\0';
-    const char *authority = strstr(uri, "://") + 3;
-    const char *authority_end = authority + strcspn(authority, "/?");
-    append(out, size, &used, uri, (size_t)(authority - uri));
-    const char *at = NULL;
-    for (const char *c = authority; c < authority_end; c++)
-        if (*c == '@')
-            at = c; /* the last one: a password may hold '@' only encoded, but be safe */
-    const char *colon = at != NULL ? memchr(authority, ':', (size_t)(at - authority)) : NULL;
-    if (colon != NULL) {
-        append(out, size, &used, authority, (size_t)(colon - authority) + 1);
-        append(out, size, &used, "***", 3);
-        append(out, size, &used, at, (size_t)(authority_end - at));
-    } else {
-        append(out, size, &used, authority, (size_t)(authority_end - authority));
-    }
-    const char *rest = authority_end;
-    while (*rest != '\0') {
-        bool is_parameter_start = rest[0] == '?' || rest[0] == '&';
-        if (is_parameter_start && strncmp(rest + 1, "password=", 9) == 0) {
-            append(out, size, &used, rest, 10);
-            append(out, size, &used, "***", 3);
-            rest += 10;
-            rest += strcspn(rest, "&");
-            continue;
-        }
-        append(out, size, &used, rest, 1);
-        rest++;
-    }
-}
-
-/* host=db password='a b' dbname=x: the value of `password` is masked,
- * quoted or not. */
-static void describe_keyword_value(const char *text, char *out, size_t size)
-{
-    size_t used = 0;
-    out[0] = '\0';
-    while (*text != '\0') {
-        size_t spaces = strspn(text, " \t\n");
-        append(out, size, &used, text, spaces);
-        text += spaces;
-        size_t keyword_length = strcspn(text, " \t\n=");
-        bool is_password = keyword_length == 8 && strncmp(text, "password", 8) == 0;
-        append(out, size, &used, text, keyword_length);
-        text += keyword_length;
-        size_t before_value = strspn(text, " \t\n=");
-        append(out, size, &used, text, before_value);
-        text += before_value;
-        const char *value = text;
-        if (*text == '\'') {
-            for (text++; *text != '\0' && *text != '\''; text++)
-                if (*text == '\\' && text[1] != '\0')
-                    text++;
-            if (*text == '\'')
-                text++;
-        } else {
-            text += strcspn(text, " \t\n");
-        }
-        if (is_password)
-            append(out, size, &used, "***", 3);
-        else
-            append(out, size, &used, value, (size_t)(text - value));
-    }
-}
-
 void store_describe_database(const char *database, char *out, size_t size)
 {
     assert(out != NULL && size > 0);
     if (database == NULL)
         snprintf(out, size, "(none)");
-    else if (starts_with(database, "postgresql://") || starts_with(database, "postgres://"))
-        describe_uri(database, out, size);
-    else if (is_keyword_value(database))
-        describe_keyword_value(database, out, size);
+    else if (store_database_is_postgres(database))
+        postgres_describe_database(database, out, size);
     else
         snprintf(out, size, "%s", database);
 }
@@ -237,9 +162,15 @@ enum gq_code store_check_storage(struct store *store, struct gq_error *err)
     return store->ops->check_storage(store->backend, err);
 }
 
-enum gq_code store_ping(struct store *store)
+bool store_failed_since_check(struct store *store)
 {
-    return store->ops->ping(store->backend, NULL) == GQ_OK ? GQ_OK : GQ_ERR_NOT_READY;
+    return store->ops->failed_since_check(store->backend);
+}
+
+enum gq_code store_ping(struct store *store, struct gq_error *err)
+{
+    store_count_health_check();
+    return store->ops->ping(store->backend, err) == GQ_OK ? GQ_OK : GQ_ERR_NOT_READY;
 }
 
 /* ---- Catalog changes ---- */

@@ -40,8 +40,13 @@ struct store_options {
 /* True when `database` is a libpq connection string rather than a path. */
 bool store_database_is_postgres(const char *database);
 
-/* `database` fit for a log line: a password in a connection string is
- * replaced by "***" (postgresql://gq:***@db/gpuquote, password=***). */
+/* True when `database` is a path at which there is no file (SQLite would
+ * create one); false for a connection string or a file that exists. */
+bool store_database_file_missing(const char *database);
+
+/* `database` fit for a log line: a path as it is; a PostgreSQL connection
+ * string as libpq's options, each secret one "***" (user=gq password=***
+ * host=db), or none of it when libpq cannot parse it. */
 void store_describe_database(const char *database, char *out, size_t size);
 
 /* Opens the database with the backend `options->database` calls for.
@@ -92,13 +97,22 @@ enum gq_code store_check_migrations(const char *database, const char *root, stru
  * reason otherwise. */
 enum gq_code store_check_writable(struct store *store, struct gq_error *err);
 
-/* GQ_OK unless writes have failed on the storage (a full disk, an I/O
+/* GQ_OK unless the database file was deleted, renamed or replaced under
+ * the server, or writes have failed on the storage (a full disk, an I/O
  * error) and a probe write, tried now, fails too: GQ_ERR_NOT_READY with the
- * cause. A commit that writes clears the failure. */
+ * cause (for the log: it names files and SQL). A commit that writes clears
+ * the storage failure. */
 enum gq_code store_check_storage(struct store *store, struct gq_error *err);
 
-/* GQ_OK when a trivial query succeeds; GQ_ERR_NOT_READY otherwise. */
-enum gq_code store_ping(struct store *store);
+/* True, without any I/O, when a call failed in a way a health check would
+ * see since the last check that passed: a write failed on the storage or
+ * found the database file gone (and none has succeeded since), or the
+ * server was out of reach (and no ping has succeeded since). */
+bool store_failed_since_check(struct store *store);
+
+/* GQ_OK when a trivial query succeeds; GQ_ERR_NOT_READY with the cause
+ * otherwise. Each call counts as a health check (store_counters_read). */
+enum gq_code store_ping(struct store *store, struct gq_error *err);
 
 /* ---- The catalog (catalog_load.c) ---- */
 
@@ -536,14 +550,34 @@ enum gq_code store_delivery_retry(struct store *store, const char *endpoint_id,
                                   const char *delivery_id, int64_t now_ms,
                                   const struct audit_entry *audit, struct gq_error *err);
 
+struct secret_keyring;
+
+/* Seals every endpoint's secret with the keyring's first key (util/
+ * secret_box.h): clear ones (stored before a key was configured) and ones
+ * sealed with another key of the ring; *resealed counts them. Run at start
+ * and by `gpuquote migrate`, so that after a key is moved first every row
+ * is sealed with it. GQ_ERR_NOT_READY, naming the endpoint and the key id,
+ * when a secret does not open: sealed with a key the ring lacks (or with
+ * an empty ring), or under an id whose key is not the one it was sealed
+ * with. */
+enum gq_code store_webhook_secrets_reseal(struct store *store, const struct secret_keyring *ring,
+                                          size_t *resealed, struct gq_error *err);
+
+/* The clear secret of endpoint `id` from `stored` (sealed or clear) into
+ * `plain`; GQ_ERR_NOT_READY as above when it does not open. */
+enum gq_code store_webhook_secret_open(const struct secret_keyring *ring, const char *id,
+                                       const char *stored, char *plain, size_t size,
+                                       struct gq_error *err);
+
 /* A delivery claimed to be sent: what the sender needs, owned. */
 struct claimed_delivery {
     char id[STORE_ID_SIZE];
     char event_id[STORE_ID_SIZE];
+    char endpoint_id[STORE_ID_SIZE];
     int attempts; /* tries before this one */
     char *url;
-    char *secret;
-    char *body; /* the event's JSON */
+    char *secret; /* as stored: sealed (store_webhook_secret_open) or clear */
+    char *body;   /* the event's JSON */
 };
 
 void store_claimed_free(struct claimed_delivery *items, size_t count);

@@ -9,6 +9,7 @@
 #include "store/backend.h"
 #include "store/store.h"
 #include "util/clock.h"
+#include "util/secret_box.h"
 
 void store_endpoint_clear(struct stored_endpoint *endpoint)
 {
@@ -238,4 +239,73 @@ enum gq_code store_event_endpoint_disabled(const struct stored_endpoint *endpoin
                             : gq_fail(err, GQ_ERR_NO_MEMORY, NULL, "out of memory making an event");
     free(text);
     return code;
+}
+
+/* Opens `stored` of endpoint `id`; GQ_ERR_NOT_READY naming them when it
+ * does not open with the ring. */
+static enum gq_code open_stored(const struct secret_keyring *ring, const char *id,
+                                const char *stored, char *plain, size_t size, bool *was_clear,
+                                struct gq_error *err)
+{
+    char key_id[SECRET_BOX_ID_SIZE] = "";
+    secret_box_is_sealed(stored, key_id);
+    switch (secret_box_open(ring, id, stored, plain, size)) {
+    case SECRET_BOX_OPENED:
+        *was_clear = false;
+        return GQ_OK;
+    case SECRET_BOX_CLEAR:
+        *was_clear = true;
+        return GQ_OK;
+    case SECRET_BOX_UNKNOWN_KEY:
+        return gq_fail(err, GQ_ERR_NOT_READY, NULL,
+                       "the secret of webhook endpoint %s is sealed with key '%s', which the "
+                       "secrets keyring lacks (%s)",
+                       id, key_id,
+                       ring->count == 0 ? "no secrets key is configured"
+                                        : "add it back, after the first key");
+    case SECRET_BOX_BAD:
+    default:
+        return gq_fail(err, GQ_ERR_NOT_READY, NULL,
+                       "the secret of webhook endpoint %s does not open with key '%s': the "
+                       "keyring's key of that id is not the one it was sealed with",
+                       id, key_id);
+    }
+}
+
+enum gq_code store_webhook_secrets_reseal(struct store *store, const struct secret_keyring *ring,
+                                          size_t *resealed, struct gq_error *err)
+{
+    *resealed = 0;
+    struct endpoint_list list = {0};
+    enum gq_code code = store_ops(store)->endpoint_secrets_read(store_backend(store), &list, err);
+    for (size_t i = 0; code == GQ_OK && i < list.count; i++) {
+        const struct stored_endpoint *endpoint = &list.items[i];
+        char plain[SECRET_BOX_SEALED_SIZE], sealed[SECRET_BOX_SEALED_SIZE];
+        char key_id[SECRET_BOX_ID_SIZE] = "";
+        bool was_clear = false;
+        code =
+            open_stored(ring, endpoint->id, endpoint->secret, plain, sizeof plain, &was_clear, err);
+        bool current = !was_clear && secret_box_is_sealed(endpoint->secret, key_id) &&
+                       strcmp(key_id, ring->keys[0].id) == 0;
+        if (code == GQ_OK && ring->count > 0 && !current) {
+            bool found = false;
+            if (!secret_box_seal(ring, endpoint->id, plain, sealed, sizeof sealed))
+                code = gq_fail(err, GQ_ERR_INTERNAL, NULL, "cannot seal a webhook secret");
+            else
+                code = store_ops(store)->endpoint_secret_replace(
+                    store_backend(store), endpoint->id, endpoint->secret, sealed, &found, err);
+            *resealed += code == GQ_OK && found;
+        }
+        memset(plain, 0, sizeof plain);
+    }
+    store_endpoint_list_free(&list);
+    return code;
+}
+
+enum gq_code store_webhook_secret_open(const struct secret_keyring *ring, const char *id,
+                                       const char *stored, char *plain, size_t size,
+                                       struct gq_error *err)
+{
+    bool was_clear;
+    return open_stored(ring, id, stored, plain, size, &was_clear, err);
 }

@@ -40,6 +40,7 @@ enum key_id {
     KEY_PER_IP_CONNECTION_LIMIT,
     KEY_CONNECTION_TIMEOUT_SECONDS,
     KEY_REQUEST_TIMEOUT_SECONDS,
+    KEY_RESPONSE_TIMEOUT_SECONDS,
     KEY_SHUTDOWN_GRACE_SECONDS,
     KEY_BODY_LIMIT_BYTES,
     KEY_QUOTE_EXPIRY_SECONDS,
@@ -64,6 +65,8 @@ enum key_id {
     KEY_TRUSTED_PROXIES,
     KEY_KEYS_LAST_USED_SECONDS,
     KEY_BOOTSTRAP_KEY_FILE,
+    KEY_SECRETS_KEY_FILE,
+    KEY_SECRETS_KEY,
     KEY_METRICS_LISTEN,
     KEY_WEBHOOKS,
     KEY_WEBHOOKS_ALLOW_HTTP,
@@ -120,9 +123,9 @@ static const struct key_spec keys[KEY_COUNT] = {
                               "open connections at once, 1..100000"},
     [KEY_PER_IP_CONNECTION_LIMIT] = {"per_ip_connection_limit", "GPUQUOTE_PER_IP_CONNECTION_LIMIT",
                                      KIND_INTEGER, STORE_UNSIGNED, FIELD(per_ip_connection_limit),
-                                     0, 100000, "512",
+                                     0, 100000, "256",
                                      "connections from one address, 0..connection_limit "
-                                     "(0 = no limit)"},
+                                     "(0 = no limit; unset: a quarter of connection_limit)"},
     [KEY_CONNECTION_TIMEOUT_SECONDS] = {"connection_timeout_seconds",
                                         "GPUQUOTE_CONNECTION_TIMEOUT_SECONDS", KIND_INTEGER,
                                         STORE_UNSIGNED, FIELD(connection_timeout_seconds), 1, 3600,
@@ -131,6 +134,10 @@ static const struct key_spec keys[KEY_COUNT] = {
                                      KIND_INTEGER, STORE_UNSIGNED, FIELD(request_timeout_seconds),
                                      1, 3600, "10",
                                      "deadline for a whole request, from its first line, 1..3600"},
+    [KEY_RESPONSE_TIMEOUT_SECONDS] = {"response_timeout_seconds",
+                                      "GPUQUOTE_RESPONSE_TIMEOUT_SECONDS", KIND_INTEGER,
+                                      STORE_UNSIGNED, FIELD(response_timeout_seconds), 1, 3600,
+                                      "60", "deadline for the client to take an answer, 1..3600"},
     [KEY_SHUTDOWN_GRACE_SECONDS] = {"shutdown_grace_seconds", "GPUQUOTE_SHUTDOWN_GRACE_SECONDS",
                                     KIND_INTEGER, STORE_UNSIGNED, FIELD(shutdown_grace_seconds), 1,
                                     600, "10",
@@ -224,6 +231,15 @@ static const struct key_spec keys[KEY_COUNT] = {
                                 "",
                                 "when the database has no key: make one with every scope and "
                                 "write it here (mode 0600)"},
+    [KEY_SECRETS_KEY_FILE] = {"secrets_key_file", "GPUQUOTE_SECRETS_KEY_FILE", KIND_OPTIONAL_STRING,
+                              STORE_NONE, FIELD(secrets_key_file), 0, 0, "",
+                              "keys (<id>:<base64 of 32 bytes>, the first seals) that keep webhook "
+                              "secrets encrypted in the database; unset with SQLite: "
+                              "<database>.secrets-key, made at first start"},
+    [KEY_SECRETS_KEY] = {"secrets_key", "GPUQUOTE_SECRETS_KEY", KIND_OPTIONAL_STRING, STORE_NONE,
+                         FIELD(secrets_key), 0, 0, "",
+                         "the keys themselves, as in secrets_key_file (comma-separated); "
+                         "wins over the file"},
     [KEY_METRICS_LISTEN] = {"metrics_listen", "GPUQUOTE_METRICS_LISTEN", KIND_OPTIONAL_STRING,
                             STORE_NONE, FIELD(metrics_listen), 0, 0, "",
                             "ADDRESS:PORT of a second listener serving GET /metrics alone, "
@@ -763,6 +779,16 @@ static enum gq_code parse_json(struct loader *ld, enum key_id id, struct source 
                                const json_t *value)
 {
     const struct key_spec *key = &keys[id];
+    /* A null number in a file is the key left unset: its default, or the
+     * value derived from other keys (per_ip_connection_limit's share),
+     * which the shipped file can name without fixing a figure. */
+    if (json_is_null(value) && key->kind == KIND_INTEGER)
+        return GQ_OK;
+    /* A null number in a file is the key left unset: its default, or the
+     * value derived from other keys (per_ip_connection_limit's share),
+     * which the shipped file can name without fixing a figure. */
+    if (json_is_null(value) && key->kind == KIND_INTEGER)
+        return GQ_OK;
     ld->origin[id] = src;
     switch (key->kind) {
     case KIND_STRING:
@@ -953,16 +979,40 @@ static enum gq_code scan_flag(struct loader *ld, int argc, char **argv, int *ind
     return apply ? parse_text(ld, flag->key, src, value) : GQ_OK;
 }
 
+int config_flag_words(const char *arg)
+{
+    const char *equals = strchr(arg, '=');
+    size_t name_length = equals ? (size_t)(equals - arg) : strlen(arg);
+    if (strncmp(arg, "--", 2) != 0 || find_flag(arg, name_length) == NULL)
+        return 0;
+    return equals ? 1 : 2;
+}
+
+/* What follows "keys" is the keys command's own (src/cli/keys.c), except
+ * the server's flags, which work there as before the command ("keys create
+ * --db PATH"). The keys command's own options all take a value. */
+static enum gq_code scan_keys_args(struct loader *ld, int argc, char **argv, bool apply)
+{
+    ld->config->command_argc = argc - 2;
+    ld->config->command_argv = argv + 2;
+    for (int i = 2; i < argc; i++) {
+        if (config_flag_words(argv[i]) > 0) {
+            enum gq_code code = scan_flag(ld, argc, argv, &i, apply);
+            if (code != GQ_OK)
+                return code;
+        } else if (strncmp(argv[i], "--", 2) == 0 && strcmp(argv[i], "--help") != 0) {
+            i++;
+        }
+    }
+    return GQ_OK;
+}
+
 static enum gq_code scan_args(struct loader *ld, int argc, char **argv, bool apply)
 {
     for (int i = 1; i < argc; i++) {
         const char *arg = argv[i];
-        /* What follows "keys" is the keys command's own (src/cli/keys.c). */
-        if (i == 2 && ld->command == CONFIG_COMMAND_KEYS) {
-            ld->config->command_argc = argc - 2;
-            ld->config->command_argv = argv + 2;
-            return GQ_OK;
-        }
+        if (i == 2 && ld->command == CONFIG_COMMAND_KEYS)
+            return scan_keys_args(ld, argc, argv, apply);
         enum gq_code code = GQ_OK;
         if (is_switch(arg, "-h", "--help"))
             ld->command = CONFIG_COMMAND_HELP;
@@ -995,20 +1045,27 @@ static enum gq_code apply_defaults(struct loader *ld)
     return GQ_OK;
 }
 
-/* The one rule between two keys: an unset per-IP limit follows a smaller
- * connection limit down; a set one must fit under it. */
+/* The one rule between two keys: an unset per-IP limit is a share of the
+ * connection limit; one set on a lower layer follows a smaller connection
+ * limit down; one set on the same layer or above must fit under it. */
 static enum gq_code check_per_ip_limit(struct loader *ld)
 {
     struct gq_config *config = ld->config;
+    struct source src = ld->origin[KEY_PER_IP_CONNECTION_LIMIT];
+    if (src.label == NULL) {
+        unsigned share = config->connection_limit / CONFIG_PER_IP_SHARE;
+        config->per_ip_connection_limit = share > 0 ? share : 1;
+        config->per_ip_connection_limit_is_share = true;
+        return GQ_OK;
+    }
     if (config->per_ip_connection_limit <= config->connection_limit)
         return GQ_OK;
-    struct source src = ld->origin[KEY_PER_IP_CONNECTION_LIMIT];
+    /* Set on a layer below the one that lowered connection_limit (a file's
+     * 512 under GPUQUOTE_CONNECTION_LIMIT=100), it follows the connection
+     * limit down. Set on the same layer or above, the two contradict each
+     * other. */
     struct source limit_src = ld->origin[KEY_CONNECTION_LIMIT];
-    /* A per-IP limit left at its default, or set on a layer below the one
-     * that lowered connection_limit (the shipped file's 512 under
-     * GPUQUOTE_CONNECTION_LIMIT=100), follows the connection limit down.
-     * Set on the same layer or above, the two contradict each other. */
-    if (src.label == NULL || (limit_src.label != NULL && src.layer < limit_src.layer)) {
+    if (limit_src.label != NULL && src.layer < limit_src.layer) {
         config->per_ip_connection_limit = config->connection_limit;
         return GQ_OK;
     }
@@ -1192,11 +1249,13 @@ static void print_keys(FILE *stream)
 void config_print_usage(FILE *stream)
 {
     fputs("Usage: gpuquote [serve | migrate] [options]\n"
+          "       gpuquote keys create|list|revoke ... [options]\n"
           "\n"
           "Commands:\n"
           "  serve                  apply pending migrations (when auto_migrate) and serve;\n"
           "                         the default\n"
           "  migrate                apply pending migrations and exit\n"
+          "  keys                   make, list and revoke API keys ('gpuquote keys --help')\n"
           "\n"
           "Options (--flag VALUE or --flag=VALUE):\n",
           stream);

@@ -30,6 +30,8 @@ enum config_command {
     CONFIG_COMMAND_VERSION  /* --version */
 };
 
+struct secret_keyring;
+
 struct gq_config {
     char *listen;         /* address to bind, "127.0.0.1" */
     uint16_t port;        /* 0 = an ephemeral port (tests) */
@@ -38,10 +40,12 @@ struct gq_config {
     bool auto_migrate;    /* serve applies pending migrations first */
     unsigned threads;     /* libmicrohttpd thread pool size, 1..64 */
     unsigned connection_limit;
-    unsigned per_ip_connection_limit;    /* 0 = no per-IP limit */
-    unsigned connection_timeout_seconds; /* idle keep-alive timeout */
-    unsigned request_timeout_seconds;    /* whole-body deadline */
-    unsigned shutdown_grace_seconds;     /* SIGTERM waits this long for requests */
+    unsigned per_ip_connection_limit;      /* 0 = no per-IP limit */
+    bool per_ip_connection_limit_is_share; /* unset: connection_limit / CONFIG_PER_IP_SHARE */
+    unsigned connection_timeout_seconds;   /* idle keep-alive timeout */
+    unsigned request_timeout_seconds;      /* whole-body deadline */
+    unsigned response_timeout_seconds;     /* the client takes an answer within this */
+    unsigned shutdown_grace_seconds;       /* SIGTERM waits this long for requests */
     size_t body_limit_bytes;
     int64_t quote_expiry_seconds;
     int quote_sweep_interval_ms;       /* the sweeper's period */
@@ -66,6 +70,8 @@ struct gq_config {
     char *trusted_proxies;       /* comma list of addresses and prefixes; NULL: none */
     int keys_last_used_seconds;
     char *bootstrap_key_file;    /* NULL: no key is made at first start */
+    char *secrets_key_file;      /* NULL: <database>.secrets-key with SQLite, else none */
+    char *secrets_key;           /* the keyring's text itself; NULL: secrets_key_file's */
     char *metrics_listen;        /* "127.0.0.1:9464": GET /metrics without a key; NULL: none */
     bool webhooks;               /* the sender runs */
     bool webhooks_allow_http;    /* http:// endpoints (tests) */
@@ -77,6 +83,8 @@ struct gq_config {
     /* `gpuquote keys ...`: the words after "keys" (not owned). */
     int command_argc;
     char **command_argv;
+    /* Loaded at start from secrets_key(_file) (main.c), not a setting. */
+    const struct secret_keyring *secrets_keyring;
 };
 
 /* Fills *out from defaults, file, environment (`envp`, NULL-terminated) and
@@ -87,6 +95,10 @@ enum gq_code config_load(struct gq_config *out, enum config_command *command, in
                          char **envp, struct gq_error *err);
 
 void config_free(struct gq_config *config);
+
+/* How many words of the command line the server's flag `arg` takes: 2
+ * ("--db PATH"), 1 ("--db=PATH"), or 0 when `arg` is no such flag. */
+int config_flag_words(const char *arg);
 
 /* The next entry of `envp` ("NAME=value"), from envp[*position] on, whose
  * name starts with GPUQUOTE_ but sets nothing: a misspelling such as
@@ -105,5 +117,9 @@ bool config_listen_address(const char *listen, uint16_t port, struct sockaddr_st
 /* Reads "ADDRESS:PORT" ("127.0.0.1:9464", "[::1]:9464"; port 0: any free
  * one) into *out; false when it is not one. */
 bool config_metrics_address(const char *text, struct sockaddr_storage *out);
+
+/* The share of connection_limit one address may hold when
+ * per_ip_connection_limit is not set: one in CONFIG_PER_IP_SHARE. */
+#define CONFIG_PER_IP_SHARE 4u
 
 #endif

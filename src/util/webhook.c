@@ -82,30 +82,146 @@ int64_t webhook_retry_delay_ms(int attempt, unsigned divisor)
     return seconds[attempt - 1] * 1000 / (divisor > 0 ? divisor : 1);
 }
 
-static bool ipv4_is_private(const uint8_t *b)
+/* What a destination in a special-purpose range means for a webhook. */
+enum range_verdict {
+    RANGE_REFUSED,      /* not globally reachable: never a webhook's target */
+    RANGE_GLOBAL,       /* globally reachable, inside a larger refused range */
+    RANGE_EMBEDS_V4_12, /* an IPv4 address in bytes 12..15: it decides */
+    RANGE_EMBEDS_V4_2,  /* 6to4: an IPv4 address in bytes 2..5: it decides */
+};
+
+struct special_range {
+    int family;
+    uint8_t prefix[16];
+    unsigned bits;
+    enum range_verdict verdict;
+    const char *name;
+};
+
+#define V4(a, b, c, d)                                                                             \
+    AF_INET,                                                                                       \
+    {                                                                                              \
+        a, b, c, d                                                                                 \
+    }
+#define V6(...)                                                                                    \
+    AF_INET6,                                                                                      \
+    {                                                                                              \
+        __VA_ARGS__                                                                                \
+    }
+
+/* The IANA IPv4 and IPv6 Special-Purpose Address Registries (RFC 6890 and
+ * the RFCs that updated them), every block whose "Globally Reachable" is
+ * false or which embeds an IPv4 address, with the blocks they list as
+ * globally reachable inside refused ones; IPv4 multicast (the IANA
+ * Multicast Address Space); and IPv6 outside global unicast 2000::/3 (the
+ * IANA IPv6 Address Space: reserved, unique-local, link-local, multicast),
+ * whose named blocks are listed for their names. The longest matching
+ * prefix decides. */
+static const struct special_range special_ranges[] = {
+    {V4(0, 0, 0, 0), 8, RANGE_REFUSED, "this network"},
+    {V4(10, 0, 0, 0), 8, RANGE_REFUSED, "private-use"},
+    {V4(100, 64, 0, 0), 10, RANGE_REFUSED, "shared address space"},
+    {V4(127, 0, 0, 0), 8, RANGE_REFUSED, "loopback"},
+    {V4(169, 254, 0, 0), 16, RANGE_REFUSED, "link local"},
+    {V4(172, 16, 0, 0), 12, RANGE_REFUSED, "private-use"},
+    {V4(192, 0, 0, 0), 24, RANGE_REFUSED, "IETF protocol assignments"},
+    {V4(192, 0, 0, 9), 32, RANGE_GLOBAL, "port control protocol anycast"},
+    {V4(192, 0, 0, 10), 32, RANGE_GLOBAL, "TURN anycast"},
+    {V4(192, 0, 2, 0), 24, RANGE_REFUSED, "documentation (TEST-NET-1)"},
+    {V4(192, 88, 99, 0), 24, RANGE_REFUSED, "6to4 relay anycast (deprecated)"},
+    {V4(192, 168, 0, 0), 16, RANGE_REFUSED, "private-use"},
+    {V4(198, 18, 0, 0), 15, RANGE_REFUSED, "benchmarking"},
+    {V4(198, 51, 100, 0), 24, RANGE_REFUSED, "documentation (TEST-NET-2)"},
+    {V4(203, 0, 113, 0), 24, RANGE_REFUSED, "documentation (TEST-NET-3)"},
+    {V4(224, 0, 0, 0), 4, RANGE_REFUSED, "multicast"},
+    {V4(240, 0, 0, 0), 4, RANGE_REFUSED, "reserved"},
+    {V4(255, 255, 255, 255), 32, RANGE_REFUSED, "limited broadcast"},
+
+    {V6(0), 3, RANGE_REFUSED, "outside global unicast"},
+    {V6(0x40), 2, RANGE_REFUSED, "outside global unicast"},
+    {V6(0x80), 1, RANGE_REFUSED, "outside global unicast"},
+    {V6(0), 128, RANGE_REFUSED, "unspecified address"},
+    {V6(0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1), 128, RANGE_REFUSED, "loopback"},
+    {V6(0), 96, RANGE_REFUSED, "IPv4-compatible (deprecated)"},
+    {V6(0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff), 96, RANGE_EMBEDS_V4_12, "IPv4-mapped"},
+    {V6(0, 0x64, 0xff, 0x9b), 96, RANGE_EMBEDS_V4_12, "IPv4-IPv6 translation (NAT64)"},
+    {V6(0, 0x64, 0xff, 0x9b, 0, 1), 48, RANGE_REFUSED, "local-use IPv4-IPv6 translation"},
+    {V6(0x01, 0), 64, RANGE_REFUSED, "discard-only"},
+    {V6(0x01, 0, 0, 0, 0, 0, 0, 1), 64, RANGE_REFUSED, "dummy IPv6 prefix"},
+    {V6(0x20, 0x01, 0, 0), 23, RANGE_REFUSED, "IETF protocol assignments"},
+    {V6(0x20, 0x01, 0, 0), 32, RANGE_REFUSED, "Teredo"},
+    {V6(0x20, 0x01, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1), 128, RANGE_GLOBAL,
+     "port control protocol anycast"},
+    {V6(0x20, 0x01, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 2), 128, RANGE_GLOBAL, "TURN anycast"},
+    {V6(0x20, 0x01, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 3), 128, RANGE_GLOBAL,
+     "DNS-SD service registration protocol anycast"},
+    {V6(0x20, 0x01, 0, 2, 0, 0), 48, RANGE_REFUSED, "benchmarking"},
+    {V6(0x20, 0x01, 0, 3), 32, RANGE_GLOBAL, "AMT"},
+    {V6(0x20, 0x01, 0, 4, 0x01, 0x12), 48, RANGE_GLOBAL, "AS112-v6"},
+    {V6(0x20, 0x01, 0, 0x10), 28, RANGE_REFUSED, "ORCHID (deprecated)"},
+    {V6(0x20, 0x01, 0, 0x20), 28, RANGE_GLOBAL, "ORCHIDv2"},
+    {V6(0x20, 0x01, 0, 0x30), 28, RANGE_GLOBAL, "drone remote ID protocol entity tags"},
+    {V6(0x20, 0x01, 0x0d, 0xb8), 32, RANGE_REFUSED, "documentation"},
+    {V6(0x20, 0x02), 16, RANGE_EMBEDS_V4_2, "6to4"},
+    {V6(0x3f, 0xff, 0), 20, RANGE_REFUSED, "documentation"},
+    {V6(0x5f, 0), 16, RANGE_REFUSED, "segment routing (SRv6) SIDs"},
+    {V6(0xfc), 7, RANGE_REFUSED, "unique-local"},
+    {V6(0xfe, 0x80), 10, RANGE_REFUSED, "link-local unicast"},
+    {V6(0xff), 8, RANGE_REFUSED, "multicast"},
+};
+
+static bool prefix_matches(const struct special_range *range, const uint8_t *bytes)
 {
-    return b[0] == 0 || b[0] == 10 || b[0] == 127 || (b[0] == 169 && b[1] == 254) ||
-           (b[0] == 172 && (b[1] & 0xf0) == 16) || (b[0] == 192 && b[1] == 168) ||
-           (b[0] == 100 && (b[1] & 0xc0) == 64) || b[0] >= 224;
+    unsigned whole = range->bits / 8, rest = range->bits % 8;
+    if (memcmp(range->prefix, bytes, whole) != 0)
+        return false;
+    if (rest == 0)
+        return true;
+    uint8_t mask = (uint8_t)(0xff << (8 - rest));
+    return (range->prefix[whole] & mask) == (bytes[whole] & mask);
+}
+
+/* The longest special range holding the address, or NULL (global). */
+static const struct special_range *special_range_of(int family, const uint8_t *bytes)
+{
+    const struct special_range *best = NULL;
+    for (size_t i = 0; i < sizeof special_ranges / sizeof special_ranges[0]; i++) {
+        const struct special_range *range = &special_ranges[i];
+        if (range->family == family && prefix_matches(range, bytes) &&
+            (best == NULL || range->bits > best->bits))
+            best = range;
+    }
+    return best;
+}
+
+static bool bytes_are_private(int family, const uint8_t *bytes)
+{
+    const struct special_range *range = special_range_of(family, bytes);
+    if (range == NULL)
+        return false;
+    switch (range->verdict) {
+    case RANGE_GLOBAL:
+        return false;
+    case RANGE_EMBEDS_V4_12:
+        return bytes_are_private(AF_INET, bytes + 12);
+    case RANGE_EMBEDS_V4_2:
+        return bytes_are_private(AF_INET, bytes + 2);
+    case RANGE_REFUSED:
+    default:
+        return true;
+    }
 }
 
 bool webhook_address_is_private(const struct sockaddr *address)
 {
     if (address->sa_family == AF_INET) {
         const struct sockaddr_in *in = (const struct sockaddr_in *)(const void *)address;
-        return ipv4_is_private((const uint8_t *)&in->sin_addr);
+        return bytes_are_private(AF_INET, (const uint8_t *)&in->sin_addr);
     }
     if (address->sa_family != AF_INET6)
         return true; /* nothing else is sent to */
     const struct sockaddr_in6 *in6 = (const struct sockaddr_in6 *)(const void *)address;
-    const uint8_t *b = in6->sin6_addr.s6_addr;
-    static const uint8_t mapped[12] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff};
-    if (memcmp(b, mapped, 12) == 0)
-        return ipv4_is_private(b + 12);
-    static const uint8_t zero[15] = {0};
-    if (memcmp(b, zero, 15) == 0) /* :: and ::1 */
-        return true;
-    return (b[0] & 0xfe) == 0xfc || (b[0] == 0xfe && (b[1] & 0xc0) == 0x80) || b[0] == 0xff;
+    return bytes_are_private(AF_INET6, in6->sin6_addr.s6_addr);
 }
 
 /* The host of an authority ("host", "host:port", "[v6]:port") into `out`. */

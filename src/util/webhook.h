@@ -40,7 +40,7 @@ int64_t webhook_retry_delay_ms(int attempt, unsigned divisor);
 enum webhook_url_verdict {
     WEBHOOK_URL_OK,
     WEBHOOK_URL_MALFORMED, /* not http(s)://host..., too long, credentials, http not allowed */
-    WEBHOOK_URL_PRIVATE    /* a private, loopback or link-local address, or localhost */
+    WEBHOOK_URL_PRIVATE    /* an address that is not globally reachable, or localhost */
 };
 
 /* Checks `url` as an endpoint's. A host name that is not an address is
@@ -48,9 +48,12 @@ enum webhook_url_verdict {
  * delivery (webhook_address_is_private). */
 enum webhook_url_verdict webhook_url_check(const char *url, bool allow_http, bool allow_private);
 
-/* True when the address is loopback, private (RFC 1918, fc00::/7),
- * link-local, carrier-grade NAT, unspecified, multicast or broadcast (an
- * IPv4 address mapped into IPv6 counts as the IPv4 one). */
+/* True when the address is not globally reachable: within a block of the
+ * IANA special-purpose address registries marked so (loopback, private,
+ * link-local, shared, documentation, benchmarking, ...), multicast,
+ * broadcast or reserved; an IPv4 address mapped into IPv6, or embedded in
+ * NAT64 (64:ff9b::/96) or 6to4 (2002::/16), counts as the IPv4 one;
+ * Teredo and IPv4-compatible addresses are refused whole. */
 bool webhook_address_is_private(const struct sockaddr *address);
 
 #endif

@@ -4,9 +4,10 @@
  * specification: POST of the event's JSON with webhook-id (the event's id,
  * the same on every retry), webhook-timestamp (unix seconds) and
  * webhook-signature; no redirect is followed; https certificates are
- * verified (libcurl's default, kept); a socket to a private, loopback or
- * link-local address is refused unless webhooks_allow_private, whatever a
- * host name resolved to when the endpoint was made.
+ * verified (libcurl's default, kept); no proxy is used, whatever the
+ * environment says; a socket to an address that is not globally reachable
+ * (webhook_address_is_private) is refused unless webhooks_allow_private,
+ * whatever a host name resolved to when the endpoint was made.
  */
 #include "webhooks/sender.h"
 
@@ -21,10 +22,9 @@
 #include <unistd.h>
 
 #include "util/log.h"
+#include "util/secret_box.h"
 #include "util/webhook.h"
 #include "util/worker.h"
-
-#define WEBHOOK_SENDER_BATCH 16
 
 struct webhook_sender {
     const struct gq_config *config;
@@ -73,13 +73,33 @@ static curl_socket_t open_socket(void *context, curlsocktype purpose, struct cur
     return socket(address->family, address->socktype, address->protocol);
 }
 
+/* The delivery's signature, its endpoint's secret opened with the
+ * keyring; false (logged, never signed with anything else) when it does
+ * not open. */
+static bool sign(const struct webhook_sender *sender, const struct claimed_delivery *delivery,
+                 int64_t timestamp, char signature[WEBHOOK_SIGNATURE_SIZE])
+{
+    static const struct secret_keyring none = {.count = 0};
+    const struct secret_keyring *ring = sender->config->secrets_keyring;
+    char secret[SECRET_BOX_SEALED_SIZE];
+    struct gq_error err;
+    if (store_webhook_secret_open(ring != NULL ? ring : &none, delivery->endpoint_id,
+                                  delivery->secret, secret, sizeof secret, &err) != GQ_OK) {
+        log_error("webhook delivery %s: %s", delivery->id, err.message);
+        return false;
+    }
+    bool signed_ = webhook_sign(secret, delivery->event_id, timestamp, delivery->body,
+                                strlen(delivery->body), signature);
+    memset(secret, 0, sizeof secret);
+    return signed_;
+}
+
 static bool prepare(struct webhook_sender *sender, struct transfer *transfer)
 {
     const struct claimed_delivery *delivery = transfer->delivery;
     int64_t timestamp = now_ms() / 1000;
     char signature[WEBHOOK_SIGNATURE_SIZE], header[160];
-    if (!webhook_sign(delivery->secret, delivery->event_id, timestamp, delivery->body,
-                      strlen(delivery->body), signature))
+    if (!sign(sender, delivery, timestamp, signature))
         return false;
     transfer->easy = curl_easy_init();
     if (transfer->easy == NULL)
@@ -101,6 +121,10 @@ static bool prepare(struct webhook_sender *sender, struct transfer *transfer)
     curl_easy_setopt(easy, CURLOPT_PROTOCOLS_STR,
                      sender->config->webhooks_allow_http ? "http,https" : "https");
     curl_easy_setopt(easy, CURLOPT_FOLLOWLOCATION, 0L);
+    /* Never a proxy from the environment (https_proxy, all_proxy): only the
+     * proxy's address would be checked, not the endpoint's. */
+    curl_easy_setopt(easy, CURLOPT_PROXY, "");
+    curl_easy_setopt(easy, CURLOPT_NOPROXY, "*");
     curl_easy_setopt(easy, CURLOPT_NOSIGNAL, 1L);
     curl_easy_setopt(easy, CURLOPT_TIMEOUT_MS, (long)sender->config->webhook_timeout_ms);
     curl_easy_setopt(easy, CURLOPT_HTTPHEADER, headers);

@@ -13,6 +13,9 @@
 #include "store/store.h"
 #include "util/config.h"
 
+/* Deliveries sent at once (each a connection of its own). */
+#define WEBHOOK_SENDER_BATCH 16
+
 struct webhook_sender;
 
 /* Starts the thread (and listens for the store's events, to send at

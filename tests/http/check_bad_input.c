@@ -1086,6 +1086,122 @@ START_TEST(test_bad_input_trickle_past_deadline)
 }
 END_TEST
 
+/* ---- control characters in stored text ------------------------------------ */
+
+/* Every string the API stores that a person later reads (a terminal, a
+ * page, a log) is refused with a control character in it: the 422 names
+ * the field, and nothing is written. A table of one field each, with the
+ * character the test of the row puts in it. */
+static struct server stored;
+static char stored_quote[64];
+
+static void start_stored(void)
+{
+    server_start(&stored, NULL);
+    struct http_response *made = http_once(stored.port, "POST", "/admin/price-lists", NULL, NULL);
+    expect_status(made, 201);
+    http_response_free(made);
+    made = http_once(stored.port, "POST", "/quote", (const char *const[]){JSON_TYPE, NULL},
+                     ITEMS(ITEM));
+    expect_status(made, 201);
+    snprintf(stored_quote, sizeof stored_quote, "%s", json_str(made->json, "id"));
+    http_response_free(made);
+}
+
+static void stop_stored(void)
+{
+    server_finish_shared(&stored);
+}
+
+#define ESC "\\u001b"
+#define SKU_WITH(field)                                                                            \
+    "{\"gpu_model\":\"t4-16g\",\"gpu_count\":1,\"interconnect\":\"pcie\"," field "}"
+#define BUNDLE_WITH(field)                                                                         \
+    "{\"name\":\"Month\",\"list_price\":\"2000.00\",\"price\":\"1400.00\",\"contents\":[{\"sku\":" \
+    "\"t4-16g-x1\",\"quantity\":1,\"hours\":720}]," field "}"
+#define MODEL_WITH(model)                                                                          \
+    "{\"model\":\"" model "\",\"memory_gb\":24,\"memory_type\":\"GDDR6\",\"fp16_tflops\":125,"     \
+    "\"fp32_tflops\":31.2,\"memory_bandwidth_gbps\":600,\"tdp_watts\":150}"
+
+static const struct {
+    const char *method, *path; /* after "QUOTE/": the saved quote's, the rest */
+    const char *body, *field, *code_point;
+} control_rows[] = {
+    {"POST", "/admin/keys",
+     "{\"name\":\"evil" ESC "[31mRED" ESC "[0m\\rkey_fake\","
+     "\"scopes\":[\"quotes:read\"]}",
+     "name", "U+001B"},
+    {"POST", "/quote", "{\"items\":[" ITEM "],\"client_reference_id\":\"PO\\u0007\"}",
+     "client_reference_id", "U+0007"},
+    {"POST", "/quote", "{\"items\":[" ITEM "],\"metadata\":{\"team\":\"nlp\\u202e\"}}",
+     "metadata.team", "U+202E"},
+    {"POST", "/quote", "{\"items\":[" ITEM "],\"metadata\":{\"te\\u009bam\":\"nlp\"}}", "metadata",
+     "U+009B"},
+    {"POST", "QUOTE/accept", "{\"reference\":\"PO-1\\r\\nPO-2\"}", "reference", "U+000D"},
+    {"POST", "QUOTE/cancel", "{\"reason\":\"too dear\\u2028\"}", "reason", "U+2028"},
+    {"PUT", "/admin/price-lists/2/skus/t4-x9", SKU_WITH("\"name\":\"A10\\u2066\""), "name",
+     "U+2066"},
+    {"PUT", "/admin/price-lists/2/skus/t4-x9",
+     SKU_WITH("\"name\":\"A10\",\"description\":\"\\u007f\""), "description", "U+007F"},
+    {"PUT", "/admin/price-lists/2/skus/t4-x9",
+     SKU_WITH("\"name\":\"A10\",\"translations\":{\"zh-CN\":{\"name\":\"\\u0085A10\"}}"),
+     "translations.zh-CN.name", "U+0085"},
+    {"PUT", "/admin/price-lists/2/gpu-models/a10", MODEL_WITH("A10\\t24GB"), "model", "U+0009"},
+    {"PUT", "/admin/price-lists/2/discount-rules/r9",
+     "{\"name\":\"launch\\u202a\",\"basis_points\":1000}", "name", "U+202A"},
+    {"PUT", "/admin/price-lists/2/bundles/b9", BUNDLE_WITH("\"description\":\"x\\u0001\""),
+     "description", "U+0001"},
+    {"PUT", "/admin/price-lists/2/bundles/b9",
+     BUNDLE_WITH("\"translations\":{\"zh-CN\":{\"name\":\"月卡\",\"description\":\"\\u2069\"}}"),
+     "translations.zh-CN.description", "U+2069"},
+    {"POST", "/admin/webhook-endpoints",
+     "{\"url\":\"https://93.184.216.34/hook\",\"events\":[\"quote.created\"],"
+     "\"description\":\"order system" ESC "]0;owned\\u0007\"}",
+     "description", "U+001B"},
+};
+
+START_TEST(test_control_characters_refused)
+{
+    char path[160];
+    const char *row_path = control_rows[_i].path;
+    if (strncmp(row_path, "QUOTE/", 6) == 0)
+        snprintf(path, sizeof path, "/quote/%s/%s", stored_quote, row_path + 6);
+    else
+        snprintf(path, sizeof path, "%s", row_path);
+    const char *audited = "SELECT COUNT(*) FROM audit_log";
+    long long audit_lines = server_db_integer(&stored, audited, NULL);
+    long long quotes = count_quotes(&stored);
+    struct http_response *refused =
+        http_once(stored.port, control_rows[_i].method, path,
+                  (const char *const[]){JSON_TYPE, NULL}, control_rows[_i].body);
+    expect_error(refused, 422, "invalid_value", control_rows[_i].field);
+    const char *message = json_str(refused->json, "error.message");
+    ck_assert_msg(strstr(message, control_rows[_i].field) == message &&
+                      strstr(message, control_rows[_i].code_point) != NULL,
+                  "message: %s", message);
+    http_response_free(refused);
+    ck_assert_int_eq(server_db_integer(&stored, audited, NULL), audit_lines);
+    ck_assert_int_eq(count_quotes(&stored), quotes);
+    char *status = server_db_text(&stored, "SELECT status FROM quotes WHERE id = ?1", stored_quote);
+    ck_assert_str_eq(status, "open");
+    free(status);
+}
+END_TEST
+
+/* The same texts without the character are taken: the rows above fail for
+ * the character alone. */
+START_TEST(test_plain_text_taken)
+{
+    struct http_response *made =
+        http_once(stored.port, "PUT", "/admin/price-lists/2/discount-rules/r9",
+                  (const char *const[]){JSON_TYPE, NULL},
+                  "{\"name\":\"launch \\u00e9\\u2014\\u6708\",\"basis_points\":1000}");
+    expect_status(made, 200);
+    expect_str(made->json, "value.name", "launch \xc3\xa9\xe2\x80\x94\xe6\x9c\x88");
+    http_response_free(made);
+}
+END_TEST
+
 static Suite *make_suite(void)
 {
     Suite *suite = suite_create("http_bad_input");
@@ -1106,6 +1222,14 @@ static Suite *make_suite(void)
     tcase_add_test(trickle, test_bad_input_trickle_end_late);
     tcase_add_test(trickle, test_bad_input_trickle_past_deadline);
     suite_add_tcase(suite, trickle);
+
+    TCase *controls = tcase_create("control_characters");
+    tcase_add_unchecked_fixture(controls, start_stored, stop_stored);
+    suite_set_timeout(controls, 10);
+    tcase_add_loop_test(controls, test_control_characters_refused, 0,
+                        sizeof control_rows / sizeof control_rows[0]);
+    tcase_add_test(controls, test_plain_text_taken);
+    suite_add_tcase(suite, controls);
     return suite;
 }
 

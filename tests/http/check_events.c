@@ -190,6 +190,22 @@ START_TEST(test_events_page_oldest_first)
 }
 END_TEST
 
+/* An empty cursor, as a form or a template leaves it, is the first page. */
+START_TEST(test_events_empty_cursor_is_the_start)
+{
+    char ids[3][40];
+    for (int i = 0; i < 3; i++)
+        json_decref(save_quote(ids[i], NULL));
+    struct http_response *response = request("GET", "/events?limit=2&starting_after=", NULL, NULL);
+    expect_status(response, 200);
+    ck_assert_int_eq(json_count(response->json, "data"), 2);
+    ck_assert_str_eq(json_str(response->json, "data[0].data.object.id"), ids[0]);
+    ck_assert_str_eq(json_str(response->json, "data[1].data.object.id"), ids[1]);
+    ck_assert(json_is_true(json_object_get(response->json, "has_more")));
+    http_response_free(response);
+}
+END_TEST
+
 START_TEST(test_events_query_refusals)
 {
     static const char *const paths[] = {
@@ -331,6 +347,11 @@ struct refusal {
     const char *code, *field;
 };
 
+#define URL_REFUSAL(url)                                                                           \
+    {                                                                                              \
+        "{\"url\":\"" url "\",\"events\":[\"*\"]}", 422, "invalid_value", "url"                    \
+    }
+
 static const struct refusal endpoint_refusals[] = {
     {"{\"url\":\"http://orders.example.com/\",\"events\":[\"*\"]}", 422, "invalid_value", "url"},
     {"{\"url\":\"https://127.0.0.1/\",\"events\":[\"*\"]}", 422, "invalid_value", "url"},
@@ -339,6 +360,17 @@ static const struct refusal endpoint_refusals[] = {
     {"{\"url\":\"https://169.254.169.254/latest\",\"events\":[\"*\"]}", 422, "invalid_value",
      "url"},
     {"{\"url\":\"https://localhost/\",\"events\":[\"*\"]}", 422, "invalid_value", "url"},
+    /* Not globally reachable (IANA special-purpose registries), embedded forms too. */
+    URL_REFUSAL("https://[::7f00:1]"),
+    URL_REFUSAL("https://[::a9fe:a9fe]"),
+    URL_REFUSAL("https://[64:ff9b::7f00:1]"),
+    URL_REFUSAL("https://[2002:7f00:1::]"),
+    URL_REFUSAL("https://192.0.0.1"),
+    URL_REFUSAL("https://198.18.0.1"),
+    URL_REFUSAL("https://203.0.113.5"),
+    URL_REFUSAL("https://192.0.2.10:8443/hook"),
+    URL_REFUSAL("https://[2001:0:4136:e378:8000:63bf:3fff:fdd2]"),
+    URL_REFUSAL("https://[::ffff:10.0.0.1]"),
     {"{\"url\":\"https://user:pw@orders.example.com/\",\"events\":[\"*\"]}", 422, "invalid_value",
      "url"},
     {"{\"url\":\"ftp://orders.example.com/\",\"events\":[\"*\"]}", 422, "invalid_value", "url"},
@@ -387,6 +419,7 @@ static Suite *make_suite(void)
     tcase_add_test(events, test_saved_and_accepted_quotes_write_their_events);
     tcase_add_test(events, test_replays_and_unsaved_quotes_write_no_event);
     tcase_add_test(events, test_events_page_oldest_first);
+    tcase_add_test(events, test_events_empty_cursor_is_the_start);
     tcase_add_test(events, test_events_query_refusals);
     suite_set_timeout(events, 30);
     suite_add_tcase(suite, events);

@@ -25,6 +25,14 @@
  *   server's access log has exactly the requests the clients got answers
  *   to, and it exits 0. Saved quotes waiting for a held database when the
  *   signal comes are all written and answered 201 once it is released.
+ * - Gone: the database's files deleted (rm), its WAL alone deleted, or the
+ *   database renamed (mv)
+ *   under a running server: saves answer 503 retry_later and store
+ *   nothing, /readyz answers 503, the error log says so once; moved back,
+ *   writes resume; a restart after rm logs that it created a new database.
+ * - A full disk: saves fail, /readyz answers 503 at once (the cause in the
+ *   log under the request id, not in the answer) and recovers.
+ * - A new database, its -wal and -shm are mode 0600 whatever the umask.
  *
  * Every case starts servers of its own.
  */
@@ -894,6 +902,163 @@ START_TEST(test_faults_saves_held_past_the_grace_are_answered)
 }
 END_TEST
 
+/* ---- the database's files taken away under a running server --------------- */
+
+/* How many times `needle` is in the server's error log. */
+static int count_in_log(struct server *server, const char *needle)
+{
+    char *log = server_read(server, "stderr.log");
+    int found = 0;
+    for (const char *at = strstr(log, needle); at != NULL; at = strstr(at + 1, needle))
+        found++;
+    free(log);
+    return found;
+}
+
+/* The error log has a line holding both `first` and `second`. */
+static void expect_log_line_with(struct server *server, const char *first, const char *second)
+{
+    char *log = server_read(server, "stderr.log");
+    bool found = false;
+    for (char *line = strtok(log, "\n"); line != NULL && !found; line = strtok(NULL, "\n"))
+        found = strstr(line, first) != NULL && strstr(line, second) != NULL;
+    if (!found) {
+        char *again = server_read(server, "stderr.log");
+        ck_abort_msg("no line of the error log has \"%s\" and \"%s\": %s", first, second, again);
+    }
+    free(log);
+}
+
+/* An answer for anyone: it names no file of the server, no SQL. */
+static void expect_no_detail(struct server *server, const struct http_response *response)
+{
+    const char *message = json_str(response->json, "error.message");
+    ck_assert_msg(strstr(message, server->dir) == NULL && strstr(message, ".db") == NULL &&
+                      strstr(message, "COMMIT") == NULL && strstr(message, "disk") == NULL,
+                  "the answer tells: %s", message);
+}
+
+/* The database has gone from its path: a save is refused with 503
+ * retry_later (the cause in the log under its request id), nothing is
+ * stored, /readyz answers 503, and the error is logged once. */
+static void expect_writes_refused(struct server *server, struct http_client *to)
+{
+    for (int i = 0; i < 3; i++) {
+        struct http_response *saved = http_post_json(to, "/quote", EXAMPLE);
+        expect_error(saved, 503, "retry_later", NULL);
+        ck_assert_str_eq(http_header(saved, "retry-after"), "1");
+        expect_no_detail(server, saved);
+        expect_log_line_with(server, http_header(saved, "x-request-id"),
+                             "was deleted, renamed or replaced while the server runs");
+        http_response_free(saved);
+    }
+    struct http_response *ready = http_get(to, "/readyz");
+    expect_error(ready, 503, "not_ready", NULL);
+    expect_no_detail(server, ready);
+    http_response_free(ready);
+    ck_assert_int_eq(count_in_log(server, "writes are refused"), 1);
+}
+
+static void save_one(struct http_client *to)
+{
+    struct http_response *saved = http_post_json(to, "/quote", EXAMPLE);
+    expect_status(saved, 201);
+    http_response_free(saved);
+}
+
+/* rm gpuquote.db*: no save is acknowledged any more; a restart says that
+ * it created a new database. */
+START_TEST(test_faults_database_deleted_refuses_writes)
+{
+    struct server server = {0};
+    server_start(&server, NULL);
+    struct http_client *to = http_client_new(server.port);
+    save_one(to);
+    static const char *const files[] = {"gpuquote.db", "gpuquote.db-wal", "gpuquote.db-shm"};
+    for (size_t i = 0; i < sizeof files / sizeof files[0]; i++)
+        ck_assert_int_eq(unlink(server_path(&server, files[i])), 0);
+    expect_writes_refused(&server, to);
+    http_client_free(to);
+    ck_assert_int_eq(server_stop(&server), 0);
+    int created = count_in_log(&server, "did not exist: created a new, empty one");
+    unlink(server.port_file);
+    unlink(server_path(&server, "admin.key"));
+    server_start(&server, NULL);
+    ck_assert_int_eq(count_in_log(&server, "did not exist: created a new, empty one"), created + 1);
+    ck_assert_int_eq(count_quotes(&server), 0);
+    server_finish(&server);
+}
+END_TEST
+
+/* rm gpuquote.db-wal alone: the quotes committed since the last
+ * checkpoint are in that file, and so would every new one be. */
+START_TEST(test_faults_wal_deleted_refuses_writes)
+{
+    struct server server = {0};
+    server_start(&server, NULL);
+    struct http_client *to = http_client_new(server.port);
+    save_one(to);
+    ck_assert_int_eq(unlink(server_path(&server, "gpuquote.db-wal")), 0);
+    expect_writes_refused(&server, to);
+    http_client_free(to);
+    server_finish(&server);
+}
+END_TEST
+
+/* mv gpuquote.db elsewhere: writes are refused; moved back, they resume. */
+START_TEST(test_faults_database_renamed_refuses_writes)
+{
+    struct server server = {0};
+    server_start(&server, NULL);
+    struct http_client *to = http_client_new(server.port);
+    save_one(to);
+    char moved[SERVER_PATH_SIZE];
+    snprintf(moved, sizeof moved, "%s", server_path(&server, "moved.db"));
+    ck_assert_int_eq(rename(server.db_path, moved), 0);
+    expect_writes_refused(&server, to);
+    ck_assert_int_eq(rename(moved, server.db_path), 0);
+    long status = 0;
+    for (long waited = 0; waited < suite_wait_ms(3000) && status != 200; waited += 100) {
+        struct http_response *ready = http_get(to, "/readyz");
+        status = ready->status;
+        http_response_free(ready);
+        if (status != 200)
+            usleep(100 * 1000);
+    }
+    ck_assert_int_eq(status, 200);
+    save_one(to);
+    expect_stderr_has(&server, "is back at its path: writes resume");
+    http_client_free(to);
+    ck_assert_int_eq(count_quotes(&server), 2);
+    server_finish(&server);
+}
+END_TEST
+
+/* A new database, its WAL and its shared memory are the owner's alone,
+ * whatever the umask the server was started with; the start says that it
+ * created the database. */
+START_TEST(test_faults_new_database_files_are_private)
+{
+    struct server server = {0};
+    mode_t old_mask = umask(022);
+    server_start(&server, NULL);
+    umask(old_mask);
+    struct http_client *to = http_client_new(server.port);
+    save_one(to);
+    http_client_free(to);
+    static const char *const files[] = {"gpuquote.db", "gpuquote.db-wal", "gpuquote.db-shm",
+                                        "admin.key"};
+    for (size_t i = 0; i < sizeof files / sizeof files[0]; i++) {
+        struct stat info;
+        ck_assert_int_eq(stat(server_path(&server, files[i]), &info), 0);
+        ck_assert_msg((info.st_mode & 0777) == 0600, "%s has mode %03o", files[i],
+                      (unsigned)(info.st_mode & 0777));
+    }
+    expect_stderr_has(&server, "did not exist: created a new, empty one");
+    server_finish(&server);
+}
+END_TEST
+
 /* ---- a full disk: saves fail, /readyz says so, and both recover ----------- */
 
 /* Fills the file system of `directory` with one file; returns its path. */
@@ -925,8 +1090,9 @@ static bool wait_for_log_count(struct server *server, const char *needle, int co
 }
 
 /* The database on a 4 MB tmpfs, filled up once the server runs: a save
- * fails (500), /readyz answers 503 naming the cause, so that traffic goes
- * elsewhere; once space is freed, a probe write succeeds and both recover.
+ * fails (500), /readyz answers 503 at once (the cause in the log, not in
+ * the answer), so that traffic goes elsewhere; once space is freed, a
+ * probe write succeeds and both recover.
  * Needs root and a mountable tmpfs; skipped otherwise. */
 START_TEST(test_faults_full_disk_makes_the_server_unready)
 {
@@ -973,18 +1139,23 @@ START_TEST(test_faults_full_disk_makes_the_server_unready)
         http_response_free(saved);
     }
     ck_assert_int_eq(status, 500);
+    /* At once, though /readyz answered 200 less than a second ago; it
+     * says what to do, and the log has the cause under its request id. */
     ready = http_get(to, "/readyz");
     expect_error(ready, 503, "not_ready", NULL);
-    const char *message = json_str(ready->json, "error.message");
-    static const char prefix[] = "the database cannot be written: ";
-    ck_assert_msg(strncmp(message, prefix, sizeof prefix - 1) == 0, "%s", message);
+    expect_no_detail(&server, ready);
     ck_assert_str_eq(http_header(ready, "retry-after"), "1");
+    expect_log_line_with(&server, http_header(ready, "x-request-id"),
+                         "the database cannot be written: ");
+    expect_log_line_with(&server, http_header(ready, "x-request-id"), "disk is full");
     http_response_free(ready);
 
     /* A catalog reload reads the database and commits no write: it must
-     * not pass for one that reached the disk. */
+     * not pass for one that reached the disk. (Each wait outlives the
+     * outcome /readyz keeps for a second.) */
     server_signal(&server, SIGHUP);
     ck_assert(wait_for_log_count(&server, "catalog loaded: price list version 1", 2));
+    usleep(1100 * 1000);
     ready = http_get(to, "/readyz");
     expect_error(ready, 503, "not_ready", NULL);
     http_response_free(ready);
@@ -993,11 +1164,13 @@ START_TEST(test_faults_full_disk_makes_the_server_unready)
     accepted = http_request(to, "POST", accept_path, NULL, NULL);
     expect_error(accepted, 409, "quote_not_open", NULL);
     http_response_free(accepted);
+    usleep(1100 * 1000);
     ready = http_get(to, "/readyz");
     expect_error(ready, 503, "not_ready", NULL);
     http_response_free(ready);
 
     ck_assert_int_eq(unlink(filler), 0);
+    usleep(1100 * 1000);
     ready = http_get(to, "/readyz");
     expect_status(ready, 200);
     http_response_free(ready);
@@ -1007,6 +1180,34 @@ START_TEST(test_faults_full_disk_makes_the_server_unready)
     http_client_free(to);
     ck_assert_int_eq(server_stop(&server), 0);
     ck_assert_int_eq(umount(small), 0);
+    server_cleanup(&server);
+}
+END_TEST
+
+/* A PostgreSQL database that cannot be reached, named with secrets that
+ * the old masking showed (sslpassword, an unknown PASSWORD option) or that
+ * libpq's own message showed (a password holding '@'): the server fails to
+ * start and its log names none of them. */
+static const char *const unreachable_databases[][3] = {
+    {"host=127.0.0.1 port=1 user=gq password=PlainPw7 sslpassword=SslSecret1 dbname=gqt",
+     "SslSecret1", "PlainPw7"},
+    {"postgresql://gq:Multi@Secret9@127.0.0.1:1/gqt", "Secret9", "Multi"},
+    {"host=127.0.0.1 port=1 PASSWORD=Upper1Secret", "Upper1Secret", "Upper1Secret"},
+};
+
+START_TEST(test_faults_database_secrets_not_logged)
+{
+    struct server server = {0};
+    server_prepare(&server);
+    const char *const args[] = {"--db", unreachable_databases[_i][0], NULL};
+    struct server_options options = {args, NULL, false};
+    ck_assert_int_eq(server_run(&server, &options), 1);
+    char *err = server_read(&server, "stderr.log");
+    ck_assert_msg(strstr(err, "error") != NULL, "no error logged: %s", err);
+    for (int i = 1; i < 3; i++)
+        ck_assert_msg(strstr(err, unreachable_databases[_i][i]) == NULL, "the log shows %s: %s",
+                      unreachable_databases[_i][i], err);
+    free(err);
     server_cleanup(&server);
 }
 END_TEST
@@ -1024,6 +1225,8 @@ static Suite *make_suite(void)
     tcase_add_test(start, test_faults_file_immutable);
     tcase_add_test(start, test_faults_sigterm_during_migration);
     tcase_add_test(start, test_faults_pending_migration_without_auto_migrate);
+    tcase_add_loop_test(start, test_faults_database_secrets_not_logged, 0,
+                        sizeof unreachable_databases / sizeof unreachable_databases[0]);
     suite_add_tcase(suite, start);
 
     TCase *locked = tcase_create("locked");
@@ -1031,6 +1234,10 @@ static Suite *make_suite(void)
     tcase_add_test(locked, test_faults_locked_while_saving);
     tcase_add_test(locked, test_faults_saves_held_past_the_grace_are_answered);
     tcase_add_test(locked, test_faults_full_disk_makes_the_server_unready);
+    tcase_add_test(locked, test_faults_database_deleted_refuses_writes);
+    tcase_add_test(locked, test_faults_database_renamed_refuses_writes);
+    tcase_add_test(locked, test_faults_wal_deleted_refuses_writes);
+    tcase_add_test(locked, test_faults_new_database_files_are_private);
     suite_add_tcase(suite, locked);
 
     TCase *crash = tcase_create("crash");

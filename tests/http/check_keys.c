@@ -579,6 +579,101 @@ START_TEST(test_keys_from_the_command_line)
 }
 END_TEST
 
+/* A name stored before names were checked, with a terminal's escape
+ * sequences, a carriage return and a bidirectional override in it, is
+ * listed escaped: the terminal shows it and obeys none of it. Such a name
+ * is refused from the command line as from the API. */
+START_TEST(test_keys_list_escapes_stored_names)
+{
+    const char *raw = "evil\x1b[31mRED\x1b[0m\rkey_fake \xe2\x80\xae"
+                      "cba\xc2\x9b";
+    ck_assert_int_eq(server_db_exec(&server, "UPDATE api_keys SET name = ?1", raw), 1);
+    const char *const list[] = {"keys", "list", NULL};
+    ck_assert_int_eq(run_keys(list), 0);
+    char *listing = server_read(&server, "keys.out");
+    ck_assert_ptr_null(strchr(listing, '\x1b'));
+    ck_assert_ptr_null(strchr(listing, '\r'));
+    ck_assert_ptr_null(strstr(listing, "\xe2\x80\xae"));
+    ck_assert_ptr_null(strstr(listing, "\xc2\x9b"));
+    ck_assert_msg(strstr(listing, "evil\\x1b[31mRED\\x1b[0m\\x0dkey_fake \\u202ecba\\u009b / ") !=
+                      NULL,
+                  "listing: %s", listing);
+    free(listing);
+    const char *const create[] = {"keys",    "create",      "--name", "job\x1b]0;owned\x07",
+                                  "--scope", "quotes:read", NULL};
+    ck_assert_int_eq(run_keys(create), 2);
+    ck_assert_int_eq(server_db_integer(&server, "SELECT COUNT(*) FROM api_keys", NULL), 1);
+}
+END_TEST
+
+/* Runs `gpuquote ARGS` with only `env` in a directory of its own; its
+ * standard output and error in *out and *err (freed by the caller). */
+static int run_cli(const char *const *args, const char *const *env, char **out, char **err)
+{
+    struct server_options options = {args, env, true};
+    struct server runner = {0};
+    server_prepare(&runner);
+    int status = server_run(&runner, &options);
+    *out = server_read(&runner, "stdout.log");
+    *err = server_read(&runner, "stderr.log");
+    server_cleanup(&runner);
+    return status;
+}
+
+/* The usage, and a command line that is wrong, need no database: none is
+ * created or migrated for them. */
+START_TEST(test_keys_usage_before_the_database)
+{
+    char database[SERVER_PATH_SIZE + 32];
+    snprintf(database, sizeof database, "GPUQUOTE_DATABASE=%s",
+             server_path(&server, "untouched.db"));
+    const char *const env[] = {database, "GPUQUOTE_MIGRATIONS_DIR=/nonexistent", NULL};
+    char *out, *err;
+    const char *const bare[] = {"keys", NULL};
+    ck_assert_int_eq(run_cli(bare, env, &out, &err), 2);
+    ck_assert_msg(strncmp(err, "usage: gpuquote keys create", 27) == 0, "stderr: %s", err);
+    free(out);
+    free(err);
+    const char *const help[] = {"keys", "--help", NULL};
+    ck_assert_int_eq(run_cli(help, env, &out, &err), 0);
+    ck_assert_msg(strncmp(out, "usage: gpuquote keys create", 27) == 0, "stdout: %s", out);
+    ck_assert_str_eq(err, "");
+    free(out);
+    free(err);
+    const char *const typo[] = {"keys", "create", "--name", "x", "--scope", "quotes:wirte", NULL};
+    ck_assert_int_eq(run_cli(typo, env, &out, &err), 2);
+    ck_assert_msg(strncmp(err, "gpuquote: error: --scope: 'quotes:wirte' is not a scope\n", 56) ==
+                      0,
+                  "stderr: %s", err);
+    free(out);
+    free(err);
+    ck_assert_int_ne(access(server_path(&server, "untouched.db"), F_OK), 0);
+}
+END_TEST
+
+/* The server's flags work after the keys command as before it. */
+START_TEST(test_keys_create_takes_the_server_flags)
+{
+    char migrations[SERVER_PATH_SIZE + 32];
+    snprintf(migrations, sizeof migrations, "%s/migrations", getenv("GPUQUOTE_SOURCE_DIR"));
+    const char *const create[] = {"keys",         "create",       "--name",  "flagged",
+                                  "--db",         server.db_path, "--scope", "quotes:read",
+                                  "--migrations", migrations,     NULL};
+    char *out, *err;
+    ck_assert_int_eq(run_cli(create, NULL, &out, &err), 0);
+    ck_assert_msg(strncmp(out, "gq_sk_", 6) == 0, "stdout: %s, stderr: %s", out, err);
+    free(out);
+    free(err);
+    char db[SERVER_PATH_SIZE + 8];
+    snprintf(db, sizeof db, "--db=%s", server.db_path);
+    const char *const list[] = {"keys", "list", db, "--migrations", migrations, NULL};
+    ck_assert_int_eq(run_cli(list, NULL, &out, &err), 0);
+    ck_assert_msg(strstr(out, "flagged / quotes:read") != NULL, "stdout: %s", out);
+    free(out);
+    free(err);
+}
+END_TEST
+
 START_TEST(test_first_start_key_file)
 {
     struct stat info;
@@ -871,7 +966,10 @@ static Suite *make_suite(void)
     tcase_add_test(keys, test_last_use_is_recorded);
     tcase_add_test(keys, test_keys_reach_another_process);
     tcase_add_test(keys, test_keys_from_the_command_line);
+    tcase_add_test(keys, test_keys_list_escapes_stored_names);
     tcase_add_test(keys, test_first_start_key_file);
+    tcase_add_test(keys, test_keys_usage_before_the_database);
+    tcase_add_test(keys, test_keys_create_takes_the_server_flags);
     suite_set_timeout(keys, 30);
     suite_add_tcase(suite, keys);
 

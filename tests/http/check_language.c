@@ -57,9 +57,9 @@ static const struct message_case {
     /* the catalog query (core/catalog_query.c) */
     {"GET", "/catalog?colour=red", NULL, 400, "invalid_parameter", "colour",
      "unknown parameter 'colour'; known: gpu, min_memory_gb, min_total_memory_gb, gpu_count, "
-     "max_hourly, sort",
+     "max_hourly, sort, at",
      "未知参数 'colour'；可用的参数：gpu、min_memory_gb、min_total_memory_gb、gpu_count、"
-     "max_hourly、sort"},
+     "max_hourly、sort、at"},
     {"GET", "/catalog?sort=colour", NULL, 400, "invalid_parameter", "sort",
      "sort must be one of price, memory, tflops, id, optionally prefixed with - for descending",
      "sort 必须是 price、memory、tflops、id 之一，前加 - 表示降序"},

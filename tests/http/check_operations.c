@@ -93,6 +93,42 @@ START_TEST(test_operations_readyz)
 }
 END_TEST
 
+/* The value of an unlabelled counter in /metrics. */
+static long long metric_value(const char *name)
+{
+    struct http_response *response = http_get(client, "/metrics");
+    expect_status(response, 200);
+    char needle[128];
+    snprintf(needle, sizeof needle, "\n%s ", name);
+    const char *at = strstr(response->body, needle);
+    ck_assert_msg(at != NULL, "/metrics has no %s", name);
+    long long value = strtoll(at + strlen(needle), NULL, 10);
+    http_response_free(response);
+    return value;
+}
+
+/* However often /readyz is asked, the database is checked at most about
+ * once a second: two within a second make one check, a third after a
+ * second another. */
+START_TEST(test_operations_readyz_checks_the_database_once_a_second)
+{
+    static const char checks[] = "gpuquote_store_health_checks_total";
+    suite_sleep_ms(1100); /* past any outcome an earlier /readyz left */
+    long long before = metric_value(checks);
+    for (int i = 0; i < 2; i++) {
+        struct http_response *response = http_get(client, "/readyz");
+        expect_status(response, 200);
+        http_response_free(response);
+    }
+    ck_assert_int_eq(metric_value(checks), before + 1);
+    suite_sleep_ms(1100);
+    struct http_response *response = http_get(client, "/readyz");
+    expect_status(response, 200);
+    http_response_free(response);
+    ck_assert_int_eq(metric_value(checks), before + 2);
+}
+END_TEST
+
 START_TEST(test_operations_openapi)
 {
     struct http_response *response = http_get(client, "/openapi.yaml");
@@ -899,7 +935,9 @@ START_TEST(test_operations_version_and_help)
                                      "GPUQUOTE_PORT",
                                      "GPUQUOTE_CORS_ORIGINS",
                                      "GPUQUOTE_REQUEST_TIMEOUT_SECONDS",
-                                     "--version"};
+                                     "--version",
+                                     "gpuquote keys create|list|revoke",
+                                     "'gpuquote keys --help'"};
     for (size_t i = 0; i < sizeof mentioned / sizeof mentioned[0]; i++)
         ck_assert_msg(strstr(out, mentioned[i]) != NULL, "--help does not mention %s",
                       mentioned[i]);
@@ -1060,9 +1098,11 @@ START_TEST(test_operations_port_in_use)
     const char *const args[] = {"--port", port, NULL};
     struct server_options options = {args, NULL, false};
     ck_assert_int_eq(server_run(&second, &options), 1);
-    char expected[128];
+    char expected[192];
     snprintf(expected, sizeof expected,
-             "gpuquote: error: cannot listen on 127.0.0.1 port %s: Address already in use\n", port);
+             "gpuquote: error: cannot listen on 127.0.0.1 port %s: Address already in use "
+             "(another port: the setting port, GPUQUOTE_PORT or --port)\n",
+             port);
     char *err = server_read(&second, "stderr.log");
     ck_assert_str_eq(err, expected);
     free(err);
@@ -1147,6 +1187,35 @@ START_TEST(test_operations_port_file_unwritable)
 END_TEST
 
 /* A misspelt variable is named on standard error, and serving goes on. */
+static int occurrences(const char *text, const char *needle)
+{
+    int count = 0;
+    for (const char *at = strstr(text, needle); at != NULL; at = strstr(at + 1, needle))
+        count++;
+    return count;
+}
+
+/* The start-up log says where the page is, and which keys are in force,
+ * once each: the catalog watch's first reload of the same keys is silent. */
+START_TEST(test_operations_start_up_log_says_each_thing_once)
+{
+    struct server server = {0};
+    const char *const env[] = {"GPUQUOTE_CATALOG_POLL_MS=50", NULL};
+    struct server_options options = {NULL, env, false};
+    server_start(&server, &options);
+    suite_sleep_ms(400); /* several polls of the catalog watch */
+    ck_assert_int_eq(server_stop(&server), 0);
+    char *err = server_read(&server, "stderr.log");
+    char page[96];
+    snprintf(page, sizeof page, "the storefront page is http://127.0.0.1:%u/\n",
+             (unsigned)server.port);
+    ck_assert_msg(occurrences(err, page) == 1, "stderr: %s", err);
+    ck_assert_msg(occurrences(err, "keys loaded: 1 in force") == 1, "stderr: %s", err);
+    free(err);
+    server_cleanup(&server);
+}
+END_TEST
+
 START_TEST(test_operations_unknown_variable_warned)
 {
     struct server server = {0};
@@ -1159,6 +1228,76 @@ START_TEST(test_operations_unknown_variable_warned)
                               "configuration key: ignored\n") != NULL,
                   "stderr: %s", err);
     ck_assert_msg(strstr(err, "GPUQUOTE_THREADS") == NULL, "stderr: %s", err);
+    free(err);
+    server_cleanup(&server);
+}
+END_TEST
+
+/* Valgrind keeps descriptors of its own below the hard limit and shows the
+ * server its soft limit as both: the figures then are valgrind's, and a
+ * soft limit cannot be seen raised. */
+static bool under_a_wrapper(void)
+{
+    const char *wrapper = getenv("GPUQUOTE_WRAPPER");
+    return wrapper != NULL && wrapper[0] != '\0';
+}
+
+/* A hard open-files limit of 256 cannot hold 1024 connections beside the
+ * 116 descriptors a default server needs otherwise (3 standard streams, 7
+ * for the listener and two threads' wake-ups, 15 for five database
+ * connections, 51 for 16 webhook deliveries, 8 workers, a margin of 32):
+ * one warning with the figures, both limits lowered (the per-address one,
+ * unset, stays a quarter of the other), and it serves. */
+START_TEST(test_operations_connection_limit_fits_open_files)
+{
+    struct server server = {.open_files_soft = 200, .open_files_hard = 256};
+    server_start(&server, NULL);
+    struct http_client *to = http_client_new(server.port);
+    struct http_response *catalog = http_get(to, "/catalog");
+    expect_status(catalog, 200);
+    http_response_free(catalog);
+    http_client_free(to);
+    ck_assert_int_eq(server_stop(&server), 0);
+    char *err = server_read(&server, "stderr.log");
+    static const char marker[] = "gpuquote: warning: open files: the limit of ";
+    const char *line = strstr(err, marker);
+    ck_assert_msg(line != NULL, "no warning: %s", err);
+    ck_assert_msg(strstr(line + 1, marker) == NULL, "warned twice: %s", err);
+    unsigned limit = (unsigned)strtoul(line + sizeof marker - 1, NULL, 10);
+    ck_assert_uint_eq(limit, under_a_wrapper() ? limit : 256); /* the soft 200 raised */
+    char expected[400];
+    snprintf(expected, sizeof expected,
+             "the limit of %u descriptors, less the 116 the server needs besides connections, "
+             "leaves %u: connection_limit lowered from 1024 to %u, per_ip_connection_limit from "
+             "256 to %u (raise the hard limit, ulimit -Hn or systemd's LimitNOFILE, to serve "
+             "more)\n",
+             limit, limit - 116, limit - 116, (limit - 116) / 4); /* unset: a quarter of each */
+    ck_assert_msg(strstr(line, expected) != NULL, "expected \"%s\" in: %s", expected, err);
+    free(err);
+    server_cleanup(&server);
+}
+END_TEST
+
+/* A soft limit of 128 under a hard one of 1024 is raised to 1024, where
+ * connection_limit 600 fits: no warning, and the metrics show the limit. */
+START_TEST(test_operations_soft_open_files_raised)
+{
+    struct server server = {.open_files_soft = 128, .open_files_hard = 1024};
+    const char *const env[] = {"GPUQUOTE_CONNECTION_LIMIT=600", NULL};
+    struct server_options options = {NULL, env, false};
+    server_start(&server, &options);
+    struct http_client *to = http_client_new(server.port);
+    struct http_response *metrics = http_get(to, "/metrics");
+    expect_status(metrics, 200);
+    const char *max_fds = strstr(metrics->body, "\nprocess_max_fds ");
+    ck_assert_msg(max_fds != NULL, "no process_max_fds: %s", metrics->body);
+    unsigned long shown = strtoul(max_fds + strlen("\nprocess_max_fds "), NULL, 10);
+    ck_assert_uint_eq(shown, under_a_wrapper() ? shown : 1024);
+    http_response_free(metrics);
+    http_client_free(to);
+    ck_assert_int_eq(server_stop(&server), 0);
+    char *err = server_read(&server, "stderr.log");
+    ck_assert_msg(under_a_wrapper() || strstr(err, "open files") == NULL, "stderr: %s", err);
     free(err);
     server_cleanup(&server);
 }
@@ -1374,6 +1513,7 @@ static Suite *make_suite(void)
     suite_set_timeout(endpoints, 10);
     tcase_add_test(endpoints, test_operations_healthz);
     tcase_add_test(endpoints, test_operations_readyz);
+    tcase_add_test(endpoints, test_operations_readyz_checks_the_database_once_a_second);
     tcase_add_test(endpoints, test_operations_openapi);
     tcase_add_loop_test(endpoints, test_operations_not_found, 0,
                         (int)(sizeof not_found / sizeof not_found[0]));
@@ -1410,6 +1550,9 @@ static Suite *make_suite(void)
     tcase_add_test(process, test_operations_port_file_unwritable);
     tcase_add_test(process, test_operations_listens_on_ipv6);
     tcase_add_test(process, test_operations_unknown_variable_warned);
+    tcase_add_test(process, test_operations_connection_limit_fits_open_files);
+    tcase_add_test(process, test_operations_soft_open_files_raised);
+    tcase_add_test(process, test_operations_start_up_log_says_each_thing_once);
     tcase_add_test(process, test_operations_bad_listen_address);
     tcase_add_test(process, test_operations_restart_on_same_port);
     suite_add_tcase(suite, process);

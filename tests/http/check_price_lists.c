@@ -404,6 +404,102 @@ START_TEST(test_entities_and_preview)
 }
 END_TEST
 
+/* A draft takes no body but {}: a field would be one the client expects
+ * to count, and none does. */
+START_TEST(test_create_takes_no_fields)
+{
+    expect_call("POST", "/admin/price-lists", "{\"from\":1}", 422, "unknown_field", "from");
+    expect_call("POST", "/admin/price-lists", "[]", 422, "invalid_type", NULL);
+    struct http_response *lists = call("GET", "/admin/price-lists", NULL);
+    ck_assert_uint_eq(json_array_size(json_at(lists->json, "data")), 1);
+    http_response_free(lists);
+    expect_call("POST", "/admin/price-lists", "{}", 201, NULL, NULL);
+}
+END_TEST
+
+/* A price for a SKU the draft lacks names the draft's own version. */
+START_TEST(test_unknown_sku_names_the_version)
+{
+    expect_call("POST", "/admin/price-lists", NULL, 201, NULL, NULL);
+    struct http_response *missing =
+        call("PUT", "/admin/price-lists/2/prices/x9/on_demand", "{\"amount\":\"2.50\"}");
+    expect_error(missing, 404, "not_found", NULL);
+    expect_str(missing->json, "error.message", "price list 2 has no SKU 'x9'");
+    http_response_free(missing);
+}
+END_TEST
+
+/* One ceiling for every price, named when it is passed. */
+START_TEST(test_price_ceiling)
+{
+    expect_call("POST", "/admin/price-lists", NULL, 201, NULL, NULL);
+    struct http_response *dear = call("PUT", PRICE_PATH, "{\"amount\":\"10000000000.00\"}");
+    expect_error(dear, 422, "out_of_range", "amount");
+    expect_str(dear->json, "error.message",
+               "amount (10000000000.00) is above 100000000.00, the highest price a price list may "
+               "hold");
+    http_response_free(dear);
+    expect_call("PUT", PRICE_PATH, "{\"amount\":\"100000000.01\"}", 422, "out_of_range", "amount");
+    expect_call("PUT", PRICE_PATH, "{\"amount\":1000000000}", 422, "out_of_range", "amount");
+    expect_call("PUT", "/admin/price-lists/2/bundles/b9",
+                "{\"name\":\"Year\",\"list_price\":\"100000000.01\",\"price\":\"1400.00\","
+                "\"contents\":[{\"sku\":\"t4-16g-x1\",\"quantity\":1,\"hours\":720}]}",
+                422, "out_of_range", "list_price");
+    expect_call("PUT", "/admin/price-lists/2/discount-rules/r9",
+                "{\"name\":\"Big\",\"amount_off\":\"100000000.01\"}", 422, "out_of_range",
+                "amount_off");
+    expect_call("PUT", PRICE_PATH, "{\"amount\":\"100000000.00\"}", 200, NULL, NULL);
+}
+END_TEST
+
+/* Nothing is made free by one entry: not a bundle at 0.00, not a rule of
+ * 100 %; 99.99 % is the most a rule takes. */
+START_TEST(test_nothing_free_by_one_entry)
+{
+    expect_call("POST", "/admin/price-lists", NULL, 201, NULL, NULL);
+    expect_call("PUT", "/admin/price-lists/2/bundles/b9",
+                "{\"name\":\"Free\",\"list_price\":\"2000.00\",\"price\":\"0.00\","
+                "\"contents\":[{\"sku\":\"t4-16g-x1\",\"quantity\":1,\"hours\":720}]}",
+                422, "price_not_positive", "price");
+    expect_call("PUT", "/admin/price-lists/2/discount-rules/r9",
+                "{\"name\":\"Free\",\"basis_points\":10000}", 422, "out_of_range", "basis_points");
+    expect_call("PUT", "/admin/price-lists/2/discount-rules/r9",
+                "{\"name\":\"Nearly free\",\"basis_points\":9999}", 200, NULL, NULL);
+}
+END_TEST
+
+/* Times as RFC 3339 or whole unix seconds, in a rule and a publish. */
+START_TEST(test_times_in_unix_seconds)
+{
+    expect_call("POST", "/admin/price-lists", NULL, 201, NULL, NULL);
+    expect_call("POST", "/admin/price-lists/2/publish", "{\"effective_at\":1.5}", 422,
+                "invalid_value", "effective_at");
+    expect_call("POST", "/admin/price-lists/2/publish", "{\"effective_at\":-1}", 422,
+                "invalid_value", "effective_at");
+    expect_call("POST", "/admin/price-lists/2/publish", "{\"effective_at\":true}", 422,
+                "invalid_type", "effective_at");
+    expect_call("PUT", "/admin/price-lists/2/discount-rules/r9",
+                "{\"name\":\"Later\",\"basis_points\":1000,\"valid_from\":1798761600}", 200, NULL,
+                NULL);
+    struct http_response *rule = call("GET", "/admin/price-lists/2", NULL);
+    json_t *rules = json_at(rule->json, "discount_rules");
+    expect_str(json_array_get(rules, json_array_size(rules) - 1), "valid_from",
+               "2027-01-01T00:00:00Z");
+    http_response_free(rule);
+    struct http_response *published =
+        call("POST", "/admin/price-lists/2/publish", "{\"effective_at\":4102444800}");
+    expect_status(published, 200);
+    expect_str(published->json, "state", "scheduled");
+    expect_str(published->json, "effective_at", "2100-01-01T00:00:00Z");
+    http_response_free(published);
+    struct http_response *announced = call("GET", "/catalog?at=4102444800", NULL);
+    expect_status(announced, 200);
+    ck_assert_int_eq(json_integer_value(json_at(announced->json, "price_list_version")), 2);
+    http_response_free(announced);
+    expect_call("GET", "/catalog?at=41024448x", NULL, 400, "invalid_parameter", "at");
+}
+END_TEST
+
 static Suite *make_suite(void)
 {
     Suite *suite = suite_create("http_price_lists");
@@ -412,6 +508,11 @@ static Suite *make_suite(void)
     tcase_add_test(lists, test_cycle_switches_at_the_instant);
     tcase_add_test(lists, test_refusals_change_nothing);
     tcase_add_test(lists, test_entities_and_preview);
+    tcase_add_test(lists, test_create_takes_no_fields);
+    tcase_add_test(lists, test_unknown_sku_names_the_version);
+    tcase_add_test(lists, test_price_ceiling);
+    tcase_add_test(lists, test_nothing_free_by_one_entry);
+    tcase_add_test(lists, test_times_in_unix_seconds);
     suite_set_timeout(lists, 60);
     suite_add_tcase(suite, lists);
     return suite;

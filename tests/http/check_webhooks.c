@@ -14,15 +14,22 @@
  * - kill -9 of the server while a delivery is in flight: it is delivered
  *   after the restart, once its lease (2 x webhook_timeout_ms) has run out;
  * - two replicas on one database, both sending: each event arrives once
- *   (the duplicates are counted and printed, and must be none).
+ *   (the duplicates are counted and printed, and must be none);
+ * - a proxy named by the server's environment is not used;
+ * - secrets are sealed at rest and survive a key rotation; a wrong key
+ *   stops the start.
  */
+#include <arpa/inet.h>
 #include <check.h>
+#include <netinet/in.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <sys/time.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "support/expect.h"
 #include "support/http.h"
@@ -77,6 +84,8 @@ static struct http_response *request(const char *method, const char *path, const
     return response;
 }
 
+static char last_secret[80]; /* the secret of the endpoint add_endpoint() made */
+
 /* An endpoint of every event type at the receiver; its id into `id`. */
 static void add_endpoint(char *id)
 {
@@ -86,6 +95,7 @@ static void add_endpoint(char *id)
     struct http_response *made = request("POST", "/admin/webhook-endpoints", body);
     expect_status(made, 201);
     receiver_set_secret(receiver, json_str(made->json, "secret"));
+    snprintf(last_secret, sizeof last_secret, "%s", json_str(made->json, "secret"));
     snprintf(id, 40, "%s", json_str(made->json, "id"));
     http_response_free(made);
 }
@@ -387,6 +397,171 @@ START_TEST(test_two_replicas_deliver_each_event_once)
 }
 END_TEST
 
+/* A listening socket on 127.0.0.1 that nobody answers; its port. */
+static int listen_socket(uint16_t *port)
+{
+    int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+    ck_assert_int_ge(fd, 0);
+    struct sockaddr_in address = {.sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
+    socklen_t length = sizeof address;
+    ck_assert_int_eq(bind(fd, (struct sockaddr *)&address, length), 0);
+    ck_assert_int_eq(listen(fd, 16), 0);
+    ck_assert_int_eq(getsockname(fd, (struct sockaddr *)&address, &length), 0);
+    *port = ntohs(address.sin_port);
+    return fd;
+}
+
+/* A proxy named by the server's environment (http_proxy, https_proxy,
+ * all_proxy) is not used: the delivery goes to the endpoint itself, and
+ * the proxy is never connected to. */
+START_TEST(test_a_proxy_from_the_environment_is_not_used)
+{
+    finish();
+    uint16_t proxy_port;
+    int proxy = listen_socket(&proxy_port);
+    char http_proxy[64], https_proxy[64], all_proxy[64];
+    snprintf(http_proxy, sizeof http_proxy, "http_proxy=http://127.0.0.1:%u", proxy_port);
+    snprintf(https_proxy, sizeof https_proxy, "https_proxy=http://127.0.0.1:%u", proxy_port);
+    snprintf(all_proxy, sizeof all_proxy, "all_proxy=http://127.0.0.1:%u", proxy_port);
+    const char *const env[] = {"GPUQUOTE_WEBHOOKS_ALLOW_HTTP=true",
+                               "GPUQUOTE_WEBHOOKS_ALLOW_PRIVATE=true",
+                               "GPUQUOTE_WEBHOOK_POLL_MS=50",
+                               "GPUQUOTE_WEBHOOK_TIMEOUT_MS=1000",
+                               http_proxy,
+                               https_proxy,
+                               all_proxy,
+                               NULL};
+    memset(&server, 0, sizeof server);
+    struct server_options options = {NULL, env, false};
+    server_start(&server, &options);
+    receiver = receiver_start();
+    ck_assert_ptr_nonnull(receiver);
+    char endpoint[40], quote[40];
+    add_endpoint(endpoint);
+    save_quote(quote);
+    bool arrived = receiver_wait(receiver, 1, suite_wait_ms(5));
+    int through_proxy = accept(proxy, NULL, NULL);
+    if (through_proxy >= 0)
+        close(through_proxy);
+    close(proxy);
+    ck_assert_msg(through_proxy < 0, "the sender connected to the environment's proxy");
+    ck_assert_msg(arrived, "the delivery did not reach its endpoint");
+    ck_assert(receiver_get(receiver, 0).valid);
+}
+END_TEST
+
+#define KEY_A "a:AAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh8="
+#define KEY_B "b:ICEiIyQlJicoKSorLC0uLzAxMjM0NTY3ODk6Ozw9Pj8="
+#define KEY_B_WRONG "b:QEFCQ0RFRkdISUpLTE1OT1BRUlNUVVZXWFlaW1xdXl8="
+
+static void write_keys(const char *path, const char *text)
+{
+    FILE *file = fopen(path, "w");
+    ck_assert_ptr_nonnull(file);
+    fputs(text, file);
+    ck_assert_int_eq(fclose(file), 0);
+}
+
+/* The stored secret column of the only endpoint (the caller frees it). */
+static char *stored_secret(void)
+{
+    return server_db_text(&server, "SELECT secret FROM webhook_endpoints", NULL);
+}
+
+/* One saved quote delivered with a valid signature, as the n-th arrival. */
+static void expect_signed_delivery(size_t n)
+{
+    char quote[40];
+    save_quote(quote);
+    ck_assert_msg(receiver_wait(receiver, n, suite_wait_ms(5)), "%zu of %zu arrived",
+                  receiver_count(receiver), n);
+    struct received got = receiver_get(receiver, n - 1);
+    ck_assert_msg(got.valid, "delivery %zu has a bad signature", n);
+    ck_assert_str_eq(got.object_id, quote);
+}
+
+/* Webhook secrets are sealed at rest with the keyring's first key: the
+ * column holds no secret, deliveries are signed with the real one. Then a
+ * rotation: key b added first with a kept (the start seals the row with
+ * b), a removed (b opens it); a clear row (as stored before keys) is
+ * sealed at the next start; a wrong key under b's id stops the start with
+ * a clear error instead of signing with garbage. */
+START_TEST(test_secrets_sealed_at_rest_and_rotated)
+{
+    finish();
+    memset(&server, 0, sizeof server);
+    server_prepare(&server);
+    char keys[SERVER_PATH_SIZE], keys_setting[SERVER_PATH_SIZE + 40];
+    snprintf(keys, sizeof keys, "%s", server_path(&server, "secrets.keys"));
+    snprintf(keys_setting, sizeof keys_setting, "GPUQUOTE_SECRETS_KEY_FILE=%s", keys);
+    const char *const env[] = {"GPUQUOTE_WEBHOOKS_ALLOW_HTTP=true",
+                               "GPUQUOTE_WEBHOOKS_ALLOW_PRIVATE=true",
+                               "GPUQUOTE_WEBHOOK_POLL_MS=50",
+                               "GPUQUOTE_WEBHOOK_TIMEOUT_MS=1000",
+                               keys_setting,
+                               NULL};
+    struct server_options options = {NULL, env, false};
+    write_keys(keys, "# the first seals\n" KEY_A "\n");
+    server_start(&server, &options);
+    receiver = receiver_start();
+    ck_assert_ptr_nonnull(receiver);
+    char endpoint[40];
+    add_endpoint(endpoint);
+    char secret[80];
+    snprintf(secret, sizeof secret, "%s", last_secret);
+    char *stored = stored_secret();
+    ck_assert_msg(strstr(stored, secret + 6) == NULL, "the secret is stored in clear: %s", stored);
+    ck_assert_msg(strncmp(stored, "whsec_v1:a:", 11) == 0, "stored as %s", stored);
+    free(stored);
+    expect_signed_delivery(1);
+
+    /* Rotation, step 1: b first, a kept. The start seals the row with b. */
+    ck_assert_int_eq(server_stop(&server), 0);
+    write_keys(keys, KEY_B "\n" KEY_A "\n");
+    server_start(&server, &options);
+    stored = stored_secret();
+    ck_assert_msg(strncmp(stored, "whsec_v1:b:", 11) == 0, "not sealed anew with b: %s", stored);
+    free(stored);
+    expect_signed_delivery(2);
+
+    /* Step 2: a removed. */
+    ck_assert_int_eq(server_stop(&server), 0);
+    write_keys(keys, KEY_B "\n");
+    server_start(&server, &options);
+    expect_signed_delivery(3);
+
+    /* A row stored in clear (before keys) is sealed at the next start. */
+    ck_assert_int_eq(server_stop(&server), 0);
+    ck_assert_int_eq(server_db_exec(&server, "UPDATE webhook_endpoints SET secret = ?1", secret),
+                     1);
+    server_start(&server, &options);
+    stored = stored_secret();
+    ck_assert_msg(strncmp(stored, "whsec_v1:b:", 11) == 0, "the clear row stayed: %s", stored);
+    free(stored);
+    expect_signed_delivery(4);
+
+    /* A wrong key under b's id: no start, a clear error, no key shown. */
+    ck_assert_int_eq(server_stop(&server), 0);
+    write_keys(keys, KEY_B_WRONG "\n");
+    ck_assert_int_eq(server_run(&server, &options), 1);
+    char *err = server_read(&server, "stderr.log");
+    ck_assert_msg(strstr(err, "does not open with key 'b'") != NULL, "%s", err);
+    ck_assert_ptr_null(strstr(err, KEY_B_WRONG + 2));
+    ck_assert_ptr_null(strstr(err, secret));
+    free(err);
+
+    /* A missing key: the same. */
+    write_keys(keys, KEY_A "\n");
+    ck_assert_int_eq(server_run(&server, &options), 1);
+    err = server_read(&server, "stderr.log");
+    ck_assert_msg(strstr(err, "sealed with key 'b', which the secrets keyring lacks") != NULL, "%s",
+                  err);
+    free(err);
+    write_keys(keys, KEY_B "\n");
+    server_start(&server, &options); /* for the fixture's finish */
+}
+END_TEST
+
 static Suite *make_suite(void)
 {
     Suite *suite = suite_create("http_webhooks");
@@ -399,6 +574,8 @@ static Suite *make_suite(void)
     tcase_add_test(delivery, test_a_hanging_endpoint_does_not_delay_quotes);
     tcase_add_test(delivery, test_kill_mid_delivery_delivers_after_restart);
     tcase_add_test(delivery, test_two_replicas_deliver_each_event_once);
+    tcase_add_test(delivery, test_a_proxy_from_the_environment_is_not_used);
+    tcase_add_test(delivery, test_secrets_sealed_at_rest_and_rotated);
     suite_set_timeout(delivery, 40);
     suite_add_tcase(suite, delivery);
     return suite;

@@ -34,7 +34,7 @@ const DEFAULT_DIR = join(ROOT, 'deploy', 'kubernetes');
 const BROKEN = join(HERE, 'broken.yaml');
 const KUSTOMIZE_API = 'kustomize.config.k8s.io/v1beta1';
 /* After the grace, the server has up to this long to send the answers of committed quotes
- * (README.md, Signals). */
+ * (docs/operations.md, Configuration: signals). */
 const ANSWER_SECONDS = 2;
 
 /* ---- reading ----------------------------------------------------------------------------- */

@@ -38,6 +38,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <time.h>
@@ -122,16 +123,23 @@ static const char *haproxy_binary(void)
     return access("/usr/sbin/haproxy", X_OK) == 0 ? "/usr/sbin/haproxy" : "haproxy";
 }
 
-/* Round robin over the replicas, each checked on /readyz every 200 ms. A
+/* Descriptors for 100 connections (each a client's and a server's side)
+ * and its own few, about 220: haproxy refuses to start when its limit is
+ * lower than what maxconn needs, and 2000 needed about 4,018, above the
+ * common hard limit of 1024. The test has a few connections at once. */
+#define BALANCER_MAXCONN 100
+
+/* Round robin over `ports`, each checked on /readyz every 200 ms. A
  * request whose connection fails is sent to another replica (a POST only
  * once buffered whole: http-buffer-request). */
-static void write_balancer_config(const char *path)
+static void write_balancer_config(const char *path, unsigned maxconn, const uint16_t *ports,
+                                  int count)
 {
     FILE *file = fopen(path, "w");
     ck_assert_ptr_nonnull(file);
     fprintf(file,
             "global\n"
-            "    maxconn 2000\n"
+            "    maxconn %u\n"
             "defaults\n"
             "    mode http\n"
             "    timeout connect 1s\n"
@@ -149,10 +157,66 @@ static void write_balancer_config(const char *path)
             "    option httpchk GET /readyz\n"
             "    http-check expect status 200\n"
             "    default-server inter 200ms fall 2 rise 2\n",
-            (unsigned)balancer_port);
-    for (int i = 0; i < REPLICAS; i++)
-        fprintf(file, "    server replica%d 127.0.0.1:%u check\n", i, (unsigned)replicas[i].port);
+            maxconn, (unsigned)balancer_port);
+    for (int i = 0; i < count; i++)
+        fprintf(file, "    server replica%d 127.0.0.1:%u check\n", i, (unsigned)ports[i]);
     ck_assert_int_eq(fclose(file), 0);
+}
+
+/* Starts haproxy on `config`, its output appended to `log`, under a hard
+ * RLIMIT_NOFILE of `open_files` (0: the test's own). */
+static void launch_balancer(const char *config, const char *log, unsigned open_files)
+{
+    pid_t pid = fork();
+    ck_assert_int_ge(pid, 0);
+    if (pid == 0) {
+        prctl(PR_SET_PDEATHSIG, SIGKILL);
+        struct rlimit limit = {open_files, open_files};
+        int out = open(log, O_WRONLY | O_CREAT | O_APPEND, 0600);
+        if (out < 0 || dup2(out, 1) < 0 || dup2(out, 2) < 0 ||
+            (open_files != 0 && setrlimit(RLIMIT_NOFILE, &limit) != 0))
+            _exit(126);
+        execlp(haproxy_binary(), "haproxy", "-db", "-f", config, (char *)NULL);
+        _exit(127);
+    }
+    balancer_pid = pid;
+}
+
+/* Waits up to 10 s for the balancer to answer /readyz with `wanted`.
+ * Returns NULL once it does; otherwise why not, with the end of its log,
+ * for the caller to free. */
+static char *wait_for_balancer(long wanted, const char *log)
+{
+    long long deadline = suite_now_ms() + suite_wait_ms(10);
+    struct http_client *probe = http_client_new(balancer_port);
+    http_client_unlogged(probe);
+    const char *failure = NULL;
+    int status = 0;
+    while (failure == NULL) {
+        struct http_response *ready = http_request(probe, "GET", "/readyz", NULL, NULL);
+        long answered = ready->status;
+        http_response_free(ready);
+        if (answered == wanted)
+            break;
+        if (waitpid(balancer_pid, &status, WNOHANG) == balancer_pid) {
+            balancer_pid = 0;
+            failure = "haproxy exited at start";
+        } else if (suite_now_ms() >= deadline) {
+            failure = "haproxy did not serve within 10 s";
+        } else {
+            suite_sleep_ms(50);
+        }
+    }
+    http_client_free(probe);
+    if (failure == NULL)
+        return NULL;
+    char *tail = suite_file_tail(log, 40);
+    size_t size = strlen(failure) + strlen(tail) + 64;
+    char *message = malloc(size);
+    ck_assert_ptr_nonnull(message);
+    snprintf(message, size, "%s; the end of its log:\n%s", failure, tail);
+    free(tail);
+    return message;
 }
 
 static void start_balancer(void)
@@ -160,34 +224,16 @@ static void start_balancer(void)
     balancer_port = free_port();
     char config[SERVER_PATH_SIZE];
     snprintf(config, sizeof config, "%s", server_path(&replicas[0], "haproxy.cfg"));
-    write_balancer_config(config);
+    uint16_t ports[REPLICAS];
+    for (int i = 0; i < REPLICAS; i++)
+        ports[i] = replicas[i].port;
+    write_balancer_config(config, BALANCER_MAXCONN, ports, REPLICAS);
     char log[SERVER_PATH_SIZE];
     snprintf(log, sizeof log, "%s", server_path(&replicas[0], "haproxy.log"));
-    pid_t pid = fork();
-    ck_assert_int_ge(pid, 0);
-    if (pid == 0) {
-        prctl(PR_SET_PDEATHSIG, SIGKILL);
-        int out = open(log, O_WRONLY | O_CREAT | O_APPEND, 0600);
-        if (out < 0 || dup2(out, 1) < 0 || dup2(out, 2) < 0)
-            _exit(126);
-        execlp(haproxy_binary(), "haproxy", "-db", "-f", config, (char *)NULL);
-        _exit(127);
-    }
-    balancer_pid = pid;
+    launch_balancer(config, log, 0);
     /* Up once it answers, and once it has seen every replica ready. */
-    long long deadline = suite_now_ms() + suite_wait_ms(10);
-    struct http_client *probe = http_client_new(balancer_port);
-    http_client_unlogged(probe);
-    for (;;) {
-        struct http_response *ready = http_request(probe, "GET", "/readyz", NULL, NULL);
-        long status = ready->status;
-        http_response_free(ready);
-        if (status == 200)
-            break;
-        ck_assert_msg(suite_now_ms() < deadline, "haproxy did not serve within 10 s");
-        suite_sleep_ms(50);
-    }
-    http_client_free(probe);
+    char *failure = wait_for_balancer(200, log);
+    ck_assert_msg(failure == NULL, "%s", failure);
 }
 
 static void stop_balancer(void)
@@ -543,6 +589,27 @@ static void kill_one_replica_loses_nothing(void)
            after - before, suite_now_ms() - killed);
 }
 
+/* An answer for anyone names no database: no connection string, no host
+ * and port, no SQL. */
+static void expect_no_database_detail(const struct http_response *response)
+{
+    const char *message = json_str(response->json, "error.message");
+    ck_assert_msg(strstr(message, "postgres") == NULL && strstr(message, "127.0.0.1") == NULL &&
+                      strstr(message, "@") == NULL && strstr(message, "SELECT") == NULL,
+                  "the answer tells: %s", message);
+}
+
+/* The server's error log has a line holding both `first` and `second`. */
+static void expect_log_line_with(struct server *server, const char *first, const char *second)
+{
+    char *log = server_read(server, "stderr.log");
+    bool found = false;
+    for (char *line = strtok(log, "\n"); line != NULL && !found; line = strtok(NULL, "\n"))
+        found = strstr(line, first) != NULL && strstr(line, second) != NULL;
+    free(log);
+    ck_assert_msg(found, "no line of the error log has \"%s\" and \"%s\"", first, second);
+}
+
 static void database_down_then_back(void)
 {
     ck_assert_int_eq(run_script("stop", NULL, 0), 0);
@@ -552,8 +619,27 @@ static void database_down_then_back(void)
     expect_error(saved, 503, "retry_later", NULL);
     ck_assert_str_eq(http_header(saved, "retry-after"), "1");
     http_response_free(saved);
-    struct http_response *ready = http_once(replicas[1].port, "GET", "/readyz", NULL, NULL);
+    /* A keyless caller is told what to do, not where the database is; the
+     * log has that under the answer's request id. */
+    struct http_client *keyless = http_client_keyless(replicas[0].port);
+    struct http_response *read = http_get(keyless, "/quote/q_0123456789abcdef0123456789abcdef");
+    expect_error(read, 503, "retry_later", NULL);
+    expect_no_database_detail(read);
+    expect_log_line_with(&replicas[0], http_header(read, "x-request-id"), "unreachable");
+    http_response_free(read);
+    http_client_free(keyless);
+    /* /readyz within the second its last outcome may be kept. */
+    struct http_response *ready = NULL;
+    for (long long asked = suite_now_ms();; suite_sleep_ms(50)) {
+        http_response_free(ready);
+        ready = http_once(replicas[1].port, "GET", "/readyz", NULL, NULL);
+        if (ready->status != 200 || suite_now_ms() - asked > 1500)
+            break;
+    }
     expect_error(ready, 503, "not_ready", NULL);
+    expect_no_database_detail(ready);
+    expect_log_line_with(&replicas[1], http_header(ready, "x-request-id"),
+                         "the database does not answer");
     http_response_free(ready);
     /* The catalog is still served from the snapshot. */
     ck_assert_str_eq(on_demand_price(0, "t4-16g-x1"), "10.50"); /* the scheduled list's */
@@ -609,6 +695,54 @@ static void every_acknowledged_quote_is_stored(void)
                      acknowledged);
 }
 
+/* ---- haproxy under the common open-files limit ---- */
+
+static char balancer_dir[600];
+
+/* haproxy on a directory of its own, with `maxconn`, under a hard limit of
+ * 1024 descriptors, balancing over a port nobody serves. Returns what
+ * wait_for_balancer() does for /readyz answered 503 (no replica ready). */
+static char *balancer_under_1024(unsigned maxconn)
+{
+    snprintf(balancer_dir, sizeof balancer_dir, "%s/balancer-XXXXXX", suite_temp_root());
+    ck_assert_ptr_nonnull(mkdtemp(balancer_dir));
+    char config[700], log[700];
+    snprintf(config, sizeof config, "%s/haproxy.cfg", balancer_dir);
+    snprintf(log, sizeof log, "%s/haproxy.log", balancer_dir);
+    balancer_port = free_port();
+    uint16_t nobody[] = {free_port()};
+    write_balancer_config(config, maxconn, nobody, 1);
+    launch_balancer(config, log, 1024);
+    return wait_for_balancer(503, log);
+}
+
+/* The maxconn the scenario gives haproxy starts under the limit. */
+START_TEST(test_balancer_starts_under_1024_open_files)
+{
+    char *failure = balancer_under_1024(BALANCER_MAXCONN);
+    ck_assert_msg(failure == NULL, "%s", failure);
+    stop_balancer();
+    suite_remove_tree(balancer_dir);
+}
+END_TEST
+
+/* maxconn 2000 does not (haproxy needs about 4,018 descriptors for it): the
+ * failure says so with haproxy's own ALERT line. */
+START_TEST(test_balancer_failure_quotes_its_log)
+{
+    char *failure = balancer_under_1024(2000);
+    ck_assert_ptr_nonnull(failure);
+    ck_assert_msg(strstr(failure, "haproxy exited at start; the end of its log:\n") == failure &&
+                      strstr(failure, "[ALERT]") != NULL &&
+                      strstr(failure, "Cannot raise FD limit to ") != NULL &&
+                      strstr(failure, ", limit is 1024.") != NULL,
+                  "%s", failure);
+    free(failure);
+    stop_balancer();
+    suite_remove_tree(balancer_dir);
+}
+END_TEST
+
 START_TEST(test_three_replicas_behave_as_one_service)
 {
     start_replicas();
@@ -635,6 +769,10 @@ END_TEST
 static Suite *make_suite(void)
 {
     Suite *suite = suite_create("replicas");
+    TCase *balancer = tcase_create("balancer");
+    tcase_add_test(balancer, test_balancer_starts_under_1024_open_files);
+    tcase_add_test(balancer, test_balancer_failure_quotes_its_log);
+    suite_add_tcase(suite, balancer);
     TCase *tcase = tcase_create("postgres");
     tcase_add_unchecked_fixture(tcase, start_postgres, stop_postgres);
     tcase_add_test(tcase, test_three_replicas_behave_as_one_service);

@@ -899,7 +899,7 @@ END_TEST
 START_TEST(test_health_answers)
 {
     struct gq_error err;
-    ck_assert_int_eq(store_ping(store), GQ_OK);
+    ck_assert_int_eq(store_ping(store, NULL), GQ_OK);
     ck_assert_int_eq(store_check_writable(store, &err), GQ_OK);
     ck_assert_int_eq(store_check_storage(store, &err), GQ_OK);
 }

@@ -216,7 +216,7 @@ START_TEST(test_existing_file_opens_without_create)
     struct store *store = NULL;
     struct gq_error err;
     ck_assert_int_eq(store_open(&options, &store, &err), GQ_OK);
-    ck_assert_int_eq(store_ping(store), GQ_OK);
+    ck_assert_int_eq(store_ping(store, NULL), GQ_OK);
     store_close(store);
 }
 END_TEST
@@ -232,7 +232,7 @@ struct pinger {
 static void *ping_in_thread(void *argument)
 {
     struct pinger *pinger = argument;
-    pinger->code = store_ping(pinger->store);
+    pinger->code = store_ping(pinger->store, NULL);
     __atomic_store_n(&pinger->done, 1, __ATOMIC_SEQ_CST);
     return NULL;
 }
@@ -299,7 +299,7 @@ START_TEST(test_ping_and_writable)
 {
     struct store *store = open_ok(2, 50);
     struct gq_error err;
-    ck_assert_int_eq(store_ping(store), GQ_OK);
+    ck_assert_int_eq(store_ping(store, NULL), GQ_OK);
     ck_assert_int_eq(store_check_writable(store, &err), GQ_OK);
 
     sqlite3 *holder;
@@ -307,7 +307,7 @@ START_TEST(test_ping_and_writable)
     ck_assert_int_eq(sqlite3_exec(holder, "BEGIN IMMEDIATE", NULL, NULL, NULL), SQLITE_OK);
     ck_assert_int_eq(store_check_writable(store, &err), GQ_ERR_NOT_READY);
     ck_assert_ptr_nonnull(strstr(err.message, "busy"));
-    ck_assert_int_eq(store_ping(store), GQ_OK); /* reads still work */
+    ck_assert_int_eq(store_ping(store, NULL), GQ_OK); /* reads still work */
     sqlite3_exec(holder, "ROLLBACK", NULL, NULL, NULL);
     sqlite3_close(holder);
     ck_assert_int_eq(store_check_writable(store, &err), GQ_OK);

@@ -82,19 +82,12 @@ static void exec_prometheus(const struct prometheus *prometheus)
     _exit(127);
 }
 
+/* The last 40 lines of its log, for the caller to free. */
 static char *read_log(const struct prometheus *prometheus)
 {
     char path[512];
     snprintf(path, sizeof path, "%s/prometheus.log", prometheus->dir);
-    FILE *file = fopen(path, "r");
-    char *text = calloc(1, 4097);
-    if (file != NULL && text != NULL) {
-        size_t n = fread(text, 1, 4096, file);
-        text[n] = '\0';
-    }
-    if (file != NULL)
-        fclose(file);
-    return text;
+    return suite_file_tail(path, 40);
 }
 
 static void wait_ready(struct prometheus *prometheus)
@@ -105,7 +98,7 @@ static void wait_ready(struct prometheus *prometheus)
         if (waitpid(prometheus->pid, &status, WNOHANG) == prometheus->pid) {
             prometheus->pid = 0;
             char *log = read_log(prometheus);
-            ck_abort_msg("prometheus exited at start: %s", log != NULL ? log : "");
+            ck_abort_msg("prometheus exited at start; the end of its log:\n%s", log);
         }
         struct http_client *client = http_client_keyless(prometheus->port);
         http_client_unlogged(client);
@@ -118,7 +111,7 @@ static void wait_ready(struct prometheus *prometheus)
         suite_sleep_ms(100);
     }
     char *log = read_log(prometheus);
-    ck_abort_msg("prometheus not ready in time: %s", log != NULL ? log : "");
+    ck_abort_msg("prometheus not ready in time; the end of its log:\n%s", log);
 }
 
 void prometheus_start(struct prometheus *prometheus, uint16_t target_port)

@@ -23,12 +23,20 @@
 
 int raw_connect(uint16_t port)
 {
+    return raw_connect_from(port, NULL);
+}
+
+int raw_connect_from(uint16_t port, const char *source)
+{
     int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
     if (fd < 0)
         return -1;
+    struct sockaddr_in local = {.sin_family = AF_INET};
     struct sockaddr_in address = {.sin_family = AF_INET, .sin_port = htons(port)};
     address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    if (connect(fd, (struct sockaddr *)&address, sizeof address) != 0) {
+    if ((source != NULL && (inet_pton(AF_INET, source, &local.sin_addr) != 1 ||
+                            bind(fd, (struct sockaddr *)&local, sizeof local) != 0)) ||
+        connect(fd, (struct sockaddr *)&address, sizeof address) != 0) {
         int saved = errno;
         close(fd);
         errno = saved;

@@ -17,6 +17,10 @@
 /* A connected socket to 127.0.0.1:port, or -1 (errno set). */
 int raw_connect(uint16_t port);
 
+/* The same from the local address `source` ("127.0.0.2": any of
+ * 127.0.0.0/8 reaches the server), or -1 (errno set). */
+int raw_connect_from(uint16_t port, const char *source);
+
 /* Writes all of `data`. False when the server has closed the connection. */
 bool raw_send(int fd, const char *data, size_t length);
 

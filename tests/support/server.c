@@ -21,6 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -114,11 +115,14 @@ bool server_wait_for_text(struct server *server, const char *name, const char *n
     }
 }
 
-/* The last `keep` bytes of standard error, for failure messages. */
+#define TAIL_LINES 40
+
+/* The last TAIL_LINES lines of standard error (their last 4 KB), for
+ * failure messages. */
 static const char *stderr_tail(struct server *server)
 {
-    static char tail[1024];
-    char *text = server_read(server, "stderr.log");
+    static char tail[4096];
+    char *text = suite_file_tail(server->stderr_path, TAIL_LINES);
     size_t length = strlen(text);
     size_t keep = sizeof tail - 1;
     snprintf(tail, sizeof tail, "%s", length > keep ? text + length - keep : text);
@@ -133,8 +137,9 @@ struct command {
     int argc;
     char *envp[MAX_ENV];
     int envc;
-    char *wrapper;   /* a copy of GPUQUOTE_WRAPPER that argv points into */
-    unsigned run_as; /* user and group id to take before exec, 0: keep */
+    char *wrapper;            /* a copy of GPUQUOTE_WRAPPER that argv points into */
+    unsigned run_as;          /* user and group id to take before exec, 0: keep */
+    struct rlimit open_files; /* set before exec when its hard limit is non-zero */
 };
 
 static void add_arg(struct command *command, const char *arg)
@@ -247,6 +252,7 @@ static void build_command(struct server *server, const struct server_options *op
         if (!env_names(options, defaults[d]))
             add_env(command, defaults[d]);
     command->run_as = server->run_as;
+    command->open_files = (struct rlimit){server->open_files_soft, server->open_files_hard};
 }
 
 /* In the child: nothing but system calls until exec. */
@@ -269,6 +275,8 @@ static void exec_child(struct server *server, struct command *command)
         _exit(126);
     if (command->run_as != 0 &&
         (setgroups(0, NULL) != 0 || setgid(command->run_as) != 0 || setuid(command->run_as) != 0))
+        _exit(126);
+    if (command->open_files.rlim_max != 0 && setrlimit(RLIMIT_NOFILE, &command->open_files) != 0)
         _exit(126);
     execvpe(command->argv[0], command->argv, command->envp);
     _exit(127);
@@ -436,7 +444,7 @@ void server_finish(struct server *server)
 {
     int status = server_stop(server);
     const char *tail = status != 0 ? stderr_tail(server) : "";
-    char message[1100];
+    char message[4200];
     snprintf(message, sizeof message, "%s", tail);
     server_cleanup(server);
     ck_assert_msg(status == 0, "the server exited with status %d: %s", status, message);

@@ -44,6 +44,9 @@ struct server {
     unsigned run_as; /* set before starting: non-zero runs the server as this user and group
                         id, so that file modes hold for it as root (the test must be root,
                         and the directory reachable by that user) */
+    /* Set before starting: non-zero starts the server with these soft and
+     * hard RLIMIT_NOFILE (the hard one may only go down). */
+    unsigned open_files_soft, open_files_hard;
 };
 
 struct server_options {

@@ -172,3 +172,27 @@ long long suite_now_ms(void)
     clock_gettime(CLOCK_MONOTONIC, &now);
     return (long long)now.tv_sec * 1000 + now.tv_nsec / 1000000;
 }
+
+char *suite_file_tail(const char *path, int lines)
+{
+    enum { MOST = 16384 };
+    char *tail = calloc(1, MOST + 64 + strlen(path));
+    ck_assert_ptr_nonnull(tail);
+    FILE *file = fopen(path, "r");
+    if (file == NULL) {
+        sprintf(tail, "(no log at %s)", path);
+        return tail;
+    }
+    long size = fseek(file, 0, SEEK_END) == 0 ? ftell(file) : -1;
+    long from = size > MOST ? size - MOST : 0;
+    size_t got = fseek(file, from, SEEK_SET) == 0 ? fread(tail, 1, MOST, file) : 0;
+    fclose(file);
+    tail[got] = '\0';
+    /* Back from the end over `lines` line breaks (a last one ends the
+     * last line and is not counted). */
+    size_t at = got > 0 && tail[got - 1] == '\n' ? got - 1 : got;
+    while (at > 0 && (tail[at - 1] != '\n' || --lines > 0))
+        at--;
+    memmove(tail, tail + at, got - at + 1);
+    return tail;
+}

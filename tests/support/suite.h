@@ -56,6 +56,11 @@ void suite_copy_file(const char *from, const char *to, unsigned mode);
  * its files with `file_mode`. Fails the test on any error. */
 void suite_copy_tree(const char *from, const char *to, unsigned directory_mode, unsigned file_mode);
 
+/* The last `lines` lines of the file at `path` (at most 16 KB of them), for
+ * a failure message that says why a helper server did not start;
+ * "(no log at PATH)" when it cannot be read. The caller frees it. */
+char *suite_file_tail(const char *path, int lines);
+
 /* Sleeps `milliseconds`, resuming after signals. */
 void suite_sleep_ms(long milliseconds);
 

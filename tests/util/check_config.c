@@ -103,9 +103,10 @@ static void assert_defaults(const struct gq_config *c)
     ck_assert(c->auto_migrate);
     ck_assert_uint_eq(c->threads, 2);
     ck_assert_uint_eq(c->connection_limit, 1024);
-    ck_assert_uint_eq(c->per_ip_connection_limit, 512);
+    ck_assert_uint_eq(c->per_ip_connection_limit, 256);
     ck_assert_uint_eq(c->connection_timeout_seconds, 30);
     ck_assert_uint_eq(c->request_timeout_seconds, 10);
+    ck_assert_uint_eq(c->response_timeout_seconds, 60);
     ck_assert_uint_eq(c->shutdown_grace_seconds, 10);
     ck_assert_uint_eq(c->body_limit_bytes, 65536);
     ck_assert_int_eq(c->quote_expiry_seconds, 604800);
@@ -116,6 +117,8 @@ static void assert_defaults(const struct gq_config *c)
     ck_assert_ptr_null(c->port_file);
     ck_assert_ptr_null(c->web_dir);
     ck_assert_ptr_null(c->metrics_listen);
+    ck_assert_ptr_null(c->secrets_key_file);
+    ck_assert_ptr_null(c->secrets_key);
     ck_assert(c->webhooks);
     ck_assert(!c->webhooks_allow_http);
     ck_assert(!c->webhooks_allow_private);
@@ -206,6 +209,32 @@ START_TEST(test_null_environment_and_empty_argv)
 END_TEST
 
 /* metrics_listen in the forms it takes; the address it names. */
+/* After "keys", the server's flags still set their keys (in either form),
+ * and the keys command is handed every word after "keys"; its own options
+ * and their values are left alone, even a value that names a flag. */
+START_TEST(test_keys_command_takes_the_server_flags)
+{
+    char *argv[] = {"gpuquote",       "keys",        "create",  "--name",
+                    "--db as a name", "--db",        "keys.db", "--scope",
+                    "quotes:read",    "--port=9000", NULL};
+    char *envp[] = {NULL};
+    struct gq_config c;
+    enum config_command command;
+    struct gq_error err;
+    ck_assert_int_eq(load(&c, &command, argv, envp, &err), GQ_OK);
+    ck_assert_int_eq(command, CONFIG_COMMAND_KEYS);
+    ck_assert_str_eq(c.database, "keys.db");
+    ck_assert_int_eq(c.port, 9000);
+    ck_assert_int_eq(c.command_argc, 8);
+    ck_assert_str_eq(c.command_argv[0], "create");
+    ck_assert_int_eq(config_flag_words("--db"), 2);
+    ck_assert_int_eq(config_flag_words("--db=x"), 1);
+    ck_assert_int_eq(config_flag_words("--name"), 0);
+    ck_assert_int_eq(config_flag_words("create"), 0);
+    config_free(&c);
+}
+END_TEST
+
 START_TEST(test_metrics_listen_forms)
 {
     struct sockaddr_storage address;
@@ -237,7 +266,7 @@ START_TEST(test_shipped_file_holds_every_default)
     json_error_t jerr;
     json_t *root = json_load_file(path, 0, &jerr);
     ck_assert_msg(root != NULL, "%s: %s", path, jerr.text);
-    ck_assert_uint_eq(json_object_size(root), 41);
+    ck_assert_uint_eq(json_object_size(root), 44);
     json_decref(root);
 
     struct gq_config c;
@@ -261,6 +290,26 @@ START_TEST(test_default_file_is_read_when_present)
     ck_assert_uint_eq(c.port, 9001);
     ck_assert_uint_eq(c.threads, 3);
     ck_assert_str_eq(c.listen, "127.0.0.1");
+    config_free(&c);
+}
+END_TEST
+
+/* A null number in a file leaves the key unset: its default, or the share
+ * an unset per_ip_connection_limit takes of connection_limit. */
+START_TEST(test_null_in_a_file_is_the_default)
+{
+    write_file("gq.json", "{\"connection_limit\": 100, \"per_ip_connection_limit\": null, "
+                          "\"threads\": null, \"metrics_listen\": null}");
+    struct gq_config c;
+    struct gq_error err;
+    char *argv[] = {"gpuquote", "--config", "gq.json", NULL};
+    char *envp[] = {NULL};
+    ck_assert_int_eq(load(&c, NULL, argv, envp, &err), GQ_OK);
+    ck_assert_uint_eq(c.connection_limit, 100);
+    ck_assert_uint_eq(c.per_ip_connection_limit, 25);
+    ck_assert(c.per_ip_connection_limit_is_share);
+    ck_assert_uint_eq(c.threads, 2);
+    ck_assert_ptr_null(c.metrics_listen);
     config_free(&c);
 }
 END_TEST
@@ -718,7 +767,9 @@ START_TEST(test_boolean_variables)
 }
 END_TEST
 
-START_TEST(test_per_ip_default_follows_smaller_connection_limit)
+/* Unset, the per-IP limit is a quarter of the connection limit, whatever
+ * that is (at least one); set, it is what was set. */
+START_TEST(test_per_ip_default_is_a_share_of_connection_limit)
 {
     struct gq_config c;
     struct gq_error err;
@@ -726,14 +777,29 @@ START_TEST(test_per_ip_default_follows_smaller_connection_limit)
     char *envp[] = {"GPUQUOTE_CONNECTION_LIMIT=100", NULL};
     ck_assert_int_eq(load(&c, NULL, argv, envp, &err), GQ_OK);
     ck_assert_uint_eq(c.connection_limit, 100);
-    ck_assert_uint_eq(c.per_ip_connection_limit, 100);
+    ck_assert_uint_eq(c.per_ip_connection_limit, 25);
+    config_free(&c);
+
+    char *larger[] = {"GPUQUOTE_CONNECTION_LIMIT=4096", NULL};
+    ck_assert_int_eq(load(&c, NULL, argv, larger, &err), GQ_OK);
+    ck_assert_uint_eq(c.per_ip_connection_limit, 1024);
+    config_free(&c);
+
+    char *tiny[] = {"GPUQUOTE_CONNECTION_LIMIT=3", NULL};
+    ck_assert_int_eq(load(&c, NULL, argv, tiny, &err), GQ_OK);
+    ck_assert_uint_eq(c.per_ip_connection_limit, 1);
+    config_free(&c);
+
+    char *set[] = {"GPUQUOTE_CONNECTION_LIMIT=4096", "GPUQUOTE_PER_IP_CONNECTION_LIMIT=4096", NULL};
+    ck_assert_int_eq(load(&c, NULL, argv, set, &err), GQ_OK);
+    ck_assert_uint_eq(c.per_ip_connection_limit, 4096);
     config_free(&c);
 }
 END_TEST
 
-/* The shipped file sets every key at its default, per_ip_connection_limit
- * 512 too: lowering connection_limit in the environment takes the per-IP
- * limit down with it, as if the file had not set it. */
+/* A file that sets per_ip_connection_limit to 512: lowering
+ * connection_limit in the environment takes the per-IP limit down with
+ * it. */
 START_TEST(test_per_ip_from_a_lower_layer_follows_connection_limit)
 {
     write_file("gq.json", "{\"per_ip_connection_limit\": 512}");
@@ -1281,7 +1347,7 @@ START_TEST(test_usage_lists_every_flag_variable_and_default)
         "  auto_migrate                GPUQUOTE_AUTO_MIGRATE                 true\n",
         "  threads                     GPUQUOTE_THREADS                      2\n",
         "  connection_limit            GPUQUOTE_CONNECTION_LIMIT             1024\n",
-        "  per_ip_connection_limit     GPUQUOTE_PER_IP_CONNECTION_LIMIT      512\n",
+        "  per_ip_connection_limit     GPUQUOTE_PER_IP_CONNECTION_LIMIT      256\n",
         "  connection_timeout_seconds  GPUQUOTE_CONNECTION_TIMEOUT_SECONDS   30\n",
         "  request_timeout_seconds     GPUQUOTE_REQUEST_TIMEOUT_SECONDS      10\n",
         "  shutdown_grace_seconds      GPUQUOTE_SHUTDOWN_GRACE_SECONDS       10\n",
@@ -1307,8 +1373,10 @@ static Suite *config_suite(void)
     tcase_add_checked_fixture(sources, enter_temp_dir, leave_temp_dir);
     tcase_add_test(sources, test_defaults_without_file);
     tcase_add_test(sources, test_null_environment_and_empty_argv);
+    tcase_add_test(sources, test_keys_command_takes_the_server_flags);
     tcase_add_test(sources, test_shipped_file_holds_every_default);
     tcase_add_test(sources, test_default_file_is_read_when_present);
+    tcase_add_test(sources, test_null_in_a_file_is_the_default);
     tcase_add_test(sources, test_file_sets_every_key);
     tcase_add_test(sources, test_environment_sets_every_key);
     tcase_add_test(sources, test_environment_overrides_file);
@@ -1343,7 +1411,7 @@ static Suite *config_suite(void)
     tcase_add_test(keys, test_port_file_unset_by_null_and_empty);
     tcase_add_loop_test(keys, test_boolean_variables, 0,
                         (int)(sizeof bool_cases / sizeof bool_cases[0]));
-    tcase_add_test(keys, test_per_ip_default_follows_smaller_connection_limit);
+    tcase_add_test(keys, test_per_ip_default_is_a_share_of_connection_limit);
     tcase_add_test(keys, test_per_ip_from_a_lower_layer_follows_connection_limit);
     tcase_add_test(keys, test_range_bounds_are_accepted);
     tcase_add_test(keys, test_free_is_safe_twice_and_on_zero);

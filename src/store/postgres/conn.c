@@ -39,6 +39,17 @@ static void first_line(const char *message, char *out, size_t size)
              message != NULL ? message : "");
 }
 
+/* The first line of libpq's message, every secret of the connection
+ * string masked (before it is cut, so no part of one is left). */
+static void masked_first_line(const struct pg_store *store, const char *message, char *out,
+                              size_t size)
+{
+    char masked[1024];
+    postgres_mask_message(store->conninfo, message != NULL ? message : "", masked, sizeof masked);
+    first_line(masked, out, size);
+    memset(masked, 0, sizeof masked);
+}
+
 static bool starts_with(const char *text, const char *prefix)
 {
     return strncmp(text, prefix, strlen(prefix)) == 0;
@@ -72,7 +83,7 @@ enum gq_code pg_fail(struct pg_conn *conn, const PGresult *result, const char *w
     const char *text = result != NULL ? PQresultErrorMessage(result) : NULL;
     if (text == NULL || text[0] == '\0')
         text = conn->conn != NULL ? PQerrorMessage(conn->conn) : "not connected";
-    first_line(text, message, sizeof message);
+    masked_first_line(conn->store, text, message, sizeof message);
     bool lost = conn->conn == NULL || PQstatus(conn->conn) == CONNECTION_BAD;
     conn->last_failure = PG_FAILED;
     if (lost)
@@ -82,6 +93,7 @@ enum gq_code pg_fail(struct pg_conn *conn, const PGresult *result, const char *w
     else
         store_count_error(STORE_ERROR_OTHER);
     if (lost) {
+        atomic_store(&conn->store->lost, true);
         pg_disconnect(conn);
         conn->last_failure = PG_FAILED_LOST;
         return gq_fail(err, GQ_ERR_RETRY_LATER, NULL, "database %s is unreachable, retry (%s: %s)",
@@ -154,7 +166,7 @@ enum gq_code pg_connect(struct pg_conn *conn, struct gq_error *err)
         return gq_fail(err, GQ_ERR_NO_MEMORY, NULL, "out of memory connecting to the database");
     if (PQstatus(connection) != CONNECTION_OK) {
         char message[200];
-        first_line(PQerrorMessage(connection), message, sizeof message);
+        masked_first_line(conn->store, PQerrorMessage(connection), message, sizeof message);
         PQfinish(connection);
         return gq_fail(err, GQ_ERR_RETRY_LATER, NULL, "cannot connect to database %s: %s",
                        conn->store->described, message);
@@ -174,6 +186,8 @@ struct pg_conn *pg_checkout(struct pg_store *store, struct gq_error *err)
     if (pg_connect(conn, err) != GQ_OK) {
         bool no_memory = err != NULL && err->code == GQ_ERR_NO_MEMORY;
         store_count_error(no_memory ? STORE_ERROR_NO_MEMORY : STORE_ERROR_UNREACHABLE);
+        if (!no_memory)
+            atomic_store(&store->lost, true);
         store_pool_checkin(store->pool, conn);
         return NULL;
     }
@@ -364,10 +378,17 @@ enum gq_code pg_ping(struct store_backend *backend, struct gq_error *err)
 {
     bool up = false;
     struct gq_error local;
-    if (query_flag(pg_store_of(backend), "SELECT true", &up, &local) != GQ_OK || !up)
+    struct pg_store *store = pg_store_of(backend);
+    if (query_flag(store, "SELECT true", &up, &local) != GQ_OK || !up)
         return gq_fail(err, GQ_ERR_NOT_READY, NULL, "the database does not answer: %s",
                        local.message);
+    atomic_store(&store->lost, false);
     return GQ_OK;
+}
+
+bool pg_failed_since_check(struct store_backend *backend)
+{
+    return atomic_load(&pg_store_of(backend)->lost);
 }
 
 /* A standby in recovery, or a database set read-only, takes no write. */
@@ -418,6 +439,7 @@ const struct store_backend_ops postgres_backend_ops = {
     .ping = pg_ping,
     .check_writable = pg_check_writable,
     .check_storage = pg_check_storage,
+    .failed_since_check = pg_failed_since_check,
     .read_catalog = pg_read_catalog,
     .price_list_version = pg_price_list_version,
     .wait_for_catalog_change = pg_wait_for_catalog_change,
@@ -440,6 +462,8 @@ const struct store_backend_ops postgres_backend_ops = {
     .endpoint_insert = pg_endpoint_insert,
     .endpoints_read = pg_endpoints_read,
     .endpoint_update = pg_endpoint_update,
+    .endpoint_secrets_read = pg_endpoint_secrets_read,
+    .endpoint_secret_replace = pg_endpoint_secret_replace,
     .endpoint_delete = pg_endpoint_delete,
     .deliveries_read = pg_deliveries_read,
     .delivery_retry = pg_delivery_retry,

@@ -276,6 +276,57 @@ enum gq_code pg_endpoints_read(struct store_backend *backend, const char *id,
     return pg_run(pg_store_of(backend), read_endpoints, &query, err);
 }
 
+static enum gq_code read_secrets(struct pg_conn *conn, void *context, struct gq_error *err)
+{
+    struct endpoint_list *list = context;
+    PGresult *result = run(conn, "SELECT id, secret FROM webhook_endpoints ORDER BY created_at, id",
+                           0, NULL, PGRES_TUPLES_OK, "reading webhook secrets", err);
+    if (result == NULL)
+        return failed(err);
+    store_endpoint_list_free(list);
+    int rows = PQntuples(result);
+    list->items = rows > 0 ? calloc((size_t)rows, sizeof *list->items) : NULL;
+    enum gq_code code = rows > 0 && list->items == NULL
+                            ? gq_fail(err, GQ_ERR_NO_MEMORY, NULL, "out of memory")
+                            : GQ_OK;
+    for (int row = 0; code == GQ_OK && row < rows; row++) {
+        struct stored_endpoint *endpoint = &list->items[list->count++];
+        snprintf(endpoint->id, sizeof endpoint->id, "%s", PQgetvalue(result, row, 0));
+        endpoint->secret = strdup(PQgetvalue(result, row, 1));
+        if (endpoint->secret == NULL)
+            code = gq_fail(err, GQ_ERR_NO_MEMORY, NULL, "out of memory");
+    }
+    PQclear(result);
+    return code;
+}
+
+enum gq_code pg_endpoint_secrets_read(struct store_backend *backend, struct endpoint_list *out,
+                                      struct gq_error *err)
+{
+    return pg_run(pg_store_of(backend), read_secrets, out, err);
+}
+
+struct secret_replace {
+    const char *id, *stored, *sealed;
+    bool *found;
+};
+
+static enum gq_code replace_secret(struct pg_conn *conn, void *context, struct gq_error *err)
+{
+    struct secret_replace *replace = context;
+    const char *const values[] = {replace->id, replace->stored, replace->sealed};
+    return command(conn, "UPDATE webhook_endpoints SET secret = $3 WHERE id = $1 AND secret = $2",
+                   3, values, replace->found, "sealing a webhook secret", err);
+}
+
+enum gq_code pg_endpoint_secret_replace(struct store_backend *backend, const char *id,
+                                        const char *stored, const char *sealed, bool *found,
+                                        struct gq_error *err)
+{
+    struct secret_replace replace = {id, stored, sealed, found};
+    return pg_run(pg_store_of(backend), replace_secret, &replace, err);
+}
+
 static enum gq_code update_endpoint(struct pg_conn *conn, void *context, struct gq_error *err)
 {
     struct endpoint_write *write = context;
@@ -468,7 +519,7 @@ static enum gq_code claim_due(struct pg_conn *conn, void *context, struct gq_err
             " leased AS (UPDATE webhook_deliveries d SET lease_until = $2 FROM due"
             " WHERE d.id = due.id RETURNING d.id, d.event_id, d.attempts, d.endpoint_id)"
             " SELECT l.id, l.event_id, l.attempts, w.url, w.secret, e.body, e.body_lz4,"
-            " e.body_size FROM leased l"
+            " e.body_size, w.id FROM leased l"
             " JOIN webhook_endpoints w ON w.id = l.endpoint_id JOIN events e ON e.id = l.event_id",
             3, values, PGRES_TUPLES_OK, "claiming deliveries", err);
     if (result == NULL)
@@ -485,6 +536,7 @@ static enum gq_code claim_due(struct pg_conn *conn, void *context, struct gq_err
         snprintf(item->id, sizeof item->id, "%s", PQgetvalue(result, row, 0));
         snprintf(item->event_id, sizeof item->event_id, "%s", PQgetvalue(result, row, 1));
         item->attempts = (int)integer_at(result, row, 2);
+        snprintf(item->endpoint_id, sizeof item->endpoint_id, "%s", PQgetvalue(result, row, 8));
         item->url = strdup(PQgetvalue(result, row, 3));
         item->secret = strdup(PQgetvalue(result, row, 4));
         if (item->url == NULL || item->secret == NULL)

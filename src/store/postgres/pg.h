@@ -14,6 +14,7 @@
 #define GQ_STORE_POSTGRES_PG_H
 
 #include <libpq-fe.h>
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -71,6 +72,9 @@ struct pg_store {
     unsigned n_conns;
     struct pg_conn listener; /* LISTEN gpuquote_catalog; the poller's alone */
     bool listening;          /* LISTEN has been sent on `listener` */
+    /* A call found the server out of reach since the last ping that
+     * succeeded: /readyz then asks again at once. */
+    atomic_bool lost;
 };
 
 static inline struct pg_store *pg_store_of(struct store_backend *backend)
@@ -166,6 +170,7 @@ void pg_close(struct store_backend *backend);
 enum gq_code pg_ping(struct store_backend *backend, struct gq_error *err);
 enum gq_code pg_check_writable(struct store_backend *backend, struct gq_error *err);
 enum gq_code pg_check_storage(struct store_backend *backend, struct gq_error *err);
+bool pg_failed_since_check(struct store_backend *backend);
 
 /* migrate.c */
 enum gq_code pg_read_history(struct store_backend *backend, struct migration_history *out,
@@ -242,6 +247,11 @@ enum gq_code pg_endpoint_insert(struct store_backend *backend,
                                 const struct audit_line *audit, struct gq_error *err);
 enum gq_code pg_endpoints_read(struct store_backend *backend, const char *id,
                                struct endpoint_list *out, struct gq_error *err);
+enum gq_code pg_endpoint_secrets_read(struct store_backend *backend, struct endpoint_list *out,
+                                      struct gq_error *err);
+enum gq_code pg_endpoint_secret_replace(struct store_backend *backend, const char *id,
+                                        const char *stored, const char *sealed, bool *found,
+                                        struct gq_error *err);
 enum gq_code pg_endpoint_update(struct store_backend *backend,
                                 const struct stored_endpoint *endpoint,
                                 const struct audit_line *audit, bool *found, struct gq_error *err);

@@ -12,6 +12,11 @@
  * transactions) as persistent prepared statements, keyed by the address of
  * their static SQL text. Check-in resets them all, so no statement keeps a
  * read snapshot open while the connection idles.
+ *
+ * Every write transaction's commit, and every health check, first makes
+ * sure that the file at the configured path is still the database open: a
+ * database deleted or renamed under the server refuses writes rather than
+ * acknowledge quotes that the next start would not find.
  */
 #include "store/sqlite/db.h"
 
@@ -28,6 +33,7 @@
 #include "store/counters.h"
 #include "store/store.h"
 #include "util/clock.h"
+#include "util/log.h"
 
 static const char SQL_BEGIN_WRITE[] = "BEGIN IMMEDIATE";
 static const char SQL_BEGIN_READ[] = "BEGIN";
@@ -184,6 +190,21 @@ static void close_connection(struct sqlite_conn *conn)
 
 /* ---- The backend: its connections in the pool. ---- */
 
+/* Records the WAL file's identity, once every connection is open. */
+static void record_wal(struct sqlite_store *store)
+{
+    struct stat info;
+    size_t size = strlen(store->path) + sizeof "-wal";
+    store->wal_path = malloc(size);
+    if (store->wal_path == NULL)
+        return; /* the database file alone is then watched */
+    snprintf(store->wal_path, size, "%s-wal", store->path);
+    if (stat(store->wal_path, &info) == 0) {
+        store->wal_dev = info.st_dev;
+        store->wal_ino = info.st_ino;
+    }
+}
+
 enum gq_code sqlite_open(const struct store_options *options, struct store_backend **out,
                          struct gq_error *err)
 {
@@ -217,6 +238,7 @@ enum gq_code sqlite_open(const struct store_options *options, struct store_backe
             return code;
         }
         store->n_conns = i + 1;
+        conn->store = store;
         conn->write_lock = &store->write_lock;
         conn->storage_failing = &store->storage_failing;
         conn->write_wait_ms = options->busy_timeout_ms;
@@ -230,6 +252,7 @@ enum gq_code sqlite_open(const struct store_options *options, struct store_backe
     }
     for (unsigned i = 0; i < store->n_conns; i++)
         sqlite3_wal_hook(store->conns[i].db, sqlite_checkpointer_on_commit, store->checkpointer);
+    record_wal(store);
     *out = (struct store_backend *)store;
     return GQ_OK;
 }
@@ -248,6 +271,7 @@ void sqlite_close(struct store_backend *backend)
         pthread_mutex_destroy(&store->write_lock);
     store_pool_free(store->pool);
     free(store->conns);
+    free(store->wal_path);
     free(store->path);
     free(store);
 }
@@ -427,8 +451,61 @@ enum gq_code sqlite_db_begin_read(struct sqlite_conn *conn, struct gq_error *err
     return run_cached(conn, SQL_BEGIN_READ, err);
 }
 
+/* True when the file at the database's path is no longer the one this
+ * connection has open, or its WAL has gone: deleted, renamed or replaced.
+ * SQLite goes on writing to the open files, so a commit would succeed and
+ * be lost with the process (a new start would create an empty database).
+ * SQLite's unix VFS answers SQLITE_FCNTL_HAS_MOVED with a stat() of the
+ * path against the inode it opened. */
+static bool files_have_moved(const struct sqlite_store *store, sqlite3 *db)
+{
+    int moved = 0;
+    if (sqlite3_file_control(db, "main", SQLITE_FCNTL_HAS_MOVED, &moved) == SQLITE_OK && moved)
+        return true;
+    /* The VFS answers that only for the database file itself: the WAL is
+     * compared with what it was at open. (It stays while any connection
+     * is open, and this process keeps its own open.) */
+    struct stat info;
+    return store != NULL && store->wal_ino != 0 &&
+           (stat(store->wal_path, &info) != 0 || info.st_dev != store->wal_dev ||
+            info.st_ino != store->wal_ino);
+}
+
+/* Looks at the files now and records the answer in the store; the change
+ * is logged once each way. True when the database has gone. */
+static bool database_has_gone(struct sqlite_conn *conn)
+{
+    struct sqlite_store *store = conn->store;
+    bool gone = files_have_moved(store, conn->db);
+    if (store == NULL || atomic_exchange(&store->database_gone, gone) == gone)
+        return gone;
+    if (gone)
+        log_error("database %s or its -wal file was deleted, renamed or replaced while the "
+                  "server runs: writes "
+                  "are refused (503 retry_later) and /readyz answers 503 until the file is back "
+                  "at that path; a restart would create an empty database there",
+                  store->path);
+    else
+        log_info("database %s is back at its path: writes resume", store->path);
+    return gone;
+}
+
+/* `code` with the cause, for the log: a write to a database that has gone
+ * is never acknowledged. */
+static enum gq_code fail_gone(struct sqlite_conn *conn, enum gq_code code, struct gq_error *err)
+{
+    return gq_fail(err, code, NULL,
+                   "database %s or its -wal file was deleted, renamed or replaced while the "
+                   "server runs",
+                   conn->store != NULL ? conn->store->path : "?");
+}
+
 enum gq_code sqlite_db_commit(struct sqlite_conn *conn, struct gq_error *err)
 {
+    if (conn->writing && database_has_gone(conn)) {
+        sqlite_db_end(conn);
+        return fail_gone(conn, GQ_ERR_RETRY_LATER, err);
+    }
     /* Only a commit that changed rows proves the storage takes writes: a
      * read (a catalog reload), a replayed quote or an accept of a quote
      * already accepted commits nothing. */
@@ -517,16 +594,27 @@ static enum gq_code probe_write(struct sqlite_conn *conn, struct gq_error *err)
 enum gq_code sqlite_check_storage(struct store_backend *backend, struct gq_error *err)
 {
     struct sqlite_store *store = sqlite_store_of(backend);
-    if (!atomic_load(&store->storage_failing))
-        return GQ_OK;
     struct sqlite_conn *conn = sqlite_db_checkout(store);
+    if (database_has_gone(conn)) {
+        enum gq_code gone = fail_gone(conn, GQ_ERR_NOT_READY, err);
+        sqlite_db_checkin(store, conn);
+        return gone;
+    }
     struct gq_error local;
-    enum gq_code code = probe_write(conn, &local);
+    enum gq_code code = GQ_OK;
+    if (atomic_load(&store->storage_failing))
+        code = probe_write(conn, &local);
     sqlite_db_checkin(store, conn);
     if (code == GQ_OK || code == GQ_ERR_RETRY_LATER) /* busy: another writer, so not the disk */
         return GQ_OK;
-    return gq_fail_msg(err, GQ_ERR_NOT_READY, NULL, MSG_DATABASE_CANNOT_WRITE,
-                       MSG_TEXT(local.message));
+    return gq_fail(err, GQ_ERR_NOT_READY, NULL, "the database cannot be written: %s",
+                   local.message);
+}
+
+bool sqlite_failed_since_check(struct store_backend *backend)
+{
+    struct sqlite_store *store = sqlite_store_of(backend);
+    return atomic_load(&store->storage_failing) || atomic_load(&store->database_gone);
 }
 
 /* GQ_OK when `SELECT 1` runs; GQ_ERR_NOT_READY otherwise. */
@@ -552,6 +640,7 @@ const struct store_backend_ops sqlite_backend_ops = {
     .ping = sqlite_ping,
     .check_writable = sqlite_check_writable,
     .check_storage = sqlite_check_storage,
+    .failed_since_check = sqlite_failed_since_check,
     .read_catalog = sqlite_read_catalog,
     .price_list_version = sqlite_price_list_version,
     .wait_for_catalog_change = sqlite_wait_for_catalog_change,
@@ -574,6 +663,8 @@ const struct store_backend_ops sqlite_backend_ops = {
     .endpoint_insert = sqlite_endpoint_insert,
     .endpoints_read = sqlite_endpoints_read,
     .endpoint_update = sqlite_endpoint_update,
+    .endpoint_secrets_read = sqlite_endpoint_secrets_read,
+    .endpoint_secret_replace = sqlite_endpoint_secret_replace,
     .endpoint_delete = sqlite_endpoint_delete,
     .deliveries_read = sqlite_deliveries_read,
     .delivery_retry = sqlite_delivery_retry,

@@ -19,6 +19,7 @@
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 #include "core/error.h"
 #include "store/backend.h"
@@ -31,8 +32,11 @@ struct sqlite_db_cached {
     sqlite3_stmt *stmt;
 };
 
+struct sqlite_store;
+
 struct sqlite_conn {
     sqlite3 *db;
+    struct sqlite_store *store; /* its owner; NULL for a connection of its own */
     struct sqlite_db_cached cache[SQLITE_DB_CACHE_SIZE];
     unsigned n_cached;
     pthread_mutex_t *write_lock;  /* the store's: one writer at a time */
@@ -56,6 +60,15 @@ struct sqlite_store {
      * file): set by sqlite_db_fail(), cleared by the next commit that
      * writes. */
     atomic_bool storage_failing;
+    /* The file at `path` is no longer the database open (deleted, renamed
+     * or replaced): set and cleared by each write's commit and each health
+     * check, which then refuse to write. */
+    atomic_bool database_gone;
+    /* The WAL file as it was at open (SQLite keeps no identity of it to
+     * compare): st_ino 0 when there was none to record. */
+    char *wal_path;
+    dev_t wal_dev;
+    ino_t wal_ino;
     struct sqlite_checkpointer *checkpointer;
 };
 
@@ -156,6 +169,7 @@ void sqlite_close(struct store_backend *backend);
 enum gq_code sqlite_ping(struct store_backend *backend, struct gq_error *err);
 enum gq_code sqlite_check_writable(struct store_backend *backend, struct gq_error *err);
 enum gq_code sqlite_check_storage(struct store_backend *backend, struct gq_error *err);
+bool sqlite_failed_since_check(struct store_backend *backend);
 
 /* migrate.c */
 enum gq_code sqlite_read_history(struct store_backend *backend, struct migration_history *out,
@@ -229,6 +243,11 @@ enum gq_code sqlite_endpoint_insert(struct store_backend *backend,
                                     const struct audit_line *audit, struct gq_error *err);
 enum gq_code sqlite_endpoints_read(struct store_backend *backend, const char *id,
                                    struct endpoint_list *out, struct gq_error *err);
+enum gq_code sqlite_endpoint_secrets_read(struct store_backend *backend, struct endpoint_list *out,
+                                          struct gq_error *err);
+enum gq_code sqlite_endpoint_secret_replace(struct store_backend *backend, const char *id,
+                                            const char *stored, const char *sealed, bool *found,
+                                            struct gq_error *err);
 enum gq_code sqlite_endpoint_update(struct store_backend *backend,
                                     const struct stored_endpoint *endpoint,
                                     const struct audit_line *audit, bool *found,

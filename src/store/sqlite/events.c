@@ -34,6 +34,10 @@ static const char SQL_ENDPOINTS[] = "SELECT " ENDPOINT_COLUMNS " FROM webhook_en
                                     " WHERE (?1 IS NULL OR id = ?1) ORDER BY created_at, id";
 static const char SQL_ENDPOINT_UPDATE[] =
     "UPDATE webhook_endpoints SET events = ?2, enabled = ?3, updated_at = ?4 WHERE id = ?1";
+static const char SQL_ENDPOINT_SECRETS[] =
+    "SELECT id, secret FROM webhook_endpoints ORDER BY created_at, id";
+static const char SQL_ENDPOINT_SECRET_REPLACE[] =
+    "UPDATE webhook_endpoints SET secret = ?3 WHERE id = ?1 AND secret = ?2";
 static const char SQL_ENDPOINT_DELETE[] = "DELETE FROM webhook_endpoints WHERE id = ?1";
 static const char SQL_DELIVERIES_PAGE[] =
     "SELECT id, endpoint_id, event_id, status, attempts, next_attempt_at, created_at"
@@ -46,8 +50,8 @@ static const char SQL_DELIVERY_RETRY[] =
     "UPDATE webhook_deliveries SET status = 'pending', next_attempt_at = ?3, lease_until = 0,"
     " updated_at = ?3 WHERE id = ?2 AND endpoint_id = ?1";
 static const char SQL_DUE[] =
-    "SELECT d.id, d.event_id, d.attempts, w.url, w.secret, e.body, e.body_lz4, e.body_size"
-    " FROM webhook_deliveries d"
+    "SELECT d.id, d.event_id, d.attempts, w.url, w.secret, e.body, e.body_lz4, e.body_size,"
+    " w.id FROM webhook_deliveries d"
     " JOIN webhook_endpoints w ON w.id = d.endpoint_id JOIN events e ON e.id = d.event_id"
     " WHERE d.status = 'pending' AND d.next_attempt_at <= ?1 AND d.lease_until <= ?1"
     " AND w.enabled = 1 ORDER BY d.next_attempt_at, d.id LIMIT ?2";
@@ -241,6 +245,68 @@ enum gq_code sqlite_endpoints_read(struct store_backend *backend, const char *id
     return code;
 }
 
+static enum gq_code append_secret_row(struct endpoint_list *list, sqlite3_stmt *stmt,
+                                      struct gq_error *err)
+{
+    struct stored_endpoint *items = realloc(list->items, (list->count + 1) * sizeof *items);
+    if (items == NULL)
+        return gq_fail(err, GQ_ERR_NO_MEMORY, NULL, "out of memory reading webhook secrets");
+    list->items = items;
+    struct stored_endpoint *endpoint = &items[list->count++];
+    memset(endpoint, 0, sizeof *endpoint);
+    snprintf(endpoint->id, sizeof endpoint->id, "%s", text_of(stmt, 0));
+    return sqlite_db_column_strdup(stmt, 1, &endpoint->secret)
+               ? GQ_OK
+               : gq_fail(err, GQ_ERR_NO_MEMORY, NULL, "out of memory reading webhook secrets");
+}
+
+enum gq_code sqlite_endpoint_secrets_read(struct store_backend *backend, struct endpoint_list *out,
+                                          struct gq_error *err)
+{
+    struct sqlite_store *store = sqlite_store_of(backend);
+    struct sqlite_conn *conn = sqlite_db_checkout(store);
+    sqlite3_stmt *stmt = sqlite_db_cached(conn, SQL_ENDPOINT_SECRETS, err);
+    enum gq_code code = stmt != NULL ? GQ_OK : prepare_failed(err);
+    if (stmt != NULL) {
+        int rc = SQLITE_DONE;
+        while (code == GQ_OK && (rc = sqlite3_step(stmt)) == SQLITE_ROW)
+            code = append_secret_row(out, stmt, err);
+        if (code == GQ_OK && rc != SQLITE_DONE)
+            code = sqlite_db_fail(conn, rc, "reading webhook secrets", err);
+        sqlite_db_done(stmt);
+    }
+    sqlite_db_checkin(store, conn);
+    return code;
+}
+
+struct secret_replace {
+    const char *id, *stored, *sealed;
+    bool *found;
+};
+
+static enum gq_code replace_secret(struct sqlite_conn *conn, void *context, struct gq_error *err)
+{
+    struct secret_replace *replace = context;
+    sqlite3_stmt *stmt = sqlite_db_cached(conn, SQL_ENDPOINT_SECRET_REPLACE, err);
+    if (stmt == NULL)
+        return prepare_failed(err);
+    sqlite3_bind_text(stmt, 1, replace->id, -1, SQLITE_STATIC);
+    sqlite3_bind_text(stmt, 2, replace->stored, -1, SQLITE_STATIC);
+    sqlite3_bind_text(stmt, 3, replace->sealed, -1, SQLITE_STATIC);
+    enum gq_code code = step_write(conn, stmt, "sealing a webhook secret", err);
+    if (code == GQ_OK)
+        *replace->found = sqlite3_changes(conn->db) == 1;
+    return code;
+}
+
+enum gq_code sqlite_endpoint_secret_replace(struct store_backend *backend, const char *id,
+                                            const char *stored, const char *sealed, bool *found,
+                                            struct gq_error *err)
+{
+    struct secret_replace replace = {id, stored, sealed, found};
+    return sqlite_db_in_write_transaction(sqlite_store_of(backend), replace_secret, &replace, err);
+}
+
 static enum gq_code update_endpoint(struct sqlite_conn *conn, void *context, struct gq_error *err)
 {
     struct endpoint_write *write = context;
@@ -423,6 +489,7 @@ static enum gq_code append_claim(struct claim *claim, sqlite3_stmt *stmt, struct
     snprintf(item->id, sizeof item->id, "%s", text_of(stmt, 0));
     snprintf(item->event_id, sizeof item->event_id, "%s", text_of(stmt, 1));
     item->attempts = sqlite3_column_int(stmt, 2);
+    snprintf(item->endpoint_id, sizeof item->endpoint_id, "%s", text_of(stmt, 8));
     bool copied = sqlite_db_column_strdup(stmt, 3, &item->url) &&
                   sqlite_db_column_strdup(stmt, 4, &item->secret);
     return copied ? read_body(stmt, 5, item->event_id, &item->body, err)
