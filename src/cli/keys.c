@@ -6,7 +6,6 @@
  */
 #include "cli/keys.h"
 
-#include <assert.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -169,12 +168,13 @@ static int run_list(struct store *store)
     return 0;
 }
 
-static int run_revoke(struct store *store, int argc, char **argv)
+/* Revokes the key `id` (check_words() has seen it is the one word after
+ * "revoke"). */
+static int run_revoke(struct store *store, const char *id)
 {
-    assert(argc == 2);
     struct stored_key before, after;
     struct gq_error err;
-    if (store_key_get(store, argv[1], &before, &err) != GQ_OK) {
+    if (store_key_get(store, id, &before, &err) != GQ_OK) {
         log_error("%s", err.message);
         return 1;
     }
@@ -252,7 +252,7 @@ int cli_keys(const struct gq_config *config, struct store *store)
     else if (status < 0 && strcmp(argv[0], "list") == 0)
         status = run_list(store);
     else if (status < 0)
-        status = run_revoke(store, argc, argv);
+        status = run_revoke(store, argv[1]);
     free(argv);
     return status;
 }
