@@ -45,8 +45,9 @@ struct priced_mode {
     int32_t minimum_seconds;   /* hourly: billed at least this on each day of use */
     gq_money price;            /* fen per hour (hourly) or per block; >= 0 */
     /* What a plan calls it, per language: for a block its unit, singular
-     * and plural ("week", "weeks"; "周"); for an hourly mode the words after
-     * the days it pays ("on demand"; "按需"). NULL: English's. */
+     * and plural, with any measure word it takes ("week", "weeks"; "周",
+     * "个季度"); for an hourly mode the words after the days it pays ("on
+     * demand"; "按需"). NULL: the other number's, then English's. */
     const char *name_one[GQ_LANG_COUNT];
     const char *name_many[GQ_LANG_COUNT];
 };
