@@ -43,6 +43,9 @@ enum gq_msg {
     MSG_PLAN_DAYS_ON_DEMAND,
     MSG_PLAN_DAY_STUDENT,
     MSG_PLAN_DAYS_STUDENT,
+    /* days by the hour in a mode named by the catalog: "3 days on demand" */
+    MSG_PLAN_HOURLY_DAY,
+    MSG_PLAN_HOURLY_DAYS,
 
     /* ---- HTTP: framing, media types, routing --------------------------- */
     MSG_CONTENT_LENGTH_TWICE,
