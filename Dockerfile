@@ -11,7 +11,7 @@ FROM debian:bookworm AS build
 RUN apt-get update \
  && apt-get install -y --no-install-recommends gcc libc6-dev make pkg-config \
       libmicrohttpd-dev libjansson-dev libsqlite3-dev libpq-dev nettle-dev liblz4-dev libjemalloc-dev \
-      libcurl4-gnutls-dev \
+      libcurl4-gnutls-dev libpango1.0-dev libcairo2-dev \
  && rm -rf /var/lib/apt/lists/*
 WORKDIR /src
 COPY Makefile openapi.yaml ./
@@ -22,9 +22,13 @@ COPY web/ web/
 RUN make build/gpuquote
 
 FROM debian:bookworm-slim
+# The quotation's PDF: pango and cairo, and a font with Chinese glyphs
+# (WenQuanYi Micro Hei, 5 MB) whose subsets each PDF embeds. Installing the
+# font builds fontconfig's system cache, so the server needs to write none.
 RUN apt-get update \
  && apt-get install -y --no-install-recommends libmicrohttpd12 libjansson4 libsqlite3-0 libpq5 \
       libnettle8 liblz4-1 libjemalloc2 libcurl3-gnutls curl \
+      libpangocairo-1.0-0 fonts-wqy-microhei \
  && rm -rf /var/lib/apt/lists/* \
  && useradd --system --uid 10001 --home-dir /data --shell /usr/sbin/nologin gpuquote \
  && mkdir -p /data && chown gpuquote:gpuquote /data
@@ -38,7 +42,8 @@ COPY config/ config/
 ENV GPUQUOTE_LISTEN=0.0.0.0 \
     GPUQUOTE_DATABASE=/data/gpuquote.db \
     GPUQUOTE_SHUTDOWN_GRACE_SECONDS=6 \
-    GPUQUOTE_BOOTSTRAP_KEY_FILE=/data/admin.key
+    GPUQUOTE_BOOTSTRAP_KEY_FILE=/data/admin.key \
+    XDG_CACHE_HOME=/tmp
 VOLUME ["/data"]
 USER gpuquote
 EXPOSE 8080

@@ -60,6 +60,7 @@ LIBS_STORE = $(call pkg,--libs,sqlite3 libpq nettle liblz4)
 LIBS_HTTP  = $(call pkg,--libs,libmicrohttpd jansson)
 LIBS_CHECK = $(call pkg,--libs,check)
 LIBS_CURL  = $(call pkg,--libs,libcurl)
+LIBS_DOCUMENT = $(call pkg,--libs,pangocairo)
 # The tests' webhook receiver checks signatures with OpenSSL, apart from nettle.
 LIBS_CRYPTO = $(call pkg,--libs,libcrypto)
 LIBS_ALLOC = $(if $(ALLOCATOR),$(call pkg,--libs,$(ALLOCATOR)))
@@ -72,6 +73,8 @@ CORE_SRC  := $(wildcard src/core/*.c)
 UTIL_SRC  := $(wildcard src/util/*.c)
 STORE_SRC := $(wildcard src/store/*.c src/store/sqlite/*.c src/store/postgres/*.c)
 HTTP_SRC  := $(wildcard src/http/*.c)
+# The quotation's PDF, on cairo and pango: in the server alone.
+DOCUMENT_SRC := $(wildcard src/document/*.c)
 HTTP_ASM  := $(wildcard src/http/*.S)
 CLI_SRC   := $(wildcard src/cli/*.c)
 # The webhook sender, on libcurl: in the server alone.
@@ -93,6 +96,7 @@ BODY_OBJ  := $(call obj,src/http/fields.c src/http/render.c src/http/quote_body.
                          src/http/recommend_body.c src/http/catalog_render.c \
                          src/http/body_load.c src/http/language.c)
 MAIN_OBJ  := $(call obj,src/main.c $(CLI_SRC) $(WEBHOOK_SRC))
+DOCUMENT_OBJ := $(call obj,$(DOCUMENT_SRC))
 
 BIN := $(BUILD)/gpuquote
 
@@ -135,15 +139,16 @@ $(ALLOCATOR_STAMP): FORCE
 	fi
 	@echo '$(ALLOCATOR)' | cmp -s - $@ || echo '$(ALLOCATOR)' >$@
 
-$(BIN): $(MAIN_OBJ) $(HTTP_OBJ) $(STORE_OBJ) $(UTIL_OBJ) $(CORE_OBJ) $(ALLOCATOR_STAMP)
+$(BIN): $(MAIN_OBJ) $(HTTP_OBJ) $(DOCUMENT_OBJ) $(STORE_OBJ) $(UTIL_OBJ) $(CORE_OBJ) $(ALLOCATOR_STAMP)
 	$(call say,LINK,$@)
-	$(Q)$(CC) $(CFLAGS_ALL) $(LDFLAGS_SAN) -o $@ $(filter-out $(ALLOCATOR_STAMP),$^) $(LIBS_ALLOC) $(LIBS_HTTP) $(LIBS_CURL) $(LIBS_STORE) \
+	$(Q)$(CC) $(CFLAGS_ALL) $(LDFLAGS_SAN) -o $@ $(filter-out $(ALLOCATOR_STAMP),$^) $(LIBS_ALLOC) $(LIBS_HTTP) $(LIBS_CURL) $(LIBS_DOCUMENT) $(LIBS_STORE) \
 		$(LIBS_UTIL) $(LIBS_CORE) $(LDFLAGS)
 
 $(BUILD)/obj/%.o: %.c
 	@mkdir -p $(dir $@)
 	$(call say,CC,$<)
 	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS_ALL) $(PKG_CFLAGS) $(if $(filter tests/%,$<),$(TEST_PKG_CFLAGS)) \
+	    $(if $(filter src/document/%,$<),$(call pkg,--cflags,pangocairo)) \
 	    -Itests -MMD -MP -c -o $@ $<
 
 # The OpenAPI document is embedded in the binary (.incbin), so the server
@@ -188,10 +193,11 @@ $(BUILD)/store/%: $(BUILD)/obj/tests/store/%.o $(BUILD)/obj/tests/support/testdb
 
 # The request front's fuzz regressions: the HTTP layer's objects in a
 # program of their own, with no socket opened.
-$(BUILD)/front/%: $(BUILD)/obj/tests/front/%.o $(HTTP_OBJ) $(STORE_OBJ) $(UTIL_OBJ) $(CORE_OBJ)
+$(BUILD)/front/%: $(BUILD)/obj/tests/front/%.o $(HTTP_OBJ) $(DOCUMENT_OBJ) $(STORE_OBJ) $(UTIL_OBJ) \
+                  $(CORE_OBJ)
 	@mkdir -p $(dir $@)
 	$(call say,LINK,$@)
-	$(Q)$(CC) $(CFLAGS_ALL) $(LDFLAGS_SAN) -o $@ $^ $(LIBS_CHECK) $(LIBS_HTTP) $(LIBS_STORE) \
+	$(Q)$(CC) $(CFLAGS_ALL) $(LDFLAGS_SAN) -o $@ $^ $(LIBS_CHECK) $(LIBS_HTTP) $(LIBS_DOCUMENT) $(LIBS_STORE) \
 		$(LIBS_UTIL) $(LIBS_CORE)
 
 # Integration tests, and the test of several replicas behind a balancer.

@@ -13,7 +13,7 @@ set -eu
 
 set_wanted() {
     # pkg-config module -> Debian package
-    wanted="libmicrohttpd:libmicrohttpd-dev jansson:libjansson-dev sqlite3:libsqlite3-dev libpq:libpq-dev nettle:nettle-dev liblz4:liblz4-dev jemalloc:libjemalloc-dev libcurl:libcurl4-gnutls-dev"
+    wanted="libmicrohttpd:libmicrohttpd-dev jansson:libjansson-dev sqlite3:libsqlite3-dev libpq:libpq-dev nettle:nettle-dev liblz4:liblz4-dev jemalloc:libjemalloc-dev libcurl:libcurl4-gnutls-dev pangocairo:libpango1.0-dev cairo-pdf:libcairo2-dev"
     case "$1" in
     build) ;;
     test | tools) wanted="$wanted check:check libcrypto:libssl-dev" ;;
@@ -51,8 +51,12 @@ if [ "${1:-build}" != build ]; then
     # /metrics is scraped by a real Prometheus, and linted by its promtool.
     [ -x /usr/bin/prometheus ] && [ -x /usr/bin/promtool ] || missing="$missing prometheus"
     [ -x /usr/bin/chromium ] || missing="$missing chromium"
-    [ -e /usr/share/fonts/truetype/wqy/wqy-microhei.ttc ] || missing="$missing fonts-wqy-microhei"
+    # The quotation's PDF is read back by poppler's pdftotext and pdffonts.
+    command -v pdftotext >/dev/null 2>&1 || missing="$missing poppler-utils"
 fi
+# The quotation's PDF embeds subsets of a font with Chinese glyphs (the
+# server's, not only the tests').
+[ -e /usr/share/fonts/truetype/wqy/wqy-microhei.ttc ] || missing="$missing fonts-wqy-microhei"
 if [ "${1:-build}" = tools ]; then
     for pair in wrk:wrk nginx:nginx-light valgrind:valgrind clang:clang; do
         command -v "${pair%%:*}" >/dev/null 2>&1 || missing="$missing ${pair#*:}"

@@ -382,6 +382,8 @@ enum MHD_Result catalog_handle_billing_modes(struct http_request *request);
 enum MHD_Result catalog_handle_bundles(struct http_request *request);
 enum MHD_Result quote_handle_create(struct http_request *request);
 enum MHD_Result quote_handle_get(struct http_request *request);
+/* GET /quote/{id}/pdf (quote_pdf.c): the quotation as an A4 PDF. */
+enum MHD_Result quote_pdf_handle(struct http_request *request);
 enum MHD_Result quote_handle_accept(struct http_request *request);
 enum MHD_Result quote_handle_cancel(struct http_request *request);
 enum MHD_Result quote_handle_list(struct http_request *request);

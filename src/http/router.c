@@ -25,6 +25,7 @@ static const struct route routes[] = {
      .segment_scope = SCOPE_QUOTES_WRITE, PUBLIC, CATALOG},
     {"/quote", HTTP_GET, quote_handle_list, .takes_query = true, .scope = SCOPE_QUOTES_READ},
     {"/quote/{id}", HTTP_GET, quote_handle_get, PUBLIC, CATALOG},
+    {"/quote/{id}/pdf", HTTP_GET, quote_pdf_handle, .takes_query = true, PUBLIC, CATALOG},
     {"/quote/{id}/accept", HTTP_POST, quote_handle_accept, .body = BODY_OPTIONAL_JSON,
      .scope = SCOPE_QUOTES_ACCEPT, PUBLIC, CATALOG},
     {"/quote/{id}/cancel", HTTP_POST, quote_handle_cancel, .body = BODY_OPTIONAL_JSON,

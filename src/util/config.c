@@ -74,6 +74,13 @@ enum key_id {
     KEY_WEBHOOK_RETRY_DIVISOR,
     KEY_WEBHOOK_TIMEOUT_MS,
     KEY_WEBHOOK_POLL_MS,
+    KEY_SELLER_NAME,
+    KEY_SELLER_ADDRESS,
+    KEY_SELLER_PHONE,
+    KEY_SELLER_EMAIL,
+    KEY_SELLER_TAX_ID,
+    KEY_SELLER_BANK,
+    KEY_SELLER_ACCOUNT,
     KEY_COUNT,
     KEY_CONFIG = KEY_COUNT /* --config: names the file, is not a setting */
 };
@@ -267,6 +274,28 @@ static const struct key_spec keys[KEY_COUNT] = {
                              FIELD(webhook_poll_ms), 10, 600000, "1000",
                              "how often the sender looks for deliveries that are due, "
                              "10..600000 (at once for events written by this process)"},
+    /* The seller printed on the quotation's PDF (GET /quote/{id}/pdf). */
+    [KEY_SELLER_NAME] = {"seller_name", "GPUQUOTE_SELLER_NAME", KIND_OPTIONAL_STRING, STORE_NONE,
+                         FIELD(seller.name), 0, 0, "",
+                         "the seller's name on the quotation's PDF; unset: \"—\""},
+    [KEY_SELLER_ADDRESS] = {"seller_address", "GPUQUOTE_SELLER_ADDRESS", KIND_OPTIONAL_STRING,
+                            STORE_NONE, FIELD(seller.address), 0, 0, "",
+                            "the seller's address on the quotation"},
+    [KEY_SELLER_PHONE] = {"seller_phone", "GPUQUOTE_SELLER_PHONE", KIND_OPTIONAL_STRING, STORE_NONE,
+                          FIELD(seller.phone), 0, 0, "",
+                          "the seller's phone number on the quotation"},
+    [KEY_SELLER_EMAIL] = {"seller_email", "GPUQUOTE_SELLER_EMAIL", KIND_OPTIONAL_STRING, STORE_NONE,
+                          FIELD(seller.email), 0, 0, "",
+                          "the seller's email address on the quotation"},
+    [KEY_SELLER_TAX_ID] = {"seller_tax_id", "GPUQUOTE_SELLER_TAX_ID", KIND_OPTIONAL_STRING,
+                           STORE_NONE, FIELD(seller.tax_id), 0, 0, "",
+                           "the seller's tax id (unified social credit code) on the quotation"},
+    [KEY_SELLER_BANK] = {"seller_bank", "GPUQUOTE_SELLER_BANK", KIND_OPTIONAL_STRING, STORE_NONE,
+                         FIELD(seller.bank), 0, 0, "",
+                         "the bank of the seller's account on the quotation"},
+    [KEY_SELLER_ACCOUNT] = {"seller_account", "GPUQUOTE_SELLER_ACCOUNT", KIND_OPTIONAL_STRING,
+                            STORE_NONE, FIELD(seller.account), 0, 0, "",
+                            "the seller's bank account number on the quotation"},
 };
 
 #undef FIELD

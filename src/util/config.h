@@ -80,6 +80,10 @@ struct gq_config {
     int webhook_timeout_ms;
     int webhook_poll_ms;
     int64_t webhook_disable_after_seconds; /* failing this long disables an endpoint; 0: never */
+    /* The seller printed on the quotation's PDF; NULL members are unset. */
+    struct {
+        char *name, *address, *phone, *email, *tax_id, *bank, *account;
+    } seller;
     /* `gpuquote keys ...`: the words after "keys" (not owned). */
     int command_argc;
     char **command_argv;

@@ -338,6 +338,14 @@ describe('the storefront page', () => {
     assert.match(quotation, /Price list version\s+1/);
     assert.match(quotation, /VAT invoices/);
     assert.notEqual(await text(page, '#quote .expires'), '');
+    /* The quotation as a PDF, in the page's language. */
+    assert.equal(await text(page, '#quote a.quote-pdf'), 'Download the quotation (PDF)');
+    const pdfHref = await page.getAttribute('#quote a.quote-pdf', 'href');
+    assert.equal(pdfHref, `/quote/${id}/pdf?lang=en`);
+    const pdf = await page.request.get(`${api.origin}${pdfHref}`);
+    assert.equal(pdf.status(), 200);
+    assert.equal(pdf.headers()['content-type'], 'application/pdf');
+    assert.equal((await pdf.body()).subarray(0, 5).toString('latin1'), '%PDF-');
     await page.emulateMedia({ media: 'print' });
     await page.screenshot({ path: join(SHOTS, 'storefront-quote-print.png'), fullPage: true });
     await page.emulateMedia({ media: 'screen' });

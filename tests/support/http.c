@@ -224,7 +224,10 @@ static json_t *logged_body(const struct http_response *response)
         return json_null();
     if (response->json != NULL)
         return json_incref(response->json);
-    return json_stringn(response->body, response->body_length);
+    /* A body that is not UTF-8 (a PDF) is logged by its size: the
+     * contract documents its media type, not its bytes. */
+    json_t *text = json_stringn(response->body, response->body_length);
+    return text != NULL ? text : json_sprintf("(%zu bytes, not UTF-8)", response->body_length);
 }
 
 /* One line per response, written with one write(2) on an O_APPEND file so

@@ -266,7 +266,7 @@ START_TEST(test_shipped_file_holds_every_default)
     json_error_t jerr;
     json_t *root = json_load_file(path, 0, &jerr);
     ck_assert_msg(root != NULL, "%s: %s", path, jerr.text);
-    ck_assert_uint_eq(json_object_size(root), 44);
+    ck_assert_uint_eq(json_object_size(root), 51);
     json_decref(root);
 
     struct gq_config c;
@@ -275,6 +275,32 @@ START_TEST(test_shipped_file_holds_every_default)
     char *envp[] = {NULL};
     ck_assert_int_eq(load(&c, NULL, argv, envp, &err), GQ_OK);
     assert_defaults(&c);
+    config_free(&c);
+}
+END_TEST
+
+/* The seller of the quotation's PDF: the sample file sets every member,
+ * the environment wins over it, and unset members stay NULL. */
+START_TEST(test_seller_from_sample_and_environment)
+{
+    char path[PATH_MAX + 32];
+    snprintf(path, sizeof path, "%s/config/seller.sample.json", source_dir);
+    struct gq_config c;
+    struct gq_error err;
+    char *argv[] = {"gpuquote", "--config", path, NULL};
+    char *envp[] = {"GPUQUOTE_SELLER_PHONE=400-800-8888", NULL};
+    ck_assert_int_eq(load(&c, NULL, argv, envp, &err), GQ_OK);
+    ck_assert_str_eq(c.seller.name, "杭州云算科技有限公司");
+    ck_assert_str_eq(c.seller.tax_id, "91330106MA27XK1Q3D");
+    ck_assert_str_eq(c.seller.bank, "招商银行杭州分行");
+    ck_assert_str_eq(c.seller.account, "5719 0312 3456 789");
+    ck_assert_str_eq(c.seller.phone, "400-800-8888");
+    config_free(&c);
+    char *bare[] = {"gpuquote", NULL};
+    char *none[] = {NULL};
+    ck_assert_int_eq(load(&c, NULL, bare, none, &err), GQ_OK);
+    ck_assert_ptr_null(c.seller.name);
+    ck_assert_ptr_null(c.seller.account);
     config_free(&c);
 }
 END_TEST
@@ -1375,6 +1401,7 @@ static Suite *config_suite(void)
     tcase_add_test(sources, test_null_environment_and_empty_argv);
     tcase_add_test(sources, test_keys_command_takes_the_server_flags);
     tcase_add_test(sources, test_shipped_file_holds_every_default);
+    tcase_add_test(sources, test_seller_from_sample_and_environment);
     tcase_add_test(sources, test_default_file_is_read_when_present);
     tcase_add_test(sources, test_null_in_a_file_is_the_default);
     tcase_add_test(sources, test_file_sets_every_key);

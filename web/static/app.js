@@ -491,7 +491,13 @@
         ),
       ),
       element('p', { class: 'vat' }, t('q_vat')),
-      element('p', { class: 'no-print' }, element('a', { href: link }, t('q_link'))),
+      element(
+        'p',
+        { class: 'no-print quote-links' },
+        element('a', { class: 'quote-pdf', href: `${API}/quote/${encodeURIComponent(quote.id)}/pdf?lang=${state.language}`, download: `${quote.id}.pdf` }, t('q_pdf')),
+        ' ',
+        element('a', { href: link }, t('q_link')),
+      ),
     );
     document.getElementById('quote').hidden = false;
   }
