@@ -60,7 +60,7 @@ LIBS_STORE = $(call pkg,--libs,sqlite3 libpq nettle liblz4)
 LIBS_HTTP  = $(call pkg,--libs,libmicrohttpd jansson)
 LIBS_CHECK = $(call pkg,--libs,check)
 LIBS_CURL  = $(call pkg,--libs,libcurl)
-LIBS_DOCUMENT = $(call pkg,--libs,pangocairo)
+LIBS_DOCUMENT = $(call pkg,--libs,pangocairo fontconfig)
 # The tests' webhook receiver checks signatures with OpenSSL, apart from nettle.
 LIBS_CRYPTO = $(call pkg,--libs,libcrypto)
 LIBS_ALLOC = $(if $(ALLOCATOR),$(call pkg,--libs,$(ALLOCATOR)))
@@ -148,7 +148,7 @@ $(BUILD)/obj/%.o: %.c
 	@mkdir -p $(dir $@)
 	$(call say,CC,$<)
 	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS_ALL) $(PKG_CFLAGS) $(if $(filter tests/%,$<),$(TEST_PKG_CFLAGS)) \
-	    $(if $(filter src/document/%,$<),$(call pkg,--cflags,pangocairo)) \
+	    $(if $(filter src/document/%,$<),$(call pkg,--cflags,pangocairo fontconfig)) \
 	    -Itests -MMD -MP -c -o $@ $<
 
 # The OpenAPI document is embedded in the binary (.incbin), so the server

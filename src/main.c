@@ -22,6 +22,7 @@
 #include <unistd.h>
 
 #include "cli/keys.h"
+#include "document/quote_pdf.h"
 #include "cli/secrets.h"
 #include "http/http.h"
 #include "store/store.h"
@@ -309,6 +310,7 @@ int main(int argc, char **argv)
     auth_stop(&app);
     snapshot_publish(&app, NULL);
     store_close(app.store);
+    document_quote_pdf_shutdown();
     pthread_mutex_destroy(&app.snapshot_lock);
     pthread_mutex_destroy(&app.reload_lock);
     pthread_mutex_destroy(&app.keyring_lock);

@@ -10,6 +10,7 @@
 #include "document/quote_pdf.h"
 
 #include <cairo-pdf.h>
+#include <fontconfig/fontconfig.h>
 #include <pango/pangocairo.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -549,4 +550,16 @@ bool document_quote_pdf(const struct document_quote *quote, unsigned char **pdf,
     *pdf = buffer.bytes;
     *length = buffer.length;
     return ok;
+}
+
+void document_quote_pdf_shutdown(void)
+{
+    pthread_mutex_lock(&render_lock);
+    if (font_map != NULL) {
+        g_object_unref(font_map);
+        font_map = NULL;
+    }
+    pthread_mutex_unlock(&render_lock);
+    cairo_debug_reset_static_data();
+    FcFini();
 }

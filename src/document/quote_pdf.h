@@ -83,4 +83,9 @@ struct document_quote {
  * failed. Safe to call from several threads (renders take turns). */
 bool document_quote_pdf(const struct document_quote *quote, unsigned char **pdf, size_t *length);
 
+/* Releases the fonts the renders loaded (pango's font map, fontconfig's
+ * caches), once no render can run: at the end of the process, so that a
+ * leak checker sees only what a render itself leaks. */
+void document_quote_pdf_shutdown(void);
+
 #endif
