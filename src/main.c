@@ -145,77 +145,98 @@ static void wait_for_shutdown(struct app *app, const sigset_t *signals)
     }
 }
 
+/* The threads serve() starts, in the order it starts them; each that did
+ * not start is NULL, and is stopped (in the reverse order) as a no-op. */
+struct serving {
+    struct catalog_watch *watch;
+    struct webhook_sender *sender;
+    struct quote_sweeper *sweeper;
+    struct http_server *server;
+};
+
+/* Starts the access log's writer, the catalog watch, the webhook sender
+ * (when enabled) and the quote sweeper. False, with the failure logged,
+ * when one cannot start; those already started are in `serving`. */
+static bool start_background(struct app *app, struct serving *serving)
+{
+    const struct gq_config *config = app->config;
+    if (log_start(STDOUT_FILENO, config->access_log) != 0) {
+        log_error("cannot start the access log");
+        return false;
+    }
+    if ((serving->watch = catalog_watch_start(app)) == NULL) {
+        log_error("cannot start the catalog watch thread");
+        return false;
+    }
+    if (config->webhooks && (serving->sender = webhook_sender_start(config, app->store)) == NULL) {
+        log_error("cannot start the webhook sender");
+        return false;
+    }
+    if ((serving->sweeper = quote_sweeper_start(app->store, config)) == NULL) {
+        log_error("cannot start the quote sweeper");
+        return false;
+    }
+    return true;
+}
+
+/* Stops what start_background() and http_server_start() started, the
+ * last started first: the server lets requests in flight finish before
+ * the threads they hand work to go. */
+static void stop_serving(struct serving *serving, int grace_ms)
+{
+    http_server_stop(serving->server, grace_ms);
+    quote_sweeper_stop(serving->sweeper);
+    webhook_sender_stop(serving->sender);
+    catalog_watch_stop(serving->watch);
+    log_stop();
+}
+
+/* Starts the server on `listener` (which it owns from here) and announces
+ * it. False, with the failure logged, when it cannot serve. */
+static bool start_server(struct app *app, int listener, struct serving *serving)
+{
+    const struct gq_config *config = app->config;
+    struct gq_error err;
+    if ((serving->server = http_server_start(app, listener, &err)) == NULL) {
+        fail(&err);
+        return false;
+    }
+    uint16_t port = http_server_port(serving->server);
+    /* Whoever asked for the port file waits for it: serving on a port it
+     * never learns would leave it waiting for good. */
+    if (config->port_file != NULL && !write_port_file(config->port_file, port)) {
+        log_error("cannot write the port to %s: %s", config->port_file, strerror(errno));
+        return false;
+    }
+    log_info("listening on %s port %u: the storefront page is http://%s%s%s:%u/", config->listen,
+             (unsigned)port, strchr(config->listen, ':') ? "[" : "", config->listen,
+             strchr(config->listen, ':') ? "]" : "", (unsigned)port);
+    return true;
+}
+
 /* Serves on `listener` (which it closes) until SIGTERM or SIGINT. */
 static int serve(struct app *app, int listener, const sigset_t *signals)
 {
-    const struct gq_config *config = app->config;
     struct gq_error err;
     if (store_check_writable(app->store, &err) != GQ_OK) {
         close(listener);
         return fail(&err);
     }
-    if (!snapshot_reload(app) || !cli_keys_bootstrap(config, app->store) || !auth_start(app)) {
+    if (!snapshot_reload(app) || !cli_keys_bootstrap(app->config, app->store) || !auth_start(app)) {
         close(listener);
         return EXIT_FAILURE;
     }
-    struct catalog_watch *watch = catalog_watch_start(app);
-    if (watch == NULL) {
+    struct serving serving = {0};
+    bool started = start_background(app, &serving);
+    if (!started)
         close(listener);
-        log_error("cannot start the catalog watch thread");
+    else
+        started = start_server(app, listener, &serving);
+    if (started)
+        wait_for_shutdown(app, signals);
+    stop_serving(&serving, (int)app->config->shutdown_grace_seconds * 1000);
+    if (!started)
         return EXIT_FAILURE;
-    }
-    if (log_start(STDOUT_FILENO, config->access_log) != 0) {
-        close(listener);
-        catalog_watch_stop(watch);
-        log_error("cannot start the access log");
-        return EXIT_FAILURE;
-    }
-    struct webhook_sender *sender = NULL;
-    if (config->webhooks && (sender = webhook_sender_start(config, app->store)) == NULL) {
-        close(listener);
-        log_stop();
-        catalog_watch_stop(watch);
-        log_error("cannot start the webhook sender");
-        return EXIT_FAILURE;
-    }
-    struct quote_sweeper *sweeper = quote_sweeper_start(app->store, config);
-    if (sweeper == NULL) {
-        close(listener);
-        webhook_sender_stop(sender);
-        log_stop();
-        catalog_watch_stop(watch);
-        log_error("cannot start the quote sweeper");
-        return EXIT_FAILURE;
-    }
-    struct http_server *server = http_server_start(app, listener, &err);
-    if (server == NULL) {
-        quote_sweeper_stop(sweeper);
-        webhook_sender_stop(sender);
-        log_stop();
-        catalog_watch_stop(watch);
-        return fail(&err);
-    }
-    uint16_t port = http_server_port(server);
-    /* Whoever asked for the port file waits for it: serving on a port it
-     * never learns would leave it waiting for good. */
-    if (config->port_file != NULL && !write_port_file(config->port_file, port)) {
-        log_error("cannot write the port to %s: %s", config->port_file, strerror(errno));
-        http_server_stop(server, (int)config->shutdown_grace_seconds * 1000);
-        quote_sweeper_stop(sweeper);
-        webhook_sender_stop(sender);
-        log_stop();
-        catalog_watch_stop(watch);
-        return EXIT_FAILURE;
-    }
-    log_info("listening on %s port %u: the storefront page is http://%s%s%s:%u/", config->listen,
-             (unsigned)port, strchr(config->listen, ':') ? "[" : "", config->listen,
-             strchr(config->listen, ':') ? "]" : "", (unsigned)port);
-    wait_for_shutdown(app, signals);
-    http_server_stop(server, (int)config->shutdown_grace_seconds * 1000);
-    quote_sweeper_stop(sweeper);
-    webhook_sender_stop(sender);
-    catalog_watch_stop(watch);
-    log_stop();
     log_info("stopped");
     return EXIT_SUCCESS;
 }

@@ -53,13 +53,14 @@
 
 #include "http/http.h"
 #include "util/clock.h"
+#include "util/worker.h"
 
 /* How long after its deadline a request still arriving is cut: the end of
  * a request that arrives within it is answered 408. */
 #define GRACE_US ((int64_t)1000 * 1000)
 /* How often the thread looks: a late connection is cut at most this long
  * after its deadline and grace. */
-#define LOOK_INTERVAL_NS (250L * 1000 * 1000)
+#define LOOK_INTERVAL_MS 250
 /* The shortest idle timeout under pressure. */
 #define IDLE_FLOOR_US ((int64_t)1000 * 1000)
 /* The room kept free for new connections: a sixteenth of the limit (at
@@ -67,16 +68,14 @@
 #define ROOM_DIVISOR 16
 
 struct slow_clients {
-    pthread_t thread;
-    pthread_mutex_t lock; /* guards the list, the counts and `stopping` */
-    pthread_cond_t wake;  /* signalled to stop */
-    bool stopping;
-    int64_t idle_us;     /* libmicrohttpd's idle timeout */
-    int64_t request_us;  /* the request deadline */
-    int64_t response_us; /* the response deadline */
-    unsigned limit;      /* the listener's connection limit */
-    unsigned open;       /* connections in the list */
-    unsigned cut;        /* of those, the ones already cut */
+    struct worker *worker;
+    pthread_mutex_t lock; /* guards the list and the counts */
+    int64_t idle_us;      /* libmicrohttpd's idle timeout */
+    int64_t request_us;   /* the request deadline */
+    int64_t response_us;  /* the response deadline */
+    unsigned limit;       /* the listener's connection limit */
+    unsigned open;        /* connections in the list */
+    unsigned cut;         /* of those, the ones already cut */
     struct watched_connection *first;
 };
 
@@ -208,13 +207,11 @@ static void keep_room(struct slow_clients *watch, const struct watched_connectio
         ;
 }
 
-static void *watch_deadlines(void *argument)
+static void watch_deadlines(struct worker *worker, void *context)
 {
-    struct slow_clients *watch = argument;
-    pthread_mutex_lock(&watch->lock);
-    while (!watch->stopping) {
-        struct timespec at = clock_after(CLOCK_MONOTONIC, LOOK_INTERVAL_NS);
-        pthread_cond_timedwait(&watch->wake, &watch->lock, &at);
+    struct slow_clients *watch = context;
+    while (worker_sleep(worker, LOOK_INTERVAL_MS)) {
+        pthread_mutex_lock(&watch->lock);
         int64_t now_us = clock_monotonic_us();
         int64_t idle_us = idle_timeout_now(watch);
         for (struct watched_connection *c = watch->first; c != NULL; c = c->next) {
@@ -224,9 +221,8 @@ static void *watch_deadlines(void *argument)
             cut_if_slow_reader(watch, c, now_us);
         }
         keep_room(watch, NULL);
+        pthread_mutex_unlock(&watch->lock);
     }
-    pthread_mutex_unlock(&watch->lock);
-    return NULL;
 }
 
 struct slow_clients *slow_clients_start(const struct slow_clients_limits *limits)
@@ -238,18 +234,9 @@ struct slow_clients *slow_clients_start(const struct slow_clients_limits *limits
     watch->request_us = (int64_t)limits->request_seconds * 1000000;
     watch->response_us = (int64_t)limits->response_seconds * 1000000;
     watch->limit = limits->connection_limit;
-    pthread_condattr_t attributes;
-    pthread_condattr_init(&attributes);
-    pthread_condattr_setclock(&attributes, CLOCK_MONOTONIC);
-    bool made = pthread_cond_init(&watch->wake, &attributes) == 0;
-    pthread_condattr_destroy(&attributes);
-    if (!made) {
-        free(watch);
-        return NULL;
-    }
     pthread_mutex_init(&watch->lock, NULL);
-    if (pthread_create(&watch->thread, NULL, watch_deadlines, watch) != 0) {
-        pthread_cond_destroy(&watch->wake);
+    watch->worker = worker_start("gq-slow-clients", watch_deadlines, watch);
+    if (watch->worker == NULL) {
         pthread_mutex_destroy(&watch->lock);
         free(watch);
         return NULL;
@@ -261,12 +248,7 @@ void slow_clients_stop(struct slow_clients *watch)
 {
     if (watch == NULL)
         return;
-    pthread_mutex_lock(&watch->lock);
-    watch->stopping = true;
-    pthread_cond_signal(&watch->wake);
-    pthread_mutex_unlock(&watch->lock);
-    pthread_join(watch->thread, NULL);
-    pthread_cond_destroy(&watch->wake);
+    worker_stop(watch->worker);
     pthread_mutex_destroy(&watch->lock);
     free(watch);
 }

@@ -27,6 +27,7 @@
 
 #include "store/counters.h"
 #include "store/quote_batch.h"
+#include "util/worker.h"
 
 /* The most quotes one transaction takes: bounds how long the write lock is
  * held and how long the first quote of a batch waits for the last. */
@@ -36,9 +37,9 @@ struct store_quote_batcher {
     struct store *store; /* whose event listener hears of each batch */
     const struct store_backend_ops *ops;
     struct store_backend *backend;
-    pthread_t thread;
-    pthread_mutex_t lock;
-    pthread_cond_t wake;
+    struct worker *worker;
+    pthread_mutex_t lock;    /* guards the queue and `stopping` */
+    pthread_cond_t wake;     /* a quote queued while idle, or the stop */
     struct quote_save *head; /* queued, oldest first */
     struct quote_save **tail;
     bool stopping;
@@ -155,10 +156,10 @@ static struct quote_save *fail_queued(struct store_quote_batcher *batcher)
     return queued;
 }
 
-static void *run_batches(void *argument)
+static void run_batches(struct worker *worker, void *context)
 {
-    pthread_setname_np(pthread_self(), "gq-quote-writer"); /* seen in top -H and perf */
-    struct store_quote_batcher *batcher = argument;
+    (void)worker; /* it stops on batcher->stopping, set under the lock */
+    struct store_quote_batcher *batcher = context;
     pthread_mutex_lock(&batcher->lock);
     for (;;) {
         while (batcher->head == NULL && !batcher->stopping)
@@ -177,7 +178,17 @@ static void *run_batches(void *argument)
         pthread_mutex_lock(&batcher->lock);
     }
     pthread_mutex_unlock(&batcher->lock);
-    return NULL;
+}
+
+/* The writer's waker: it writes what is queued, then returns; new saves
+ * are refused. */
+static void stop_batches(void *context)
+{
+    struct store_quote_batcher *batcher = context;
+    pthread_mutex_lock(&batcher->lock);
+    batcher->stopping = true;
+    pthread_cond_signal(&batcher->wake);
+    pthread_mutex_unlock(&batcher->lock);
 }
 
 void store_quote_batcher_submit(struct store_quote_batcher *batcher, struct quote_save *save)
@@ -224,7 +235,8 @@ enum gq_code store_quote_batcher_start(struct store *store, const struct store_b
     batcher->tail = &batcher->head;
     pthread_mutex_init(&batcher->lock, NULL);
     pthread_cond_init(&batcher->wake, NULL);
-    if (pthread_create(&batcher->thread, NULL, run_batches, batcher) != 0) {
+    batcher->worker = worker_start_woken("gq-quote-writer", run_batches, stop_batches, batcher);
+    if (batcher->worker == NULL) {
         pthread_cond_destroy(&batcher->wake);
         pthread_mutex_destroy(&batcher->lock);
         free(batcher);
@@ -238,11 +250,7 @@ void store_quote_batcher_stop(struct store_quote_batcher *batcher)
 {
     if (batcher == NULL)
         return;
-    pthread_mutex_lock(&batcher->lock);
-    batcher->stopping = true;
-    pthread_cond_signal(&batcher->wake);
-    pthread_mutex_unlock(&batcher->lock);
-    pthread_join(batcher->thread, NULL);
+    worker_stop(batcher->worker);
     pthread_cond_destroy(&batcher->wake);
     pthread_mutex_destroy(&batcher->lock);
     free(batcher);

@@ -21,7 +21,6 @@
 #include <errno.h>
 #include <poll.h>
 #include <pthread.h>
-#include <signal.h>
 #include <stdarg.h>
 #include <stdatomic.h>
 #include <stdbool.h>
@@ -33,24 +32,25 @@
 #include "util/clock.h"
 #include "util/decimal.h"
 #include "util/utf8.h"
+#include "util/worker.h"
 
 #define LOG_BUFFER_BYTES (256u * 1024u)
 #define LOG_FLUSH_MARK (LOG_BUFFER_BYTES / 4)
 #define LOG_FLUSH_INTERVAL_NS 200000000L
-#define LOG_PATH_MAX 256  /* bytes of the path that are logged */
-#define LOG_QUERY_MAX 256 /* bytes of the query that are logged */
-#define LOG_CLIENT_MAX 64 /* bytes of the client's address that are logged */
+#define LOG_PATH_MAX 256       /* bytes of the path that are logged */
+#define LOG_QUERY_MAX 256      /* bytes of the query that are logged */
+#define LOG_CLIENT_MAX 64      /* bytes of the client's address that are logged */
 #define LOG_REQUEST_ID_MAX 128 /* bytes of the request id that are logged */
-#define LOG_METHOD_MAX 32 /* bytes of the method that are logged */
-#define LOG_REASON_MAX 16 /* bytes of why a request was interrupted */
-#define LOG_ESCAPED_MAX 6 /* one input byte becomes at most "\u00XX" */
-#define LOG_LINE_MAX 8192 /* fits every string at its worst plus the rest */
+#define LOG_METHOD_MAX 32      /* bytes of the method that are logged */
+#define LOG_REASON_MAX 16      /* bytes of why a request was interrupted */
+#define LOG_ESCAPED_MAX 6      /* one input byte becomes at most "\u00XX" */
+#define LOG_LINE_MAX 8192      /* fits every string at its worst plus the rest */
 #define LOG_HUMAN_LINE_MAX 1024
 
 _Static_assert((LOG_PATH_MAX + LOG_QUERY_MAX + LOG_CLIENT_MAX + LOG_REQUEST_ID_MAX +
                 LOG_METHOD_MAX + LOG_REASON_MAX) *
-                       LOG_ESCAPED_MAX +
-                   250 <
+                           LOG_ESCAPED_MAX +
+                       250 <
                    LOG_LINE_MAX,
                "an access line always fits its buffer");
 
@@ -68,8 +68,7 @@ static struct {
 } shared = {.lock = PTHREAD_MUTEX_INITIALIZER};
 
 /* Owned by the thread that calls log_start() and log_stop(). */
-static pthread_t writer;
-static bool writer_started;
+static struct worker *writer;
 static int output_fd = -1;
 
 /* A lock-free early exit for a disabled log. */
@@ -223,8 +222,7 @@ static size_t format_access_line(char line[LOG_LINE_MAX], const struct access_en
     char *out = append_literal(line, "{\"ts\":\"");
     out += format_timestamp(out);
     *out++ = '"';
-    out = append_optional_member(out, ",\"request_id\":\"", entry->request_id,
-                                 LOG_REQUEST_ID_MAX);
+    out = append_optional_member(out, ",\"request_id\":\"", entry->request_id, LOG_REQUEST_ID_MAX);
     out = append_optional_member(out, ",\"client\":\"", entry->client, LOG_CLIENT_MAX);
     out = append_optional_member(out, ",\"method\":\"", entry->method, LOG_METHOD_MAX);
     out = append_literal(out, ",\"path\":\"");
@@ -244,8 +242,7 @@ static size_t format_access_line(char line[LOG_LINE_MAX], const struct access_en
         magnitude = (uint64_t)0 - magnitude; /* INT64_MIN included */
     }
     out = append_unsigned(out, magnitude);
-    out = append_optional_member(out, ",\"interrupted\":\"", entry->interrupted,
-                                 LOG_REASON_MAX);
+    out = append_optional_member(out, ",\"interrupted\":\"", entry->interrupted, LOG_REASON_MAX);
     out = append_literal(out, "}\n");
     return (size_t)(out - line);
 }
@@ -360,9 +357,9 @@ static void wait_for_lines(void)
     pthread_cond_timedwait(&shared.wake, &shared.lock, &deadline);
 }
 
-static void *writer_main(void *unused)
+static void writer_main(struct worker *worker, void *unused)
 {
-    pthread_setname_np(pthread_self(), "gq-log"); /* seen in top -H and perf */
+    (void)worker; /* it stops on shared.stopping, set under the lock */
     (void)unused;
     uint64_t lost = 0;
     pthread_mutex_lock(&shared.lock);
@@ -380,7 +377,7 @@ static void *writer_main(void *unused)
         pthread_mutex_unlock(&shared.lock);
         lost = length > 0 || dropped > 0 ? flush_lines(data, length, dropped) : 0;
         if (last)
-            return NULL;
+            return;
         pthread_mutex_lock(&shared.lock);
     }
 }
@@ -397,16 +394,16 @@ static int init_wake(void)
     return rc == 0 ? 0 : -1;
 }
 
-/* The writer blocks every signal, so SIGTERM and friends reach the threads
- * that expect them. */
-static int spawn_writer(void)
+/* The writer's waker: no more lines are taken, and the writer flushes
+ * once more and returns. */
+static void stop_writer(void *unused)
 {
-    sigset_t all, old;
-    sigfillset(&all);
-    pthread_sigmask(SIG_SETMASK, &all, &old);
-    int rc = pthread_create(&writer, NULL, writer_main, NULL);
-    pthread_sigmask(SIG_SETMASK, &old, NULL);
-    return rc == 0 ? 0 : -1;
+    (void)unused;
+    pthread_mutex_lock(&shared.lock);
+    shared.running = false;
+    shared.stopping = true;
+    pthread_cond_signal(&shared.wake);
+    pthread_mutex_unlock(&shared.lock);
 }
 
 /* Starts the writer thread, which writes access lines to `access_fd` (still
@@ -416,7 +413,7 @@ static int spawn_writer(void)
  * started. */
 int log_start(int access_fd, int enable_access)
 {
-    if (writer_started)
+    if (writer != NULL)
         return -1;
     if (!enable_access)
         return 0;
@@ -431,14 +428,14 @@ int log_start(int access_fd, int enable_access)
     pthread_mutex_unlock(&shared.lock);
     output_fd = access_fd;
     output_failing = false;
-    if (spawn_writer() != 0) {
+    writer = worker_start_woken("gq-log", writer_main, stop_writer, NULL);
+    if (writer == NULL) {
         pthread_mutex_lock(&shared.lock);
         shared.running = false;
         pthread_mutex_unlock(&shared.lock);
         pthread_cond_destroy(&shared.wake);
         return -1;
     }
-    writer_started = true;
     atomic_store(&access_enabled, true);
     return 0;
 }
@@ -447,17 +444,12 @@ int log_start(int access_fd, int enable_access)
  * joins the writer. A no-op when the writer is not running. */
 void log_stop(void)
 {
-    if (!writer_started)
+    if (writer == NULL)
         return;
     atomic_store(&access_enabled, false);
-    pthread_mutex_lock(&shared.lock);
-    shared.running = false;
-    shared.stopping = true;
-    pthread_cond_signal(&shared.wake);
-    pthread_mutex_unlock(&shared.lock);
-    pthread_join(writer, NULL);
+    worker_stop(writer);
+    writer = NULL;
     pthread_cond_destroy(&shared.wake);
-    writer_started = false;
     output_fd = -1;
 }
 

@@ -1,13 +1,15 @@
 /*
  * Background threads (worker.h). The stop is an atomic flag and an eventfd
  * that becomes readable, so a thread that sleeps in poll() beside its own
- * descriptors (a database socket) wakes at once.
+ * descriptors (a database socket) wakes at once; a thread that waits on a
+ * condition variable instead is woken by its waker.
  */
 #include "util/worker.h"
 
 #include <errno.h>
 #include <poll.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdatomic.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -18,6 +20,7 @@
 struct worker {
     pthread_t thread;
     worker_function run;
+    worker_waker wake;
     void *context;
     char name[16];
     int wake_fd;
@@ -32,13 +35,32 @@ static void *run_worker(void *argument)
     return NULL;
 }
 
+/* The thread inherits the mask it is created with: every signal blocked,
+ * so SIGTERM and friends reach the main thread, which waits for them. */
+static bool spawn(struct worker *worker)
+{
+    sigset_t all, old;
+    sigfillset(&all);
+    pthread_sigmask(SIG_SETMASK, &all, &old);
+    int rc = pthread_create(&worker->thread, NULL, run_worker, worker);
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
+    return rc == 0;
+}
+
 struct worker *worker_start(const char *name, worker_function run, void *context)
+{
+    return worker_start_woken(name, run, NULL, context);
+}
+
+struct worker *worker_start_woken(const char *name, worker_function run, worker_waker wake,
+                                  void *context)
 {
     struct worker *worker = calloc(1, sizeof *worker);
     if (worker == NULL)
         return NULL;
     snprintf(worker->name, sizeof worker->name, "%s", name);
     worker->run = run;
+    worker->wake = wake;
     worker->context = context;
     atomic_init(&worker->stopping, false);
     worker->wake_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
@@ -46,7 +68,7 @@ struct worker *worker_start(const char *name, worker_function run, void *context
         free(worker);
         return NULL;
     }
-    if (pthread_create(&worker->thread, NULL, run_worker, worker) != 0) {
+    if (!spawn(worker)) {
         close(worker->wake_fd);
         free(worker);
         return NULL;
@@ -82,6 +104,8 @@ void worker_stop(struct worker *worker)
     uint64_t one = 1;
     ssize_t written = write(worker->wake_fd, &one, sizeof one);
     (void)written; /* the counter cannot overflow from one write */
+    if (worker->wake != NULL)
+        worker->wake(worker->context);
     pthread_join(worker->thread, NULL);
     close(worker->wake_fd);
     free(worker);

@@ -42,6 +42,7 @@
 #include <time.h>
 
 #include "store/sqlite/db.h"
+#include "util/worker.h"
 
 /* SQLite's own default threshold (SQLITE_DEFAULT_WAL_AUTOCHECKPOINT). */
 #define CHECKPOINT_PAGES 1000
@@ -62,9 +63,9 @@
 struct sqlite_checkpointer {
     sqlite3 *db;
     pthread_mutex_t *write_lock; /* the store's */
-    pthread_t thread;
-    pthread_mutex_t lock;
-    pthread_cond_t wake;
+    struct worker *worker;
+    pthread_mutex_t lock; /* guards `wanted` and `stopping` */
+    pthread_cond_t wake;  /* a checkpoint wanted, or the stop */
     bool wanted;
     bool stopping;
     int64_t restart_not_before_us; /* monotonic; 0: any time */
@@ -102,10 +103,10 @@ static void checkpoint(struct sqlite_checkpointer *checkpointer)
                                            : RESTART_BACKOFF_MAX_US;
 }
 
-static void *run_checkpoints(void *argument)
+static void run_checkpoints(struct worker *worker, void *context)
 {
-    pthread_setname_np(pthread_self(), "gq-checkpoint"); /* seen in top -H and perf */
-    struct sqlite_checkpointer *checkpointer = argument;
+    (void)worker; /* it stops on checkpointer->stopping, set under the lock */
+    struct sqlite_checkpointer *checkpointer = context;
     pthread_mutex_lock(&checkpointer->lock);
     for (;;) {
         while (!checkpointer->wanted && !checkpointer->stopping)
@@ -118,7 +119,15 @@ static void *run_checkpoints(void *argument)
         pthread_mutex_lock(&checkpointer->lock);
     }
     pthread_mutex_unlock(&checkpointer->lock);
-    return NULL;
+}
+
+static void stop_checkpoints(void *context)
+{
+    struct sqlite_checkpointer *checkpointer = context;
+    pthread_mutex_lock(&checkpointer->lock);
+    checkpointer->stopping = true;
+    pthread_cond_signal(&checkpointer->wake);
+    pthread_mutex_unlock(&checkpointer->lock);
 }
 
 int sqlite_checkpointer_on_commit(void *argument, sqlite3 *db, const char *name, int pages)
@@ -162,7 +171,9 @@ enum gq_code sqlite_checkpointer_start(const char *path, pthread_mutex_t *write_
     }
     pthread_mutex_init(&checkpointer->lock, NULL);
     pthread_cond_init(&checkpointer->wake, NULL);
-    if (pthread_create(&checkpointer->thread, NULL, run_checkpoints, checkpointer) != 0) {
+    checkpointer->worker =
+        worker_start_woken("gq-checkpoint", run_checkpoints, stop_checkpoints, checkpointer);
+    if (checkpointer->worker == NULL) {
         pthread_cond_destroy(&checkpointer->wake);
         pthread_mutex_destroy(&checkpointer->lock);
         sqlite3_close(checkpointer->db);
@@ -177,11 +188,7 @@ void sqlite_checkpointer_stop(struct sqlite_checkpointer *checkpointer)
 {
     if (checkpointer == NULL)
         return;
-    pthread_mutex_lock(&checkpointer->lock);
-    checkpointer->stopping = true;
-    pthread_cond_signal(&checkpointer->wake);
-    pthread_mutex_unlock(&checkpointer->lock);
-    pthread_join(checkpointer->thread, NULL);
+    worker_stop(checkpointer->worker);
     /* Leave a short WAL behind for the next start. */
     sqlite3_wal_checkpoint_v2(checkpointer->db, NULL, SQLITE_CHECKPOINT_PASSIVE, NULL, NULL);
     sqlite3_close(checkpointer->db);
