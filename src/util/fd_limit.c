@@ -24,7 +24,10 @@
 #define PER_WEBHOOK_TRANSFER 3u
 /* The multi handle's wake-up pair and the sender's nudge eventfd. */
 #define WEBHOOK_SENDER_OWN 3u
-/* An eventfd for each background worker, with room for more of them. */
+/* An eventfd for each background worker (util/worker.c): the log writer,
+ * the catalog watch, the sweeper, the webhook sender, the group-commit
+ * writer, the SQLite checkpointer and the two listeners' slow-client
+ * watches. A new worker thread raises this. */
 #define WORKERS 8u
 /* Files open for a moment: /proc for the metrics, web_dir's files, the
  * migrations, libcurl's CA bundle, resolver sockets. */
