@@ -5,7 +5,11 @@
  * address is the <meta name="gpuquote-api"> of index.html).
  *
  * The page never computes money: every amount shown is one the API
- * returned, only written with thousands separators. The chart's points are
+ * returned, only written with thousands separators. Only the individual
+ * price is offered: the other customer types need a verified customer,
+ * which a page without a key cannot be. Every sentence a customer reads is
+ * the page's own (i18n.js) around the API's figures and names; the API's
+ * free text (reasons, hints, error messages) is never shown as it is. The chart's points are
  * one POST /quote holding an item per hour of the day (the API prices up to
  * 100 items a quote), together with the usage asked for.
  *
@@ -21,9 +25,12 @@
   const LANGUAGE_KEY = 'gpuquote.language';
   const API = (document.querySelector('meta[name="gpuquote-api"]')?.content || '').replace(/\/+$/, '');
   const FILTERS = ['gpu', 'min_memory_gb', 'gpu_count', 'max_hourly', 'sort'];
-  const CALCULATOR = { sku: 'c-sku', quantity: 'c-quantity', hours: 'c-hours', days: 'c-days', segment: 'c-segment' };
+  const CALCULATOR = { sku: 'c-sku', quantity: 'c-quantity', hours: 'c-hours', days: 'c-days' };
   const MODE_ORDER = ['on_demand', 'monthly', 'quarterly', 'student'];
   const CHART_COLOURS = { on_demand: '#0b5cad', monthly: '#b8420f', quarterly: '#197a3e', student: '#7a3ea8' };
+
+  const TRAINING_TASKS = ['finetune', 'lora', 'pretrain', 'learning'];
+  const NARROW_CHART = 560; /* px: below this the break-even labels would collide */
 
   const state = {
     language: chooseLanguage(),
@@ -34,6 +41,8 @@
     saved: null, // the last saved quote, shown as a quotation
     recommendation: null,
     chart: null,
+    bundles: [],
+    sort: { key: null, descending: false },
   };
 
   /* ---- language ------------------------------------------------------- */
@@ -109,10 +118,22 @@
     }
     const json = await response.json().catch(() => null);
     if (!response.ok) {
-      const error = json && json.error;
-      throw new ApiError(error ? error.message : `HTTP ${response.status}`, error && error.code, error && error.field);
+      const error = (json && json.error) || {};
+      throw new ApiError(customerMessage(response.status, error), error.code, error.field);
     }
     return json;
+  }
+
+  /* The API's error in the page's words: the field's label when the API
+   * names a field the page has, never the API's own sentence. */
+  const FIELD_LABELS = { quantity: 'c_quantity', hours_per_day: 'c_hours', days: 'c_days', sku: 'c_sku', model_params_b: 'w_params', tokens_b: 'w_tokens', deadline_days: 'w_deadline', budget: 'w_budget', precision: 'w_precision' };
+
+  function customerMessage(status, error) {
+    if (status === 404) return t('err_not_found');
+    if (status === 429 || status === 503) return t('error_busy');
+    const last = String(error.field || '').split('.').pop();
+    if (FIELD_LABELS[last]) return t('err_field', t(FIELD_LABELS[last]));
+    return t('err_generic');
   }
 
   /* ---- writing things ------------------------------------------------- */
@@ -139,6 +160,30 @@
       node.append(child instanceof Node ? child : document.createTextNode(String(child)));
     }
     return node;
+  }
+
+  /* "-9.00" -> "9.00": the size of a signed amount, by its text. */
+  function unsigned(amount) {
+    return String(amount).replace(/^-/, '');
+  }
+
+  /* A decimal amount as integer fen, for ordering rows (never shown). */
+  function fen(amount) {
+    const match = /^(-?)(\d+)\.(\d{2})$/.exec(String(amount));
+    return match ? Number(`${match[1]}${match[2]}${match[3]}`) : Number.POSITIVE_INFINITY;
+  }
+
+  /* One decimal, as the API's own figures are written: 2.36 -> "2.4". */
+  function oneDecimal(value) {
+    return (Math.ceil(value * 10 - 1e-9) / 10).toFixed(1);
+  }
+
+  /* The API's text with every SKU name in it kept on one line. */
+  function withNames(text) {
+    const names = [...state.skus.values()].map((sku) => sku.name).filter((name) => text.includes(name));
+    if (!names.length) return text;
+    const pattern = new RegExp(`(${names.map((n) => n.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')).join('|')})`);
+    return text.split(pattern).map((part, i) => (i % 2 ? element('span', { class: 'nowrap' }, part) : part));
   }
 
   function modeName(id) {
@@ -225,13 +270,12 @@
     const modes = MODE_ORDER.filter((m) => sku.prices[m]);
     return modes.map((mode) => {
       const price = sku.prices[mode];
-      const note = price.eligible_segments ? t('students_only') : price.hourly_equivalent ? `≈ ${yuan(price.hourly_equivalent)}${t('per_hour')}` : '';
+      const note = price.eligible_segments ? t('students_only') : price.hourly_equivalent ? t('per_hour_at_24', yuan(price.hourly_equivalent)) : '';
       return element(
         'tr',
         { class: 'price', dataset: { mode } },
         element('th', { scope: 'row' }, modeName(mode)),
-        element('td', { class: 'num' }, element('span', { class: 'amount' }, yuan(price.amount)), element('span', { class: 'per' }, perUnit(price.per))),
-        element('td', { class: 'note' }, note),
+        element('td', { class: 'num' }, element('span', { class: 'amount' }, yuan(price.amount)), element('span', { class: 'per' }, perUnit(price.per)), note ? element('span', { class: 'note' }, note) : null),
       );
     });
   }
@@ -245,7 +289,7 @@
       element(
         'article',
         { 'aria-labelledby': titleId },
-        element('h3', { id: titleId }, sku.name, element('span', { class: available ? 'badge ok' : 'badge out' }, available ? t('available') : t('sold_out'))),
+        element('h3', { id: titleId }, element('span', { class: 'nowrap' }, sku.name), element('span', { class: available ? 'badge ok' : 'badge out' }, available ? t('available') : t('sold_out'))),
         sku.description ? element('p', { class: 'description' }, sku.description) : null,
         element('dl', { class: 'specs' }, specRows(sku).map(([term, value]) => [element('dt', {}, term), element('dd', {}, value)])),
         element(
@@ -267,14 +311,113 @@
       state.modes = new Map(modes.billing_modes.map((m) => [m.id, m]));
       state.skus = new Map(all.skus.map((s) => [s.id, s]));
       const shown = query.toString() ? await api(`/catalog?${query}`) : all;
+      state.shown = shown.skus;
+      renderPriceTable();
       const list = document.getElementById('catalog-list');
       list.replaceChildren(...shown.skus.map(renderSku));
+      await loadBundles();
       document.getElementById('catalog-count').textContent = shown.skus.length ? t('count', shown.skus.length) : t('none_match');
       fillSkuChoices();
       setStatus('');
     } catch (error) {
       setStatus(error.message);
     }
+  }
+
+  /* ---- the price table: one row a SKU, sorted by a column -------------- */
+
+  const SORT_KEYS = {
+    name: (sku) => sku.name,
+    memory: (sku) => sku.total_memory_gb,
+    cards: (sku) => sku.gpu_count,
+    on_demand: (sku) => fen(sku.prices.on_demand?.amount),
+    monthly: (sku) => fen(sku.prices.monthly?.amount),
+    quarterly: (sku) => fen(sku.prices.quarterly?.amount),
+    student: (sku) => fen(sku.prices.student?.amount),
+    available: (sku) => (sku.available === false ? 1 : 0),
+  };
+
+  function sortedSkus() {
+    const skus = [...(state.shown || [])];
+    const { key, descending } = state.sort;
+    if (!key) return skus;
+    const value = SORT_KEYS[key];
+    skus.sort((a, b) => {
+      const x = value(a);
+      const y = value(b);
+      const order = typeof x === 'string' ? x.localeCompare(y, state.language, { numeric: true }) : x - y;
+      return descending ? -order : order;
+    });
+    return skus;
+  }
+
+  function priceCell(price, extra) {
+    if (!price) return element('td', { class: 'num' }, '—');
+    return element('td', { class: 'num', dataset: { amount: price.amount } }, element('span', { class: 'amount' }, yuan(price.amount)), element('span', { class: 'per' }, perUnit(price.per)), extra);
+  }
+
+  function priceTableRow(sku) {
+    const p = sku.prices;
+    const equivalent = (price) => (price && price.hourly_equivalent ? element('span', { class: 'equivalent' }, t('per_hour_at_24', yuan(price.hourly_equivalent))) : null);
+    const available = sku.available !== false;
+    const cells = [
+      element('th', { scope: 'row', class: 'nowrap' }, sku.name),
+      element('td', { class: 'num' }, t('memory_value', sku.total_memory_gb, sku.gpu.memory_gb)),
+      element('td', { class: 'num' }, String(sku.gpu_count)),
+      priceCell(p.on_demand),
+      priceCell(p.monthly, equivalent(p.monthly)),
+      priceCell(p.quarterly, equivalent(p.quarterly)),
+      priceCell(p.student, p.student ? element('span', { class: 'verify' }, t('verification_required')) : null),
+      element('td', {}, element('span', { class: available ? 'badge ok' : 'badge out' }, available ? t('available') : t('sold_out'))),
+    ];
+    const labels = ['col_gpu', 'col_memory', 'col_cards', 'col_hourly', 'col_monthly', 'col_quarterly', 'col_student', 'col_available'];
+    cells.forEach((cell, i) => (cell.dataset.label = t(labels[i])));
+    return element('tr', { dataset: { sku: sku.id } }, cells);
+  }
+
+  function renderPriceTable() {
+    document.querySelector('#price-table tbody').replaceChildren(...sortedSkus().map(priceTableRow));
+    for (const th of document.querySelectorAll('#price-table th[data-sort]')) {
+      const sorted = th.dataset.sort === state.sort.key;
+      th.setAttribute('aria-sort', sorted ? (state.sort.descending ? 'descending' : 'ascending') : 'none');
+    }
+  }
+
+  function sortBy(key) {
+    state.sort = { key, descending: state.sort.key === key ? !state.sort.descending : false };
+    renderPriceTable();
+  }
+
+  /* ---- the bundles (套餐礼包) -------------------------------------------- */
+
+  async function loadBundles() {
+    const answer = await api('/catalog/bundles');
+    document.getElementById('bundles-title').textContent = answer.name || t('bundles_title');
+    document.getElementById('bundles').replaceChildren(...answer.bundles.map(renderBundle));
+  }
+
+  /* What the bundle saves or costs against the cheapest way to buy the same
+   * thing: the API's own `saving`, signed. */
+  function bundleComparison(bundle) {
+    const alternative = bundle.cheapest_alternative ? bundle.cheapest_alternative.summary : '';
+    const say = (key, ...args) => element('p', { class: `comparison ${key}` }, withNames(t(`bundle_${key}`, ...args)));
+    if (/^-/.test(bundle.saving)) return say('costs_more', yuan(unsigned(bundle.saving)), alternative);
+    if (/^0\.00$/.test(bundle.saving)) return say('same', alternative);
+    return say('saves', yuan(bundle.saving), alternative);
+  }
+
+  function renderBundle(bundle) {
+    const skuName = (id) => state.skus.get(id)?.name ?? id;
+    const open = bundle.eligible_segments.includes('individual');
+    return element(
+      'li',
+      { class: 'bundle', dataset: { bundle: bundle.id, saving: bundle.saving } },
+      element('h4', {}, bundle.name),
+      element('ul', { class: 'contents' }, bundle.contents.map((c) => element('li', {}, withNames(t('bundle_contents', c.quantity, skuName(c.sku), c.hours.toLocaleString('en')))))),
+      element('p', { class: 'bundle-price' }, element('strong', { class: 'amount' }, yuan(bundle.price)), ' ', element('s', { class: 'list-price' }, t('bundle_list_price', yuan(bundle.list_price)))),
+      bundleComparison(bundle),
+      element('p', { class: open ? 'eligibility' : 'eligibility verify' }, open ? t('bundle_open') : t('bundle_for')),
+    );
   }
 
   function fillSkuChoices() {
@@ -299,10 +442,13 @@
     loadCatalog();
   }
 
-  function priceThis(id) {
+  /* Fills the calculator with this configuration and prices it. */
+  async function priceThis(id) {
     document.getElementById('c-sku').value = id;
+    document.getElementById('c-segment').value = 'individual';
     document.getElementById('calculator').scrollIntoView({ behavior: 'smooth', block: 'start' });
     document.getElementById('c-quantity').focus({ preventScroll: true });
+    await compare();
   }
 
   /* ---- the calculator ---------------------------------------------------- */
@@ -314,7 +460,7 @@
       quantity: Number(value('c-quantity')),
       hours_per_day: Number(value('c-hours')),
       days: Number(value('c-days')),
-      segment: value('c-segment'),
+      segment: 'individual', /* the only price a page without a key may quote */
     };
   }
 
@@ -331,7 +477,7 @@
     if (event) event.preventDefault();
     showError('calc-error', null);
     const usage = usageFromForm();
-    writeFragment({ sku: usage.sku, quantity: usage.quantity, hours: usage.hours_per_day, days: usage.days, segment: usage.segment });
+    writeFragment({ sku: usage.sku, quantity: usage.quantity, hours: usage.hours_per_day, days: usage.days, segment: '' });
     const body = comparisonBody(usage);
     try {
       const quote = await api('/quote', body);
@@ -339,7 +485,11 @@
       state.request = body;
       renderComparison(quote);
     } catch (error) {
+      /* no earlier figure stays beside the error */
       document.getElementById('calc-result').hidden = true;
+      document.getElementById('quote').hidden = true;
+      state.quote = null;
+      state.request = null;
       showError('calc-error', error);
     }
   }
@@ -351,14 +501,14 @@
         'tr',
         { dataset: { mode: option.billing }, class: option.billing === item.cheapest.billing ? 'best' : undefined },
         element('th', { scope: 'row' }, modeName(option.billing)),
-        element('td', {}, option.plan.summary),
+        element('td', {}, withNames(option.plan.summary)),
         element('td', { class: 'num total' }, yuan(option.total)),
       ),
     );
     document.querySelector('#calc-options tbody').replaceChildren(...rows);
     const saving = item.cheapest.saving;
     document.getElementById('calc-cheapest').replaceChildren(
-      element('p', {}, element('strong', {}, `${t('cheapest')}: `), element('span', { class: 'plan', dataset: { mode: item.cheapest.billing } }, item.cheapest.plan.summary), ' — ', element('span', { class: 'total' }, yuan(item.cheapest.total))),
+      element('p', {}, element('strong', {}, `${t('cheapest')}${t('colon')}`), element('span', { class: 'plan', dataset: { mode: item.cheapest.billing } }, withNames(item.cheapest.plan.summary)), ' — ', element('span', { class: 'total' }, yuan(item.cheapest.total))),
       element('p', { class: 'saving' }, /^0\.00$/.test(saving) ? t('no_saving') : t('saving', yuan(saving))),
     );
     document.getElementById('calc-result').hidden = false;
@@ -375,7 +525,7 @@
     );
   }
 
-  function chartSeries(quote) {
+  function chartSeries(quote, narrow) {
     const points = quote.items.slice(1);
     const modes = MODE_ORDER.filter((mode) => points[0].options.some((o) => o.billing === mode));
     const breakEven = quote.items[0].break_even_hours_per_day || {};
@@ -385,13 +535,14 @@
         type: 'line',
         showSymbol: false,
         color: CHART_COLOURS[mode],
+        labelLayout: { hideOverlap: true },
         data: points.map((item) => [item.hours_per_day, Number(item.options.find((o) => o.billing === mode).total)]),
       };
       if (breakEven[mode] !== undefined && breakEven[mode] <= 24)
         series.markLine = {
           symbol: 'none',
           silent: true,
-          label: { formatter: `${breakEven[mode].toFixed(1)} h`, color: CHART_COLOURS[mode] },
+          label: { show: !narrow, formatter: `${breakEven[mode].toFixed(1)} h`, color: CHART_COLOURS[mode] },
           lineStyle: { type: 'dashed', color: CHART_COLOURS[mode] },
           data: [{ xAxis: breakEven[mode], name: mode }],
         };
@@ -404,18 +555,25 @@
     if (!window.echarts) return;
     if (!state.chart) {
       state.chart = window.echarts.init(container, null, { renderer: 'canvas' });
-      window.addEventListener('resize', () => state.chart && state.chart.resize());
+      window.addEventListener('resize', () => {
+        if (!state.chart) return;
+        state.chart.resize();
+        if (state.quote) renderChart(state.quote);
+      });
     }
+    /* On a narrow chart the break-even labels would collide: the list
+     * under the chart states them instead. */
+    const narrow = container.clientWidth < NARROW_CHART;
     state.chart.setOption(
       {
         aria: { enabled: true },
         animation: false,
         grid: { left: 8, right: 16, top: 40, bottom: 36, containLabel: true },
-        legend: { top: 0 },
+        legend: { top: 0, type: narrow ? 'scroll' : 'plain' },
         tooltip: { trigger: 'axis', valueFormatter: (value) => yuan(Number(value).toFixed(2)) },
         xAxis: { type: 'value', min: 0, max: 24, interval: 4, name: t('chart_x'), nameLocation: 'middle', nameGap: 24 },
         yAxis: { type: 'value', name: t('chart_y') },
-        series: chartSeries(quote),
+        series: chartSeries(quote, narrow),
       },
       true,
     );
@@ -461,10 +619,10 @@
       element(
         'tr',
         {},
-        element('td', {}, skuName(item.sku)),
+        element('td', { class: 'nowrap' }, skuName(item.sku)),
         element('td', { class: 'num' }, String(item.quantity)),
         element('td', {}, t('q_usage_value', item.hours_per_day, item.days)),
-        element('td', {}, `${modeName(item.plan.parts.length > 1 ? 'mixed' : item.plan.parts[0].billing)}: ${item.plan.summary}`),
+        element('td', {}, item.plan.summary),
         element('td', { class: 'num' }, yuan(item.total)),
       ),
     );
@@ -504,43 +662,134 @@
 
   /* ---- the wizard -------------------------------------------------------- */
 
-  function wizardBody() {
+  function isTraining(task) {
+    return TRAINING_TASKS.includes(task);
+  }
+
+  /* The request for the wizard's form, with `change` applied on top (a
+   * setting the page offers as a choice). */
+  function wizardBody(change = {}) {
     const value = (id) => document.getElementById(id).value.trim();
     const workload = { task: value('w-task'), model_params_b: Number(value('w-params')), precision: value('w-precision') };
     if (value('w-tokens') !== '') workload.tokens_b = Number(value('w-tokens'));
-    const body = { workload, customer: { segment: value('w-segment') } };
+    if (isTraining(workload.task)) workload.activation_checkpointing = value('w-checkpointing');
+    Object.assign(workload, change);
+    const body = { workload, customer: { segment: 'individual' } };
     if (value('w-deadline') !== '') body.deadline_days = Number(value('w-deadline'));
     if (value('w-budget') !== '') body.budget = Number(value('w-budget')).toFixed(2);
     return body;
   }
 
+  function showCheckpointing() {
+    document.getElementById('w-checkpointing-field').hidden = !isTraining(document.getElementById('w-task').value);
+  }
+
   async function recommend(event) {
     if (event) event.preventDefault();
     showError('wizard-error', null);
+    const body = wizardBody();
     try {
-      const result = await api('/recommend', wizardBody());
+      const result = await api('/recommend', body);
       state.recommendation = result;
-      renderRecommendation(result);
+      renderRecommendation(result, body);
+      await offerBetterSetting(result, body);
     } catch (error) {
       document.getElementById('wizard-result').hidden = true;
       showError('wizard-error', error);
     }
   }
 
-  function renderRecommendation(result) {
+  /* The settings the wizard has that could do better than the answer:
+   * what the API's hint names, asked for again so that every figure the
+   * page offers is one the API computed. */
+  function candidateChanges(body) {
+    const workload = body.workload;
+    const changes = [];
+    if (isTraining(workload.task)) {
+      if (workload.activation_checkpointing === 'full') changes.push({ activation_checkpointing: 'selective' });
+      if (workload.activation_checkpointing !== 'none') changes.push({ activation_checkpointing: 'none' });
+    }
+    if (workload.precision === 'bf16') changes.push({ precision: 'fp16' });
+    return changes;
+  }
+
+  function changeWords(change) {
+    if (change.precision) return t('offer_fp16');
+    return t(`offer_ckpt_${change.activation_checkpointing}`);
+  }
+
+  async function offerBetterSetting(result, body) {
+    const box = document.getElementById('wizard-hint');
+    box.hidden = true;
+    box.replaceChildren();
+    if (!result.hint) return;
+    const now = result.recommendations[0];
+    let best = null;
+    for (const change of candidateChanges(body)) {
+      const other = await api('/recommend', wizardBody(change)).catch(() => null);
+      const top = other && other.recommendations[0];
+      if (top && (!now || fen(top.total) < fen(now.total)) && (!best || fen(top.total) < fen(best.top.total))) best = { change, top };
+    }
+    if (!best) {
+      if (!now) {
+        box.replaceChildren(element('p', {}, t('hint_none_fit')));
+        box.hidden = false;
+      }
+      return;
+    }
+    const skuName = state.skus.get(best.top.sku)?.name ?? best.top.sku;
+    const where = best.top.quantity > 1 ? `${skuName}（${t('w_instances', best.top.quantity)}）` : skuName;
+    const sentence = body.workload.tokens_b
+      ? t('offer_training', changeWords(best.change), oneDecimal(best.top.estimated_days), yuan(best.top.total), where)
+      : t('offer_rental', changeWords(best.change), yuan(best.top.total), where);
+    box.replaceChildren(element('p', {}, sentence), element('button', { type: 'button', class: 'secondary', onclick: () => applySetting(best.change) }, t('offer_apply')));
+    box.hidden = false;
+  }
+
+  async function applySetting(change) {
+    if (change.activation_checkpointing) document.getElementById('w-checkpointing').value = change.activation_checkpointing;
+    if (change.precision) document.getElementById('w-precision').value = change.precision;
+    await recommend();
+  }
+
+  /* A recommendation in the page's words: the configuration, one
+   * duration, the price, and why it fits. */
+  function recommendationReasons(r, result, body) {
+    const reasons = [t('w_fits', oneDecimal(r.memory_gb_needed), r.memory_gb_available, r.cards)];
+    if (body.workload.tokens_b) {
+      let line = t('w_finishes', oneDecimal(r.estimated_days));
+      if (body.deadline_days) line += `${t('comma')}${t('w_within', body.deadline_days)}`;
+      reasons.push(line);
+    }
+    return reasons;
+  }
+
+  function renderRecommendation(result, body) {
     const skuName = (id) => state.skus.get(id)?.name ?? id;
+    const training = Boolean(body.workload.tokens_b);
     const items = result.recommendations.map((r) =>
       element(
         'li',
         { class: 'recommendation', dataset: { sku: r.sku } },
-        element('h4', {}, `${t('rank', r.rank)} ${skuName(r.sku)} ${t('instances', r.quantity)}`),
-        element('p', {}, `${modeName(r.billing)}: ${r.plan.summary} — `, element('strong', {}, yuan(r.total)), r.estimated_days ? ` (${t('estimated_days', r.estimated_days)})` : ''),
-        element('ul', { class: 'reasons' }, r.reasons.map((reason) => element('li', {}, reason))),
+        element('h4', {}, element('span', { class: 'nowrap' }, skuName(r.sku)), r.quantity > 1 ? ` ${t('w_instances', r.quantity)}` : ''),
+        element(
+          'p',
+          { class: 'price-line' },
+          `${training ? modeName(r.billing) : t('w_rental', r.plan.summary)}${t('colon')}`,
+          element('strong', { class: 'total' }, yuan(r.total)),
+        ),
+        element('ul', { class: 'reasons' }, recommendationReasons(r, result, body).map((reason) => element('li', {}, reason))),
       ),
     );
     document.getElementById('recommendations').replaceChildren(...(items.length ? items : [element('li', {}, t('none_recommended'))]));
-    document.getElementById('rejected').replaceChildren(...result.rejected.map((r) => element('li', { dataset: { sku: r.sku } }, element('strong', {}, `${skuName(r.sku)} ${t('instances', r.quantity)}: `), r.detail)));
-    document.getElementById('wizard-hint').textContent = result.hint || '';
+    const needed = oneDecimal(result.estimate.memory_gb);
+    document.getElementById('rejected').replaceChildren(
+      ...result.rejected.map((r) => {
+        const sku = state.skus.get(r.sku);
+        const why = r.reason === 'insufficient_memory' && sku ? t('rej_insufficient_memory', needed, sku.total_memory_gb * r.quantity) : t(`rej_${r.reason}`);
+        return element('li', { dataset: { sku: r.sku, reason: r.reason } }, element('strong', { class: 'nowrap' }, skuName(r.sku)), t('colon'), typeof why === 'string' ? why : t('rej_not_priced'));
+      }),
+    );
     document.getElementById('wizard-result').hidden = false;
   }
 
@@ -569,7 +818,6 @@
 
   async function start() {
     applyTexts();
-    if (API) for (const link of document.querySelectorAll('a[href="/openapi.yaml"]')) link.href = `${API}/openapi.yaml`;
     wireSections();
     for (const button of document.querySelectorAll('.languages button')) button.addEventListener('click', () => setLanguage(button.dataset.lang));
     document.getElementById('filters').addEventListener('submit', applyFilters);
@@ -578,6 +826,9 @@
     document.getElementById('save').addEventListener('click', save);
     document.getElementById('print').addEventListener('click', () => window.print());
     document.getElementById('wiz').addEventListener('submit', recommend);
+    document.getElementById('w-task').addEventListener('change', showCheckpointing);
+    showCheckpointing();
+    for (const th of document.querySelectorAll('#price-table th[data-sort]')) th.querySelector('button').addEventListener('click', () => sortBy(th.dataset.sort));
     document.getElementById('quote-title').setAttribute('tabindex', '-1');
     const params = restoreFromFragment();
     await loadCatalog();
