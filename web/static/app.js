@@ -589,7 +589,7 @@
       const quote = await api('/quote', body);
       writeFragment({ quote: quote.id });
       renderQuotation(quote);
-      setStatus(t('saved', quote.id));
+      setStatus(t('saved'));
       document.getElementById('quote-title').focus();
     } catch (error) {
       showError('save-error', error);
@@ -619,11 +619,11 @@
       element(
         'tr',
         {},
-        element('td', { class: 'nowrap' }, skuName(item.sku)),
-        element('td', { class: 'num' }, String(item.quantity)),
-        element('td', {}, t('q_usage_value', item.hours_per_day, item.days)),
-        element('td', {}, item.plan.summary),
-        element('td', { class: 'num' }, yuan(item.total)),
+        element('td', { class: 'nowrap', dataset: { label: t('q_item') } }, skuName(item.sku)),
+        element('td', { class: 'num', dataset: { label: t('q_quantity') } }, String(item.quantity)),
+        element('td', { dataset: { label: t('q_usage') } }, t('q_usage_value', item.hours_per_day, item.days)),
+        element('td', { dataset: { label: t('q_plan') } }, withNames(item.plan.summary)),
+        element('td', { class: 'num', dataset: { label: t('q_amount') } }, yuan(item.total)),
       ),
     );
     const bundles = quote.bundles.map((bundle) => element('tr', {}, element('td', { colspan: '4' }, bundle.name), element('td', { class: 'num' }, yuan(bundle.price))));
