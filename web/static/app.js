@@ -186,6 +186,38 @@
     return text.split(pattern).map((part, i) => (i % 2 ? element('span', { class: 'nowrap' }, part) : part));
   }
 
+  /* Units and amounts with their unit, which a line must not split:
+   * "24 小时", "¥7.43/小时", "1 个季度". */
+  const UNIT_PHRASES = ['¥[0-9,]+\\.[0-9]{2}/(?:小时|月|季度|h|month|quarter)', '[0-9][0-9,.]* ?(?:小时|个月|个季度|天|台|张卡)', '小时', '个月', '季度'];
+  let keptPhrases = new RegExp(`(${UNIT_PHRASES.join('|')})`);
+
+  function learnNames() {
+    const names = [...state.skus.values()].map((sku) => sku.name.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'));
+    keptPhrases = new RegExp(`(${[...names, ...UNIT_PHRASES].join('|')})`);
+  }
+
+  /* Wraps every such phrase (and each configuration's name) in the text
+   * under `root` in a span that does not wrap, whichever sentence it is in. */
+  function keepTogether(root) {
+    const walker = document.createTreeWalker(root, NodeFilter.SHOW_TEXT, {
+      acceptNode: (node) => (node.parentElement && node.parentElement.closest('.nowrap, select, option, script, style, code, title') ? NodeFilter.FILTER_REJECT : NodeFilter.FILTER_ACCEPT),
+    });
+    const nodes = [];
+    for (let node = walker.nextNode(); node; node = walker.nextNode()) if (keptPhrases.test(node.textContent)) nodes.push(node);
+    for (const node of nodes) {
+      const parts = node.textContent.split(keptPhrases);
+      node.replaceWith(...parts.map((part, i) => (i % 2 ? element('span', { class: 'nowrap' }, part) : part)).filter((part) => part !== ''));
+    }
+  }
+
+  function watchTexts() {
+    keepTogether(document.body);
+    new MutationObserver((records) => {
+      for (const record of records)
+        for (const node of record.addedNodes) if (node.nodeType === Node.ELEMENT_NODE || node.nodeType === Node.TEXT_NODE) keepTogether(node.nodeType === Node.TEXT_NODE ? node.parentElement : node);
+    }).observe(document.body, { childList: true, subtree: true });
+  }
+
   function modeName(id) {
     if (id === 'mixed') return t('mixed');
     return state.modes.get(id)?.name ?? id;
@@ -193,6 +225,11 @@
 
   function perUnit(per) {
     return t(`per_${per}`);
+  }
+
+  /* "¥1,231.00/月", on one line. */
+  function amountPer(price) {
+    return element('span', { class: 'nowrap price-per' }, element('span', { class: 'amount' }, yuan(price.amount)), element('span', { class: 'per' }, perUnit(price.per)));
   }
 
   function localTime(iso) {
@@ -275,7 +312,7 @@
         'tr',
         { class: 'price', dataset: { mode } },
         element('th', { scope: 'row' }, modeName(mode)),
-        element('td', { class: 'num' }, element('span', { class: 'amount' }, yuan(price.amount)), element('span', { class: 'per' }, perUnit(price.per)), note ? element('span', { class: 'note' }, note) : null),
+        element('td', { class: 'num' }, amountPer(price), note ? element('span', { class: 'note' }, note) : null),
       );
     });
   }
@@ -310,6 +347,7 @@
       const [modes, all] = await Promise.all([api('/catalog/billing-modes'), api('/catalog')]);
       state.modes = new Map(modes.billing_modes.map((m) => [m.id, m]));
       state.skus = new Map(all.skus.map((s) => [s.id, s]));
+      learnNames();
       const shown = query.toString() ? await api(`/catalog?${query}`) : all;
       state.shown = shown.skus;
       renderPriceTable();
@@ -353,7 +391,7 @@
 
   function priceCell(price, extra) {
     if (!price) return element('td', { class: 'num' }, '—');
-    return element('td', { class: 'num', dataset: { amount: price.amount } }, element('span', { class: 'amount' }, yuan(price.amount)), element('span', { class: 'per' }, perUnit(price.per)), extra);
+    return element('td', { class: 'num', dataset: { amount: price.amount } }, amountPer(price), extra);
   }
 
   function priceTableRow(sku) {
@@ -818,6 +856,7 @@
 
   async function start() {
     applyTexts();
+    watchTexts();
     wireSections();
     for (const button of document.querySelectorAll('.languages button')) button.addEventListener('click', () => setLanguage(button.dataset.lang));
     document.getElementById('filters').addEventListener('submit', applyFilters);
