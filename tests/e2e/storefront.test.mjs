@@ -458,9 +458,6 @@ describe('the storefront page', () => {
     assert.equal(pdf.status(), 200);
     assert.equal(pdf.headers()['content-type'], 'application/pdf');
     assert.equal((await pdf.body()).subarray(0, 5).toString('latin1'), '%PDF-');
-    await page.emulateMedia({ media: 'print' });
-    await page.screenshot({ path: join(SHOTS, 'storefront-quote-print.png'), fullPage: true });
-    await page.emulateMedia({ media: 'screen' });
     /* The link reads the quote back with GET /quote/{id}. */
     const again = await openPage(browser.context, page.url());
     await again.waitForSelector('#quote:not([hidden])');
@@ -468,6 +465,42 @@ describe('the storefront page', () => {
     assert.equal(await text(again, '#quote .quote-total'), '¥3,852.20');
     await again.close();
     await page.close();
+  });
+
+  test('“Print the quotation” prints the quotation document, the saved quote\'s PDF, and offers to save an unsaved one', async () => {
+    for (const language of ['en', 'zh-CN']) {
+      const page = await openPage(browser.context, `${api.origin}/`);
+      await page.click(language === 'en' ? '#lang-en' : '#lang-zh');
+      await page.waitForFunction((l) => document.documentElement.lang === l, language);
+      await fillCalculator(page, { sku: 'v100-16g-x1', hours: 8, days: 90 });
+      assert.equal(await text(page, '#print'), language === 'en' ? 'Print the quotation' : '打印报价单');
+      let opened = null;
+      browser.context.once('page', (p) => (opened = p));
+      await page.click('#print');
+      await page.waitForSelector('#print-note:not([hidden])');
+      assert.equal(opened, null, 'an unsaved quotation opened a document');
+      assert.equal(await text(page, '#print-note p'), language === 'en' ? 'The quotation you print is the PDF of a saved quote: save this one to print it.' : '打印的报价单是已保存报价的 PDF，请先保存此报价。');
+      await page.locator('#calc-result').screenshot({ path: join(SHOTS, `storefront-print-unsaved-${language}.png`) });
+      const [pdf] = await Promise.all([browser.context.waitForEvent('page'), page.click('#save-print')]);
+      await page.waitForSelector('#quote:not([hidden])');
+      const id = await text(page, '#quote .quote-id');
+      await pdf.waitForURL(/\/pdf\?lang=/, { waitUntil: 'commit' });
+      assert.equal(pdf.url(), `${api.origin}/quote/${id}/pdf?lang=${language}`);
+      const document = await page.request.get(pdf.url());
+      assert.equal(document.headers()['content-type'], 'application/pdf');
+      assert.equal(await page.isHidden('#print-note'), true);
+      await pdf.close();
+      /* saved and unchanged: the button opens the same document again */
+      const [again] = await Promise.all([browser.context.waitForEvent('page'), page.click('#print')]);
+      await again.waitForURL(/\/pdf\?lang=/, { waitUntil: 'commit' });
+      assert.equal(again.url(), `${api.origin}/quote/${id}/pdf?lang=${language}`);
+      await again.close();
+      /* a changed usage is a quotation not saved yet */
+      await fillCalculator(page, { sku: 'v100-16g-x1', hours: 10, days: 90 });
+      await page.click('#print');
+      await page.waitForSelector('#print-note:not([hidden])');
+      await page.close();
+    }
   });
 
   test('the wizard recommends configurations for fine-tuning a 7B model in fp16', async () => {

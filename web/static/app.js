@@ -521,6 +521,7 @@
       const quote = await api('/quote', body);
       state.quote = quote;
       state.request = body;
+      document.getElementById('print-note').hidden = true;
       renderComparison(quote);
     } catch (error) {
       /* no earlier figure stays beside the error */
@@ -619,9 +620,10 @@
 
   /* ---- saving, and the quotation ---------------------------------------- */
 
+  /* Saves the comparison on screen; true when it is saved. */
   async function save() {
     showError('save-error', null);
-    if (!state.request) return;
+    if (!state.request) return false;
     const body = { ...state.request, items: [state.request.items[0]], save: true };
     try {
       const quote = await api('/quote', body);
@@ -629,9 +631,36 @@
       renderQuotation(quote);
       setStatus(t('saved'));
       document.getElementById('quote-title').focus();
+      return true;
     } catch (error) {
       showError('save-error', error);
+      return false;
     }
+  }
+
+  function sameUsage(a, b) {
+    return ['sku', 'quantity', 'hours_per_day', 'days'].every((key) => a[key] === b[key]);
+  }
+
+  function pdfUrl(quote) {
+    return `${API}/quote/${encodeURIComponent(quote.id)}/pdf?lang=${state.language}`;
+  }
+
+  /* The printed quotation is the quotation document itself, the PDF of a
+   * saved quote (the browser's viewer prints it): the page keeps no second
+   * printable layout. An unsaved comparison is saved first, on request. */
+  function printQuotation() {
+    const note = document.getElementById('print-note');
+    if (state.saved && (!state.request || sameUsage(state.saved.items[0], state.request.items[0]))) {
+      note.hidden = true;
+      window.open(pdfUrl(state.saved), '_blank');
+      return;
+    }
+    note.hidden = false;
+  }
+
+  async function saveAndPrint() {
+    if (await save()) printQuotation();
   }
 
   async function showSavedQuote(id) {
@@ -690,8 +719,7 @@
       element(
         'p',
         { class: 'no-print quote-links' },
-        element('a', { class: 'quote-pdf', href: `${API}/quote/${encodeURIComponent(quote.id)}/pdf?lang=${state.language}`, download: `${quote.id}.pdf` }, t('q_pdf')),
-        ' ',
+        element('a', { class: 'quote-pdf', href: pdfUrl(quote), download: `${quote.id}.pdf` }, t('q_pdf')),
         element('a', { href: link }, t('q_link')),
       ),
     );
@@ -863,7 +891,8 @@
     document.getElementById('f-reset').addEventListener('click', resetFilters);
     document.getElementById('calc').addEventListener('submit', compare);
     document.getElementById('save').addEventListener('click', save);
-    document.getElementById('print').addEventListener('click', () => window.print());
+    document.getElementById('print').addEventListener('click', printQuotation);
+    document.getElementById('save-print').addEventListener('click', saveAndPrint);
     document.getElementById('wiz').addEventListener('submit', recommend);
     document.getElementById('w-task').addEventListener('change', showCheckpointing);
     showCheckpointing();
