@@ -715,6 +715,43 @@ describe('the storefront page', () => {
     }
   });
 
+  test('when nothing fits, the wizard offers the budget or the deadline it would take, as a button that sets it', async () => {
+    for (const language of ['en', 'zh-CN']) {
+      const page = await openPage(browser.context, `${api.origin}/`);
+      await page.click(language === 'en' ? '#lang-en' : '#lang-zh');
+      await page.waitForFunction((l) => document.documentElement.lang === l, language);
+      await page.fill('#w-tokens', '1');
+      await page.fill('#w-deadline', '10');
+      await page.fill('#w-budget', '100');
+      await page.click('#wiz button[type=submit]');
+      await page.waitForSelector('#wizard-hint:not([hidden]) button');
+      const x8 = language === 'en' ? 'V100 32GB × 8' : 'V100 32GB 八卡';
+      assert.equal(
+        await text(page, '#wizard-hint p'),
+        language === 'en' ? `With a budget of ¥1,090.34 this finishes in 2.4 days on ${x8}.` : `预算提高到 ¥1,090.34，在 ${x8} 上约 2.4 天完成。`,
+      );
+      assert.equal(await text(page, '#wizard-hint button'), language === 'en' ? 'Set the budget to ¥1,090.34' : '预算改为 ¥1,090.34');
+      await page.locator('#wizard').screenshot({ path: join(SHOTS, `storefront-wizard-budget-${language}.png`) });
+      await Promise.all([page.waitForResponse((r) => r.url().endsWith('/recommend')), page.click('#wizard-hint button')]);
+      await page.waitForFunction(() => document.querySelector('#recommendations .total')?.textContent === '¥1,090.34');
+      assert.equal(await page.inputValue('#w-budget'), '1090.34');
+      /* a deadline nothing meets */
+      await page.fill('#w-budget', '');
+      await page.fill('#w-tokens', '20');
+      await page.fill('#w-deadline', '3');
+      await page.click('#wiz button[type=submit]');
+      await page.waitForFunction(() => /(deadline|期限)/.test(document.querySelector('#wizard-hint:not([hidden]) button')?.textContent || ''));
+      const offer = await text(page, '#wizard-hint p');
+      const deadline = Number(/(\d+) (days|天)/.exec(await text(page, '#wizard-hint button'))[1]);
+      assert.ok(deadline > 1, offer);
+      assert.match(offer, language === 'en' ? new RegExp(`^With a deadline of ${deadline} days this finishes in [\\d.]+ days for ¥[\\d,.]+ on `) : new RegExp(`^期限放宽到 ${deadline} 天，在 .+ 上约 [\\d.]+ 天完成，费用 ¥[\\d,.]+。$`));
+      await Promise.all([page.waitForResponse((r) => r.url().endsWith('/recommend')), page.click('#wizard-hint button')]);
+      await page.waitForSelector('#recommendations li.recommendation');
+      assert.equal(await page.inputValue('#w-deadline'), String(deadline));
+      await page.close();
+    }
+  });
+
   test('at 360 to 1920 px, in both languages, the page holds: no overflow, no broken word, no label over another, no API word, no serious axe violation', async () => {
     const widths = [360, 390, 768, 1280, 1920];
     const found = [];

@@ -739,10 +739,12 @@
     const workload = { task: value('w-task'), model_params_b: Number(value('w-params')), precision: value('w-precision') };
     if (value('w-tokens') !== '') workload.tokens_b = Number(value('w-tokens'));
     if (isTraining(workload.task)) workload.activation_checkpointing = value('w-checkpointing');
-    Object.assign(workload, change);
+    const { drop, ...setting } = change;
+    Object.assign(workload, setting);
     const body = { workload, customer: { segment: 'individual' } };
     if (value('w-deadline') !== '') body.deadline_days = Number(value('w-deadline'));
     if (value('w-budget') !== '') body.budget = Number(value('w-budget')).toFixed(2);
+    if (drop) delete body[drop];
     return body;
   }
 
@@ -779,6 +781,29 @@
     return changes;
   }
 
+  /* When nothing fits, the limits the form has that ruled everything out:
+   * asked again without the limit, the answer says what it would take. */
+  function limitChanges(result, body) {
+    if (result.recommendations.length) return [];
+    const ruled = (reason) => result.rejected.some((r) => r.reason === reason);
+    const changes = [];
+    if (body.budget !== undefined && ruled('over_budget')) changes.push({ drop: 'budget' });
+    if (body.deadline_days !== undefined && ruled('misses_deadline')) changes.push({ drop: 'deadline_days' });
+    return changes;
+  }
+
+  /* The offer's sentence and its button's words. */
+  function offerWords(best, body, where) {
+    const { change, top } = best;
+    const days = oneDecimal(top.estimated_days);
+    const training = Boolean(body.workload.tokens_b);
+    if (change.drop === 'budget')
+      return [training ? t('offer_budget_training', yuan(top.total), days, where) : t('offer_budget_rental', yuan(top.total), where), t('offer_budget_apply', yuan(top.total))];
+    if (change.drop === 'deadline_days') return [t('offer_deadline', Math.ceil(top.estimated_days), days, yuan(top.total), where), t('offer_deadline_apply', Math.ceil(top.estimated_days))];
+    const sentence = training ? t('offer_training', changeWords(change), days, yuan(top.total), where) : t('offer_rental', changeWords(change), yuan(top.total), where);
+    return [sentence, t('offer_apply')];
+  }
+
   function changeWords(change) {
     if (change.precision) return t('offer_fp16');
     return t(`offer_ckpt_${change.activation_checkpointing}`);
@@ -791,7 +816,7 @@
     if (!result.hint) return;
     const now = result.recommendations[0];
     let best = null;
-    for (const change of candidateChanges(body)) {
+    for (const change of [...candidateChanges(body), ...limitChanges(result, body)]) {
       const other = await api('/recommend', wizardBody(change)).catch(() => null);
       const top = other && other.recommendations[0];
       if (top && (!now || fen(top.total) < fen(now.total)) && (!best || fen(top.total) < fen(best.top.total))) best = { change, top };
@@ -805,14 +830,14 @@
     }
     const skuName = state.skus.get(best.top.sku)?.name ?? best.top.sku;
     const where = best.top.quantity > 1 ? `${skuName}（${t('w_instances', best.top.quantity)}）` : skuName;
-    const sentence = body.workload.tokens_b
-      ? t('offer_training', changeWords(best.change), oneDecimal(best.top.estimated_days), yuan(best.top.total), where)
-      : t('offer_rental', changeWords(best.change), yuan(best.top.total), where);
-    box.replaceChildren(element('p', {}, sentence), element('button', { type: 'button', class: 'secondary', onclick: () => applySetting(best.change) }, t('offer_apply')));
+    const [sentence, action] = offerWords(best, body, where);
+    box.replaceChildren(element('p', {}, sentence), element('button', { type: 'button', class: 'secondary', onclick: () => applySetting(best.change, best.top) }, action));
     box.hidden = false;
   }
 
-  async function applySetting(change) {
+  async function applySetting(change, top) {
+    if (change.drop === 'budget') document.getElementById('w-budget').value = top.total;
+    if (change.drop === 'deadline_days') document.getElementById('w-deadline').value = String(Math.ceil(top.estimated_days));
     if (change.activation_checkpointing) document.getElementById('w-checkpointing').value = change.activation_checkpointing;
     if (change.precision) document.getElementById('w-precision').value = change.precision;
     await recommend();
