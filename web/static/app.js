@@ -235,7 +235,8 @@
   function localTime(iso) {
     const date = new Date(iso);
     if (Number.isNaN(date.getTime())) return iso;
-    return date.toLocaleString(state.language, { dateStyle: 'long', timeStyle: 'short' });
+    /* with its time zone: a quotation's validity is a moment, not a wall-clock time */
+    return date.toLocaleString(state.language, { year: 'numeric', month: 'long', day: 'numeric', hour: 'numeric', minute: '2-digit', timeZoneName: 'short' });
   }
 
   function setStatus(text) {
@@ -279,13 +280,13 @@
     const facts = sku.host;
     if (!facts) return null;
     const rows = [
-      [t('host'), `${t('vcpus', facts.vcpus)}, ${t('gib', facts.memory_gib)}`],
+      [t('host'), `${t('vcpus', facts.vcpus)}${t('comma')}${t('gib', facts.memory_gib)}`],
       [t('disk'), `${facts.system_disk_gb} GB`],
       [t('bandwidth'), `${facts.bandwidth_gbps} Gbit/s`],
       [t('region'), facts.region.name],
       [t('instance_type'), element('code', {}, facts.instance_type)],
       [t('provisioning'), t('provisioning_value', facts.provisioning_minutes.min, facts.provisioning_minutes.max, facts.provisioning_minutes.average)],
-      [t('software'), facts.software.join(', ')],
+      [t('software'), facts.software.join(t('list_separator'))],
     ];
     if (facts.ssh) rows.push([t('ssh'), t('yes')]);
     return rows;
@@ -414,6 +415,7 @@
   }
 
   function renderPriceTable() {
+    document.querySelector('#price-table thead tr').dataset.label = t('f_sort');
     document.querySelector('#price-table tbody').replaceChildren(...sortedSkus().map(priceTableRow));
     for (const th of document.querySelectorAll('#price-table th[data-sort]')) {
       const sorted = th.dataset.sort === state.sort.key;
@@ -607,7 +609,7 @@
       {
         aria: { enabled: true },
         animation: false,
-        grid: { left: 8, right: 16, top: 40, bottom: 36, containLabel: true },
+        grid: { left: 8, right: 16, top: narrow ? 56 : 40, bottom: 36, containLabel: true },
         legend: { top: 0, type: narrow ? 'scroll' : 'plain' },
         tooltip: { trigger: 'axis', valueFormatter: (value) => yuan(Number(value).toFixed(2)) },
         xAxis: { type: 'value', min: 0, max: 24, interval: 4, name: t('chart_x'), nameLocation: 'middle', nameGap: 24 },
