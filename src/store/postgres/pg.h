@@ -75,6 +75,9 @@ struct pg_store {
     /* A call found the server out of reach since the last ping that
      * succeeded: /readyz then asks again at once. */
     atomic_bool lost;
+    /* queries.h's store_catalog_write_sql in this dialect, rewritten once
+     * at open. */
+    char *catalog_write_sql[CATALOG_WRITE_COUNT];
 };
 
 static inline struct pg_store *pg_store_of(struct store_backend *backend)

@@ -1,0 +1,162 @@
+/*
+ * The texts of queries.h's tables: the catalog's queries with their
+ * documents' names and column types, the activation's statements, and the
+ * rewrite of the shared `?N` parameters into PostgreSQL's `$N`.
+ */
+#include "store/queries.h"
+
+#include <ctype.h>
+#include <stdlib.h>
+#include <string.h>
+
+const struct store_catalog_table store_catalog_tables[CATALOG_QUERY_COUNT] = {
+    [CATALOG_QUERY_PRICE_LIST] = {STORE_SQL_PRICE_LIST,
+                                  "price_list",
+                                  "iti",
+                                  {"version", "currency", "updated_at"}},
+    [CATALOG_QUERY_MODELS] = {STORE_SQL_MODELS,
+                              "gpu_models",
+                              "ttitriirr",
+                              {"id", "name", "memory_gb", "memory_type", "fp16_tflops",
+                               "memory_bandwidth_gbps", "tdp_watts", "fp32_tflops", "bf16_tflops"}},
+    [CATALOG_QUERY_MODES] = {STORE_SQL_MODES,
+                             "billing_modes",
+                             "tttiii",
+                             {"id", "name", "description", "block_hours", "block_days",
+                              "list_basis_points"}},
+    [CATALOG_QUERY_MODE_SEGMENTS] = {STORE_SQL_MODE_SEGMENTS,
+                                     "billing_mode_segments",
+                                     "tt",
+                                     {"mode_id", "segment_id"}},
+    [CATALOG_QUERY_SKUS] = {STORE_SQL_SKUS,
+                            "skus",
+                            "tttiti",
+                            {"id", "name", "gpu_model_id", "gpu_count", "interconnect",
+                             "available"}},
+    [CATALOG_QUERY_PRICES] = {STORE_SQL_PRICES,
+                              "sku_prices",
+                              "tti",
+                              {"sku_id", "mode_id", "amount_fen"}},
+    [CATALOG_QUERY_RULES] = {STORE_SQL_RULES,
+                             "discount_rules",
+                             "tttttiiiiiii",
+                             {"id", "name", "segment", "billing", "sku_id", "min_quantity",
+                              "basis_points", "fixed_amount_fen", "valid_from", "valid_until",
+                              "priority", "stackable"}},
+    [CATALOG_QUERY_BUNDLES] = {STORE_SQL_BUNDLES,
+                               "bundles",
+                               "tttiitii",
+                               {"id", "name", "description", "list_price_fen", "price_fen",
+                                "segment", "valid_from", "valid_until"}},
+    [CATALOG_QUERY_BUNDLE_ITEMS] = {STORE_SQL_BUNDLE_ITEMS,
+                                    "bundle_items",
+                                    "ttii",
+                                    {"bundle_id", "sku_id", "quantity", "hours"}},
+    [CATALOG_QUERY_SKU_TEXTS] = {STORE_SQL_SKU_TEXTS,
+                                 "sku_texts",
+                                 "tttt",
+                                 {"sku_id", "lang", "name", "description"}},
+    [CATALOG_QUERY_MODE_TEXTS] = {STORE_SQL_MODE_TEXTS,
+                                  "billing_mode_texts",
+                                  "tttt",
+                                  {"mode_id", "lang", "name", "description"}},
+    [CATALOG_QUERY_BUNDLE_TEXTS] = {STORE_SQL_BUNDLE_TEXTS,
+                                    "bundle_texts",
+                                    "tttt",
+                                    {"bundle_id", "lang", "name", "description"}},
+    [CATALOG_QUERY_CATALOG_TEXTS] = {STORE_SQL_CATALOG_TEXTS,
+                                     "catalog_texts",
+                                     "tttt",
+                                     {"subject", "lang", "name", "description"}},
+    [CATALOG_QUERY_SKU_HOSTS] = {STORE_SQL_SKU_HOSTS,
+                                 "sku_hosts",
+                                 "ttiiirtiiiti",
+                                 {"sku_id", "instance_type", "vcpus", "memory_gib",
+                                  "system_disk_gb", "bandwidth_gbps", "region_id",
+                                  "provisioning_min_minutes", "provisioning_max_minutes",
+                                  "provisioning_average_minutes", "software", "ssh"}},
+    [CATALOG_QUERY_REGION_TEXTS] = {STORE_SQL_REGION_TEXTS,
+                                    "region_texts",
+                                    "ttt",
+                                    {"region_id", "lang", "name"}},
+    [CATALOG_QUERY_SHAPES] = {STORE_SQL_SHAPES,
+                              "model_shapes",
+                              "ttiiiiiiiit",
+                              {"id", "name", "layers", "hidden", "heads", "kv_heads",
+                               "intermediate", "vocab", "sliding_window", "params", "source"}},
+};
+
+const enum catalog_query store_catalog_written_query[CATALOG_WRITE_COUNT] = {
+    [CATALOG_WRITE_MODELS] = CATALOG_QUERY_MODELS,
+    [CATALOG_WRITE_SKUS] = CATALOG_QUERY_SKUS,
+    [CATALOG_WRITE_PRICES] = CATALOG_QUERY_PRICES,
+    [CATALOG_WRITE_RULES] = CATALOG_QUERY_RULES,
+    [CATALOG_WRITE_BUNDLES] = CATALOG_QUERY_BUNDLES,
+    [CATALOG_WRITE_BUNDLE_ITEMS] = CATALOG_QUERY_BUNDLE_ITEMS,
+    [CATALOG_WRITE_SKU_TEXTS] = CATALOG_QUERY_SKU_TEXTS,
+    [CATALOG_WRITE_BUNDLE_TEXTS] = CATALOG_QUERY_BUNDLE_TEXTS,
+};
+
+const char *const store_catalog_clear_sql[STORE_CATALOG_CLEAR_COUNT] = {
+    "DELETE FROM bundle_items",
+    "DELETE FROM bundle_texts",
+    "DELETE FROM bundles",
+    "DELETE FROM discount_rules",
+    "DELETE FROM sku_prices",
+    "DELETE FROM sku_texts",
+    "UPDATE skus SET active = 0 WHERE active = 1",
+};
+
+const char *const store_catalog_write_sql[CATALOG_WRITE_COUNT] = {
+    [CATALOG_WRITE_MODELS] =
+        "INSERT INTO gpu_models (id, name, memory_gb, memory_type, fp16_tflops,"
+        " memory_bandwidth_gbps, tdp_watts, fp32_tflops, bf16_tflops)"
+        " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9) ON CONFLICT (id) DO UPDATE SET"
+        " name = excluded.name, memory_gb = excluded.memory_gb,"
+        " memory_type = excluded.memory_type, fp16_tflops = excluded.fp16_tflops,"
+        " memory_bandwidth_gbps = excluded.memory_bandwidth_gbps,"
+        " tdp_watts = excluded.tdp_watts, fp32_tflops = excluded.fp32_tflops,"
+        " bf16_tflops = excluded.bf16_tflops",
+    [CATALOG_WRITE_SKUS] =
+        "INSERT INTO skus (id, name, gpu_model_id, gpu_count, interconnect, available, active)"
+        " VALUES (?1, ?2, ?3, ?4, ?5, ?6, 1) ON CONFLICT (id) DO UPDATE SET"
+        " name = excluded.name, gpu_model_id = excluded.gpu_model_id,"
+        " gpu_count = excluded.gpu_count, interconnect = excluded.interconnect,"
+        " available = excluded.available, active = 1",
+    [CATALOG_WRITE_PRICES] = "INSERT INTO sku_prices (sku_id, mode_id, amount_fen)"
+                             " VALUES (?1, ?2, ?3)",
+    [CATALOG_WRITE_RULES] =
+        "INSERT INTO discount_rules (id, name, segment, billing, sku_id, min_quantity,"
+        " basis_points, fixed_amount_fen, valid_from, valid_until, priority, stackable, active)"
+        " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, 1)",
+    [CATALOG_WRITE_BUNDLES] =
+        "INSERT INTO bundles (id, name, description, list_price_fen, price_fen, segment,"
+        " valid_from, valid_until) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
+    [CATALOG_WRITE_BUNDLE_ITEMS] = "INSERT INTO bundle_items (bundle_id, sku_id, quantity, hours)"
+                                   " VALUES (?1, ?2, ?3, ?4)",
+    [CATALOG_WRITE_SKU_TEXTS] = "INSERT INTO sku_texts (sku_id, lang, name, description)"
+                                " VALUES (?1, ?2, ?3, ?4)",
+    [CATALOG_WRITE_BUNDLE_TEXTS] = "INSERT INTO bundle_texts (bundle_id, lang, name, description)"
+                                   " VALUES (?1, ?2, ?3, ?4)",
+};
+
+/* A `?` followed by digits becomes `$`; inside '...' (where '' is a quote)
+ * or "..." nothing changes. The result is never longer than `shared`. */
+char *store_sql_for_postgres(const char *shared)
+{
+    char *out = strdup(shared);
+    if (out == NULL)
+        return NULL;
+    char quote = 0;
+    for (char *at = out; *at != '\0'; at++) {
+        if (quote != 0) {
+            if (*at == quote)
+                quote = 0; /* a doubled quote closes and reopens: the same */
+        } else if (*at == '\'' || *at == '"') {
+            quote = *at;
+        } else if (*at == '?' && isdigit((unsigned char)at[1])) {
+            *at = '$';
+        }
+    }
+    return out;
+}
