@@ -4,6 +4,7 @@
  * database of each backend, its columns named as the catalog's tables name
  * them (the loader reads them by those positions) and its parameters
  * numbered 1..n (an activation binds a row's values in column order).
+ * The condition of which endpoints take an event, in each dialect.
  * SQLite always; PostgreSQL too when GPUQUOTE_TEST_BACKEND=postgres.
  */
 #include <check.h>
@@ -147,6 +148,42 @@ START_TEST(sqlite_writes_take_numbered_parameters)
 }
 END_TEST
 
+/* Which endpoints take an event: the list's own types and " * ", never a
+ * type that is only part of one listed. */
+static const struct takes_case {
+    const char *events;
+    const char *type;
+    int takes;
+} takes_cases[] = {
+    {" quote.created quote.accepted ", "quote.created", 1},
+    {" quote.created quote.accepted ", "quote.accepted", 1},
+    {" quote.created quote.accepted ", "quote.create", 0},
+    {" quote.created quote.accepted ", "created", 0},
+    {" quote.accepted ", "quote.created", 0},
+    {" * ", "price_list.published", 1},
+};
+
+#define TAKES_COUNT (int)(sizeof takes_cases / sizeof takes_cases[0])
+
+START_TEST(sqlite_endpoint_takes_its_types)
+{
+    sqlite3 *db = NULL;
+    ck_assert_int_eq(sqlite3_open(":memory:", &db), SQLITE_OK);
+    sqlite3_stmt *stmt =
+        sqlite_prepare(db, "SELECT " STORE_SQL_ENDPOINT_TAKES("instr", "?1", "?2"));
+    for (int i = 0; i < TAKES_COUNT; i++) {
+        sqlite3_bind_text(stmt, 1, takes_cases[i].events, -1, SQLITE_STATIC);
+        sqlite3_bind_text(stmt, 2, takes_cases[i].type, -1, SQLITE_STATIC);
+        ck_assert_int_eq(sqlite3_step(stmt), SQLITE_ROW);
+        ck_assert_msg(sqlite3_column_int(stmt, 0) == takes_cases[i].takes, "%s in '%s'",
+                      takes_cases[i].type, takes_cases[i].events);
+        sqlite3_reset(stmt);
+    }
+    sqlite3_finalize(stmt);
+    sqlite3_close(db);
+}
+END_TEST
+
 /* ---- PostgreSQL. ---- */
 
 static void setup_postgres(void)
@@ -196,6 +233,24 @@ START_TEST(postgres_accepts_every_shared_statement)
 }
 END_TEST
 
+START_TEST(postgres_endpoint_takes_its_types)
+{
+    PGconn *conn = PQconnectdb(database);
+    ck_assert_msg(PQstatus(conn) == CONNECTION_OK, "%s", PQerrorMessage(conn));
+    for (int i = 0; i < TAKES_COUNT; i++) {
+        const char *const values[] = {takes_cases[i].events, takes_cases[i].type};
+        PGresult *result =
+            PQexecParams(conn, "SELECT " STORE_SQL_ENDPOINT_TAKES("strpos", "$1::text", "$2::text"),
+                         2, NULL, values, NULL, NULL, 0);
+        ck_assert_int_eq(PQresultStatus(result), PGRES_TUPLES_OK);
+        ck_assert_msg(strcmp(PQgetvalue(result, 0, 0), takes_cases[i].takes ? "t" : "f") == 0,
+                      "%s in '%s'", takes_cases[i].type, takes_cases[i].events);
+        PQclear(result);
+    }
+    PQfinish(conn);
+}
+END_TEST
+
 static Suite *queries_suite(void)
 {
     Suite *suite = suite_create("queries");
@@ -208,11 +263,13 @@ static Suite *queries_suite(void)
     tcase_add_checked_fixture(sqlite, setup_sqlite, teardown);
     tcase_add_test(sqlite, sqlite_reads_name_their_columns);
     tcase_add_test(sqlite, sqlite_writes_take_numbered_parameters);
+    tcase_add_test(sqlite, sqlite_endpoint_takes_its_types);
     suite_add_tcase(suite, sqlite);
     if (testdb_is_postgres()) {
         TCase *postgres = tcase_create("postgres");
         tcase_add_checked_fixture(postgres, setup_postgres, teardown);
         tcase_add_test(postgres, postgres_accepts_every_shared_statement);
+        tcase_add_test(postgres, postgres_endpoint_takes_its_types);
         suite_add_tcase(suite, postgres);
     }
     return suite;

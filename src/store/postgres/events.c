@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "store/postgres/pg.h"
+#include "store/queries.h"
 
 /* ---- Helpers. ---- */
 
@@ -118,7 +119,7 @@ enum gq_code pg_event_append(struct pg_conn *conn, const struct store_event *eve
         " created_at, updated_at) SELECT 'whd_' || md5(random()::text ||"
         " clock_timestamp()::text || w.id), w.id, e.id, $5, $5, $5"
         " FROM e, webhook_endpoints w WHERE w.enabled"
-        " AND (w.events = ' * ' OR position(' ' || $2 || ' ' in w.events) > 0)",
+        " AND " STORE_SQL_ENDPOINT_TAKES("strpos", "w.events", "$2"),
         6, values, lengths, formats, PGRES_COMMAND_OK, "writing an event", err);
     if (result == NULL)
         return failed(err);

@@ -5,11 +5,15 @@
  * per reload and are not prepared: postgres/catalog.c.)
  */
 #include "store/postgres/pg.h"
+#include "store/queries.h"
 
 #define QUOTE_COLUMNS                                                                              \
     "id, status, request_json, response_json, idempotency_key, price_list_version,"                \
     " created_at, expires_at, accepted_at, response_lz4, response_size, canceled_at,"              \
     " expired_at, cancel_reason, acceptance"
+
+#define ENDPOINT_TAKES_QUOTE_CREATED                                                               \
+    STORE_SQL_ENDPOINT_TAKES("strpos", "w.events", "'quote.created'")
 
 const struct pg_statement_text pg_statements[PG_STATEMENT_COUNT] = {
     /* A batch of quotes, one array a column (the quote's ten, then its
@@ -40,8 +44,7 @@ const struct pg_statement_text pg_statements[PG_STATEMENT_COUNT] = {
          " created_at, updated_at) SELECT 'whd_' || md5(random()::text || clock_timestamp()::text"
          " || w.id || i.event_id), w.id, i.event_id, i.event_ms, i.event_ms, i.event_ms"
          " FROM inserted i, webhook_endpoints w WHERE w.enabled"
-         " AND (w.events = ' * ' OR position(' quote.created ' in w.events) > 0)"
-         " RETURNING event_id),"
+         " AND " ENDPOINT_TAKES_QUOTE_CREATED " RETURNING event_id),"
          " e AS (INSERT INTO events (id, type, created_at, body_lz4, body_size)"
          " SELECT event_id, 'quote.created', event_at, event_lz4, event_size FROM inserted)"
          " SELECT i.id, EXISTS (SELECT 1 FROM d WHERE d.event_id = i.event_id) FROM inserted i",

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "store/queries.h"
 #include "store/sqlite/db.h"
 
 static const char SQL_EVENT_INSERT[] =
@@ -19,7 +20,7 @@ static const char SQL_EVENT_FAN_OUT[] =
     "INSERT INTO webhook_deliveries (id, endpoint_id, event_id, next_attempt_at, created_at,"
     " updated_at) SELECT 'whd_' || lower(hex(randomblob(16))), id, ?1, ?2, ?2, ?2"
     " FROM webhook_endpoints WHERE enabled = 1"
-    " AND (events = ' * ' OR instr(events, ' ' || ?3 || ' ') > 0)";
+    " AND " STORE_SQL_ENDPOINT_TAKES("instr", "events", "?3");
 static const char SQL_EVENTS_PAGE[] =
     "SELECT id, type, created_at, body, body_lz4, body_size FROM events"
     " WHERE (?1 IS NULL OR type = ?1)"
