@@ -165,6 +165,9 @@ struct delivery_end {
     int64_t disable_before_ms; /* 0: never disable */
 };
 
+/* The renderer store_set_render() set, or NULL. */
+const struct store_render *store_render(void);
+
 /* The webhook_endpoint.disabled event of `endpoint` (as it is, disabled),
  * into *out (the caller clears it). */
 enum gq_code store_event_endpoint_disabled(const struct stored_endpoint *endpoint,

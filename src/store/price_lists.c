@@ -98,23 +98,6 @@ void store_price_list_set_free(struct price_list_set *set)
     set->count = 0;
 }
 
-static json_t *time_or_null(int64_t unix_seconds)
-{
-    char text[CLOCK_RFC3339_SIZE];
-    return unix_seconds > 0 ? json_string(clock_format_rfc3339(unix_seconds, text)) : json_null();
-}
-
-json_t *store_price_list_json(const struct price_list_info *info)
-{
-    return json_pack("{s:s, s:I, s:s, s:o, s:o, s:o, s:o, s:o}", "object", "price_list", "version",
-                     (json_int_t)info->version, "state", price_list_state_name(info->state),
-                     "based_on", info->based_on ? json_integer(info->based_on) : json_null(),
-                     "created_at", time_or_null(info->created_at), "effective_at",
-                     time_or_null(info->effective_at), "published_at",
-                     time_or_null(info->published_at), "superseded_at",
-                     time_or_null(info->superseded_at));
-}
-
 /* price_list.published for draft `info` scheduled at `effective_at`,
  * published `now`, into *event. */
 static enum gq_code published_event(const struct price_list_info *info, int64_t effective_at,
@@ -125,9 +108,8 @@ static enum gq_code published_event(const struct price_list_info *info, int64_t 
     published.state = PRICE_LIST_SCHEDULED;
     published.effective_at = effective_at;
     published.published_at = now;
-    json_t *object = store_price_list_json(&published);
-    char *text = object != NULL ? json_dumps(object, JSON_COMPACT | JSON_PRESERVE_ORDER) : NULL;
-    json_decref(object);
+    const struct store_render *render = store_render();
+    char *text = render != NULL ? render->price_list(&published) : NULL;
     memset(event, 0, sizeof *event);
     enum gq_code code = text != NULL
                             ? store_event_make(STORE_EVENT_PRICE_LIST_PUBLISHED, text, event, err)
