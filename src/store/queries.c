@@ -140,6 +140,86 @@ const char *const store_catalog_write_sql[CATALOG_WRITE_COUNT] = {
                                    " VALUES (?1, ?2, ?3, ?4)",
 };
 
+const struct store_sql_text store_sql[STORE_SQL_COUNT] = {
+    /* API keys and the audit log. PostgreSQL needs the parameters' types
+     * where nothing else tells them; it also sorts ids byte by byte only
+     * when asked to (COLLATE "C"), as SQLite always does. */
+    [STORE_SQL_KEYS_VERSION] = {.shared = "SELECT version FROM api_key_changes WHERE id = 1"},
+    [STORE_SQL_KEYS] = {.sqlite = "SELECT " STORE_SQL_KEY_COLUMNS " FROM api_keys"
+                                  " WHERE (?1 OR revoked_at IS NULL) AND (?2 IS NULL OR id = ?2)"
+                                  " ORDER BY created_at, id",
+                        .postgres = "SELECT " STORE_SQL_KEY_COLUMNS " FROM api_keys"
+                                    " WHERE ($1::boolean OR revoked_at IS NULL)"
+                                    " AND ($2::text IS NULL OR id = $2) ORDER BY created_at, id"},
+    [STORE_SQL_KEY_INSERT] = {.shared = "INSERT INTO api_keys (id, name, prefix, hash, scopes,"
+                                        " created_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6)"},
+    [STORE_SQL_KEY_REVOKE] = {.shared = "UPDATE api_keys SET revoked_at = ?2"
+                                        " WHERE id = ?1 AND revoked_at IS NULL"},
+    [STORE_SQL_KEY_TOUCH] = {.shared = "UPDATE api_keys SET last_used_at = ?2 WHERE id = ?1"
+                                       " AND (last_used_at IS NULL OR last_used_at < ?2)"},
+    [STORE_SQL_AUDIT_INSERT] = {.shared = "INSERT INTO audit_log (" STORE_SQL_AUDIT_COLUMNS ")"
+                                          " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)"},
+    [STORE_SQL_AUDIT_PAGE] = {.sqlite = "SELECT " STORE_SQL_AUDIT_COLUMNS " FROM audit_log"
+                                        " WHERE at >= ?1 AND (?2 IS NULL OR id > ?2)"
+                                        " ORDER BY id LIMIT ?3",
+                              .postgres = "SELECT " STORE_SQL_AUDIT_COLUMNS " FROM audit_log"
+                                          " WHERE at >= $1 AND ($2::text IS NULL OR id > $2)"
+                                          " ORDER BY id COLLATE \"C\" LIMIT $3"},
+
+    /* Price lists (migration 0008). In PostgreSQL an activation locks the
+     * list's row first (FOR UPDATE), so of two replicas one activates it. */
+    [STORE_SQL_PRICE_LISTS] = {.sqlite = "SELECT version, state, based_on, created_at,"
+                                         " effective_at, published_at, superseded_at,"
+                                         " CASE WHEN ?1 = 0 THEN NULL ELSE document END"
+                                         " FROM price_lists WHERE ?1 = 0 OR version = ?1"
+                                         " ORDER BY version DESC",
+                               .postgres = "SELECT version, state, based_on, created_at,"
+                                           " effective_at, published_at, superseded_at,"
+                                           " CASE WHEN $1::bigint = 0 THEN NULL ELSE document END"
+                                           " FROM price_lists"
+                                           " WHERE $1::bigint = 0 OR version = $1::bigint"
+                                           " ORDER BY version DESC"},
+    [STORE_SQL_PRICE_LIST_INSERT] =
+        {.sqlite = "INSERT INTO price_lists (version, state, based_on, created_at, document)"
+                   " SELECT ?1, 'draft', nullif(?2, 0), ?3, ?4"
+                   " WHERE ?1 > (SELECT coalesce(max(version), 0) FROM price_lists)"
+                   " AND ?1 > (SELECT version FROM price_list WHERE id = 1)",
+         .postgres = "INSERT INTO price_lists (version, state, based_on, created_at, document)"
+                     " SELECT $1::bigint, 'draft', nullif($2::bigint, 0), $3::bigint, $4::text"
+                     " WHERE $1 > (SELECT coalesce(max(version), 0) FROM price_lists)"
+                     " AND $1 > (SELECT version FROM price_list WHERE id = 1)"},
+    [STORE_SQL_PRICE_LIST_EDIT] = {.shared = "UPDATE price_lists SET document = ?2"
+                                             " WHERE version = ?1 AND state = 'draft'"},
+    [STORE_SQL_PRICE_LIST_SCHEDULE] = {.shared = "UPDATE price_lists SET state = 'scheduled',"
+                                                 " effective_at = ?2, published_at = ?3"
+                                                 " WHERE version = ?1 AND state = 'draft'"},
+    [STORE_SQL_PRICE_LIST_IS_SCHEDULED] =
+        {.sqlite = "SELECT 1 FROM price_lists WHERE version = ?1 AND state = 'scheduled'",
+         .postgres = "SELECT 1 FROM price_lists WHERE version = $1 AND state = 'scheduled'"
+                     " FOR UPDATE"},
+    /* Models no SKU names and the list does not keep (a JSON array of ids). */
+    [STORE_SQL_PRICE_LIST_DROP_MODELS] =
+        {.sqlite = "DELETE FROM gpu_models WHERE id NOT IN (SELECT gpu_model_id FROM skus)"
+                   " AND id NOT IN (SELECT value FROM json_each(?1))",
+         .postgres = "DELETE FROM gpu_models WHERE id NOT IN (SELECT gpu_model_id FROM skus)"
+                     " AND id NOT IN (SELECT json_array_elements_text($1::json))"},
+    [STORE_SQL_PRICE_LIST_OVERTAKEN] =
+        {.shared =
+             "UPDATE price_lists SET state = 'superseded', superseded_at = ?2"
+             " WHERE state = 'scheduled' AND version <> ?1"
+             " AND effective_at <= (SELECT effective_at FROM price_lists WHERE version = ?1)"},
+    /* The same statement, its parameters numbered as each backend binds. */
+    [STORE_SQL_PRICE_LIST_SUPERSEDE] =
+        {.sqlite = "UPDATE price_lists SET state = 'superseded', superseded_at = ?2, document = ?3"
+                   " WHERE state = 'active'",
+         .postgres = "UPDATE price_lists SET state = 'superseded', superseded_at = $1,"
+                     " document = $2 WHERE state = 'active'"},
+    [STORE_SQL_PRICE_LIST_ACTIVATE] = {.shared = "UPDATE price_lists SET state = 'active'"
+                                                 " WHERE version = ?1"},
+    [STORE_SQL_PRICE_LIST_SET_VERSION] = {.shared = "UPDATE price_list SET version = ?1,"
+                                                    " updated_at = ?2 WHERE id = 1"},
+};
+
 /* A `?` followed by digits becomes `$`; inside '...' (where '' is a quote)
  * or "..." nothing changes. The result is never longer than `shared`. */
 char *store_sql_for_postgres(const char *shared)

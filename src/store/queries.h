@@ -15,7 +15,9 @@
  * where it first appears, so the shared form is SQLite's and the PostgreSQL
  * backend rewrites it (store_sql_for_postgres(), once per statement when it
  * opens). A statement whose dialects differ in more than that is written
- * twice, side by side in the backends' files.
+ * twice, side by side in store_sql (queries.c), so that a reader sees both;
+ * the hot paths' statements stay in the backends' files beside the code
+ * that binds them (postgres/statements.c, sqlite/quotes.c).
  */
 #ifndef GQ_STORE_QUERIES_H
 #define GQ_STORE_QUERIES_H
@@ -195,6 +197,68 @@ extern const char *const store_catalog_clear_sql[STORE_CATALOG_CLEAR_COUNT];
 /* The INSERT of a row of each table a price list writes when it becomes
  * active (CATALOG_WRITE_*), its values ?1.. in its query's column order. */
 extern const char *const store_catalog_write_sql[CATALOG_WRITE_COUNT];
+
+/* ---- Statements by name. ---- */
+
+/* API keys (migration 0007), read by both backends with these columns. */
+#define STORE_SQL_KEY_COLUMNS "id, name, prefix, hash, scopes, created_at, last_used_at, revoked_at"
+enum key_column {
+    KEY_COL_ID,
+    KEY_COL_NAME,
+    KEY_COL_PREFIX,
+    KEY_COL_HASH,
+    KEY_COL_SCOPES,
+    KEY_COL_CREATED_AT,
+    KEY_COL_LAST_USED_AT, /* NULL reads as 0 */
+    KEY_COL_REVOKED_AT,
+};
+
+/* The audit log's page: the id, the time, then the texts (NULL allowed). */
+#define STORE_SQL_AUDIT_COLUMNS                                                                    \
+    "id, at, key_id, key_name, client, request_id, action, target, change"
+enum audit_column {
+    AUDIT_COL_ID,
+    AUDIT_COL_AT,
+    AUDIT_COL_KEY_ID, /* the first of the texts, through AUDIT_COL_CHANGE */
+    AUDIT_COL_KEY_NAME,
+    AUDIT_COL_CLIENT,
+    AUDIT_COL_REQUEST_ID,
+    AUDIT_COL_ACTION,
+    AUDIT_COL_TARGET,
+    AUDIT_COL_CHANGE,
+};
+
+/* Each statement's text: `.shared` where the dialects agree (?N), else
+ * `.sqlite` and `.postgres` side by side (store_sql in queries.c). A
+ * backend reads its text through sqlite_sql() or pg_sql(). */
+enum store_sql {
+    STORE_SQL_KEYS_VERSION,
+    STORE_SQL_KEYS,
+    STORE_SQL_KEY_INSERT,
+    STORE_SQL_KEY_REVOKE,
+    STORE_SQL_KEY_TOUCH,
+    STORE_SQL_AUDIT_INSERT,
+    STORE_SQL_AUDIT_PAGE,
+    STORE_SQL_PRICE_LISTS,
+    STORE_SQL_PRICE_LIST_INSERT,
+    STORE_SQL_PRICE_LIST_EDIT,
+    STORE_SQL_PRICE_LIST_SCHEDULE,
+    STORE_SQL_PRICE_LIST_IS_SCHEDULED,
+    STORE_SQL_PRICE_LIST_DROP_MODELS,
+    STORE_SQL_PRICE_LIST_OVERTAKEN,
+    STORE_SQL_PRICE_LIST_SUPERSEDE,
+    STORE_SQL_PRICE_LIST_ACTIVATE,
+    STORE_SQL_PRICE_LIST_SET_VERSION,
+    STORE_SQL_COUNT
+};
+
+struct store_sql_text {
+    const char *shared;
+    const char *sqlite;
+    const char *postgres;
+};
+
+extern const struct store_sql_text store_sql[STORE_SQL_COUNT];
 
 /* ---- Which endpoints receive an event. ---- */
 

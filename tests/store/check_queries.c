@@ -148,6 +148,45 @@ START_TEST(sqlite_writes_take_numbered_parameters)
 }
 END_TEST
 
+/* Each statement has one shared text or both dialects' own. */
+START_TEST(every_statement_has_a_text_per_dialect)
+{
+    for (int id = 0; id < STORE_SQL_COUNT; id++) {
+        const struct store_sql_text *text = &store_sql[id];
+        if (text->shared != NULL)
+            ck_assert_msg(text->sqlite == NULL && text->postgres == NULL, "statement %d", id);
+        else
+            ck_assert_msg(text->sqlite != NULL && text->postgres != NULL, "statement %d", id);
+    }
+}
+END_TEST
+
+static const char *sqlite_text(int id)
+{
+    return store_sql[id].shared != NULL ? store_sql[id].shared : store_sql[id].sqlite;
+}
+
+/* Every parameter numbered (?N), none named: a `$1` would be a name. */
+START_TEST(sqlite_statements_take_numbered_parameters)
+{
+    sqlite3 *db = NULL;
+    ck_assert_int_eq(sqlite3_open(database, &db), SQLITE_OK);
+    for (int id = 0; id < STORE_SQL_COUNT; id++) {
+        sqlite3_stmt *stmt = sqlite_prepare(db, sqlite_text(id));
+        int n = sqlite3_bind_parameter_count(stmt);
+        ck_assert_int_eq(n, highest_parameter(sqlite_text(id)));
+        for (int i = 1; i <= n; i++) {
+            char name[16];
+            snprintf(name, sizeof name, "?%d", i);
+            const char *bound = sqlite3_bind_parameter_name(stmt, i);
+            ck_assert_str_eq(bound != NULL ? bound : name, name); /* NULL: a number unused */
+        }
+        sqlite3_finalize(stmt);
+    }
+    sqlite3_close(db);
+}
+END_TEST
+
 /* Which endpoints take an event: the list's own types and " * ", never a
  * type that is only part of one listed. */
 static const struct takes_case {
@@ -233,6 +272,26 @@ START_TEST(postgres_accepts_every_shared_statement)
 }
 END_TEST
 
+/* A shared statement takes as many parameters in both dialects. */
+START_TEST(postgres_accepts_every_statement)
+{
+    PGconn *conn = PQconnectdb(database);
+    ck_assert_msg(PQstatus(conn) == CONNECTION_OK, "%s", PQerrorMessage(conn));
+    for (int id = 0; id < STORE_SQL_COUNT; id++) {
+        const struct store_sql_text *text = &store_sql[id];
+        PGresult *described;
+        if (text->shared != NULL) {
+            described = pg_describe(conn, text->shared);
+            ck_assert_int_eq(PQnparams(described), highest_parameter(text->shared));
+        } else {
+            described = pg_describe(conn, text->postgres);
+        }
+        PQclear(described);
+    }
+    PQfinish(conn);
+}
+END_TEST
+
 START_TEST(postgres_endpoint_takes_its_types)
 {
     PGconn *conn = PQconnectdb(database);
@@ -258,17 +317,20 @@ static Suite *queries_suite(void)
     tcase_add_loop_test(rewrite, rewrites_numbered_parameters_only, 0,
                         (int)(sizeof rewrites / sizeof rewrites[0]));
     tcase_add_test(rewrite, every_write_is_numbered_in_column_order);
+    tcase_add_test(rewrite, every_statement_has_a_text_per_dialect);
     suite_add_tcase(suite, rewrite);
     TCase *sqlite = tcase_create("sqlite");
     tcase_add_checked_fixture(sqlite, setup_sqlite, teardown);
     tcase_add_test(sqlite, sqlite_reads_name_their_columns);
     tcase_add_test(sqlite, sqlite_writes_take_numbered_parameters);
+    tcase_add_test(sqlite, sqlite_statements_take_numbered_parameters);
     tcase_add_test(sqlite, sqlite_endpoint_takes_its_types);
     suite_add_tcase(suite, sqlite);
     if (testdb_is_postgres()) {
         TCase *postgres = tcase_create("postgres");
         tcase_add_checked_fixture(postgres, setup_postgres, teardown);
         tcase_add_test(postgres, postgres_accepts_every_shared_statement);
+        tcase_add_test(postgres, postgres_accepts_every_statement);
         tcase_add_test(postgres, postgres_endpoint_takes_its_types);
         suite_add_tcase(suite, postgres);
     }

@@ -313,6 +313,13 @@ static bool rewrite_shared_sql(struct pg_store *store)
         if (store->catalog_write_sql[table] == NULL)
             return false;
     }
+    for (int id = 0; id < STORE_SQL_COUNT; id++) {
+        const struct store_sql_text *text = &store_sql[id];
+        store->sql[id] =
+            text->shared != NULL ? store_sql_for_postgres(text->shared) : strdup(text->postgres);
+        if (store->sql[id] == NULL)
+            return false;
+    }
     return true;
 }
 
@@ -364,6 +371,8 @@ void pg_close(struct store_backend *backend)
     free(store->conns);
     for (int table = 0; table < CATALOG_WRITE_COUNT; table++)
         free(store->catalog_write_sql[table]);
+    for (int id = 0; id < STORE_SQL_COUNT; id++)
+        free(store->sql[id]);
     if (store->conninfo != NULL) /* it may hold a password: not left in freed memory */
         memset(store->conninfo, 0, strlen(store->conninfo));
     free(store->conninfo);

@@ -13,37 +13,6 @@
 #include "store/postgres/pg.h"
 #include "store/queries.h"
 
-static const char SQL_LISTS[] =
-    "SELECT version, state, based_on, created_at, effective_at, published_at, superseded_at,"
-    " CASE WHEN $1::bigint = 0 THEN NULL ELSE document END FROM price_lists"
-    " WHERE $1::bigint = 0 OR version = $1::bigint ORDER BY version DESC";
-static const char SQL_INSERT[] =
-    "INSERT INTO price_lists (version, state, based_on, created_at, document)"
-    " SELECT $1::bigint, 'draft', nullif($2::bigint, 0), $3::bigint, $4::text"
-    " WHERE $1 > (SELECT coalesce(max(version), 0) FROM price_lists)"
-    " AND $1 > (SELECT version FROM price_list WHERE id = 1)";
-static const char SQL_EDIT[] =
-    "UPDATE price_lists SET document = $2 WHERE version = $1 AND state = 'draft'";
-static const char SQL_SCHEDULE[] =
-    "UPDATE price_lists SET state = 'scheduled', effective_at = $2, published_at = $3"
-    " WHERE version = $1 AND state = 'draft'";
-static const char SQL_IS_SCHEDULED[] =
-    "SELECT 1 FROM price_lists WHERE version = $1 AND state = 'scheduled' FOR UPDATE";
-
-static const char SQL_DROP_MODELS[] =
-    "DELETE FROM gpu_models WHERE id NOT IN (SELECT gpu_model_id FROM skus)"
-    " AND id NOT IN (SELECT json_array_elements_text($1::json))";
-static const char SQL_OVERTAKEN[] =
-    "UPDATE price_lists SET state = 'superseded', superseded_at = $2"
-    " WHERE state = 'scheduled' AND version <> $1"
-    " AND effective_at <= (SELECT effective_at FROM price_lists WHERE version = $1)";
-static const char SQL_SUPERSEDE[] =
-    "UPDATE price_lists SET state = 'superseded', superseded_at = $1, document = $2"
-    " WHERE state = 'active'";
-static const char SQL_ACTIVATE[] = "UPDATE price_lists SET state = 'active' WHERE version = $1";
-static const char SQL_SET_VERSION[] =
-    "UPDATE price_list SET version = $1, updated_at = $2 WHERE id = 1";
-
 /* ---- Helpers. ---- */
 
 static PGresult *run(struct pg_conn *conn, const char *sql, int n, const char *const *values,
@@ -94,7 +63,8 @@ static enum gq_code read_lists(struct pg_conn *conn, void *context, struct gq_er
     char version[24];
     snprintf(version, sizeof version, "%lld", (long long)read->version);
     const char *const values[] = {version};
-    PGresult *result = run(conn, SQL_LISTS, 1, values, PGRES_TUPLES_OK, err);
+    PGresult *result =
+        run(conn, pg_sql(conn, STORE_SQL_PRICE_LISTS), 1, values, PGRES_TUPLES_OK, err);
     if (result == NULL)
         return err != NULL ? err->code : GQ_ERR_INTERNAL;
     struct price_list_set *out = read->out;
@@ -196,7 +166,8 @@ static enum gq_code activate(struct pg_conn *conn, const struct price_list_write
     const char *const superseded[] = {now, write->document};
     const char *const models[] = {write->model_ids};
     int scheduled = 0;
-    enum gq_code code = command(conn, SQL_IS_SCHEDULED, 1, version_only, &scheduled, err);
+    enum gq_code code = command(conn, pg_sql(conn, STORE_SQL_PRICE_LIST_IS_SCHEDULED), 1,
+                                version_only, &scheduled, err);
     *applied = code == GQ_OK && scheduled > 0;
     if (!*applied)
         return code;
@@ -205,15 +176,19 @@ static enum gq_code activate(struct pg_conn *conn, const struct price_list_write
     for (int t = 0; code == GQ_OK && t < CATALOG_WRITE_COUNT; t++)
         code = write_rows(conn, (enum catalog_write_table)t, &write->rows[t], err);
     if (code == GQ_OK)
-        code = command(conn, SQL_DROP_MODELS, 1, models, NULL, err);
+        code = command(conn, pg_sql(conn, STORE_SQL_PRICE_LIST_DROP_MODELS), 1, models, NULL, err);
     if (code == GQ_OK)
-        code = command(conn, SQL_OVERTAKEN, 2, version_now, NULL, err);
+        code =
+            command(conn, pg_sql(conn, STORE_SQL_PRICE_LIST_OVERTAKEN), 2, version_now, NULL, err);
     if (code == GQ_OK)
-        code = command(conn, SQL_SUPERSEDE, 2, superseded, NULL, err);
+        code =
+            command(conn, pg_sql(conn, STORE_SQL_PRICE_LIST_SUPERSEDE), 2, superseded, NULL, err);
     if (code == GQ_OK)
-        code = command(conn, SQL_ACTIVATE, 1, version_only, NULL, err);
+        code =
+            command(conn, pg_sql(conn, STORE_SQL_PRICE_LIST_ACTIVATE), 1, version_only, NULL, err);
     if (code == GQ_OK)
-        code = command(conn, SQL_SET_VERSION, 2, version_now, NULL, err);
+        code = command(conn, pg_sql(conn, STORE_SQL_PRICE_LIST_SET_VERSION), 2, version_now, NULL,
+                       err);
     return code;
 }
 
@@ -230,17 +205,17 @@ static enum gq_code write_list(struct pg_conn *conn, const struct price_list_wri
     switch (write->kind) {
     case PRICE_LIST_WRITE_INSERT: {
         const char *const values[] = {version, based_on, now, write->document};
-        code = command(conn, SQL_INSERT, 4, values, &changes, err);
+        code = command(conn, pg_sql(conn, STORE_SQL_PRICE_LIST_INSERT), 4, values, &changes, err);
         break;
     }
     case PRICE_LIST_WRITE_EDIT: {
         const char *const values[] = {version, write->document};
-        code = command(conn, SQL_EDIT, 2, values, &changes, err);
+        code = command(conn, pg_sql(conn, STORE_SQL_PRICE_LIST_EDIT), 2, values, &changes, err);
         break;
     }
     case PRICE_LIST_WRITE_SCHEDULE: {
         const char *const values[] = {version, effective_at, now};
-        code = command(conn, SQL_SCHEDULE, 3, values, &changes, err);
+        code = command(conn, pg_sql(conn, STORE_SQL_PRICE_LIST_SCHEDULE), 3, values, &changes, err);
         break;
     }
     case PRICE_LIST_WRITE_ACTIVATE:

@@ -11,37 +11,6 @@
 #include "store/queries.h"
 #include "store/sqlite/db.h"
 
-static const char SQL_LISTS[] =
-    "SELECT version, state, based_on, created_at, effective_at, published_at, superseded_at,"
-    " CASE WHEN ?1 = 0 THEN NULL ELSE document END FROM price_lists"
-    " WHERE ?1 = 0 OR version = ?1 ORDER BY version DESC";
-static const char SQL_INSERT[] =
-    "INSERT INTO price_lists (version, state, based_on, created_at, document)"
-    " SELECT ?1, 'draft', nullif(?2, 0), ?3, ?4"
-    " WHERE ?1 > (SELECT coalesce(max(version), 0) FROM price_lists)"
-    " AND ?1 > (SELECT version FROM price_list WHERE id = 1)";
-static const char SQL_EDIT[] =
-    "UPDATE price_lists SET document = ?2 WHERE version = ?1 AND state = 'draft'";
-static const char SQL_SCHEDULE[] =
-    "UPDATE price_lists SET state = 'scheduled', effective_at = ?2, published_at = ?3"
-    " WHERE version = ?1 AND state = 'draft'";
-static const char SQL_IS_SCHEDULED[] =
-    "SELECT 1 FROM price_lists WHERE version = ?1 AND state = 'scheduled'";
-
-static const char SQL_DROP_MODELS[] =
-    "DELETE FROM gpu_models WHERE id NOT IN (SELECT gpu_model_id FROM skus)"
-    " AND id NOT IN (SELECT value FROM json_each(?1))";
-static const char SQL_OVERTAKEN[] =
-    "UPDATE price_lists SET state = 'superseded', superseded_at = ?2"
-    " WHERE state = 'scheduled' AND version <> ?1"
-    " AND effective_at <= (SELECT effective_at FROM price_lists WHERE version = ?1)";
-static const char SQL_SUPERSEDE[] =
-    "UPDATE price_lists SET state = 'superseded', superseded_at = ?2, document = ?3"
-    " WHERE state = 'active'";
-static const char SQL_ACTIVATE[] = "UPDATE price_lists SET state = 'active' WHERE version = ?1";
-static const char SQL_SET_VERSION[] =
-    "UPDATE price_list SET version = ?1, updated_at = ?2 WHERE id = 1";
-
 /* ---- Reading. ---- */
 
 static enum gq_code append_list(struct price_list_set *out, sqlite3_stmt *stmt,
@@ -75,7 +44,7 @@ enum gq_code sqlite_price_lists_read(struct store_backend *backend, int64_t vers
     struct sqlite_conn *conn = sqlite_db_checkout(store);
     out->items = NULL;
     out->count = 0;
-    sqlite3_stmt *stmt = sqlite_db_cached(conn, SQL_LISTS, err);
+    sqlite3_stmt *stmt = sqlite_db_cached(conn, sqlite_sql(STORE_SQL_PRICE_LISTS), err);
     enum gq_code code = stmt != NULL ? GQ_OK : (err != NULL ? err->code : GQ_ERR_INTERNAL);
     int rc = SQLITE_DONE;
     if (code == GQ_OK)
@@ -167,7 +136,8 @@ static enum gq_code activate(struct sqlite_conn *conn, const struct price_list_w
                              bool *applied, struct gq_error *err)
 {
     int scheduled = 0;
-    enum gq_code code = run(conn, SQL_IS_SCHEDULED, write->version, 0, NULL, &scheduled, err);
+    enum gq_code code = run(conn, sqlite_sql(STORE_SQL_PRICE_LIST_IS_SCHEDULED), write->version, 0,
+                            NULL, &scheduled, err);
     *applied = code == GQ_OK && scheduled > 0;
     if (!*applied)
         return code;
@@ -176,15 +146,19 @@ static enum gq_code activate(struct sqlite_conn *conn, const struct price_list_w
     for (int t = 0; code == GQ_OK && t < CATALOG_WRITE_COUNT; t++)
         code = write_rows(conn, (enum catalog_write_table)t, &write->rows[t], err);
     if (code == GQ_OK)
-        code = run_text(conn, SQL_DROP_MODELS, write->model_ids, err);
+        code = run_text(conn, sqlite_sql(STORE_SQL_PRICE_LIST_DROP_MODELS), write->model_ids, err);
     if (code == GQ_OK)
-        code = run(conn, SQL_OVERTAKEN, write->version, write->now, NULL, NULL, err);
+        code = run(conn, sqlite_sql(STORE_SQL_PRICE_LIST_OVERTAKEN), write->version, write->now,
+                   NULL, NULL, err);
     if (code == GQ_OK)
-        code = run(conn, SQL_SUPERSEDE, 0, write->now, write->document, NULL, err);
+        code = run(conn, sqlite_sql(STORE_SQL_PRICE_LIST_SUPERSEDE), 0, write->now, write->document,
+                   NULL, err);
     if (code == GQ_OK)
-        code = run(conn, SQL_ACTIVATE, write->version, 0, NULL, NULL, err);
+        code = run(conn, sqlite_sql(STORE_SQL_PRICE_LIST_ACTIVATE), write->version, 0, NULL, NULL,
+                   err);
     if (code == GQ_OK)
-        code = run(conn, SQL_SET_VERSION, write->version, write->now, NULL, NULL, err);
+        code = run(conn, sqlite_sql(STORE_SQL_PRICE_LIST_SET_VERSION), write->version, write->now,
+                   NULL, NULL, err);
     return code;
 }
 
@@ -195,7 +169,7 @@ static enum gq_code write_list(struct sqlite_conn *conn, const struct price_list
     enum gq_code code = GQ_OK;
     switch (write->kind) {
     case PRICE_LIST_WRITE_INSERT: {
-        sqlite3_stmt *stmt = sqlite_db_cached(conn, SQL_INSERT, err);
+        sqlite3_stmt *stmt = sqlite_db_cached(conn, sqlite_sql(STORE_SQL_PRICE_LIST_INSERT), err);
         if (stmt == NULL)
             return err != NULL ? err->code : GQ_ERR_INTERNAL;
         sqlite3_bind_int64(stmt, 1, (sqlite3_int64)write->version);
@@ -210,7 +184,7 @@ static enum gq_code write_list(struct sqlite_conn *conn, const struct price_list
         break;
     }
     case PRICE_LIST_WRITE_EDIT: {
-        sqlite3_stmt *stmt = sqlite_db_cached(conn, SQL_EDIT, err);
+        sqlite3_stmt *stmt = sqlite_db_cached(conn, sqlite_sql(STORE_SQL_PRICE_LIST_EDIT), err);
         if (stmt == NULL)
             return err != NULL ? err->code : GQ_ERR_INTERNAL;
         sqlite3_bind_int64(stmt, 1, (sqlite3_int64)write->version);
@@ -223,7 +197,7 @@ static enum gq_code write_list(struct sqlite_conn *conn, const struct price_list
         break;
     }
     case PRICE_LIST_WRITE_SCHEDULE: {
-        sqlite3_stmt *stmt = sqlite_db_cached(conn, SQL_SCHEDULE, err);
+        sqlite3_stmt *stmt = sqlite_db_cached(conn, sqlite_sql(STORE_SQL_PRICE_LIST_SCHEDULE), err);
         if (stmt == NULL)
             return err != NULL ? err->code : GQ_ERR_INTERNAL;
         sqlite3_bind_int64(stmt, 1, (sqlite3_int64)write->version);
