@@ -200,6 +200,31 @@ extern const char *const store_catalog_write_sql[CATALOG_WRITE_COUNT];
 
 /* ---- Statements by name. ---- */
 
+/* A stored quote, as every backend reads it (its SELECTs and RETURNINGs:
+ * sqlite/quotes.c, postgres/statements.c). */
+#define STORE_SQL_QUOTE_COLUMNS                                                                    \
+    "id, status, request_json, response_json, idempotency_key, price_list_version,"                \
+    " created_at, expires_at, accepted_at, response_lz4, response_size, canceled_at,"              \
+    " expired_at, cancel_reason, acceptance"
+enum quote_column {
+    QUOTE_COL_ID,
+    QUOTE_COL_STATUS,
+    QUOTE_COL_REQUEST_JSON,
+    QUOTE_COL_RESPONSE_JSON, /* the text of quotes stored before compression */
+    QUOTE_COL_IDEMPOTENCY_KEY,
+    QUOTE_COL_PRICE_LIST_VERSION,
+    QUOTE_COL_CREATED_AT,
+    QUOTE_COL_EXPIRES_AT,
+    QUOTE_COL_ACCEPTED_AT, /* NULL reads as 0 */
+    QUOTE_COL_RESPONSE_LZ4,
+    QUOTE_COL_RESPONSE_SIZE,
+    QUOTE_COL_CANCELED_AT,
+    QUOTE_COL_EXPIRED_AT,
+    QUOTE_COL_CANCEL_REASON,
+    QUOTE_COL_ACCEPTANCE,
+    QUOTE_COL_COUNT
+};
+
 /* API keys (migration 0007), read by both backends with these columns. */
 #define STORE_SQL_KEY_COLUMNS "id, name, prefix, hash, scopes, created_at, last_used_at, revoked_at"
 enum key_column {

@@ -187,6 +187,42 @@ START_TEST(sqlite_statements_take_numbered_parameters)
 }
 END_TEST
 
+/* The quote's, keys' and audit log's columns: each enum's name for a
+ * column is that column in the SELECT. */
+static const struct named_column {
+    const char *sql;
+    int index;
+    const char *name;
+} named_columns[] = {
+    {"SELECT " STORE_SQL_QUOTE_COLUMNS " FROM quotes", QUOTE_COL_ID, "id"},
+    {"SELECT " STORE_SQL_QUOTE_COLUMNS " FROM quotes", QUOTE_COL_RESPONSE_JSON, "response_json"},
+    {"SELECT " STORE_SQL_QUOTE_COLUMNS " FROM quotes", QUOTE_COL_CREATED_AT, "created_at"},
+    {"SELECT " STORE_SQL_QUOTE_COLUMNS " FROM quotes", QUOTE_COL_RESPONSE_SIZE, "response_size"},
+    {"SELECT " STORE_SQL_QUOTE_COLUMNS " FROM quotes", QUOTE_COL_EXPIRED_AT, "expired_at"},
+    {"SELECT " STORE_SQL_QUOTE_COLUMNS " FROM quotes", QUOTE_COL_ACCEPTANCE, "acceptance"},
+    {"SELECT " STORE_SQL_KEY_COLUMNS " FROM api_keys", KEY_COL_SCOPES, "scopes"},
+    {"SELECT " STORE_SQL_KEY_COLUMNS " FROM api_keys", KEY_COL_REVOKED_AT, "revoked_at"},
+    {"SELECT " STORE_SQL_AUDIT_COLUMNS " FROM audit_log", AUDIT_COL_KEY_ID, "key_id"},
+    {"SELECT " STORE_SQL_AUDIT_COLUMNS " FROM audit_log", AUDIT_COL_CHANGE, "change"},
+};
+
+START_TEST(sqlite_columns_are_where_their_names_say)
+{
+    sqlite3 *db = NULL;
+    ck_assert_int_eq(sqlite3_open(database, &db), SQLITE_OK);
+    sqlite3_stmt *quotes = sqlite_prepare(db, named_columns[0].sql);
+    ck_assert_int_eq(sqlite3_column_count(quotes), QUOTE_COL_COUNT);
+    sqlite3_finalize(quotes);
+    for (size_t i = 0; i < sizeof named_columns / sizeof named_columns[0]; i++) {
+        sqlite3_stmt *stmt = sqlite_prepare(db, named_columns[i].sql);
+        ck_assert_str_eq(sqlite3_column_name(stmt, named_columns[i].index), named_columns[i].name);
+        ck_assert_int_eq(sqlite3_column_count(stmt) - 1 >= named_columns[i].index, 1);
+        sqlite3_finalize(stmt);
+    }
+    sqlite3_close(db);
+}
+END_TEST
+
 /* Which endpoints take an event: the list's own types and " * ", never a
  * type that is only part of one listed. */
 static const struct takes_case {
@@ -324,6 +360,7 @@ static Suite *queries_suite(void)
     tcase_add_test(sqlite, sqlite_reads_name_their_columns);
     tcase_add_test(sqlite, sqlite_writes_take_numbered_parameters);
     tcase_add_test(sqlite, sqlite_statements_take_numbered_parameters);
+    tcase_add_test(sqlite, sqlite_columns_are_where_their_names_say);
     tcase_add_test(sqlite, sqlite_endpoint_takes_its_types);
     suite_add_tcase(suite, sqlite);
     if (testdb_is_postgres()) {
