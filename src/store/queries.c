@@ -218,6 +218,36 @@ const struct store_sql_text store_sql[STORE_SQL_COUNT] = {
                                                  " WHERE version = ?1"},
     [STORE_SQL_PRICE_LIST_SET_VERSION] = {.shared = "UPDATE price_list SET version = ?1,"
                                                     " updated_at = ?2 WHERE id = 1"},
+
+    /* Webhook endpoints and their deliveries (migration 0009). */
+    [STORE_SQL_ENDPOINT_INSERT] = {.shared = "INSERT INTO webhook_endpoints (id, url, description,"
+                                             " events, secret, enabled, created_at, updated_at)"
+                                             " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)"},
+    [STORE_SQL_ENDPOINTS] = {.sqlite =
+                                 "SELECT " STORE_SQL_ENDPOINT_COLUMNS " FROM webhook_endpoints"
+                                 " WHERE (?1 IS NULL OR id = ?1) ORDER BY created_at, id",
+                             .postgres =
+                                 "SELECT " STORE_SQL_ENDPOINT_COLUMNS " FROM webhook_endpoints"
+                                 " WHERE ($1::text IS NULL OR id = $1)"
+                                 " ORDER BY created_at, id"},
+    [STORE_SQL_ENDPOINT_UPDATE] = {.shared = "UPDATE webhook_endpoints SET events = ?2,"
+                                             " enabled = ?3, updated_at = ?4 WHERE id = ?1"},
+    [STORE_SQL_ENDPOINT_SECRETS] = {.shared = "SELECT id, secret FROM webhook_endpoints"
+                                              " ORDER BY created_at, id"},
+    [STORE_SQL_ENDPOINT_SECRET_REPLACE] = {.shared = "UPDATE webhook_endpoints SET secret = ?3"
+                                                     " WHERE id = ?1 AND secret = ?2"},
+    [STORE_SQL_ENDPOINT_DELETE] = {.shared = "DELETE FROM webhook_endpoints WHERE id = ?1"},
+    [STORE_SQL_DELIVERIES_PAGE] =
+        {.sqlite = "SELECT id, endpoint_id, event_id, status, attempts, next_attempt_at, created_at"
+                   " FROM webhook_deliveries WHERE endpoint_id = ?1 AND (?2 IS NULL OR id < ?2)"
+                   " ORDER BY id DESC LIMIT ?3",
+         .postgres = "SELECT id, endpoint_id, event_id, status, attempts, next_attempt_at,"
+                     " created_at FROM webhook_deliveries WHERE endpoint_id = $1"
+                     " AND ($2::text IS NULL OR id COLLATE \"C\" < $2)"
+                     " ORDER BY id COLLATE \"C\" DESC LIMIT $3"},
+    [STORE_SQL_DELIVERY_RETRY] = {.shared = "UPDATE webhook_deliveries SET status = 'pending',"
+                                            " next_attempt_at = ?3, lease_until = 0,"
+                                            " updated_at = ?3 WHERE id = ?2 AND endpoint_id = ?1"},
 };
 
 /* A `?` followed by digits becomes `$`; inside '...' (where '' is a quote)

@@ -253,6 +253,9 @@ enum audit_column {
     AUDIT_COL_CHANGE,
 };
 
+/* A webhook endpoint, without its secret. */
+#define STORE_SQL_ENDPOINT_COLUMNS "id, url, description, events, enabled, created_at, updated_at"
+
 /* Each statement's text: `.shared` where the dialects agree (?N), else
  * `.sqlite` and `.postgres` side by side (store_sql in queries.c). A
  * backend reads its text through sqlite_sql() or pg_sql(). */
@@ -274,6 +277,14 @@ enum store_sql {
     STORE_SQL_PRICE_LIST_SUPERSEDE,
     STORE_SQL_PRICE_LIST_ACTIVATE,
     STORE_SQL_PRICE_LIST_SET_VERSION,
+    STORE_SQL_ENDPOINT_INSERT,
+    STORE_SQL_ENDPOINTS,
+    STORE_SQL_ENDPOINT_UPDATE,
+    STORE_SQL_ENDPOINT_SECRETS,
+    STORE_SQL_ENDPOINT_SECRET_REPLACE,
+    STORE_SQL_ENDPOINT_DELETE,
+    STORE_SQL_DELIVERIES_PAGE,
+    STORE_SQL_DELIVERY_RETRY,
     STORE_SQL_COUNT
 };
 
