@@ -24,6 +24,7 @@
 #include "cli/keys.h"
 #include "document/quote_pdf.h"
 #include "cli/secrets.h"
+#include "codec/store_json.h"
 #include "http/http.h"
 #include "store/store.h"
 #include "util/config.h"
@@ -56,6 +57,7 @@ static int open_store(const struct gq_config *config, bool migrate, struct store
     if (migrate && store_check_migrations(config->database, config->migrations_dir, &err) != GQ_OK)
         return fail(&err);
     bool missing = store_database_file_missing(config->database);
+    store_set_render(&codec_store_render);
     if (store_open(&options, store, &err) != GQ_OK)
         return fail(&err);
     if (missing)

@@ -11,12 +11,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "codec/store_json.h"
 #include "http/http.h"
 #include "util/clock.h"
 
 static json_t *render_list(const struct price_list_info *info)
 {
-    return store_price_list_json(info);
+    return codec_price_list_json(info);
 }
 
 /* The path's {version}: 1 to 15 digits. */

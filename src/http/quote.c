@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "codec/store_json.h"
 #include "http/http.h"
 #include "http/metrics.h"
 #include "http/policy.h"
@@ -39,13 +40,13 @@ static const char *stored_language(const json_t *quote)
     return gq_lang_tag(GQ_LANG_EN);
 }
 
-/* The stored quote as of now (store_quote_object: its status and
+/* The stored quote as of now (codec_quote_json: its status and
  * status_transitions brought up to date), in the language it was written
  * in, whatever this request's. */
 static enum MHD_Result reply_stored(struct http_request *request, const struct stored_quote *stored,
                                     unsigned status, bool replayed)
 {
-    json_t *quote = store_quote_json(stored, clock_now_seconds());
+    json_t *quote = codec_quote_json(stored, clock_now_seconds());
     if (quote == NULL) /* never the stored status, which may be out of date: a 500 */
         return reply_fail(request, GQ_ERR_INTERNAL, NULL, "stored quote %s is unreadable",
                           stored->id);

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "codec/store_json.h"
 #include "http/http.h"
 #include "http/list_query.h"
 #include "util/clock.h"
@@ -55,7 +56,7 @@ static json_t *render_page(const struct quote_page *page, int64_t now)
 {
     json_t *data = json_array();
     for (size_t i = 0; data != NULL && i < page->count; i++) {
-        json_t *quote = store_quote_json(&page->items[i], now);
+        json_t *quote = codec_quote_json(&page->items[i], now);
         if (quote == NULL || json_array_append_new(data, quote) != 0) {
             json_decref(data);
             data = NULL;

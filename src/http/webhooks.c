@@ -12,6 +12,7 @@
 #include <string.h>
 #include <sys/time.h>
 
+#include "codec/store_json.h"
 #include "http/http.h"
 #include "http/list_query.h"
 #include "util/clock.h"
@@ -34,7 +35,7 @@ static json_t *time_json(int64_t unix_seconds)
 
 static json_t *render_endpoint(const struct stored_endpoint *endpoint)
 {
-    return store_endpoint_json(endpoint);
+    return codec_endpoint_json(endpoint);
 }
 
 /* The audit's change of an endpoint, without its secret (the caller frees

@@ -46,37 +46,28 @@ struct store_row {
 };
 
 /* The queries that read the catalog, run in this order inside one read
- * transaction (one snapshot), each with exactly these columns. Rows may
- * come in any order: catalog_load.c sorts what it needs sorted. */
+ * transaction (one snapshot); their texts and columns are in queries.h
+ * (one text for both backends). Rows may come in any order: catalog_load.c
+ * sorts what it needs sorted. */
 enum catalog_query {
-    CATALOG_QUERY_PRICE_LIST,    /* version, currency, updated_at (one row) */
-    CATALOG_QUERY_MODELS,        /* id, name, memory_gb, memory_type, fp16_tflops,
-                                    memory_bandwidth_gbps, tdp_watts, fp32_tflops, bf16_tflops */
-    CATALOG_QUERY_MODES,         /* id, name, description, block_hours, block_days,
-                                    list_basis_points */
-    CATALOG_QUERY_MODE_SEGMENTS, /* mode_id, segment_id */
-    CATALOG_QUERY_SKUS,          /* id, name, gpu_model_id, gpu_count, interconnect, available:
-                                    active SKUs */
-    CATALOG_QUERY_PRICES,        /* sku_id, mode_id, amount_fen: of active SKUs */
-    CATALOG_QUERY_RULES,         /* id, name, segment, billing, sku_id, min_quantity, basis_points,
-                                    fixed_amount_fen, valid_from, valid_until, priority,
-                                    stackable: active rules */
-    CATALOG_QUERY_BUNDLES,       /* id, name, description, list_price_fen, price_fen, segment,
-                                    valid_from, valid_until: bundles of active SKUs only */
-    CATALOG_QUERY_BUNDLE_ITEMS,  /* bundle_id, sku_id, quantity, hours */
+    CATALOG_QUERY_PRICE_LIST, /* one row */
+    CATALOG_QUERY_MODELS,
+    CATALOG_QUERY_MODES,
+    CATALOG_QUERY_MODE_SEGMENTS,
+    CATALOG_QUERY_SKUS,    /* active SKUs */
+    CATALOG_QUERY_PRICES,  /* of active SKUs */
+    CATALOG_QUERY_RULES,   /* active rules */
+    CATALOG_QUERY_BUNDLES, /* bundles of active SKUs only */
+    CATALOG_QUERY_BUNDLE_ITEMS,
     /* What a person reads, one row per language (migration 0005); rows of
      * entries not read above (an inactive SKU) are skipped. */
-    CATALOG_QUERY_SKU_TEXTS,     /* sku_id, lang, name, description */
-    CATALOG_QUERY_MODE_TEXTS,    /* mode_id, lang, name, description */
-    CATALOG_QUERY_BUNDLE_TEXTS,  /* bundle_id, lang, name, description */
-    CATALOG_QUERY_CATALOG_TEXTS, /* subject ('bundles'), lang, name, description */
-    CATALOG_QUERY_SKU_HOSTS,     /* sku_id, instance_type, vcpus, memory_gib, system_disk_gb,
-                                    bandwidth_gbps, region_id, provisioning_min_minutes,
-                                    provisioning_max_minutes, provisioning_average_minutes,
-                                    software, ssh */
-    CATALOG_QUERY_REGION_TEXTS,  /* region_id, lang, name */
-    CATALOG_QUERY_SHAPES,        /* id, name, layers, hidden, heads, kv_heads, intermediate, vocab,
-                                    sliding_window, params, source: model shapes */
+    CATALOG_QUERY_SKU_TEXTS,
+    CATALOG_QUERY_MODE_TEXTS,
+    CATALOG_QUERY_BUNDLE_TEXTS,
+    CATALOG_QUERY_CATALOG_TEXTS,
+    CATALOG_QUERY_SKU_HOSTS,
+    CATALOG_QUERY_REGION_TEXTS,
+    CATALOG_QUERY_SHAPES,
     CATALOG_QUERY_COUNT
 };
 
@@ -173,6 +164,9 @@ struct delivery_end {
     int64_t next_attempt_at;
     int64_t disable_before_ms; /* 0: never disable */
 };
+
+/* The renderer store_set_render() set, or NULL. */
+const struct store_render *store_render(void);
 
 /* The webhook_endpoint.disabled event of `endpoint` (as it is, disabled),
  * into *out (the caller clears it). */

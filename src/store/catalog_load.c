@@ -18,6 +18,7 @@
 
 #include "core/catalog.h"
 #include "store/backend.h"
+#include "store/queries.h"
 #include "store/store.h"
 
 struct loader {
@@ -137,9 +138,9 @@ static enum gq_code read_price_list(struct loader *loader, const struct store_ro
     if (loader->has_price_list)
         return gq_fail(err, GQ_ERR_INTERNAL, NULL, "the database has two price lists");
     loader->has_price_list = true;
-    catalog->price_list_version = row_integer(row, 0);
-    catalog->price_list_updated_at = row_integer(row, 2);
-    return copy_text(row, 1, &catalog->currency, err);
+    catalog->price_list_version = row_integer(row, PRICE_LIST_COL_VERSION);
+    catalog->price_list_updated_at = row_integer(row, PRICE_LIST_COL_UPDATED_AT);
+    return copy_text(row, PRICE_LIST_COL_CURRENCY, &catalog->currency, err);
 }
 
 /* ---- GPU models. ---- */
@@ -152,17 +153,17 @@ static enum gq_code read_model(struct loader *loader, const struct store_row *ro
         append_element(loader, (void **)&catalog->models, &catalog->n_models, sizeof *model, err);
     if (model == NULL)
         return GQ_ERR_NO_MEMORY;
-    model->memory_gb = row_int32(row, 2);
-    model->fp16_tflops = row_real(row, 4);
-    model->memory_bandwidth_gbps = row_int32(row, 5);
-    model->tdp_watts = row_int32(row, 6);
-    model->fp32_tflops = row_real(row, 7); /* NULL reads as 0 */
-    model->bf16_tflops = row_real(row, 8);
-    enum gq_code code = copy_text(row, 0, &model->id, err);
+    model->memory_gb = row_int32(row, MODEL_COL_MEMORY_GB);
+    model->fp16_tflops = row_real(row, MODEL_COL_FP16_TFLOPS);
+    model->memory_bandwidth_gbps = row_int32(row, MODEL_COL_MEMORY_BANDWIDTH_GBPS);
+    model->tdp_watts = row_int32(row, MODEL_COL_TDP_WATTS);
+    model->fp32_tflops = row_real(row, MODEL_COL_FP32_TFLOPS);
+    model->bf16_tflops = row_real(row, MODEL_COL_BF16_TFLOPS);
+    enum gq_code code = copy_text(row, MODEL_COL_ID, &model->id, err);
     if (code == GQ_OK)
-        code = copy_text(row, 1, &model->name, err);
+        code = copy_text(row, MODEL_COL_NAME, &model->name, err);
     if (code == GQ_OK)
-        code = copy_text(row, 3, &model->memory_type, err);
+        code = copy_text(row, MODEL_COL_MEMORY_TYPE, &model->memory_type, err);
     /* Training in fp32 (and bf16 without BF16 tensor cores) is timed at it. */
     if (code == GQ_OK && !(model->fp32_tflops > 0.0))
         code = gq_fail(err, GQ_ERR_INVALID_VALUE, NULL,
@@ -190,19 +191,19 @@ static enum gq_code read_mode(struct loader *loader, const struct store_row *row
                               struct gq_error *err)
 {
     enum billing_mode mode;
-    enum gq_code code = parse_mode(row_text(row, 0), &mode, err);
+    enum gq_code code = parse_mode(row_text(row, MODE_COL_ID), &mode, err);
     if (code != GQ_OK)
         return code;
     struct billing_mode_info *info = &loader->catalog->modes[mode];
     if (info->name != NULL)
         return gq_fail(err, GQ_ERR_INTERNAL, NULL, "billing mode '%s' is there twice",
-                       row_text(row, 0));
-    info->block_hours = row_int32(row, 3);
-    info->block_days = row_int32(row, 4);
-    info->list_basis_points = row_int32(row, 5);
-    code = copy_text(row, 1, &info->name, err);
+                       row_text(row, MODE_COL_ID));
+    info->block_hours = row_int32(row, MODE_COL_BLOCK_HOURS);
+    info->block_days = row_int32(row, MODE_COL_BLOCK_DAYS);
+    info->list_basis_points = row_int32(row, MODE_COL_LIST_BASIS_POINTS);
+    code = copy_text(row, MODE_COL_NAME, &info->name, err);
     if (code == GQ_OK)
-        code = copy_text(row, 2, &info->description, err);
+        code = copy_text(row, MODE_COL_DESCRIPTION, &info->description, err);
     return code;
 }
 
@@ -220,10 +221,10 @@ static enum gq_code read_mode_segment(struct loader *loader, const struct store_
                                       struct gq_error *err)
 {
     enum billing_mode mode;
-    enum gq_code code = parse_mode(row_text(row, 0), &mode, err);
+    enum gq_code code = parse_mode(row_text(row, MODE_SEGMENT_COL_MODE_ID), &mode, err);
     uint32_t mask = 0;
     if (code == GQ_OK)
-        code = read_segment_mask(row, 1, &mask, err);
+        code = read_segment_mask(row, MODE_SEGMENT_COL_SEGMENT_ID, &mask, err);
     if (code == GQ_OK)
         loader->catalog->modes[mode].segment_mask |= mask;
     return code;
@@ -239,20 +240,20 @@ static enum gq_code read_sku(struct loader *loader, const struct store_row *row,
         append_element(loader, (void **)&catalog->skus, &catalog->n_skus, sizeof *sku, err);
     if (sku == NULL)
         return GQ_ERR_NO_MEMORY;
-    enum gq_code code = copy_text(row, 0, &sku->id, err);
+    enum gq_code code = copy_text(row, SKU_COL_ID, &sku->id, err);
     if (code == GQ_OK)
-        code = copy_text(row, 1, &sku->name, err);
+        code = copy_text(row, SKU_COL_NAME, &sku->name, err);
     if (code != GQ_OK)
         return code;
-    sku->gpu = find_model(catalog, row_text(row, 2));
+    sku->gpu = find_model(catalog, row_text(row, SKU_COL_GPU_MODEL_ID));
     if (sku->gpu == NULL)
         return gq_fail(err, GQ_ERR_INVALID_VALUE, NULL, "SKU '%s' names unknown GPU model '%s'",
-                       sku->id, row_text(row, 2));
-    sku->gpu_count = row_int32(row, 3);
-    if (!interconnect_parse(row_text(row, 4), &sku->interconnect))
+                       sku->id, row_text(row, SKU_COL_GPU_MODEL_ID));
+    sku->gpu_count = row_int32(row, SKU_COL_GPU_COUNT);
+    if (!interconnect_parse(row_text(row, SKU_COL_INTERCONNECT), &sku->interconnect))
         return gq_fail(err, GQ_ERR_INVALID_VALUE, NULL, "SKU '%s' has unknown interconnect '%s'",
-                       sku->id, row_text(row, 4));
-    sku->available = row_integer(row, 5) != 0;
+                       sku->id, row_text(row, SKU_COL_INTERCONNECT));
+    sku->available = row_integer(row, SKU_COL_AVAILABLE) != 0;
     return GQ_OK;
 }
 
@@ -265,15 +266,16 @@ static enum gq_code read_price(struct loader *loader, const struct store_row *ro
                                struct gq_error *err)
 {
     /* The cast drops const: the catalog is still being built. */
-    struct sku *sku = (struct sku *)catalog_find_sku(loader->catalog, row_text(row, 0));
+    struct sku *sku =
+        (struct sku *)catalog_find_sku(loader->catalog, row_text(row, PRICE_COL_SKU_ID));
     if (sku == NULL)
         return gq_fail(err, GQ_ERR_INTERNAL, NULL, "a price names SKU '%s', which was not read",
-                       row_text(row, 0));
+                       row_text(row, PRICE_COL_SKU_ID));
     enum billing_mode mode;
-    enum gq_code code = parse_mode(row_text(row, 1), &mode, err);
+    enum gq_code code = parse_mode(row_text(row, PRICE_COL_MODE_ID), &mode, err);
     if (code != GQ_OK)
         return code;
-    sku->price[mode] = row_integer(row, 2);
+    sku->price[mode] = row_integer(row, PRICE_COL_AMOUNT_FEN);
     sku->priced[mode] = true;
     return GQ_OK;
 }
@@ -302,12 +304,12 @@ static enum gq_code read_billing_mask(const struct store_row *row, int column, u
 
 static void read_rule_amount(const struct store_row *row, struct discount_rule *rule)
 {
-    if (!row_is_null(row, 6)) {
+    if (!row_is_null(row, RULE_COL_BASIS_POINTS)) {
         rule->kind = DISCOUNT_PERCENT;
-        rule->basis_points = row_int32(row, 6);
+        rule->basis_points = row_int32(row, RULE_COL_BASIS_POINTS);
     } else {
         rule->kind = DISCOUNT_FIXED;
-        rule->fixed_amount = row_integer(row, 7);
+        rule->fixed_amount = row_integer(row, RULE_COL_FIXED_AMOUNT_FEN);
     }
 }
 
@@ -319,23 +321,23 @@ static enum gq_code read_rule(struct loader *loader, const struct store_row *row
         append_element(loader, (void **)&catalog->rules, &catalog->n_rules, sizeof *rule, err);
     if (rule == NULL)
         return GQ_ERR_NO_MEMORY;
-    enum gq_code code = copy_text(row, 0, &rule->id, err);
+    enum gq_code code = copy_text(row, RULE_COL_ID, &rule->id, err);
     if (code == GQ_OK)
-        code = copy_text(row, 1, &rule->name, err);
+        code = copy_text(row, RULE_COL_NAME, &rule->name, err);
     if (code == GQ_OK)
-        code = read_segment_mask(row, 2, &rule->segment_mask, err);
+        code = read_segment_mask(row, RULE_COL_SEGMENT, &rule->segment_mask, err);
     if (code == GQ_OK)
-        code = read_billing_mask(row, 3, &rule->billing_mask, err);
+        code = read_billing_mask(row, RULE_COL_BILLING, &rule->billing_mask, err);
     if (code == GQ_OK)
-        code = copy_optional_text(row, 4, &rule->sku_id, err);
+        code = copy_optional_text(row, RULE_COL_SKU_ID, &rule->sku_id, err);
     if (code != GQ_OK)
         return code;
-    rule->min_quantity = row_int32(row, 5);
+    rule->min_quantity = row_int32(row, RULE_COL_MIN_QUANTITY);
     read_rule_amount(row, rule);
-    rule->valid_from = row_integer(row, 8); /* NULL reads as 0: open */
-    rule->valid_until = row_integer(row, 9);
-    rule->priority = row_int32(row, 10);
-    rule->stackable = row_integer(row, 11) != 0;
+    rule->valid_from = row_integer(row, RULE_COL_VALID_FROM);
+    rule->valid_until = row_integer(row, RULE_COL_VALID_UNTIL);
+    rule->priority = row_int32(row, RULE_COL_PRIORITY);
+    rule->stackable = row_integer(row, RULE_COL_STACKABLE) != 0;
     return GQ_OK;
 }
 
@@ -358,17 +360,17 @@ static enum gq_code read_bundle(struct loader *loader, const struct store_row *r
                                            sizeof *bundle, err);
     if (bundle == NULL)
         return GQ_ERR_NO_MEMORY;
-    enum gq_code code = copy_text(row, 0, &bundle->id, err);
+    enum gq_code code = copy_text(row, BUNDLE_COL_ID, &bundle->id, err);
     if (code == GQ_OK)
-        code = copy_text(row, 1, &bundle->name, err);
+        code = copy_text(row, BUNDLE_COL_NAME, &bundle->name, err);
     if (code == GQ_OK)
-        code = copy_text(row, 2, &bundle->description, err);
+        code = copy_text(row, BUNDLE_COL_DESCRIPTION, &bundle->description, err);
     if (code == GQ_OK)
-        code = read_segment_mask(row, 5, &bundle->segment_mask, err);
-    bundle->list_price = row_integer(row, 3);
-    bundle->price = row_integer(row, 4);
-    bundle->valid_from = row_integer(row, 6);
-    bundle->valid_until = row_integer(row, 7);
+        code = read_segment_mask(row, BUNDLE_COL_SEGMENT, &bundle->segment_mask, err);
+    bundle->list_price = row_integer(row, BUNDLE_COL_LIST_PRICE_FEN);
+    bundle->price = row_integer(row, BUNDLE_COL_PRICE_FEN);
+    bundle->valid_from = row_integer(row, BUNDLE_COL_VALID_FROM);
+    bundle->valid_until = row_integer(row, BUNDLE_COL_VALID_UNTIL);
     return code;
 }
 
@@ -386,20 +388,20 @@ static struct bundle *find_bundle(struct catalog *catalog, const char *id)
 static enum gq_code read_bundle_item(struct loader *loader, const struct store_row *row,
                                      struct gq_error *err)
 {
-    struct bundle *bundle = find_bundle(loader->catalog, row_text(row, 0));
+    struct bundle *bundle = find_bundle(loader->catalog, row_text(row, ITEM_COL_BUNDLE_ID));
     if (bundle == NULL)
         return GQ_OK; /* left out: it contains an inactive SKU */
-    const struct sku *sku = catalog_find_sku(loader->catalog, row_text(row, 1));
+    const struct sku *sku = catalog_find_sku(loader->catalog, row_text(row, ITEM_COL_SKU_ID));
     if (sku == NULL)
         return gq_fail(err, GQ_ERR_INTERNAL, NULL, "bundle '%s' names SKU '%s', not read",
-                       bundle->id, row_text(row, 1));
+                       bundle->id, row_text(row, ITEM_COL_SKU_ID));
     struct bundle_item *items = realloc(bundle->items, (bundle->n_items + 1) * sizeof *items);
     if (items == NULL)
         return no_memory(err);
     bundle->items = items;
     items[bundle->n_items].sku = sku;
-    items[bundle->n_items].quantity = row_int32(row, 2);
-    items[bundle->n_items].hours = row_int32(row, 3);
+    items[bundle->n_items].quantity = row_int32(row, ITEM_COL_QUANTITY);
+    items[bundle->n_items].hours = row_int32(row, ITEM_COL_HOURS);
     bundle->n_items++;
     return GQ_OK;
 }
@@ -436,43 +438,49 @@ static enum gq_code read_sku_text(struct loader *loader, const struct store_row 
                                   struct gq_error *err)
 {
     /* The cast drops const: the catalog is still being built. */
-    struct sku *sku = (struct sku *)catalog_find_sku(loader->catalog, row_text(row, 0));
+    struct sku *sku =
+        (struct sku *)catalog_find_sku(loader->catalog, row_text(row, TEXT_COL_OWNER));
     if (sku == NULL)
         return GQ_OK; /* an inactive SKU's */
-    return read_text(row, 1, 2, 3, sku->text, sku->id, err);
+    return read_text(row, TEXT_COL_LANG, TEXT_COL_NAME, TEXT_COL_DESCRIPTION, sku->text, sku->id,
+                     err);
 }
 
 static enum gq_code read_mode_text(struct loader *loader, const struct store_row *row,
                                    struct gq_error *err)
 {
     enum billing_mode mode;
-    enum gq_code code = parse_mode(row_text(row, 0), &mode, err);
+    enum gq_code code = parse_mode(row_text(row, TEXT_COL_OWNER), &mode, err);
     if (code != GQ_OK)
         return code;
-    return read_text(row, 1, 2, 3, loader->catalog->modes[mode].text, billing_mode_id(mode), err);
+    return read_text(row, TEXT_COL_LANG, TEXT_COL_NAME, TEXT_COL_DESCRIPTION,
+                     loader->catalog->modes[mode].text, billing_mode_id(mode), err);
 }
 
 static enum gq_code read_bundle_text(struct loader *loader, const struct store_row *row,
                                      struct gq_error *err)
 {
-    struct bundle *bundle = find_bundle(loader->catalog, row_text(row, 0));
+    struct bundle *bundle = find_bundle(loader->catalog, row_text(row, TEXT_COL_OWNER));
     if (bundle == NULL)
         return GQ_OK; /* left out: it contains an inactive SKU */
-    return read_text(row, 1, 2, 3, bundle->text, bundle->id, err);
+    return read_text(row, TEXT_COL_LANG, TEXT_COL_NAME, TEXT_COL_DESCRIPTION, bundle->text,
+                     bundle->id, err);
 }
 
 static enum gq_code read_catalog_text(struct loader *loader, const struct store_row *row,
                                       struct gq_error *err)
 {
-    if (strcmp(row_text(row, 0), "bundles") != 0)
+    if (strcmp(row_text(row, TEXT_COL_OWNER), "bundles") != 0)
         return GQ_OK; /* a subject this version shows nowhere */
-    return read_text(row, 1, 2, 3, loader->catalog->bundles_text, "the bundles", err);
+    return read_text(row, TEXT_COL_LANG, TEXT_COL_NAME, TEXT_COL_DESCRIPTION,
+                     loader->catalog->bundles_text, "the bundles", err);
 }
 
 static enum gq_code read_host(struct loader *loader, const struct store_row *row,
                               struct gq_error *err)
 {
-    struct sku *sku = (struct sku *)catalog_find_sku(loader->catalog, row_text(row, 0));
+    struct sku *sku =
+        (struct sku *)catalog_find_sku(loader->catalog, row_text(row, HOST_COL_SKU_ID));
     if (sku == NULL)
         return GQ_OK; /* an inactive SKU's */
     if (sku->host != NULL)
@@ -481,19 +489,19 @@ static enum gq_code read_host(struct loader *loader, const struct store_row *row
     if (host == NULL)
         return no_memory(err);
     sku->host = host; /* freed with the catalog from here on */
-    host->vcpus = row_int32(row, 2);
-    host->memory_gib = row_int32(row, 3);
-    host->system_disk_gb = row_int32(row, 4);
-    host->bandwidth_gbps = row_real(row, 5);
-    host->provisioning_min_minutes = row_int32(row, 7);
-    host->provisioning_max_minutes = row_int32(row, 8);
-    host->provisioning_average_minutes = row_int32(row, 9);
-    host->ssh = row_integer(row, 11) != 0;
-    enum gq_code code = copy_text(row, 1, &host->instance_type, err);
+    host->vcpus = row_int32(row, HOST_COL_VCPUS);
+    host->memory_gib = row_int32(row, HOST_COL_MEMORY_GIB);
+    host->system_disk_gb = row_int32(row, HOST_COL_SYSTEM_DISK_GB);
+    host->bandwidth_gbps = row_real(row, HOST_COL_BANDWIDTH_GBPS);
+    host->provisioning_min_minutes = row_int32(row, HOST_COL_PROVISIONING_MIN_MINUTES);
+    host->provisioning_max_minutes = row_int32(row, HOST_COL_PROVISIONING_MAX_MINUTES);
+    host->provisioning_average_minutes = row_int32(row, HOST_COL_PROVISIONING_AVERAGE_MINUTES);
+    host->ssh = row_integer(row, HOST_COL_SSH) != 0;
+    enum gq_code code = copy_text(row, HOST_COL_INSTANCE_TYPE, &host->instance_type, err);
     if (code == GQ_OK)
-        code = copy_text(row, 6, &host->region_id, err);
+        code = copy_text(row, HOST_COL_REGION_ID, &host->region_id, err);
     if (code == GQ_OK)
-        code = copy_text(row, 10, &host->software, err);
+        code = copy_text(row, HOST_COL_SOFTWARE, &host->software, err);
     return code;
 }
 
@@ -502,15 +510,16 @@ static enum gq_code read_region_text(struct loader *loader, const struct store_r
                                      struct gq_error *err)
 {
     enum gq_lang lang;
-    if (!catalog_lang_parse(row_text(row, 1), &lang))
+    if (!catalog_lang_parse(row_text(row, REGION_TEXT_COL_LANG), &lang))
         return GQ_OK;
     struct catalog *catalog = loader->catalog;
     for (size_t i = 0; i < catalog->n_skus; i++) {
         struct sku_host *host = catalog->skus[i].host;
-        if (host == NULL || strcmp(host->region_id, row_text(row, 0)) != 0 ||
+        if (host == NULL ||
+            strcmp(host->region_id, row_text(row, REGION_TEXT_COL_REGION_ID)) != 0 ||
             host->region_name[lang] != NULL)
             continue;
-        enum gq_code code = copy_text(row, 2, &host->region_name[lang], err);
+        enum gq_code code = copy_text(row, REGION_TEXT_COL_NAME, &host->region_name[lang], err);
         if (code != GQ_OK)
             return code;
     }
@@ -536,19 +545,19 @@ static enum gq_code read_shape(struct loader *loader, const struct store_row *ro
         append_element(loader, (void **)&catalog->shapes, &catalog->n_shapes, sizeof *shape, err);
     if (shape == NULL)
         return GQ_ERR_NO_MEMORY;
-    enum gq_code code = copy_text(row, 0, &shape->id, err);
+    enum gq_code code = copy_text(row, SHAPE_COL_ID, &shape->id, err);
     if (code == GQ_OK)
-        code = copy_text(row, 1, &shape->name, err);
+        code = copy_text(row, SHAPE_COL_NAME, &shape->name, err);
     if (code == GQ_OK)
-        code = copy_text(row, 10, &shape->source, err);
-    shape->layers = row_int32(row, 2);
-    shape->hidden = row_int32(row, 3);
-    shape->heads = row_int32(row, 4);
-    shape->kv_heads = row_int32(row, 5);
-    shape->intermediate = row_int32(row, 6);
-    shape->vocab = row_int32(row, 7);
-    shape->sliding_window = row_int32(row, 8);
-    shape->params = row_integer(row, 9);
+        code = copy_text(row, SHAPE_COL_SOURCE, &shape->source, err);
+    shape->layers = row_int32(row, SHAPE_COL_LAYERS);
+    shape->hidden = row_int32(row, SHAPE_COL_HIDDEN);
+    shape->heads = row_int32(row, SHAPE_COL_HEADS);
+    shape->kv_heads = row_int32(row, SHAPE_COL_KV_HEADS);
+    shape->intermediate = row_int32(row, SHAPE_COL_INTERMEDIATE);
+    shape->vocab = row_int32(row, SHAPE_COL_VOCAB);
+    shape->sliding_window = row_int32(row, SHAPE_COL_SLIDING_WINDOW);
+    shape->params = row_integer(row, SHAPE_COL_PARAMS);
     return code;
 }
 

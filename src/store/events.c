@@ -1,7 +1,7 @@
 /*
  * Events, the part every backend shares: an event made (its ordered id, its
- * time and its JSON), the quote as the API returns it (the object of a
- * quote's events), and the wrappers of store.h.
+ * time and its JSON around an object's text the caller rendered, or the
+ * store_render set from above rendered), and the wrappers of store.h.
  *
  * An event is written in the transaction of the change it tells of (the
  * outbox): the backends append it with sqlite_event_append() or
@@ -14,11 +14,23 @@
 #include <string.h>
 #include <sys/time.h>
 
-#include "core/quote.h"
 #include "store/backend.h"
 #include "store/store.h"
 #include "util/clock.h"
 #include "util/ids.h"
+
+/* Set once before the store is used (store_set_render()). */
+static const struct store_render *render;
+
+void store_set_render(const struct store_render *with)
+{
+    render = with;
+}
+
+const struct store_render *store_render(void)
+{
+    return render;
+}
 
 void store_event_clear(struct store_event *event)
 {
@@ -104,65 +116,6 @@ enum gq_code store_event_make(const char *type, const char *object, struct store
     return code;
 }
 
-/* Sets `key` to the time, or to null when there is none (0). */
-static bool set_time(json_t *object, const char *key, int64_t unix_seconds)
-{
-    char text[CLOCK_RFC3339_SIZE];
-    json_t *value =
-        unix_seconds > 0 ? json_string(clock_format_rfc3339(unix_seconds, text)) : json_null();
-    return json_object_set_new(object, key, value) == 0;
-}
-
-/* The accept's {"reference", "metadata"} as stored, or null. */
-static json_t *acceptance_of(const struct stored_quote *quote)
-{
-    json_t *acceptance = quote->acceptance ? json_loads(quote->acceptance, 0, NULL) : NULL;
-    return acceptance != NULL ? acceptance : json_null();
-}
-
-json_t *store_quote_json(const struct stored_quote *quote, int64_t now)
-{
-    json_t *object = json_loads(quote->response_json, 0, NULL);
-    json_t *transitions = json_object();
-    if (!json_is_object(object) || transitions == NULL) {
-        json_decref(object);
-        json_decref(transitions);
-        return NULL;
-    }
-    /* Expired at expires_at, whether the sweeper has marked it yet or not. */
-    const char *status = stored_quote_status(quote, now);
-    int64_t expired_at = strcmp(status, "expired") == 0
-                             ? (quote->expired_at > 0 ? quote->expired_at : quote->expires_at)
-                             : 0;
-    /* status_transitions is attached first, so that the quote owns it from
-     * here on whatever fails next. */
-    bool whole = json_object_set_new(object, "status_transitions", transitions) == 0 &&
-                 set_time(transitions, "accepted_at", quote->accepted_at) &&
-                 set_time(transitions, "canceled_at", quote->canceled_at) &&
-                 set_time(transitions, "expired_at", expired_at) &&
-                 json_object_set_new(object, "status", json_string(status)) == 0;
-    if (whole && quote->accepted)
-        whole = set_time(object, "accepted_at", quote->accepted_at) &&
-                json_object_set_new(object, "acceptance", acceptance_of(quote)) == 0;
-    if (whole && quote->canceled_at > 0)
-        whole = json_object_set_new(object, "cancellation_reason",
-                                    quote->cancel_reason ? json_string(quote->cancel_reason)
-                                                         : json_null()) == 0;
-    if (!whole) {
-        json_decref(object);
-        return NULL;
-    }
-    return object;
-}
-
-char *store_quote_object(const struct stored_quote *quote, int64_t now)
-{
-    json_t *object = store_quote_json(quote, now);
-    char *text = object != NULL ? json_dumps(object, JSON_COMPACT | JSON_PRESERVE_ORDER) : NULL;
-    json_decref(object);
-    return text;
-}
-
 enum gq_code store_event_for_save(struct quote_save *save, struct gq_error *err)
 {
     assert(save->event == NULL);
@@ -182,7 +135,7 @@ enum gq_code store_event_for_save(struct quote_save *save, struct gq_error *err)
 enum gq_code store_event_of_quote(const char *type, const struct stored_quote *quote, int64_t now,
                                   struct store_event *out, struct gq_error *err)
 {
-    char *object = store_quote_object(quote, now);
+    char *object = render != NULL ? render->quote(quote, now) : NULL;
     if (object == NULL) {
         memset(out, 0, sizeof *out);
         return gq_fail(err, GQ_ERR_INTERNAL, NULL, "stored quote %s is unreadable", quote->id);

@@ -23,79 +23,11 @@
 
 #include "core/price_list.h"
 #include "store/backend.h"
+#include "store/queries.h"
 #include "store/store.h"
 #include "util/clock.h"
 
 /* ---- The document's tables. ---- */
-
-/* Each query's table name in a document and its columns: t text,
- * i integer, r real (NULL allowed in any). In the order of backend.h. */
-static const struct table_spec {
-    const char *name;
-    const char *types;
-    const char *const columns[13];
-} tables[CATALOG_QUERY_COUNT] = {
-    [CATALOG_QUERY_PRICE_LIST] = {"price_list", "iti", {"version", "currency", "updated_at"}},
-    [CATALOG_QUERY_MODELS] = {"gpu_models",
-                              "ttitriirr",
-                              {"id", "name", "memory_gb", "memory_type", "fp16_tflops",
-                               "memory_bandwidth_gbps", "tdp_watts", "fp32_tflops", "bf16_tflops"}},
-    [CATALOG_QUERY_MODES] = {"billing_modes",
-                             "tttiii",
-                             {"id", "name", "description", "block_hours", "block_days",
-                              "list_basis_points"}},
-    [CATALOG_QUERY_MODE_SEGMENTS] = {"billing_mode_segments", "tt", {"mode_id", "segment_id"}},
-    [CATALOG_QUERY_SKUS] = {"skus",
-                            "tttiti",
-                            {"id", "name", "gpu_model_id", "gpu_count", "interconnect",
-                             "available"}},
-    [CATALOG_QUERY_PRICES] = {"sku_prices", "tti", {"sku_id", "mode_id", "amount_fen"}},
-    [CATALOG_QUERY_RULES] = {"discount_rules",
-                             "tttttiiiiiii",
-                             {"id", "name", "segment", "billing", "sku_id", "min_quantity",
-                              "basis_points", "fixed_amount_fen", "valid_from", "valid_until",
-                              "priority", "stackable"}},
-    [CATALOG_QUERY_BUNDLES] = {"bundles",
-                               "tttiitii",
-                               {"id", "name", "description", "list_price_fen", "price_fen",
-                                "segment", "valid_from", "valid_until"}},
-    [CATALOG_QUERY_BUNDLE_ITEMS] = {"bundle_items",
-                                    "ttii",
-                                    {"bundle_id", "sku_id", "quantity", "hours"}},
-    [CATALOG_QUERY_SKU_TEXTS] = {"sku_texts", "tttt", {"sku_id", "lang", "name", "description"}},
-    [CATALOG_QUERY_MODE_TEXTS] = {"billing_mode_texts",
-                                  "tttt",
-                                  {"mode_id", "lang", "name", "description"}},
-    [CATALOG_QUERY_BUNDLE_TEXTS] = {"bundle_texts",
-                                    "tttt",
-                                    {"bundle_id", "lang", "name", "description"}},
-    [CATALOG_QUERY_CATALOG_TEXTS] = {"catalog_texts",
-                                     "tttt",
-                                     {"subject", "lang", "name", "description"}},
-    [CATALOG_QUERY_SKU_HOSTS] = {"sku_hosts",
-                                 "ttiiirtiiiti",
-                                 {"sku_id", "instance_type", "vcpus", "memory_gib",
-                                  "system_disk_gb", "bandwidth_gbps", "region_id",
-                                  "provisioning_min_minutes", "provisioning_max_minutes",
-                                  "provisioning_average_minutes", "software", "ssh"}},
-    [CATALOG_QUERY_REGION_TEXTS] = {"region_texts", "ttt", {"region_id", "lang", "name"}},
-    [CATALOG_QUERY_SHAPES] = {"model_shapes",
-                              "ttiiiiiiiit",
-                              {"id", "name", "layers", "hidden", "heads", "kv_heads",
-                               "intermediate", "vocab", "sliding_window", "params", "source"}},
-};
-
-/* The tables a price list writes, and the query each mirrors. */
-static const enum catalog_query written_query[CATALOG_WRITE_COUNT] = {
-    [CATALOG_WRITE_MODELS] = CATALOG_QUERY_MODELS,
-    [CATALOG_WRITE_SKUS] = CATALOG_QUERY_SKUS,
-    [CATALOG_WRITE_PRICES] = CATALOG_QUERY_PRICES,
-    [CATALOG_WRITE_RULES] = CATALOG_QUERY_RULES,
-    [CATALOG_WRITE_BUNDLES] = CATALOG_QUERY_BUNDLES,
-    [CATALOG_WRITE_BUNDLE_ITEMS] = CATALOG_QUERY_BUNDLE_ITEMS,
-    [CATALOG_WRITE_SKU_TEXTS] = CATALOG_QUERY_SKU_TEXTS,
-    [CATALOG_WRITE_BUNDLE_TEXTS] = CATALOG_QUERY_BUNDLE_TEXTS,
-};
 
 /* What the diff and the audit call each written table's rows, and the
  * columns that tell one row from another. */
@@ -113,7 +45,7 @@ static const struct entity_spec {
     [CATALOG_WRITE_BUNDLE_TEXTS] = {"bundle_text", {"bundle_id", "lang"}},
 };
 
-static size_t column_count(const struct table_spec *spec)
+static size_t column_count(const struct store_catalog_table *spec)
 {
     return strlen(spec->types);
 }
@@ -125,7 +57,7 @@ static enum gq_code no_memory(struct gq_error *err)
 
 static json_t *doc_table(json_t *document, enum catalog_query query)
 {
-    return json_object_get(document, tables[query].name);
+    return json_object_get(document, store_catalog_tables[query].name);
 }
 
 /* ---- States and sets. ---- */
@@ -166,23 +98,6 @@ void store_price_list_set_free(struct price_list_set *set)
     set->count = 0;
 }
 
-static json_t *time_or_null(int64_t unix_seconds)
-{
-    char text[CLOCK_RFC3339_SIZE];
-    return unix_seconds > 0 ? json_string(clock_format_rfc3339(unix_seconds, text)) : json_null();
-}
-
-json_t *store_price_list_json(const struct price_list_info *info)
-{
-    return json_pack("{s:s, s:I, s:s, s:o, s:o, s:o, s:o, s:o}", "object", "price_list", "version",
-                     (json_int_t)info->version, "state", price_list_state_name(info->state),
-                     "based_on", info->based_on ? json_integer(info->based_on) : json_null(),
-                     "created_at", time_or_null(info->created_at), "effective_at",
-                     time_or_null(info->effective_at), "published_at",
-                     time_or_null(info->published_at), "superseded_at",
-                     time_or_null(info->superseded_at));
-}
-
 /* price_list.published for draft `info` scheduled at `effective_at`,
  * published `now`, into *event. */
 static enum gq_code published_event(const struct price_list_info *info, int64_t effective_at,
@@ -193,9 +108,8 @@ static enum gq_code published_event(const struct price_list_info *info, int64_t 
     published.state = PRICE_LIST_SCHEDULED;
     published.effective_at = effective_at;
     published.published_at = now;
-    json_t *object = store_price_list_json(&published);
-    char *text = object != NULL ? json_dumps(object, JSON_COMPACT | JSON_PRESERVE_ORDER) : NULL;
-    json_decref(object);
+    const struct store_render *render = store_render();
+    char *text = render != NULL ? render->price_list(&published) : NULL;
     memset(event, 0, sizeof *event);
     enum gq_code code = text != NULL
                             ? store_event_make(STORE_EVENT_PRICE_LIST_PUBLISHED, text, event, err)
@@ -215,7 +129,7 @@ static enum gq_code capture_row(struct catalog_reader *reader, enum catalog_quer
                                 const struct store_row *row, struct gq_error *err)
 {
     struct capture *capture = (struct capture *)reader;
-    const struct table_spec *spec = &tables[query];
+    const struct store_catalog_table *spec = &store_catalog_tables[query];
     json_t *object = json_object();
     if (object == NULL || json_array_append_new(doc_table(capture->document, query), object) != 0)
         return no_memory(err);
@@ -249,7 +163,7 @@ static json_t *empty_document(void)
 {
     json_t *document = json_object();
     for (int query = 0; document != NULL && query < CATALOG_QUERY_COUNT; query++)
-        if (json_object_set_new(document, tables[query].name, json_array()) != 0) {
+        if (json_object_set_new(document, store_catalog_tables[query].name, json_array()) != 0) {
             json_decref(document);
             return NULL;
         }
@@ -275,7 +189,7 @@ static enum gq_code capture_live(struct store *store, json_t **out, struct gq_er
 
 struct doc_row {
     const json_t *object;
-    const struct table_spec *spec;
+    const struct store_catalog_table *spec;
 };
 
 static const json_t *doc_value(const struct store_row *row, int column)
@@ -329,7 +243,7 @@ static enum gq_code feed_document(void *context, struct catalog_reader *reader,
                 json_object_set_new(object, "version", json_integer(feed->version));
                 json_object_set_new(object, "updated_at", json_integer(feed->updated_at));
             }
-            struct doc_row doc = {object, &tables[query]};
+            struct doc_row doc = {object, &store_catalog_tables[query]};
             struct store_row row = {&doc_row_ops, &doc};
             enum gq_code code = reader->row(reader, query, &row, err);
             if (code != GQ_OK)
@@ -360,7 +274,7 @@ static enum gq_code parse_document(const char *text, json_t **out, struct gq_err
     }
     for (int query = 0; query < CATALOG_QUERY_COUNT; query++)
         if (!json_is_array(doc_table(*out, (enum catalog_query)query)) &&
-            json_object_set_new(*out, tables[query].name, json_array()) != 0)
+            json_object_set_new(*out, store_catalog_tables[query].name, json_array()) != 0)
             return no_memory(err);
     return GQ_OK;
 }
@@ -581,7 +495,7 @@ static const struct {
 
 static json_t *write_table(json_t *document, enum catalog_write_table table)
 {
-    return doc_table(document, written_query[table]);
+    return doc_table(document, store_catalog_written_query[table]);
 }
 
 /* The index of the entity's row in its table, or -1. */
@@ -904,8 +818,9 @@ static enum gq_code rows_of(json_t *document, struct written_rows *rows,
                             struct price_list_write *write, struct gq_error *err)
 {
     for (int t = 0; t < CATALOG_WRITE_COUNT; t++) {
-        const struct table_spec *spec = &tables[written_query[t]];
-        json_t *table = doc_table(document, written_query[t]);
+        const struct store_catalog_table *spec =
+            &store_catalog_tables[store_catalog_written_query[t]];
+        json_t *table = doc_table(document, store_catalog_written_query[t]);
         size_t n_rows = json_array_size(table), n_columns = column_count(spec);
         rows->values[t] = calloc(n_rows * n_columns + 1, sizeof *rows->values[t]);
         if (rows->values[t] == NULL)
@@ -1149,8 +1064,8 @@ enum gq_code store_price_list_diff(struct store *store, int64_t version, json_t 
     if (code == GQ_OK && diff == NULL)
         code = no_memory(err);
     for (int t = 0; code == GQ_OK && t < CATALOG_WRITE_COUNT; t++)
-        diff_table(diff, &entities[t], doc_table(live, written_query[t]),
-                   doc_table(document, written_query[t]));
+        diff_table(diff, &entities[t], doc_table(live, store_catalog_written_query[t]),
+                   doc_table(document, store_catalog_written_query[t]));
     if (code == GQ_OK)
         *out = diff;
     else

@@ -414,14 +414,24 @@ void store_event_clear(struct store_event *event);
 enum gq_code store_event_make(const char *type, const char *object, struct store_event *out,
                               struct gq_error *err);
 
-/* The quote as the API returns it at `now` (GET /quote/{id}): its stored
- * text with its status, and its acceptance time once accepted. A new
- * string for the caller to free; NULL when the text is not JSON or memory
- * runs out. */
-char *store_quote_object(const struct stored_quote *quote, int64_t now);
+/* How the objects of the events the store makes inside its own
+ * transactions (a quote accepted, canceled or expired, an endpoint
+ * disabled, a price list published) are rendered: given from above
+ * (codec/store_json.h's codec_store_render), so that the store stores the
+ * API's bytes without knowing their shape. Each returns a new string for
+ * the caller to free, NULL when the record is unreadable or memory runs
+ * out. */
+struct stored_endpoint;
+struct price_list_info;
+struct store_render {
+    char *(*quote)(const struct stored_quote *quote, int64_t now);
+    char *(*endpoint)(const struct stored_endpoint *endpoint);
+    char *(*price_list)(const struct price_list_info *info);
+};
 
-/* The same as a JSON value (a new reference; NULL as above). */
-json_t *store_quote_json(const struct stored_quote *quote, int64_t now);
+/* Sets the renderer, once, before any store is opened; without one, those
+ * events (and the writes that make them) fail with GQ_ERR_INTERNAL. */
+void store_set_render(const struct store_render *render);
 
 /* Calls `notify(context)` after each commit of this process that wrote an
  * event (a saved quote, an accept, a published event), from the thread
@@ -470,11 +480,6 @@ struct stored_endpoint {
 };
 
 void store_endpoint_clear(struct stored_endpoint *endpoint);
-
-/* The endpoint as the API shows it, without its secret: {"id", "object",
- * "url", "description", "events", "enabled", "created_at", "updated_at"}.
- * A new reference; NULL when memory runs out. */
-json_t *store_endpoint_json(const struct stored_endpoint *endpoint);
 
 struct endpoint_list {
     struct stored_endpoint *items;
@@ -640,11 +645,6 @@ struct price_list_set {
 
 void store_price_list_set_free(struct price_list_set *set);
 
-/* The list as the API shows it and price_list.published carries it:
- * {"object": "price_list", "version", "state", "based_on", "created_at",
- * "effective_at", "published_at", "superseded_at"} (times in RFC 3339 or
- * null). A new reference; NULL when memory runs out. */
-json_t *store_price_list_json(const struct price_list_info *info);
 void store_price_list_info_clear(struct price_list_info *info);
 
 /* What an edit of a draft names. */

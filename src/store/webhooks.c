@@ -194,45 +194,11 @@ enum gq_code store_delivery_finish(struct store *store, const char *id,
     return code;
 }
 
-static json_t *time_json(int64_t unix_seconds)
-{
-    char text[CLOCK_RFC3339_SIZE];
-    return json_string(clock_format_rfc3339(unix_seconds, text));
-}
-
-/* " quote.created quote.accepted " as ["quote.created", "quote.accepted"]. */
-static json_t *events_json(const char *events)
-{
-    json_t *list = json_array();
-    const char *c = events != NULL ? events : "";
-    while (list != NULL && *c != '\0') {
-        c += strspn(c, " ");
-        size_t length = strcspn(c, " ");
-        if (length > 0 && json_array_append_new(list, json_stringn(c, length)) != 0) {
-            json_decref(list);
-            return NULL;
-        }
-        c += length;
-    }
-    return list;
-}
-
-json_t *store_endpoint_json(const struct stored_endpoint *endpoint)
-{
-    return json_pack("{s:s, s:s, s:s, s:s, s:o, s:b, s:o, s:o}", "id", endpoint->id, "object",
-                     "webhook_endpoint", "url", endpoint->url ? endpoint->url : "", "description",
-                     endpoint->description ? endpoint->description : "", "events",
-                     events_json(endpoint->events), "enabled", endpoint->enabled, "created_at",
-                     time_json(endpoint->created_at), "updated_at",
-                     time_json(endpoint->updated_at));
-}
-
 enum gq_code store_event_endpoint_disabled(const struct stored_endpoint *endpoint,
                                            struct store_event *out, struct gq_error *err)
 {
-    json_t *object = store_endpoint_json(endpoint);
-    char *text = object != NULL ? json_dumps(object, JSON_COMPACT | JSON_PRESERVE_ORDER) : NULL;
-    json_decref(object);
+    const struct store_render *render = store_render();
+    char *text = render != NULL ? render->endpoint(endpoint) : NULL;
     memset(out, 0, sizeof *out);
     enum gq_code code = text != NULL
                             ? store_event_make(STORE_EVENT_ENDPOINT_DISABLED, text, out, err)

@@ -37,7 +37,7 @@ sources() {
         src/http/render.c src/http/quote_body.c src/http/recommend_body.c src/util/clock.c \
         src/util/json_writer.c src/util/utf8.c ;;
     request_front) echo src/core/*.c src/util/*.c src/store/*.c src/store/sqlite/*.c \
-        src/store/postgres/*.c src/http/*.c src/http/*.S src/document/*.c "$OUT/gen/web_assets.S" ;;
+        src/store/postgres/*.c src/codec/*.c src/http/*.c src/http/*.S src/document/*.c "$OUT/gen/web_assets.S" ;;
     *) return 1 ;;
     esac
 }

@@ -27,6 +27,7 @@
 
 #include "core/catalog.h"
 #include "core/fixture_catalog.h"
+#include "codec/store_json.h"
 #include "store/backend.h"
 #include "store/store.h"
 #include "store_fixture.h"
@@ -1256,6 +1257,8 @@ int main(void)
                         "(make check starts one); GPUQUOTE_CONFORMANCE=sqlite runs SQLite alone\n");
         return EXIT_FAILURE;
     }
+    /* The events of accepts and publications carry the API's JSON, as in the server. */
+    store_set_render(&codec_store_render);
     SRunner *runner = srunner_create(conformance_suite(!sqlite_only));
     srunner_run_all(runner, CK_NORMAL);
     int failed = srunner_ntests_failed(runner);

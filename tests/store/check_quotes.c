@@ -23,6 +23,7 @@
 #include <unistd.h>
 #include <sys/stat.h>
 
+#include "codec/store_json.h"
 #include "store/store.h"
 #include "store_fixture.h"
 
@@ -997,6 +998,8 @@ static Suite *quotes_suite(void)
 
 int main(void)
 {
+    /* The events of accepts and publications carry the API's JSON, as in the server. */
+    store_set_render(&codec_store_render);
     SRunner *runner = srunner_create(quotes_suite());
     srunner_run_all(runner, CK_NORMAL);
     int failed = srunner_ntests_failed(runner);

@@ -18,45 +18,7 @@
 #include <string.h>
 
 #include "store/postgres/pg.h"
-
-#define SELLABLE_BUNDLE                                                                            \
-    " NOT EXISTS (SELECT 1 FROM bundle_items i JOIN skus s ON s.id = i.sku_id"                     \
-    " WHERE i.bundle_id = b.id AND s.active = 0)"
-
-static const char *const catalog_sql[CATALOG_QUERY_COUNT] = {
-    [CATALOG_QUERY_PRICE_LIST] =
-        "SELECT version, currency, updated_at FROM price_list WHERE id = 1",
-    [CATALOG_QUERY_MODELS] =
-        "SELECT id, name, memory_gb, memory_type, fp16_tflops, memory_bandwidth_gbps, tdp_watts,"
-        " fp32_tflops, bf16_tflops FROM gpu_models",
-    [CATALOG_QUERY_MODES] = "SELECT id, name, description, block_hours, block_days,"
-                            " list_basis_points FROM billing_modes",
-    [CATALOG_QUERY_MODE_SEGMENTS] = "SELECT mode_id, segment_id FROM billing_mode_segments",
-    [CATALOG_QUERY_SKUS] =
-        "SELECT id, name, gpu_model_id, gpu_count, interconnect, available FROM skus"
-        " WHERE active = 1",
-    [CATALOG_QUERY_PRICES] = "SELECT p.sku_id, p.mode_id, p.amount_fen"
-                             " FROM sku_prices p JOIN skus s ON s.id = p.sku_id"
-                             " WHERE s.active = 1",
-    [CATALOG_QUERY_RULES] =
-        "SELECT id, name, segment, billing, sku_id, min_quantity, basis_points, fixed_amount_fen,"
-        " valid_from, valid_until, priority, stackable FROM discount_rules WHERE active = 1",
-    [CATALOG_QUERY_BUNDLES] = "SELECT id, name, description, list_price_fen, price_fen, segment,"
-                              " valid_from, valid_until FROM bundles b WHERE" SELLABLE_BUNDLE,
-    [CATALOG_QUERY_BUNDLE_ITEMS] = "SELECT bundle_id, sku_id, quantity, hours FROM bundle_items",
-    [CATALOG_QUERY_SKU_TEXTS] = "SELECT sku_id, lang, name, description FROM sku_texts",
-    [CATALOG_QUERY_MODE_TEXTS] = "SELECT mode_id, lang, name, description FROM billing_mode_texts",
-    [CATALOG_QUERY_BUNDLE_TEXTS] = "SELECT bundle_id, lang, name, description FROM bundle_texts",
-    [CATALOG_QUERY_CATALOG_TEXTS] = "SELECT subject, lang, name, description FROM catalog_texts",
-    [CATALOG_QUERY_SKU_HOSTS] =
-        "SELECT sku_id, instance_type, vcpus, memory_gib, system_disk_gb, bandwidth_gbps,"
-        " region_id, provisioning_min_minutes, provisioning_max_minutes,"
-        " provisioning_average_minutes, software, ssh FROM sku_hosts",
-    [CATALOG_QUERY_REGION_TEXTS] = "SELECT region_id, lang, name FROM region_texts",
-    [CATALOG_QUERY_SHAPES] =
-        "SELECT id, name, layers, hidden, heads, kv_heads, intermediate, vocab,"
-        " sliding_window, params, source FROM model_shapes",
-};
+#include "store/queries.h"
 
 /* ---- A row of a text result, as the loader reads it. ---- */
 
@@ -114,7 +76,7 @@ static enum gq_code check_schema(struct pg_conn *conn, struct gq_error *err)
 static enum gq_code run_query(struct pg_conn *conn, enum catalog_query query,
                               struct catalog_reader *reader, struct gq_error *err)
 {
-    PGresult *result = PQexec(conn->conn, catalog_sql[query]);
+    PGresult *result = PQexec(conn->conn, store_catalog_tables[query].sql);
     if (PQresultStatus(result) != PGRES_TUPLES_OK) {
         enum gq_code code = pg_fail(conn, result, "reading the catalog", err);
         PQclear(result);

@@ -22,6 +22,7 @@
 
 #include "store/counters.h"
 #include "store/postgres/pg.h"
+#include "store/queries.h"
 #include "util/clock.h"
 
 /* Between two tries to connect one connection. */
@@ -303,6 +304,25 @@ static void init_connection(struct pg_store *store, struct pg_conn *conn)
     conn->store = store;
 }
 
+/* The shared statements this backend runs, in its dialect; false when out
+ * of memory (pg_close() frees what was made). */
+static bool rewrite_shared_sql(struct pg_store *store)
+{
+    for (int table = 0; table < CATALOG_WRITE_COUNT; table++) {
+        store->catalog_write_sql[table] = store_sql_for_postgres(store_catalog_write_sql[table]);
+        if (store->catalog_write_sql[table] == NULL)
+            return false;
+    }
+    for (int id = 0; id < STORE_SQL_COUNT; id++) {
+        const struct store_sql_text *text = &store_sql[id];
+        store->sql[id] =
+            text->shared != NULL ? store_sql_for_postgres(text->shared) : strdup(text->postgres);
+        if (store->sql[id] == NULL)
+            return false;
+    }
+    return true;
+}
+
 enum gq_code pg_open(const struct store_options *options, struct store_backend **out,
                      struct gq_error *err)
 {
@@ -317,7 +337,8 @@ enum gq_code pg_open(const struct store_options *options, struct store_backend *
     store->pool = store_pool_new(options->pool_size);
     store->conns = calloc(options->pool_size, sizeof *store->conns);
     init_connection(store, &store->listener);
-    if (store->conninfo == NULL || store->pool == NULL || store->conns == NULL) {
+    if (store->conninfo == NULL || store->pool == NULL || store->conns == NULL ||
+        !rewrite_shared_sql(store)) {
         pg_close((struct store_backend *)store);
         return gq_fail(err, GQ_ERR_NO_MEMORY, NULL, "out of memory opening the database");
     }
@@ -348,6 +369,10 @@ void pg_close(struct store_backend *backend)
     pg_disconnect(&store->listener);
     store_pool_free(store->pool);
     free(store->conns);
+    for (int table = 0; table < CATALOG_WRITE_COUNT; table++)
+        free(store->catalog_write_sql[table]);
+    for (int id = 0; id < STORE_SQL_COUNT; id++)
+        free(store->sql[id]);
     if (store->conninfo != NULL) /* it may hold a password: not left in freed memory */
         memset(store->conninfo, 0, strlen(store->conninfo));
     free(store->conninfo);

@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "store/postgres/pg.h"
+#include "store/queries.h"
 
 /* ---- Helpers. ---- */
 
@@ -118,7 +119,7 @@ enum gq_code pg_event_append(struct pg_conn *conn, const struct store_event *eve
         " created_at, updated_at) SELECT 'whd_' || md5(random()::text ||"
         " clock_timestamp()::text || w.id), w.id, e.id, $5, $5, $5"
         " FROM e, webhook_endpoints w WHERE w.enabled"
-        " AND (w.events = ' * ' OR position(' ' || $2 || ' ' in w.events) > 0)",
+        " AND " STORE_SQL_ENDPOINT_TAKES("strpos", "w.events", "$2"),
         6, values, lengths, formats, PGRES_COMMAND_OK, "writing an event", err);
     if (result == NULL)
         return failed(err);
@@ -209,11 +210,8 @@ static enum gq_code insert_endpoint(struct pg_conn *conn, void *context, struct 
         endpoint->id,     endpoint->url,    endpoint->description ? endpoint->description : "",
         endpoint->events, endpoint->secret, endpoint->enabled ? "true" : "false",
         created,          updated};
-    enum gq_code code = command(conn,
-                                "INSERT INTO webhook_endpoints (id, url, description, events,"
-                                " secret, enabled, created_at, updated_at)"
-                                " VALUES ($1, $2, $3, $4, $5, $6, $7, $8)",
-                                8, values, NULL, "storing a webhook endpoint", err);
+    enum gq_code code = command(conn, pg_sql(conn, STORE_SQL_ENDPOINT_INSERT), 8, values, NULL,
+                                "storing a webhook endpoint", err);
     return code == GQ_OK ? pg_audit_append(conn, write->audit, err) : code;
 }
 
@@ -239,11 +237,8 @@ static enum gq_code read_endpoints(struct pg_conn *conn, void *context, struct g
 {
     struct endpoints_query *query = context;
     const char *const values[] = {query->id};
-    PGresult *result =
-        run(conn,
-            "SELECT id, url, description, events, enabled, created_at, updated_at"
-            " FROM webhook_endpoints WHERE ($1::text IS NULL OR id = $1) ORDER BY created_at, id",
-            1, values, PGRES_TUPLES_OK, "reading webhook endpoints", err);
+    PGresult *result = run(conn, pg_sql(conn, STORE_SQL_ENDPOINTS), 1, values, PGRES_TUPLES_OK,
+                           "reading webhook endpoints", err);
     if (result == NULL)
         return failed(err);
     store_endpoint_list_free(query->out);
@@ -279,8 +274,8 @@ enum gq_code pg_endpoints_read(struct store_backend *backend, const char *id,
 static enum gq_code read_secrets(struct pg_conn *conn, void *context, struct gq_error *err)
 {
     struct endpoint_list *list = context;
-    PGresult *result = run(conn, "SELECT id, secret FROM webhook_endpoints ORDER BY created_at, id",
-                           0, NULL, PGRES_TUPLES_OK, "reading webhook secrets", err);
+    PGresult *result = run(conn, pg_sql(conn, STORE_SQL_ENDPOINT_SECRETS), 0, NULL, PGRES_TUPLES_OK,
+                           "reading webhook secrets", err);
     if (result == NULL)
         return failed(err);
     store_endpoint_list_free(list);
@@ -315,8 +310,8 @@ static enum gq_code replace_secret(struct pg_conn *conn, void *context, struct g
 {
     struct secret_replace *replace = context;
     const char *const values[] = {replace->id, replace->stored, replace->sealed};
-    return command(conn, "UPDATE webhook_endpoints SET secret = $3 WHERE id = $1 AND secret = $2",
-                   3, values, replace->found, "sealing a webhook secret", err);
+    return command(conn, pg_sql(conn, STORE_SQL_ENDPOINT_SECRET_REPLACE), 3, values, replace->found,
+                   "sealing a webhook secret", err);
 }
 
 enum gq_code pg_endpoint_secret_replace(struct store_backend *backend, const char *id,
@@ -335,10 +330,8 @@ static enum gq_code update_endpoint(struct pg_conn *conn, void *context, struct 
     number_text(endpoint->updated_at, updated);
     const char *const values[] = {endpoint->id, endpoint->events,
                                   endpoint->enabled ? "true" : "false", updated};
-    enum gq_code code = command(conn,
-                                "UPDATE webhook_endpoints SET events = $2, enabled = $3,"
-                                " updated_at = $4 WHERE id = $1",
-                                4, values, write->found, "changing a webhook endpoint", err);
+    enum gq_code code = command(conn, pg_sql(conn, STORE_SQL_ENDPOINT_UPDATE), 4, values,
+                                write->found, "changing a webhook endpoint", err);
     return code == GQ_OK && *write->found ? pg_audit_append(conn, write->audit, err) : code;
 }
 
@@ -359,7 +352,7 @@ static enum gq_code delete_endpoint(struct pg_conn *conn, void *context, struct 
 {
     struct endpoint_write *write = context;
     const char *const values[] = {write->id};
-    enum gq_code code = command(conn, "DELETE FROM webhook_endpoints WHERE id = $1", 1, values,
+    enum gq_code code = command(conn, pg_sql(conn, STORE_SQL_ENDPOINT_DELETE), 1, values,
                                 write->found, "deleting a webhook endpoint", err);
     return code == GQ_OK && *write->found ? pg_audit_append(conn, write->audit, err) : code;
 }
@@ -419,12 +412,8 @@ static enum gq_code read_deliveries(struct pg_conn *conn, void *context, struct 
     char limit[24];
     number_text((int64_t)query->limit + 1, limit);
     const char *const values[] = {query->endpoint_id, query->starting_after, limit};
-    PGresult *result = run(conn,
-                           "SELECT id, endpoint_id, event_id, status, attempts, next_attempt_at,"
-                           " created_at FROM webhook_deliveries WHERE endpoint_id = $1"
-                           " AND ($2::text IS NULL OR id COLLATE \"C\" < $2)"
-                           " ORDER BY id COLLATE \"C\" DESC LIMIT $3",
-                           3, values, PGRES_TUPLES_OK, "reading deliveries", err);
+    PGresult *result = run(conn, pg_sql(conn, STORE_SQL_DELIVERIES_PAGE), 3, values,
+                           PGRES_TUPLES_OK, "reading deliveries", err);
     if (result == NULL)
         return failed(err);
     store_delivery_page_free(query->out);
@@ -472,11 +461,8 @@ static enum gq_code retry_delivery(struct pg_conn *conn, void *context, struct g
     char now[24];
     number_text(retry->now_ms, now);
     const char *const values[] = {retry->endpoint_id, retry->delivery_id, now};
-    enum gq_code code = command(conn,
-                                "UPDATE webhook_deliveries SET status = 'pending',"
-                                " next_attempt_at = $3, lease_until = 0, updated_at = $3"
-                                " WHERE id = $2 AND endpoint_id = $1",
-                                3, values, retry->found, "retrying a delivery", err);
+    enum gq_code code = command(conn, pg_sql(conn, STORE_SQL_DELIVERY_RETRY), 3, values,
+                                retry->found, "retrying a delivery", err);
     return code == GQ_OK && *retry->found ? pg_audit_append(conn, retry->audit, err) : code;
 }
 

@@ -12,8 +12,6 @@
 
 #include "store/postgres/pg.h"
 
-#define KEY_COLUMNS "id, name, prefix, hash, scopes, created_at, last_used_at, revoked_at"
-
 /* ---- Helpers. ---- */
 
 static PGresult *run(struct pg_conn *conn, const char *sql, int n, const char *const *values,
@@ -42,19 +40,19 @@ static enum gq_code read_keys(const PGresult *result, struct key_list *out, stru
         return gq_fail(err, GQ_ERR_NO_MEMORY, NULL, "out of memory reading keys");
     for (int row = 0; row < rows; row++) {
         struct stored_key *key = &out->items[out->count];
-        snprintf(key->id, sizeof key->id, "%s", PQgetvalue(result, row, 0));
-        snprintf(key->name, sizeof key->name, "%s", PQgetvalue(result, row, 1));
-        snprintf(key->prefix, sizeof key->prefix, "%s", PQgetvalue(result, row, 2));
-        snprintf(key->hash, sizeof key->hash, "%s", PQgetvalue(result, row, 3));
-        if (!store_scopes_parse(PQgetvalue(result, row, 4), &key->scopes)) {
+        snprintf(key->id, sizeof key->id, "%s", PQgetvalue(result, row, KEY_COL_ID));
+        snprintf(key->name, sizeof key->name, "%s", PQgetvalue(result, row, KEY_COL_NAME));
+        snprintf(key->prefix, sizeof key->prefix, "%s", PQgetvalue(result, row, KEY_COL_PREFIX));
+        snprintf(key->hash, sizeof key->hash, "%s", PQgetvalue(result, row, KEY_COL_HASH));
+        if (!store_scopes_parse(PQgetvalue(result, row, KEY_COL_SCOPES), &key->scopes)) {
             store_key_list_free(out);
             return gq_fail(err, GQ_ERR_INVALID_VALUE, NULL,
                            "API key %s has an unknown scope in '%s'", key->id,
-                           PQgetvalue(result, row, 4));
+                           PQgetvalue(result, row, KEY_COL_SCOPES));
         }
-        key->created_at = integer_at(result, row, 5);
-        key->last_used_at = integer_at(result, row, 6);
-        key->revoked_at = integer_at(result, row, 7);
+        key->created_at = integer_at(result, row, KEY_COL_CREATED_AT);
+        key->last_used_at = integer_at(result, row, KEY_COL_LAST_USED_AT);
+        key->revoked_at = integer_at(result, row, KEY_COL_REVOKED_AT);
         out->count++;
     }
     return GQ_OK;
@@ -77,10 +75,8 @@ enum gq_code pg_audit_append(struct pg_conn *conn, const struct audit_line *line
                                   entry->client, entry->request_id,
                                   entry->action, entry->target,
                                   entry->change};
-    PGresult *result = run(conn,
-                           "INSERT INTO audit_log (id, at, key_id, key_name, client, request_id,"
-                           " action, target, change) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)",
-                           9, values, PGRES_COMMAND_OK, "writing the audit log", err);
+    PGresult *result = run(conn, pg_sql(conn, STORE_SQL_AUDIT_INSERT), 9, values, PGRES_COMMAND_OK,
+                           "writing the audit log", err);
     PQclear(result);
     return result != NULL ? GQ_OK : (err != NULL ? err->code : GQ_ERR_INTERNAL);
 }
@@ -89,8 +85,8 @@ enum gq_code pg_audit_append(struct pg_conn *conn, const struct audit_line *line
 
 static enum gq_code read_version(struct pg_conn *conn, void *context, struct gq_error *err)
 {
-    PGresult *result = run(conn, "SELECT version FROM api_key_changes WHERE id = 1", 0, NULL,
-                           PGRES_TUPLES_OK, "reading the keys' version", err);
+    PGresult *result = run(conn, pg_sql(conn, STORE_SQL_KEYS_VERSION), 0, NULL, PGRES_TUPLES_OK,
+                           "reading the keys' version", err);
     if (result == NULL)
         return err != NULL ? err->code : GQ_ERR_INTERNAL;
     *(int64_t *)context = PQntuples(result) == 1 ? integer_at(result, 0, 0) : 0;
@@ -113,11 +109,8 @@ static enum gq_code select_keys(struct pg_conn *conn, void *context, struct gq_e
 {
     struct keys_query *query = context;
     const char *const values[] = {query->with_revoked ? "true" : "false", query->id};
-    PGresult *result = run(conn,
-                           "SELECT " KEY_COLUMNS " FROM api_keys"
-                           " WHERE ($1::boolean OR revoked_at IS NULL)"
-                           " AND ($2::text IS NULL OR id = $2) ORDER BY created_at, id",
-                           2, values, PGRES_TUPLES_OK, "reading keys", err);
+    PGresult *result =
+        run(conn, pg_sql(conn, STORE_SQL_KEYS), 2, values, PGRES_TUPLES_OK, "reading keys", err);
     if (result == NULL)
         return err != NULL ? err->code : GQ_ERR_INTERNAL;
     enum gq_code code = read_keys(result, query->out, err);
@@ -147,10 +140,8 @@ static enum gq_code write_key(struct pg_conn *conn, void *context, struct gq_err
     store_scopes_text(key->scopes, scopes, sizeof scopes);
     number_text(key->created_at, created);
     const char *const values[] = {key->id, key->name, key->prefix, key->hash, scopes, created};
-    PGresult *result = run(conn,
-                           "INSERT INTO api_keys (id, name, prefix, hash, scopes, created_at)"
-                           " VALUES ($1, $2, $3, $4, $5, $6)",
-                           6, values, PGRES_COMMAND_OK, "storing a key", err);
+    PGresult *result = run(conn, pg_sql(conn, STORE_SQL_KEY_INSERT), 6, values, PGRES_COMMAND_OK,
+                           "storing a key", err);
     PQclear(result);
     if (result == NULL)
         return err != NULL ? err->code : GQ_ERR_INTERNAL;
@@ -183,9 +174,8 @@ static enum gq_code write_revoke(struct pg_conn *conn, void *context, struct gq_
     char now[24];
     number_text(revoke->now, now);
     const char *const values[] = {revoke->id, now};
-    PGresult *result =
-        run(conn, "UPDATE api_keys SET revoked_at = $2 WHERE id = $1 AND revoked_at IS NULL", 2,
-            values, PGRES_COMMAND_OK, "revoking a key", err);
+    PGresult *result = run(conn, pg_sql(conn, STORE_SQL_KEY_REVOKE), 2, values, PGRES_COMMAND_OK,
+                           "revoking a key", err);
     if (result == NULL)
         return err != NULL ? err->code : GQ_ERR_INTERNAL;
     bool revoked_now = strcmp(PQcmdTuples(result), "1") == 0;
@@ -228,10 +218,8 @@ static enum gq_code write_touch(struct pg_conn *conn, void *context, struct gq_e
         char used[24];
         number_text(touch->keys[i].last_used_at, used);
         const char *const values[] = {touch->keys[i].id, used};
-        PGresult *result = run(conn,
-                               "UPDATE api_keys SET last_used_at = $2 WHERE id = $1"
-                               " AND (last_used_at IS NULL OR last_used_at < $2)",
-                               2, values, PGRES_COMMAND_OK, "recording keys' last use", err);
+        PGresult *result = run(conn, pg_sql(conn, STORE_SQL_KEY_TOUCH), 2, values, PGRES_COMMAND_OK,
+                               "recording keys' last use", err);
         PQclear(result);
         if (result == NULL)
             return err != NULL ? err->code : GQ_ERR_INTERNAL;
@@ -272,11 +260,8 @@ static enum gq_code read_page(struct pg_conn *conn, void *context, struct gq_err
     number_text(query->since, since);
     number_text((int64_t)query->limit + 1, limit); /* one more tells has_more */
     const char *const values[] = {since, query->starting_after, limit};
-    PGresult *result = run(conn,
-                           "SELECT id, at, key_id, key_name, client, request_id, action, target,"
-                           " change FROM audit_log WHERE at >= $1 AND ($2::text IS NULL OR id > $2)"
-                           " ORDER BY id COLLATE \"C\" LIMIT $3",
-                           3, values, PGRES_TUPLES_OK, "reading the audit log", err);
+    PGresult *result = run(conn, pg_sql(conn, STORE_SQL_AUDIT_PAGE), 3, values, PGRES_TUPLES_OK,
+                           "reading the audit log", err);
     if (result == NULL)
         return err != NULL ? err->code : GQ_ERR_INTERNAL;
     store_audit_page_free(query->out);
@@ -288,14 +273,14 @@ static enum gq_code read_page(struct pg_conn *conn, void *context, struct gq_err
                             : GQ_OK;
     for (int row = 0; code == GQ_OK && row < rows; row++) {
         struct audit_record *record = &page->items[page->count++];
-        snprintf(record->id, sizeof record->id, "%s", PQgetvalue(result, row, 0));
-        record->at = integer_at(result, row, 1);
+        snprintf(record->id, sizeof record->id, "%s", PQgetvalue(result, row, AUDIT_COL_ID));
+        record->at = integer_at(result, row, AUDIT_COL_AT);
         char **columns[] = {&record->key_id,     &record->key_name, &record->client,
                             &record->request_id, &record->action,   &record->target,
                             &record->change};
         for (int i = 0; i < 7; i++) {
-            *columns[i] = copy_or_null(result, row, 2 + i);
-            if (*columns[i] == NULL && !PQgetisnull(result, row, 2 + i))
+            *columns[i] = copy_or_null(result, row, AUDIT_COL_KEY_ID + i);
+            if (*columns[i] == NULL && !PQgetisnull(result, row, AUDIT_COL_KEY_ID + i))
                 code = gq_fail(err, GQ_ERR_NO_MEMORY, NULL, "out of memory");
         }
     }

@@ -20,6 +20,7 @@
 
 #include "core/error.h"
 #include "store/backend.h"
+#include "store/queries.h"
 
 /* The statements prepared on each connection, by name, the first time a
  * connection runs them (postgres/quotes.c, postgres/catalog.c). */
@@ -75,7 +76,17 @@ struct pg_store {
     /* A call found the server out of reach since the last ping that
      * succeeded: /readyz then asks again at once. */
     atomic_bool lost;
+    /* queries.h's store_catalog_write_sql in this dialect, rewritten once
+     * at open. */
+    char *catalog_write_sql[CATALOG_WRITE_COUNT];
+    char *sql[STORE_SQL_COUNT]; /* queries.h's store_sql, likewise */
 };
+
+/* Statement `id` of queries.h in PostgreSQL's dialect. */
+static inline const char *pg_sql(const struct pg_conn *conn, enum store_sql id)
+{
+    return conn->store->sql[id];
+}
 
 static inline struct pg_store *pg_store_of(struct store_backend *backend)
 {

@@ -11,82 +11,7 @@
 #include <string.h>
 
 #include "store/postgres/pg.h"
-
-static const char SQL_LISTS[] =
-    "SELECT version, state, based_on, created_at, effective_at, published_at, superseded_at,"
-    " CASE WHEN $1::bigint = 0 THEN NULL ELSE document END FROM price_lists"
-    " WHERE $1::bigint = 0 OR version = $1::bigint ORDER BY version DESC";
-static const char SQL_INSERT[] =
-    "INSERT INTO price_lists (version, state, based_on, created_at, document)"
-    " SELECT $1::bigint, 'draft', nullif($2::bigint, 0), $3::bigint, $4::text"
-    " WHERE $1 > (SELECT coalesce(max(version), 0) FROM price_lists)"
-    " AND $1 > (SELECT version FROM price_list WHERE id = 1)";
-static const char SQL_EDIT[] =
-    "UPDATE price_lists SET document = $2 WHERE version = $1 AND state = 'draft'";
-static const char SQL_SCHEDULE[] =
-    "UPDATE price_lists SET state = 'scheduled', effective_at = $2, published_at = $3"
-    " WHERE version = $1 AND state = 'draft'";
-static const char SQL_IS_SCHEDULED[] =
-    "SELECT 1 FROM price_lists WHERE version = $1 AND state = 'scheduled' FOR UPDATE";
-
-/* Emptying what a list writes; SKUs are kept (hosts and old rows name
- * them) and marked inactive until the list's own are written. */
-static const char *const sql_clear[] = {
-    "DELETE FROM bundle_items",
-    "DELETE FROM bundle_texts",
-    "DELETE FROM bundles",
-    "DELETE FROM discount_rules",
-    "DELETE FROM sku_prices",
-    "DELETE FROM sku_texts",
-    "UPDATE skus SET active = 0 WHERE active = 1",
-};
-
-static const char *const sql_write[CATALOG_WRITE_COUNT] = {
-    [CATALOG_WRITE_MODELS] =
-        "INSERT INTO gpu_models (id, name, memory_gb, memory_type, fp16_tflops,"
-        " memory_bandwidth_gbps, tdp_watts, fp32_tflops, bf16_tflops)"
-        " VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) ON CONFLICT (id) DO UPDATE SET"
-        " name = excluded.name, memory_gb = excluded.memory_gb,"
-        " memory_type = excluded.memory_type, fp16_tflops = excluded.fp16_tflops,"
-        " memory_bandwidth_gbps = excluded.memory_bandwidth_gbps,"
-        " tdp_watts = excluded.tdp_watts, fp32_tflops = excluded.fp32_tflops,"
-        " bf16_tflops = excluded.bf16_tflops",
-    [CATALOG_WRITE_SKUS] =
-        "INSERT INTO skus (id, name, gpu_model_id, gpu_count, interconnect, available, active)"
-        " VALUES ($1, $2, $3, $4, $5, $6, 1) ON CONFLICT (id) DO UPDATE SET"
-        " name = excluded.name, gpu_model_id = excluded.gpu_model_id,"
-        " gpu_count = excluded.gpu_count, interconnect = excluded.interconnect,"
-        " available = excluded.available, active = 1",
-    [CATALOG_WRITE_PRICES] = "INSERT INTO sku_prices (sku_id, mode_id, amount_fen)"
-                             " VALUES ($1, $2, $3)",
-    [CATALOG_WRITE_RULES] =
-        "INSERT INTO discount_rules (id, name, segment, billing, sku_id, min_quantity,"
-        " basis_points, fixed_amount_fen, valid_from, valid_until, priority, stackable, active)"
-        " VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, 1)",
-    [CATALOG_WRITE_BUNDLES] =
-        "INSERT INTO bundles (id, name, description, list_price_fen, price_fen, segment,"
-        " valid_from, valid_until) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)",
-    [CATALOG_WRITE_BUNDLE_ITEMS] = "INSERT INTO bundle_items (bundle_id, sku_id, quantity, hours)"
-                                   " VALUES ($1, $2, $3, $4)",
-    [CATALOG_WRITE_SKU_TEXTS] = "INSERT INTO sku_texts (sku_id, lang, name, description)"
-                                " VALUES ($1, $2, $3, $4)",
-    [CATALOG_WRITE_BUNDLE_TEXTS] = "INSERT INTO bundle_texts (bundle_id, lang, name, description)"
-                                   " VALUES ($1, $2, $3, $4)",
-};
-
-static const char SQL_DROP_MODELS[] =
-    "DELETE FROM gpu_models WHERE id NOT IN (SELECT gpu_model_id FROM skus)"
-    " AND id NOT IN (SELECT json_array_elements_text($1::json))";
-static const char SQL_OVERTAKEN[] =
-    "UPDATE price_lists SET state = 'superseded', superseded_at = $2"
-    " WHERE state = 'scheduled' AND version <> $1"
-    " AND effective_at <= (SELECT effective_at FROM price_lists WHERE version = $1)";
-static const char SQL_SUPERSEDE[] =
-    "UPDATE price_lists SET state = 'superseded', superseded_at = $1, document = $2"
-    " WHERE state = 'active'";
-static const char SQL_ACTIVATE[] = "UPDATE price_lists SET state = 'active' WHERE version = $1";
-static const char SQL_SET_VERSION[] =
-    "UPDATE price_list SET version = $1, updated_at = $2 WHERE id = 1";
+#include "store/queries.h"
 
 /* ---- Helpers. ---- */
 
@@ -138,7 +63,8 @@ static enum gq_code read_lists(struct pg_conn *conn, void *context, struct gq_er
     char version[24];
     snprintf(version, sizeof version, "%lld", (long long)read->version);
     const char *const values[] = {version};
-    PGresult *result = run(conn, SQL_LISTS, 1, values, PGRES_TUPLES_OK, err);
+    PGresult *result =
+        run(conn, pg_sql(conn, STORE_SQL_PRICE_LISTS), 1, values, PGRES_TUPLES_OK, err);
     if (result == NULL)
         return err != NULL ? err->code : GQ_ERR_INTERNAL;
     struct price_list_set *out = read->out;
@@ -224,7 +150,7 @@ static enum gq_code write_rows(struct pg_conn *conn, enum catalog_write_table ta
         char buffers[16][32];
         size_t n = rows->n_columns < 16 ? rows->n_columns : 16;
         value_texts(&rows->values[r * rows->n_columns], n, texts, buffers);
-        code = command(conn, sql_write[table], (int)n, texts, NULL, err);
+        code = command(conn, conn->store->catalog_write_sql[table], (int)n, texts, NULL, err);
     }
     return code;
 }
@@ -240,24 +166,29 @@ static enum gq_code activate(struct pg_conn *conn, const struct price_list_write
     const char *const superseded[] = {now, write->document};
     const char *const models[] = {write->model_ids};
     int scheduled = 0;
-    enum gq_code code = command(conn, SQL_IS_SCHEDULED, 1, version_only, &scheduled, err);
+    enum gq_code code = command(conn, pg_sql(conn, STORE_SQL_PRICE_LIST_IS_SCHEDULED), 1,
+                                version_only, &scheduled, err);
     *applied = code == GQ_OK && scheduled > 0;
     if (!*applied)
         return code;
-    for (size_t i = 0; code == GQ_OK && i < sizeof sql_clear / sizeof sql_clear[0]; i++)
-        code = command(conn, sql_clear[i], 0, NULL, NULL, err);
+    for (size_t i = 0; code == GQ_OK && i < STORE_CATALOG_CLEAR_COUNT; i++)
+        code = command(conn, store_catalog_clear_sql[i], 0, NULL, NULL, err);
     for (int t = 0; code == GQ_OK && t < CATALOG_WRITE_COUNT; t++)
         code = write_rows(conn, (enum catalog_write_table)t, &write->rows[t], err);
     if (code == GQ_OK)
-        code = command(conn, SQL_DROP_MODELS, 1, models, NULL, err);
+        code = command(conn, pg_sql(conn, STORE_SQL_PRICE_LIST_DROP_MODELS), 1, models, NULL, err);
     if (code == GQ_OK)
-        code = command(conn, SQL_OVERTAKEN, 2, version_now, NULL, err);
+        code =
+            command(conn, pg_sql(conn, STORE_SQL_PRICE_LIST_OVERTAKEN), 2, version_now, NULL, err);
     if (code == GQ_OK)
-        code = command(conn, SQL_SUPERSEDE, 2, superseded, NULL, err);
+        code =
+            command(conn, pg_sql(conn, STORE_SQL_PRICE_LIST_SUPERSEDE), 2, superseded, NULL, err);
     if (code == GQ_OK)
-        code = command(conn, SQL_ACTIVATE, 1, version_only, NULL, err);
+        code =
+            command(conn, pg_sql(conn, STORE_SQL_PRICE_LIST_ACTIVATE), 1, version_only, NULL, err);
     if (code == GQ_OK)
-        code = command(conn, SQL_SET_VERSION, 2, version_now, NULL, err);
+        code = command(conn, pg_sql(conn, STORE_SQL_PRICE_LIST_SET_VERSION), 2, version_now, NULL,
+                       err);
     return code;
 }
 
@@ -274,17 +205,17 @@ static enum gq_code write_list(struct pg_conn *conn, const struct price_list_wri
     switch (write->kind) {
     case PRICE_LIST_WRITE_INSERT: {
         const char *const values[] = {version, based_on, now, write->document};
-        code = command(conn, SQL_INSERT, 4, values, &changes, err);
+        code = command(conn, pg_sql(conn, STORE_SQL_PRICE_LIST_INSERT), 4, values, &changes, err);
         break;
     }
     case PRICE_LIST_WRITE_EDIT: {
         const char *const values[] = {version, write->document};
-        code = command(conn, SQL_EDIT, 2, values, &changes, err);
+        code = command(conn, pg_sql(conn, STORE_SQL_PRICE_LIST_EDIT), 2, values, &changes, err);
         break;
     }
     case PRICE_LIST_WRITE_SCHEDULE: {
         const char *const values[] = {version, effective_at, now};
-        code = command(conn, SQL_SCHEDULE, 3, values, &changes, err);
+        code = command(conn, pg_sql(conn, STORE_SQL_PRICE_LIST_SCHEDULE), 3, values, &changes, err);
         break;
     }
     case PRICE_LIST_WRITE_ACTIVATE:

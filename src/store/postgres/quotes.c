@@ -30,25 +30,6 @@
 
 #include "store/postgres/pg.h"
 
-/* The columns of PG_QUOTE_BY_ID, PG_QUOTE_BY_KEY and PG_QUOTE_ACCEPT. */
-enum {
-    COLUMN_ID,
-    COLUMN_STATUS,
-    COLUMN_REQUEST,
-    COLUMN_RESPONSE,
-    COLUMN_KEY,
-    COLUMN_VERSION,
-    COLUMN_CREATED,
-    COLUMN_EXPIRES,
-    COLUMN_ACCEPTED,
-    COLUMN_LZ4,
-    COLUMN_SIZE,
-    COLUMN_CANCELED,
-    COLUMN_EXPIRED,
-    COLUMN_CANCEL_REASON,
-    COLUMN_ACCEPTANCE
-};
-
 /* ---- Rows. ---- */
 
 /* A copy of a text column of a binary result; NULL stays NULL. False when
@@ -72,36 +53,36 @@ static enum gq_code read_quote(const PGresult *result, int row, struct stored_qu
 {
     struct stored_quote quote;
     memset(&quote, 0, sizeof quote);
-    snprintf(quote.id, sizeof quote.id, "%s", PQgetvalue(result, row, COLUMN_ID));
-    quote.accepted = strcmp(PQgetvalue(result, row, COLUMN_STATUS), "accepted") == 0;
-    if (!copy_value(result, row, COLUMN_REQUEST, &quote.request_json) ||
-        !copy_value(result, row, COLUMN_KEY, &quote.idempotency_key) ||
-        !copy_value(result, row, COLUMN_CANCEL_REASON, &quote.cancel_reason) ||
-        !copy_value(result, row, COLUMN_ACCEPTANCE, &quote.acceptance)) {
+    snprintf(quote.id, sizeof quote.id, "%s", PQgetvalue(result, row, QUOTE_COL_ID));
+    quote.accepted = strcmp(PQgetvalue(result, row, QUOTE_COL_STATUS), "accepted") == 0;
+    if (!copy_value(result, row, QUOTE_COL_REQUEST_JSON, &quote.request_json) ||
+        !copy_value(result, row, QUOTE_COL_IDEMPOTENCY_KEY, &quote.idempotency_key) ||
+        !copy_value(result, row, QUOTE_COL_CANCEL_REASON, &quote.cancel_reason) ||
+        !copy_value(result, row, QUOTE_COL_ACCEPTANCE, &quote.acceptance)) {
         stored_quote_clear(&quote);
         return gq_fail(err, GQ_ERR_NO_MEMORY, NULL, "out of memory reading a quote");
     }
     struct stored_response stored = {0};
-    if (PQgetisnull(result, row, COLUMN_LZ4)) {
-        stored.text = PQgetisnull(result, row, COLUMN_RESPONSE)
+    if (PQgetisnull(result, row, QUOTE_COL_RESPONSE_LZ4)) {
+        stored.text = PQgetisnull(result, row, QUOTE_COL_RESPONSE_JSON)
                           ? NULL
-                          : PQgetvalue(result, row, COLUMN_RESPONSE);
+                          : PQgetvalue(result, row, QUOTE_COL_RESPONSE_JSON);
     } else {
-        stored.block = PQgetvalue(result, row, COLUMN_LZ4);
-        stored.block_size = (size_t)PQgetlength(result, row, COLUMN_LZ4);
-        stored.size = pg_binary_int32(result, row, COLUMN_SIZE);
+        stored.block = PQgetvalue(result, row, QUOTE_COL_RESPONSE_LZ4);
+        stored.block_size = (size_t)PQgetlength(result, row, QUOTE_COL_RESPONSE_LZ4);
+        stored.size = pg_binary_int32(result, row, QUOTE_COL_RESPONSE_SIZE);
     }
     enum gq_code code = store_unpack_stored("quote", quote.id, &stored, &quote.response_json, err);
     if (code != GQ_OK) {
         stored_quote_clear(&quote);
         return code;
     }
-    quote.price_list_version = pg_binary_int64(result, row, COLUMN_VERSION);
-    quote.created_at = pg_binary_int64(result, row, COLUMN_CREATED);
-    quote.expires_at = pg_binary_int64(result, row, COLUMN_EXPIRES);
-    quote.accepted_at = pg_binary_int64(result, row, COLUMN_ACCEPTED); /* NULL reads as 0 */
-    quote.canceled_at = pg_binary_int64(result, row, COLUMN_CANCELED);
-    quote.expired_at = pg_binary_int64(result, row, COLUMN_EXPIRED);
+    quote.price_list_version = pg_binary_int64(result, row, QUOTE_COL_PRICE_LIST_VERSION);
+    quote.created_at = pg_binary_int64(result, row, QUOTE_COL_CREATED_AT);
+    quote.expires_at = pg_binary_int64(result, row, QUOTE_COL_EXPIRES_AT);
+    quote.accepted_at = pg_binary_int64(result, row, QUOTE_COL_ACCEPTED_AT);
+    quote.canceled_at = pg_binary_int64(result, row, QUOTE_COL_CANCELED_AT);
+    quote.expired_at = pg_binary_int64(result, row, QUOTE_COL_EXPIRED_AT);
     *out = quote;
     return GQ_OK;
 }

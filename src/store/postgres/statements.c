@@ -5,11 +5,10 @@
  * per reload and are not prepared: postgres/catalog.c.)
  */
 #include "store/postgres/pg.h"
+#include "store/queries.h"
 
-#define QUOTE_COLUMNS                                                                              \
-    "id, status, request_json, response_json, idempotency_key, price_list_version,"                \
-    " created_at, expires_at, accepted_at, response_lz4, response_size, canceled_at,"              \
-    " expired_at, cancel_reason, acceptance"
+#define ENDPOINT_TAKES_QUOTE_CREATED                                                               \
+    STORE_SQL_ENDPOINT_TAKES("strpos", "w.events", "'quote.created'")
 
 const struct pg_statement_text pg_statements[PG_STATEMENT_COUNT] = {
     /* A batch of quotes, one array a column (the quote's ten, then its
@@ -40,32 +39,34 @@ const struct pg_statement_text pg_statements[PG_STATEMENT_COUNT] = {
          " created_at, updated_at) SELECT 'whd_' || md5(random()::text || clock_timestamp()::text"
          " || w.id || i.event_id), w.id, i.event_id, i.event_ms, i.event_ms, i.event_ms"
          " FROM inserted i, webhook_endpoints w WHERE w.enabled"
-         " AND (w.events = ' * ' OR position(' quote.created ' in w.events) > 0)"
-         " RETURNING event_id),"
+         " AND " ENDPOINT_TAKES_QUOTE_CREATED " RETURNING event_id),"
          " e AS (INSERT INTO events (id, type, created_at, body_lz4, body_size)"
          " SELECT event_id, 'quote.created', event_at, event_lz4, event_size FROM inserted)"
          " SELECT i.id, EXISTS (SELECT 1 FROM d WHERE d.event_id = i.event_id) FROM inserted i",
          15},
-    [PG_QUOTE_BY_ID] = {"gq_quote_by_id", "SELECT " QUOTE_COLUMNS " FROM quotes WHERE id = $1", 1},
+    [PG_QUOTE_BY_ID] = {"gq_quote_by_id",
+                        "SELECT " STORE_SQL_QUOTE_COLUMNS " FROM quotes WHERE id = $1", 1},
     [PG_QUOTE_BY_KEY] = {"gq_quote_by_key",
-                         "SELECT " QUOTE_COLUMNS " FROM quotes WHERE idempotency_key = $1", 1},
+                         "SELECT " STORE_SQL_QUOTE_COLUMNS
+                         " FROM quotes WHERE idempotency_key = $1",
+                         1},
     /* One conditional write: of two replicas accepting at once, one
      * updates the row and the other finds it accepted. */
     [PG_QUOTE_ACCEPT] = {"gq_quote_accept",
                          "UPDATE quotes SET status = 'accepted', accepted_at = $2, acceptance = $3"
                          " WHERE id = $1 AND status = 'open' AND expires_at > $2"
-                         " RETURNING " QUOTE_COLUMNS,
+                         " RETURNING " STORE_SQL_QUOTE_COLUMNS,
                          3},
     [PG_QUOTE_CANCEL] = {"gq_quote_cancel",
                          "UPDATE quotes SET status = 'canceled', canceled_at = $2,"
                          " cancel_reason = $3"
                          " WHERE id = $1 AND status = 'open' AND expires_at > $2"
-                         " RETURNING " QUOTE_COLUMNS,
+                         " RETURNING " STORE_SQL_QUOTE_COLUMNS,
                          3},
     /* GET /quote: every filter optional (NULL is "any"); "expired" is also
      * an open quote past expires_at that the sweeper has not marked yet. */
     [PG_QUOTES_LIST] = {"gq_quotes_list",
-                        "SELECT " QUOTE_COLUMNS " FROM quotes"
+                        "SELECT " STORE_SQL_QUOTE_COLUMNS " FROM quotes"
                         " WHERE ($1::text IS NULL OR client_reference_id = $1)"
                         " AND ($2::bigint IS NULL OR created_at >= $2)"
                         " AND ($3::bigint IS NULL OR created_at < $3)"
@@ -83,7 +84,7 @@ const struct pg_statement_text pg_statements[PG_STATEMENT_COUNT] = {
                           " WHERE id IN (SELECT id FROM quotes WHERE status = 'open'"
                           " AND expires_at <= $1 ORDER BY expires_at LIMIT $2"
                           " FOR UPDATE SKIP LOCKED)"
-                          " RETURNING " QUOTE_COLUMNS,
+                          " RETURNING " STORE_SQL_QUOTE_COLUMNS,
                           2},
     [PG_PRICE_LIST_VERSION] = {"gq_price_list_version",
                                "SELECT version FROM price_list WHERE id = 1", 0},

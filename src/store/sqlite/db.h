@@ -23,6 +23,7 @@
 
 #include "core/error.h"
 #include "store/backend.h"
+#include "store/queries.h"
 
 /* Most statements one connection caches; an assert guards it. */
 #define SQLITE_DB_CACHE_SIZE 64
@@ -71,6 +72,12 @@ struct sqlite_store {
     ino_t wal_ino;
     struct sqlite_checkpointer *checkpointer;
 };
+
+/* Statement `id` of queries.h in SQLite's dialect. */
+static inline const char *sqlite_sql(enum store_sql id)
+{
+    return store_sql[id].shared != NULL ? store_sql[id].shared : store_sql[id].sqlite;
+}
 
 static inline struct sqlite_store *sqlite_store_of(struct store_backend *backend)
 {

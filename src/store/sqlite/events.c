@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "store/queries.h"
 #include "store/sqlite/db.h"
 
 static const char SQL_EVENT_INSERT[] =
@@ -19,36 +20,15 @@ static const char SQL_EVENT_FAN_OUT[] =
     "INSERT INTO webhook_deliveries (id, endpoint_id, event_id, next_attempt_at, created_at,"
     " updated_at) SELECT 'whd_' || lower(hex(randomblob(16))), id, ?1, ?2, ?2, ?2"
     " FROM webhook_endpoints WHERE enabled = 1"
-    " AND (events = ' * ' OR instr(events, ' ' || ?3 || ' ') > 0)";
+    " AND " STORE_SQL_ENDPOINT_TAKES("instr", "events", "?3");
 static const char SQL_EVENTS_PAGE[] =
     "SELECT id, type, created_at, body, body_lz4, body_size FROM events"
     " WHERE (?1 IS NULL OR type = ?1)"
     " AND (?2 IS NULL OR id = ?2) AND (?3 IS NULL OR id > ?3) ORDER BY id LIMIT ?4";
 
-#define ENDPOINT_COLUMNS "id, url, description, events, enabled, created_at, updated_at"
-
-static const char SQL_ENDPOINT_INSERT[] =
-    "INSERT INTO webhook_endpoints (id, url, description, events, secret, enabled, created_at,"
-    " updated_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)";
-static const char SQL_ENDPOINTS[] = "SELECT " ENDPOINT_COLUMNS " FROM webhook_endpoints"
-                                    " WHERE (?1 IS NULL OR id = ?1) ORDER BY created_at, id";
-static const char SQL_ENDPOINT_UPDATE[] =
-    "UPDATE webhook_endpoints SET events = ?2, enabled = ?3, updated_at = ?4 WHERE id = ?1";
-static const char SQL_ENDPOINT_SECRETS[] =
-    "SELECT id, secret FROM webhook_endpoints ORDER BY created_at, id";
-static const char SQL_ENDPOINT_SECRET_REPLACE[] =
-    "UPDATE webhook_endpoints SET secret = ?3 WHERE id = ?1 AND secret = ?2";
-static const char SQL_ENDPOINT_DELETE[] = "DELETE FROM webhook_endpoints WHERE id = ?1";
-static const char SQL_DELIVERIES_PAGE[] =
-    "SELECT id, endpoint_id, event_id, status, attempts, next_attempt_at, created_at"
-    " FROM webhook_deliveries WHERE endpoint_id = ?1 AND (?2 IS NULL OR id < ?2)"
-    " ORDER BY id DESC LIMIT ?3";
 static const char SQL_ATTEMPTS[] =
     "SELECT attempt, at, status_code, error, duration_ms FROM webhook_attempts"
     " WHERE delivery_id = ?1 ORDER BY attempt";
-static const char SQL_DELIVERY_RETRY[] =
-    "UPDATE webhook_deliveries SET status = 'pending', next_attempt_at = ?3, lease_until = 0,"
-    " updated_at = ?3 WHERE id = ?2 AND endpoint_id = ?1";
 static const char SQL_DUE[] =
     "SELECT d.id, d.event_id, d.attempts, w.url, w.secret, e.body, e.body_lz4, e.body_size,"
     " w.id FROM webhook_deliveries d"
@@ -181,7 +161,7 @@ static enum gq_code insert_endpoint(struct sqlite_conn *conn, void *context, str
 {
     struct endpoint_write *write = context;
     const struct stored_endpoint *endpoint = write->endpoint;
-    sqlite3_stmt *stmt = sqlite_db_cached(conn, SQL_ENDPOINT_INSERT, err);
+    sqlite3_stmt *stmt = sqlite_db_cached(conn, sqlite_sql(STORE_SQL_ENDPOINT_INSERT), err);
     if (stmt == NULL)
         return prepare_failed(err);
     sqlite3_bind_text(stmt, 1, endpoint->id, -1, SQLITE_STATIC);
@@ -230,7 +210,7 @@ enum gq_code sqlite_endpoints_read(struct store_backend *backend, const char *id
 {
     struct sqlite_store *store = sqlite_store_of(backend);
     struct sqlite_conn *conn = sqlite_db_checkout(store);
-    sqlite3_stmt *stmt = sqlite_db_cached(conn, SQL_ENDPOINTS, err);
+    sqlite3_stmt *stmt = sqlite_db_cached(conn, sqlite_sql(STORE_SQL_ENDPOINTS), err);
     enum gq_code code = stmt != NULL ? GQ_OK : prepare_failed(err);
     if (stmt != NULL) {
         sqlite3_bind_text(stmt, 1, id, -1, SQLITE_STATIC);
@@ -265,7 +245,7 @@ enum gq_code sqlite_endpoint_secrets_read(struct store_backend *backend, struct 
 {
     struct sqlite_store *store = sqlite_store_of(backend);
     struct sqlite_conn *conn = sqlite_db_checkout(store);
-    sqlite3_stmt *stmt = sqlite_db_cached(conn, SQL_ENDPOINT_SECRETS, err);
+    sqlite3_stmt *stmt = sqlite_db_cached(conn, sqlite_sql(STORE_SQL_ENDPOINT_SECRETS), err);
     enum gq_code code = stmt != NULL ? GQ_OK : prepare_failed(err);
     if (stmt != NULL) {
         int rc = SQLITE_DONE;
@@ -287,7 +267,7 @@ struct secret_replace {
 static enum gq_code replace_secret(struct sqlite_conn *conn, void *context, struct gq_error *err)
 {
     struct secret_replace *replace = context;
-    sqlite3_stmt *stmt = sqlite_db_cached(conn, SQL_ENDPOINT_SECRET_REPLACE, err);
+    sqlite3_stmt *stmt = sqlite_db_cached(conn, sqlite_sql(STORE_SQL_ENDPOINT_SECRET_REPLACE), err);
     if (stmt == NULL)
         return prepare_failed(err);
     sqlite3_bind_text(stmt, 1, replace->id, -1, SQLITE_STATIC);
@@ -311,7 +291,7 @@ static enum gq_code update_endpoint(struct sqlite_conn *conn, void *context, str
 {
     struct endpoint_write *write = context;
     const struct stored_endpoint *endpoint = write->endpoint;
-    sqlite3_stmt *stmt = sqlite_db_cached(conn, SQL_ENDPOINT_UPDATE, err);
+    sqlite3_stmt *stmt = sqlite_db_cached(conn, sqlite_sql(STORE_SQL_ENDPOINT_UPDATE), err);
     if (stmt == NULL)
         return prepare_failed(err);
     sqlite3_bind_text(stmt, 1, endpoint->id, -1, SQLITE_STATIC);
@@ -337,7 +317,7 @@ enum gq_code sqlite_endpoint_update(struct store_backend *backend,
 static enum gq_code delete_endpoint(struct sqlite_conn *conn, void *context, struct gq_error *err)
 {
     struct endpoint_write *write = context;
-    sqlite3_stmt *stmt = sqlite_db_cached(conn, SQL_ENDPOINT_DELETE, err);
+    sqlite3_stmt *stmt = sqlite_db_cached(conn, sqlite_sql(STORE_SQL_ENDPOINT_DELETE), err);
     if (stmt == NULL)
         return prepare_failed(err);
     sqlite3_bind_text(stmt, 1, write->id, -1, SQLITE_STATIC);
@@ -416,7 +396,8 @@ enum gq_code sqlite_deliveries_read(struct store_backend *backend, const char *e
     struct sqlite_store *store = sqlite_store_of(backend);
     struct sqlite_conn *conn = sqlite_db_checkout(store);
     enum gq_code code = sqlite_db_begin_read(conn, err);
-    sqlite3_stmt *stmt = code == GQ_OK ? sqlite_db_cached(conn, SQL_DELIVERIES_PAGE, err) : NULL;
+    sqlite3_stmt *stmt =
+        code == GQ_OK ? sqlite_db_cached(conn, sqlite_sql(STORE_SQL_DELIVERIES_PAGE), err) : NULL;
     if (code == GQ_OK && stmt == NULL)
         code = prepare_failed(err);
     if (stmt != NULL) {
@@ -447,7 +428,7 @@ struct delivery_retry {
 static enum gq_code retry_delivery(struct sqlite_conn *conn, void *context, struct gq_error *err)
 {
     struct delivery_retry *retry = context;
-    sqlite3_stmt *stmt = sqlite_db_cached(conn, SQL_DELIVERY_RETRY, err);
+    sqlite3_stmt *stmt = sqlite_db_cached(conn, sqlite_sql(STORE_SQL_DELIVERY_RETRY), err);
     if (stmt == NULL)
         return prepare_failed(err);
     sqlite3_bind_text(stmt, 1, retry->endpoint_id, -1, SQLITE_STATIC);
@@ -549,7 +530,7 @@ static const char SQL_ENDPOINT_FAILED[] =
 static const char SQL_ENDPOINT_DISABLE[] =
     "UPDATE webhook_endpoints SET enabled = 0, updated_at = ?3"
     " WHERE id = (SELECT endpoint_id FROM webhook_deliveries WHERE id = ?1)"
-    " AND enabled = 1 AND failing_since <= ?2 RETURNING " ENDPOINT_COLUMNS;
+    " AND enabled = 1 AND failing_since <= ?2 RETURNING " STORE_SQL_ENDPOINT_COLUMNS;
 
 struct finish {
     const struct delivery_end *end;

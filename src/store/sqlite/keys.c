@@ -9,25 +9,6 @@
 
 #include "store/sqlite/db.h"
 
-#define KEY_COLUMNS "id, name, prefix, hash, scopes, created_at, last_used_at, revoked_at"
-
-static const char SQL_KEYS_VERSION[] = "SELECT version FROM api_key_changes WHERE id = 1";
-static const char SQL_KEYS[] = "SELECT " KEY_COLUMNS " FROM api_keys"
-                               " WHERE (?1 OR revoked_at IS NULL) AND (?2 IS NULL OR id = ?2)"
-                               " ORDER BY created_at, id";
-static const char SQL_KEY_INSERT[] = "INSERT INTO api_keys (id, name, prefix, hash, scopes, "
-                                     "created_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6)";
-static const char SQL_KEY_REVOKE[] =
-    "UPDATE api_keys SET revoked_at = ?2 WHERE id = ?1 AND revoked_at IS NULL";
-static const char SQL_KEY_TOUCH[] = "UPDATE api_keys SET last_used_at = ?2 WHERE id = ?1 AND "
-                                    "(last_used_at IS NULL OR last_used_at < ?2)";
-static const char SQL_AUDIT_INSERT[] =
-    "INSERT INTO audit_log (id, at, key_id, key_name, client, request_id, action, target, change)"
-    " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)";
-static const char SQL_AUDIT_PAGE[] =
-    "SELECT id, at, key_id, key_name, client, request_id, action, target, change FROM audit_log"
-    " WHERE at >= ?1 AND (?2 IS NULL OR id > ?2) ORDER BY id LIMIT ?3";
-
 /* ---- Keys. ---- */
 
 static const char *text_of(sqlite3_stmt *stmt, int column)
@@ -39,16 +20,16 @@ static const char *text_of(sqlite3_stmt *stmt, int column)
 static enum gq_code read_key(sqlite3_stmt *stmt, struct stored_key *key, struct gq_error *err)
 {
     memset(key, 0, sizeof *key);
-    snprintf(key->id, sizeof key->id, "%s", text_of(stmt, 0));
-    snprintf(key->name, sizeof key->name, "%s", text_of(stmt, 1));
-    snprintf(key->prefix, sizeof key->prefix, "%s", text_of(stmt, 2));
-    snprintf(key->hash, sizeof key->hash, "%s", text_of(stmt, 3));
-    if (!store_scopes_parse(text_of(stmt, 4), &key->scopes))
+    snprintf(key->id, sizeof key->id, "%s", text_of(stmt, KEY_COL_ID));
+    snprintf(key->name, sizeof key->name, "%s", text_of(stmt, KEY_COL_NAME));
+    snprintf(key->prefix, sizeof key->prefix, "%s", text_of(stmt, KEY_COL_PREFIX));
+    snprintf(key->hash, sizeof key->hash, "%s", text_of(stmt, KEY_COL_HASH));
+    if (!store_scopes_parse(text_of(stmt, KEY_COL_SCOPES), &key->scopes))
         return gq_fail(err, GQ_ERR_INVALID_VALUE, NULL, "API key %s has an unknown scope in '%s'",
-                       key->id, text_of(stmt, 4));
-    key->created_at = sqlite3_column_int64(stmt, 5);
-    key->last_used_at = sqlite3_column_int64(stmt, 6); /* NULL reads as 0 */
-    key->revoked_at = sqlite3_column_int64(stmt, 7);
+                       key->id, text_of(stmt, KEY_COL_SCOPES));
+    key->created_at = sqlite3_column_int64(stmt, KEY_COL_CREATED_AT);
+    key->last_used_at = sqlite3_column_int64(stmt, KEY_COL_LAST_USED_AT);
+    key->revoked_at = sqlite3_column_int64(stmt, KEY_COL_REVOKED_AT);
     return GQ_OK;
 }
 
@@ -67,7 +48,7 @@ static enum gq_code append_key(struct key_list *list, sqlite3_stmt *stmt, struct
 static enum gq_code select_keys(struct sqlite_conn *conn, bool with_revoked, const char *id,
                                 struct key_list *out, struct gq_error *err)
 {
-    sqlite3_stmt *stmt = sqlite_db_cached(conn, SQL_KEYS, err);
+    sqlite3_stmt *stmt = sqlite_db_cached(conn, sqlite_sql(STORE_SQL_KEYS), err);
     if (stmt == NULL)
         return err != NULL ? err->code : GQ_ERR_INTERNAL;
     sqlite3_bind_int(stmt, 1, with_revoked ? 1 : 0);
@@ -89,7 +70,7 @@ enum gq_code sqlite_keys_version(struct store_backend *backend, int64_t *version
 {
     struct sqlite_store *store = sqlite_store_of(backend);
     struct sqlite_conn *conn = sqlite_db_checkout(store);
-    sqlite3_stmt *stmt = sqlite_db_cached(conn, SQL_KEYS_VERSION, err);
+    sqlite3_stmt *stmt = sqlite_db_cached(conn, sqlite_sql(STORE_SQL_KEYS_VERSION), err);
     enum gq_code code = stmt != NULL ? GQ_OK : (err != NULL ? err->code : GQ_ERR_INTERNAL);
     int rc = stmt != NULL ? sqlite3_step(stmt) : SQLITE_ERROR;
     if (code == GQ_OK && rc == SQLITE_ROW)
@@ -119,7 +100,7 @@ enum gq_code sqlite_keys_read(struct store_backend *backend, bool with_revoked, 
 enum gq_code sqlite_audit_append(struct sqlite_conn *conn, const struct audit_line *line,
                                  struct gq_error *err)
 {
-    sqlite3_stmt *stmt = sqlite_db_cached(conn, SQL_AUDIT_INSERT, err);
+    sqlite3_stmt *stmt = sqlite_db_cached(conn, sqlite_sql(STORE_SQL_AUDIT_INSERT), err);
     if (stmt == NULL)
         return err != NULL ? err->code : GQ_ERR_INTERNAL;
     const struct audit_entry *entry = line->entry;
@@ -140,7 +121,7 @@ enum gq_code sqlite_audit_append(struct sqlite_conn *conn, const struct audit_li
 static enum gq_code insert_key(struct sqlite_conn *conn, const struct stored_key *key,
                                struct gq_error *err)
 {
-    sqlite3_stmt *stmt = sqlite_db_cached(conn, SQL_KEY_INSERT, err);
+    sqlite3_stmt *stmt = sqlite_db_cached(conn, sqlite_sql(STORE_SQL_KEY_INSERT), err);
     if (stmt == NULL)
         return err != NULL ? err->code : GQ_ERR_INTERNAL;
     char scopes[160];
@@ -186,7 +167,7 @@ struct key_revoke {
 static enum gq_code write_revoke(struct sqlite_conn *conn, void *context, struct gq_error *err)
 {
     struct key_revoke *revoke = context;
-    sqlite3_stmt *stmt = sqlite_db_cached(conn, SQL_KEY_REVOKE, err);
+    sqlite3_stmt *stmt = sqlite_db_cached(conn, sqlite_sql(STORE_SQL_KEY_REVOKE), err);
     if (stmt == NULL)
         return err != NULL ? err->code : GQ_ERR_INTERNAL;
     sqlite3_bind_text(stmt, 1, revoke->id, -1, SQLITE_STATIC);
@@ -224,7 +205,7 @@ struct key_touch {
 static enum gq_code write_touch(struct sqlite_conn *conn, void *context, struct gq_error *err)
 {
     struct key_touch *touch = context;
-    sqlite3_stmt *stmt = sqlite_db_cached(conn, SQL_KEY_TOUCH, err);
+    sqlite3_stmt *stmt = sqlite_db_cached(conn, sqlite_sql(STORE_SQL_KEY_TOUCH), err);
     if (stmt == NULL)
         return err != NULL ? err->code : GQ_ERR_INTERNAL;
     for (size_t i = 0; i < touch->count; i++) {
@@ -260,12 +241,12 @@ static enum gq_code append_record(struct audit_page *page, sqlite3_stmt *stmt, s
     page->items = items;
     struct audit_record *record = &items[page->count++];
     memset(record, 0, sizeof *record);
-    snprintf(record->id, sizeof record->id, "%s", text_of(stmt, 0));
-    record->at = sqlite3_column_int64(stmt, 1);
+    snprintf(record->id, sizeof record->id, "%s", text_of(stmt, AUDIT_COL_ID));
+    record->at = sqlite3_column_int64(stmt, AUDIT_COL_AT);
     char **columns[] = {&record->key_id, &record->key_name, &record->client, &record->request_id,
                         &record->action, &record->target,   &record->change};
     for (int i = 0; i < 7; i++)
-        if (!copy_column(stmt, 2 + i, columns[i]))
+        if (!copy_column(stmt, AUDIT_COL_KEY_ID + i, columns[i]))
             return gq_fail(err, GQ_ERR_NO_MEMORY, NULL, "out of memory reading the audit log");
     return GQ_OK;
 }
@@ -276,7 +257,7 @@ enum gq_code sqlite_audit_read(struct store_backend *backend, int64_t since,
 {
     struct sqlite_store *store = sqlite_store_of(backend);
     struct sqlite_conn *conn = sqlite_db_checkout(store);
-    sqlite3_stmt *stmt = sqlite_db_cached(conn, SQL_AUDIT_PAGE, err);
+    sqlite3_stmt *stmt = sqlite_db_cached(conn, sqlite_sql(STORE_SQL_AUDIT_PAGE), err);
     enum gq_code code = stmt != NULL ? GQ_OK : (err != NULL ? err->code : GQ_ERR_INTERNAL);
     if (stmt != NULL) {
         sqlite3_bind_int64(stmt, 1, (sqlite3_int64)since);

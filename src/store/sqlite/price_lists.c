@@ -8,83 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "store/queries.h"
 #include "store/sqlite/db.h"
-
-static const char SQL_LISTS[] =
-    "SELECT version, state, based_on, created_at, effective_at, published_at, superseded_at,"
-    " CASE WHEN ?1 = 0 THEN NULL ELSE document END FROM price_lists"
-    " WHERE ?1 = 0 OR version = ?1 ORDER BY version DESC";
-static const char SQL_INSERT[] =
-    "INSERT INTO price_lists (version, state, based_on, created_at, document)"
-    " SELECT ?1, 'draft', nullif(?2, 0), ?3, ?4"
-    " WHERE ?1 > (SELECT coalesce(max(version), 0) FROM price_lists)"
-    " AND ?1 > (SELECT version FROM price_list WHERE id = 1)";
-static const char SQL_EDIT[] =
-    "UPDATE price_lists SET document = ?2 WHERE version = ?1 AND state = 'draft'";
-static const char SQL_SCHEDULE[] =
-    "UPDATE price_lists SET state = 'scheduled', effective_at = ?2, published_at = ?3"
-    " WHERE version = ?1 AND state = 'draft'";
-static const char SQL_IS_SCHEDULED[] =
-    "SELECT 1 FROM price_lists WHERE version = ?1 AND state = 'scheduled'";
-
-/* Emptying what a list writes; SKUs are kept (hosts and old rows name
- * them) and marked inactive until the list's own are written. */
-static const char *const sql_clear[] = {
-    "DELETE FROM bundle_items",
-    "DELETE FROM bundle_texts",
-    "DELETE FROM bundles",
-    "DELETE FROM discount_rules",
-    "DELETE FROM sku_prices",
-    "DELETE FROM sku_texts",
-    "UPDATE skus SET active = 0 WHERE active = 1",
-};
-
-static const char *const sql_write[CATALOG_WRITE_COUNT] = {
-    [CATALOG_WRITE_MODELS] =
-        "INSERT INTO gpu_models (id, name, memory_gb, memory_type, fp16_tflops,"
-        " memory_bandwidth_gbps, tdp_watts, fp32_tflops, bf16_tflops)"
-        " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9) ON CONFLICT (id) DO UPDATE SET"
-        " name = excluded.name, memory_gb = excluded.memory_gb,"
-        " memory_type = excluded.memory_type, fp16_tflops = excluded.fp16_tflops,"
-        " memory_bandwidth_gbps = excluded.memory_bandwidth_gbps,"
-        " tdp_watts = excluded.tdp_watts, fp32_tflops = excluded.fp32_tflops,"
-        " bf16_tflops = excluded.bf16_tflops",
-    [CATALOG_WRITE_SKUS] =
-        "INSERT INTO skus (id, name, gpu_model_id, gpu_count, interconnect, available, active)"
-        " VALUES (?1, ?2, ?3, ?4, ?5, ?6, 1) ON CONFLICT (id) DO UPDATE SET"
-        " name = excluded.name, gpu_model_id = excluded.gpu_model_id,"
-        " gpu_count = excluded.gpu_count, interconnect = excluded.interconnect,"
-        " available = excluded.available, active = 1",
-    [CATALOG_WRITE_PRICES] = "INSERT INTO sku_prices (sku_id, mode_id, amount_fen)"
-                             " VALUES (?1, ?2, ?3)",
-    [CATALOG_WRITE_RULES] =
-        "INSERT INTO discount_rules (id, name, segment, billing, sku_id, min_quantity,"
-        " basis_points, fixed_amount_fen, valid_from, valid_until, priority, stackable, active)"
-        " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, 1)",
-    [CATALOG_WRITE_BUNDLES] =
-        "INSERT INTO bundles (id, name, description, list_price_fen, price_fen, segment,"
-        " valid_from, valid_until) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
-    [CATALOG_WRITE_BUNDLE_ITEMS] = "INSERT INTO bundle_items (bundle_id, sku_id, quantity, hours)"
-                                   " VALUES (?1, ?2, ?3, ?4)",
-    [CATALOG_WRITE_SKU_TEXTS] = "INSERT INTO sku_texts (sku_id, lang, name, description)"
-                                " VALUES (?1, ?2, ?3, ?4)",
-    [CATALOG_WRITE_BUNDLE_TEXTS] = "INSERT INTO bundle_texts (bundle_id, lang, name, description)"
-                                   " VALUES (?1, ?2, ?3, ?4)",
-};
-
-static const char SQL_DROP_MODELS[] =
-    "DELETE FROM gpu_models WHERE id NOT IN (SELECT gpu_model_id FROM skus)"
-    " AND id NOT IN (SELECT value FROM json_each(?1))";
-static const char SQL_OVERTAKEN[] =
-    "UPDATE price_lists SET state = 'superseded', superseded_at = ?2"
-    " WHERE state = 'scheduled' AND version <> ?1"
-    " AND effective_at <= (SELECT effective_at FROM price_lists WHERE version = ?1)";
-static const char SQL_SUPERSEDE[] =
-    "UPDATE price_lists SET state = 'superseded', superseded_at = ?2, document = ?3"
-    " WHERE state = 'active'";
-static const char SQL_ACTIVATE[] = "UPDATE price_lists SET state = 'active' WHERE version = ?1";
-static const char SQL_SET_VERSION[] =
-    "UPDATE price_list SET version = ?1, updated_at = ?2 WHERE id = 1";
 
 /* ---- Reading. ---- */
 
@@ -119,7 +44,7 @@ enum gq_code sqlite_price_lists_read(struct store_backend *backend, int64_t vers
     struct sqlite_conn *conn = sqlite_db_checkout(store);
     out->items = NULL;
     out->count = 0;
-    sqlite3_stmt *stmt = sqlite_db_cached(conn, SQL_LISTS, err);
+    sqlite3_stmt *stmt = sqlite_db_cached(conn, sqlite_sql(STORE_SQL_PRICE_LISTS), err);
     enum gq_code code = stmt != NULL ? GQ_OK : (err != NULL ? err->code : GQ_ERR_INTERNAL);
     int rc = SQLITE_DONE;
     if (code == GQ_OK)
@@ -194,7 +119,7 @@ static enum gq_code write_rows(struct sqlite_conn *conn, enum catalog_write_tabl
                                const struct catalog_write_rows *rows, struct gq_error *err)
 {
     for (size_t r = 0; r < rows->n_rows; r++) {
-        sqlite3_stmt *stmt = sqlite_db_cached(conn, sql_write[table], err);
+        sqlite3_stmt *stmt = sqlite_db_cached(conn, store_catalog_write_sql[table], err);
         if (stmt == NULL)
             return err != NULL ? err->code : GQ_ERR_INTERNAL;
         for (size_t c = 0; c < rows->n_columns; c++)
@@ -211,24 +136,29 @@ static enum gq_code activate(struct sqlite_conn *conn, const struct price_list_w
                              bool *applied, struct gq_error *err)
 {
     int scheduled = 0;
-    enum gq_code code = run(conn, SQL_IS_SCHEDULED, write->version, 0, NULL, &scheduled, err);
+    enum gq_code code = run(conn, sqlite_sql(STORE_SQL_PRICE_LIST_IS_SCHEDULED), write->version, 0,
+                            NULL, &scheduled, err);
     *applied = code == GQ_OK && scheduled > 0;
     if (!*applied)
         return code;
-    for (size_t i = 0; code == GQ_OK && i < sizeof sql_clear / sizeof sql_clear[0]; i++)
-        code = run(conn, sql_clear[i], 0, 0, NULL, NULL, err);
+    for (size_t i = 0; code == GQ_OK && i < STORE_CATALOG_CLEAR_COUNT; i++)
+        code = run(conn, store_catalog_clear_sql[i], 0, 0, NULL, NULL, err);
     for (int t = 0; code == GQ_OK && t < CATALOG_WRITE_COUNT; t++)
         code = write_rows(conn, (enum catalog_write_table)t, &write->rows[t], err);
     if (code == GQ_OK)
-        code = run_text(conn, SQL_DROP_MODELS, write->model_ids, err);
+        code = run_text(conn, sqlite_sql(STORE_SQL_PRICE_LIST_DROP_MODELS), write->model_ids, err);
     if (code == GQ_OK)
-        code = run(conn, SQL_OVERTAKEN, write->version, write->now, NULL, NULL, err);
+        code = run(conn, sqlite_sql(STORE_SQL_PRICE_LIST_OVERTAKEN), write->version, write->now,
+                   NULL, NULL, err);
     if (code == GQ_OK)
-        code = run(conn, SQL_SUPERSEDE, 0, write->now, write->document, NULL, err);
+        code = run(conn, sqlite_sql(STORE_SQL_PRICE_LIST_SUPERSEDE), 0, write->now, write->document,
+                   NULL, err);
     if (code == GQ_OK)
-        code = run(conn, SQL_ACTIVATE, write->version, 0, NULL, NULL, err);
+        code = run(conn, sqlite_sql(STORE_SQL_PRICE_LIST_ACTIVATE), write->version, 0, NULL, NULL,
+                   err);
     if (code == GQ_OK)
-        code = run(conn, SQL_SET_VERSION, write->version, write->now, NULL, NULL, err);
+        code = run(conn, sqlite_sql(STORE_SQL_PRICE_LIST_SET_VERSION), write->version, write->now,
+                   NULL, NULL, err);
     return code;
 }
 
@@ -239,7 +169,7 @@ static enum gq_code write_list(struct sqlite_conn *conn, const struct price_list
     enum gq_code code = GQ_OK;
     switch (write->kind) {
     case PRICE_LIST_WRITE_INSERT: {
-        sqlite3_stmt *stmt = sqlite_db_cached(conn, SQL_INSERT, err);
+        sqlite3_stmt *stmt = sqlite_db_cached(conn, sqlite_sql(STORE_SQL_PRICE_LIST_INSERT), err);
         if (stmt == NULL)
             return err != NULL ? err->code : GQ_ERR_INTERNAL;
         sqlite3_bind_int64(stmt, 1, (sqlite3_int64)write->version);
@@ -254,7 +184,7 @@ static enum gq_code write_list(struct sqlite_conn *conn, const struct price_list
         break;
     }
     case PRICE_LIST_WRITE_EDIT: {
-        sqlite3_stmt *stmt = sqlite_db_cached(conn, SQL_EDIT, err);
+        sqlite3_stmt *stmt = sqlite_db_cached(conn, sqlite_sql(STORE_SQL_PRICE_LIST_EDIT), err);
         if (stmt == NULL)
             return err != NULL ? err->code : GQ_ERR_INTERNAL;
         sqlite3_bind_int64(stmt, 1, (sqlite3_int64)write->version);
@@ -267,7 +197,7 @@ static enum gq_code write_list(struct sqlite_conn *conn, const struct price_list
         break;
     }
     case PRICE_LIST_WRITE_SCHEDULE: {
-        sqlite3_stmt *stmt = sqlite_db_cached(conn, SQL_SCHEDULE, err);
+        sqlite3_stmt *stmt = sqlite_db_cached(conn, sqlite_sql(STORE_SQL_PRICE_LIST_SCHEDULE), err);
         if (stmt == NULL)
             return err != NULL ? err->code : GQ_ERR_INTERNAL;
         sqlite3_bind_int64(stmt, 1, (sqlite3_int64)write->version);

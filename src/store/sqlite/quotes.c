@@ -17,14 +17,10 @@
 
 #include "store/sqlite/db.h"
 
-#define QUOTE_COLUMNS                                                                              \
-    "id, status, request_json, response_json, idempotency_key, price_list_version,"                \
-    " created_at, expires_at, accepted_at, response_lz4, response_size, canceled_at,"              \
-    " expired_at, cancel_reason, acceptance"
-
-static const char SQL_QUOTE_BY_ID[] = "SELECT " QUOTE_COLUMNS " FROM quotes WHERE id = ?1";
+static const char SQL_QUOTE_BY_ID[] =
+    "SELECT " STORE_SQL_QUOTE_COLUMNS " FROM quotes WHERE id = ?1";
 static const char SQL_QUOTE_BY_KEY[] =
-    "SELECT " QUOTE_COLUMNS " FROM quotes WHERE idempotency_key = ?1";
+    "SELECT " STORE_SQL_QUOTE_COLUMNS " FROM quotes WHERE idempotency_key = ?1";
 static const char SQL_QUOTE_INSERT[] =
     "INSERT INTO quotes (id, status, request_json, response_lz4, response_size, idempotency_key,"
     " price_list_version, created_at, expires_at, accepted_at)"
@@ -61,23 +57,26 @@ static const char SQL_QUOTE_RELEASE_KEY[] =
 static enum gq_code read_response(sqlite3_stmt *stmt, const char *id, char **out,
                                   struct gq_error *err)
 {
-    struct stored_response stored = sqlite_db_column_stored(stmt, 3, 9, 10); /* text: before 0004 */
+    struct stored_response stored =
+        sqlite_db_column_stored(stmt, QUOTE_COL_RESPONSE_JSON, QUOTE_COL_RESPONSE_LZ4,
+                                QUOTE_COL_RESPONSE_SIZE); /* text: before 0004 */
     return store_unpack_stored("quote", id, &stored, out, err);
 }
 
-/* Fills *out from the current row of a QUOTE_COLUMNS query. */
+/* Fills *out from the current row of a STORE_SQL_QUOTE_COLUMNS query. */
 static enum gq_code read_quote(sqlite3_stmt *stmt, struct stored_quote *out, struct gq_error *err)
 {
     struct stored_quote quote;
     memset(&quote, 0, sizeof quote);
-    const unsigned char *id = sqlite3_column_text(stmt, 0);
+    const unsigned char *id = sqlite3_column_text(stmt, QUOTE_COL_ID);
     snprintf(quote.id, sizeof quote.id, "%s", id != NULL ? (const char *)id : "");
-    const unsigned char *status = sqlite3_column_text(stmt, 1);
+    const unsigned char *status = sqlite3_column_text(stmt, QUOTE_COL_STATUS);
     quote.accepted = status != NULL && strcmp((const char *)status, "accepted") == 0;
-    bool copied = sqlite_db_column_strdup(stmt, 2, &quote.request_json) &&
-                  sqlite_db_column_strdup(stmt, 4, &quote.idempotency_key) &&
-                  sqlite_db_column_strdup(stmt, 13, &quote.cancel_reason) &&
-                  sqlite_db_column_strdup(stmt, 14, &quote.acceptance);
+    bool copied =
+        sqlite_db_column_strdup(stmt, QUOTE_COL_REQUEST_JSON, &quote.request_json) &&
+        sqlite_db_column_strdup(stmt, QUOTE_COL_IDEMPOTENCY_KEY, &quote.idempotency_key) &&
+        sqlite_db_column_strdup(stmt, QUOTE_COL_CANCEL_REASON, &quote.cancel_reason) &&
+        sqlite_db_column_strdup(stmt, QUOTE_COL_ACCEPTANCE, &quote.acceptance);
     if (!copied) {
         stored_quote_clear(&quote);
         return gq_fail(err, GQ_ERR_NO_MEMORY, NULL, "out of memory reading a quote");
@@ -87,17 +86,17 @@ static enum gq_code read_quote(sqlite3_stmt *stmt, struct stored_quote *out, str
         stored_quote_clear(&quote);
         return code;
     }
-    quote.price_list_version = sqlite3_column_int64(stmt, 5);
-    quote.created_at = sqlite3_column_int64(stmt, 6);
-    quote.expires_at = sqlite3_column_int64(stmt, 7);
-    quote.accepted_at = sqlite3_column_int64(stmt, 8); /* NULL reads as 0 */
-    quote.canceled_at = sqlite3_column_int64(stmt, 11);
-    quote.expired_at = sqlite3_column_int64(stmt, 12);
+    quote.price_list_version = sqlite3_column_int64(stmt, QUOTE_COL_PRICE_LIST_VERSION);
+    quote.created_at = sqlite3_column_int64(stmt, QUOTE_COL_CREATED_AT);
+    quote.expires_at = sqlite3_column_int64(stmt, QUOTE_COL_EXPIRES_AT);
+    quote.accepted_at = sqlite3_column_int64(stmt, QUOTE_COL_ACCEPTED_AT);
+    quote.canceled_at = sqlite3_column_int64(stmt, QUOTE_COL_CANCELED_AT);
+    quote.expired_at = sqlite3_column_int64(stmt, QUOTE_COL_EXPIRED_AT);
     *out = quote;
     return GQ_OK;
 }
 
-/* Runs a one-parameter QUOTE_COLUMNS query. *found tells whether a row came
+/* Runs a one-parameter STORE_SQL_QUOTE_COLUMNS query. *found tells whether a row came
  * back; *out is written only then. */
 static enum gq_code select_quote(struct sqlite_conn *conn, const char *sql, const char *key,
                                  struct stored_quote *out, bool *found, struct gq_error *err)
@@ -256,7 +255,7 @@ enum gq_code sqlite_get_quote(struct store_backend *backend, const char *id,
 /* Every filter optional (a NULL parameter is "any"); "expired" is also an
  * open quote past expires_at that the sweeper has not marked yet. */
 static const char SQL_QUOTES_LIST[] =
-    "SELECT " QUOTE_COLUMNS " FROM quotes"
+    "SELECT " STORE_SQL_QUOTE_COLUMNS " FROM quotes"
     " WHERE (?1 IS NULL OR client_reference_id = ?1)"
     " AND (?2 IS NULL OR created_at >= ?2) AND (?3 IS NULL OR created_at < ?3)"
     " AND (?4 IS NULL OR (?4 = 'open' AND status = 'open' AND expires_at > ?5)"

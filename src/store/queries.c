@@ -1,0 +1,272 @@
+/*
+ * The texts of queries.h's tables: the catalog's queries with their
+ * documents' names and column types, the activation's statements, and the
+ * rewrite of the shared `?N` parameters into PostgreSQL's `$N`.
+ */
+#include "store/queries.h"
+
+#include <ctype.h>
+#include <stdlib.h>
+#include <string.h>
+
+const struct store_catalog_table store_catalog_tables[CATALOG_QUERY_COUNT] = {
+    [CATALOG_QUERY_PRICE_LIST] = {STORE_SQL_PRICE_LIST,
+                                  "price_list",
+                                  "iti",
+                                  {"version", "currency", "updated_at"}},
+    [CATALOG_QUERY_MODELS] = {STORE_SQL_MODELS,
+                              "gpu_models",
+                              "ttitriirr",
+                              {"id", "name", "memory_gb", "memory_type", "fp16_tflops",
+                               "memory_bandwidth_gbps", "tdp_watts", "fp32_tflops", "bf16_tflops"}},
+    [CATALOG_QUERY_MODES] = {STORE_SQL_MODES,
+                             "billing_modes",
+                             "tttiii",
+                             {"id", "name", "description", "block_hours", "block_days",
+                              "list_basis_points"}},
+    [CATALOG_QUERY_MODE_SEGMENTS] = {STORE_SQL_MODE_SEGMENTS,
+                                     "billing_mode_segments",
+                                     "tt",
+                                     {"mode_id", "segment_id"}},
+    [CATALOG_QUERY_SKUS] = {STORE_SQL_SKUS,
+                            "skus",
+                            "tttiti",
+                            {"id", "name", "gpu_model_id", "gpu_count", "interconnect",
+                             "available"}},
+    [CATALOG_QUERY_PRICES] = {STORE_SQL_PRICES,
+                              "sku_prices",
+                              "tti",
+                              {"sku_id", "mode_id", "amount_fen"}},
+    [CATALOG_QUERY_RULES] = {STORE_SQL_RULES,
+                             "discount_rules",
+                             "tttttiiiiiii",
+                             {"id", "name", "segment", "billing", "sku_id", "min_quantity",
+                              "basis_points", "fixed_amount_fen", "valid_from", "valid_until",
+                              "priority", "stackable"}},
+    [CATALOG_QUERY_BUNDLES] = {STORE_SQL_BUNDLES,
+                               "bundles",
+                               "tttiitii",
+                               {"id", "name", "description", "list_price_fen", "price_fen",
+                                "segment", "valid_from", "valid_until"}},
+    [CATALOG_QUERY_BUNDLE_ITEMS] = {STORE_SQL_BUNDLE_ITEMS,
+                                    "bundle_items",
+                                    "ttii",
+                                    {"bundle_id", "sku_id", "quantity", "hours"}},
+    [CATALOG_QUERY_SKU_TEXTS] = {STORE_SQL_SKU_TEXTS,
+                                 "sku_texts",
+                                 "tttt",
+                                 {"sku_id", "lang", "name", "description"}},
+    [CATALOG_QUERY_MODE_TEXTS] = {STORE_SQL_MODE_TEXTS,
+                                  "billing_mode_texts",
+                                  "tttt",
+                                  {"mode_id", "lang", "name", "description"}},
+    [CATALOG_QUERY_BUNDLE_TEXTS] = {STORE_SQL_BUNDLE_TEXTS,
+                                    "bundle_texts",
+                                    "tttt",
+                                    {"bundle_id", "lang", "name", "description"}},
+    [CATALOG_QUERY_CATALOG_TEXTS] = {STORE_SQL_CATALOG_TEXTS,
+                                     "catalog_texts",
+                                     "tttt",
+                                     {"subject", "lang", "name", "description"}},
+    [CATALOG_QUERY_SKU_HOSTS] = {STORE_SQL_SKU_HOSTS,
+                                 "sku_hosts",
+                                 "ttiiirtiiiti",
+                                 {"sku_id", "instance_type", "vcpus", "memory_gib",
+                                  "system_disk_gb", "bandwidth_gbps", "region_id",
+                                  "provisioning_min_minutes", "provisioning_max_minutes",
+                                  "provisioning_average_minutes", "software", "ssh"}},
+    [CATALOG_QUERY_REGION_TEXTS] = {STORE_SQL_REGION_TEXTS,
+                                    "region_texts",
+                                    "ttt",
+                                    {"region_id", "lang", "name"}},
+    [CATALOG_QUERY_SHAPES] = {STORE_SQL_SHAPES,
+                              "model_shapes",
+                              "ttiiiiiiiit",
+                              {"id", "name", "layers", "hidden", "heads", "kv_heads",
+                               "intermediate", "vocab", "sliding_window", "params", "source"}},
+};
+
+const enum catalog_query store_catalog_written_query[CATALOG_WRITE_COUNT] = {
+    [CATALOG_WRITE_MODELS] = CATALOG_QUERY_MODELS,
+    [CATALOG_WRITE_SKUS] = CATALOG_QUERY_SKUS,
+    [CATALOG_WRITE_PRICES] = CATALOG_QUERY_PRICES,
+    [CATALOG_WRITE_RULES] = CATALOG_QUERY_RULES,
+    [CATALOG_WRITE_BUNDLES] = CATALOG_QUERY_BUNDLES,
+    [CATALOG_WRITE_BUNDLE_ITEMS] = CATALOG_QUERY_BUNDLE_ITEMS,
+    [CATALOG_WRITE_SKU_TEXTS] = CATALOG_QUERY_SKU_TEXTS,
+    [CATALOG_WRITE_BUNDLE_TEXTS] = CATALOG_QUERY_BUNDLE_TEXTS,
+};
+
+const char *const store_catalog_clear_sql[STORE_CATALOG_CLEAR_COUNT] = {
+    "DELETE FROM bundle_items",
+    "DELETE FROM bundle_texts",
+    "DELETE FROM bundles",
+    "DELETE FROM discount_rules",
+    "DELETE FROM sku_prices",
+    "DELETE FROM sku_texts",
+    "UPDATE skus SET active = 0 WHERE active = 1",
+};
+
+const char *const store_catalog_write_sql[CATALOG_WRITE_COUNT] = {
+    [CATALOG_WRITE_MODELS] =
+        "INSERT INTO gpu_models (id, name, memory_gb, memory_type, fp16_tflops,"
+        " memory_bandwidth_gbps, tdp_watts, fp32_tflops, bf16_tflops)"
+        " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9) ON CONFLICT (id) DO UPDATE SET"
+        " name = excluded.name, memory_gb = excluded.memory_gb,"
+        " memory_type = excluded.memory_type, fp16_tflops = excluded.fp16_tflops,"
+        " memory_bandwidth_gbps = excluded.memory_bandwidth_gbps,"
+        " tdp_watts = excluded.tdp_watts, fp32_tflops = excluded.fp32_tflops,"
+        " bf16_tflops = excluded.bf16_tflops",
+    [CATALOG_WRITE_SKUS] =
+        "INSERT INTO skus (id, name, gpu_model_id, gpu_count, interconnect, available, active)"
+        " VALUES (?1, ?2, ?3, ?4, ?5, ?6, 1) ON CONFLICT (id) DO UPDATE SET"
+        " name = excluded.name, gpu_model_id = excluded.gpu_model_id,"
+        " gpu_count = excluded.gpu_count, interconnect = excluded.interconnect,"
+        " available = excluded.available, active = 1",
+    [CATALOG_WRITE_PRICES] = "INSERT INTO sku_prices (sku_id, mode_id, amount_fen)"
+                             " VALUES (?1, ?2, ?3)",
+    [CATALOG_WRITE_RULES] =
+        "INSERT INTO discount_rules (id, name, segment, billing, sku_id, min_quantity,"
+        " basis_points, fixed_amount_fen, valid_from, valid_until, priority, stackable, active)"
+        " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, 1)",
+    [CATALOG_WRITE_BUNDLES] =
+        "INSERT INTO bundles (id, name, description, list_price_fen, price_fen, segment,"
+        " valid_from, valid_until) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
+    [CATALOG_WRITE_BUNDLE_ITEMS] = "INSERT INTO bundle_items (bundle_id, sku_id, quantity, hours)"
+                                   " VALUES (?1, ?2, ?3, ?4)",
+    [CATALOG_WRITE_SKU_TEXTS] = "INSERT INTO sku_texts (sku_id, lang, name, description)"
+                                " VALUES (?1, ?2, ?3, ?4)",
+    [CATALOG_WRITE_BUNDLE_TEXTS] = "INSERT INTO bundle_texts (bundle_id, lang, name, description)"
+                                   " VALUES (?1, ?2, ?3, ?4)",
+};
+
+const struct store_sql_text store_sql[STORE_SQL_COUNT] = {
+    /* API keys and the audit log. PostgreSQL needs the parameters' types
+     * where nothing else tells them; it also sorts ids byte by byte only
+     * when asked to (COLLATE "C"), as SQLite always does. */
+    [STORE_SQL_KEYS_VERSION] = {.shared = "SELECT version FROM api_key_changes WHERE id = 1"},
+    [STORE_SQL_KEYS] = {.sqlite = "SELECT " STORE_SQL_KEY_COLUMNS " FROM api_keys"
+                                  " WHERE (?1 OR revoked_at IS NULL) AND (?2 IS NULL OR id = ?2)"
+                                  " ORDER BY created_at, id",
+                        .postgres = "SELECT " STORE_SQL_KEY_COLUMNS " FROM api_keys"
+                                    " WHERE ($1::boolean OR revoked_at IS NULL)"
+                                    " AND ($2::text IS NULL OR id = $2) ORDER BY created_at, id"},
+    [STORE_SQL_KEY_INSERT] = {.shared = "INSERT INTO api_keys (id, name, prefix, hash, scopes,"
+                                        " created_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6)"},
+    [STORE_SQL_KEY_REVOKE] = {.shared = "UPDATE api_keys SET revoked_at = ?2"
+                                        " WHERE id = ?1 AND revoked_at IS NULL"},
+    [STORE_SQL_KEY_TOUCH] = {.shared = "UPDATE api_keys SET last_used_at = ?2 WHERE id = ?1"
+                                       " AND (last_used_at IS NULL OR last_used_at < ?2)"},
+    [STORE_SQL_AUDIT_INSERT] = {.shared = "INSERT INTO audit_log (" STORE_SQL_AUDIT_COLUMNS ")"
+                                          " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)"},
+    [STORE_SQL_AUDIT_PAGE] = {.sqlite = "SELECT " STORE_SQL_AUDIT_COLUMNS " FROM audit_log"
+                                        " WHERE at >= ?1 AND (?2 IS NULL OR id > ?2)"
+                                        " ORDER BY id LIMIT ?3",
+                              .postgres = "SELECT " STORE_SQL_AUDIT_COLUMNS " FROM audit_log"
+                                          " WHERE at >= $1 AND ($2::text IS NULL OR id > $2)"
+                                          " ORDER BY id COLLATE \"C\" LIMIT $3"},
+
+    /* Price lists (migration 0008). In PostgreSQL an activation locks the
+     * list's row first (FOR UPDATE), so of two replicas one activates it. */
+    [STORE_SQL_PRICE_LISTS] = {.sqlite = "SELECT version, state, based_on, created_at,"
+                                         " effective_at, published_at, superseded_at,"
+                                         " CASE WHEN ?1 = 0 THEN NULL ELSE document END"
+                                         " FROM price_lists WHERE ?1 = 0 OR version = ?1"
+                                         " ORDER BY version DESC",
+                               .postgres = "SELECT version, state, based_on, created_at,"
+                                           " effective_at, published_at, superseded_at,"
+                                           " CASE WHEN $1::bigint = 0 THEN NULL ELSE document END"
+                                           " FROM price_lists"
+                                           " WHERE $1::bigint = 0 OR version = $1::bigint"
+                                           " ORDER BY version DESC"},
+    [STORE_SQL_PRICE_LIST_INSERT] =
+        {.sqlite = "INSERT INTO price_lists (version, state, based_on, created_at, document)"
+                   " SELECT ?1, 'draft', nullif(?2, 0), ?3, ?4"
+                   " WHERE ?1 > (SELECT coalesce(max(version), 0) FROM price_lists)"
+                   " AND ?1 > (SELECT version FROM price_list WHERE id = 1)",
+         .postgres = "INSERT INTO price_lists (version, state, based_on, created_at, document)"
+                     " SELECT $1::bigint, 'draft', nullif($2::bigint, 0), $3::bigint, $4::text"
+                     " WHERE $1 > (SELECT coalesce(max(version), 0) FROM price_lists)"
+                     " AND $1 > (SELECT version FROM price_list WHERE id = 1)"},
+    [STORE_SQL_PRICE_LIST_EDIT] = {.shared = "UPDATE price_lists SET document = ?2"
+                                             " WHERE version = ?1 AND state = 'draft'"},
+    [STORE_SQL_PRICE_LIST_SCHEDULE] = {.shared = "UPDATE price_lists SET state = 'scheduled',"
+                                                 " effective_at = ?2, published_at = ?3"
+                                                 " WHERE version = ?1 AND state = 'draft'"},
+    [STORE_SQL_PRICE_LIST_IS_SCHEDULED] =
+        {.sqlite = "SELECT 1 FROM price_lists WHERE version = ?1 AND state = 'scheduled'",
+         .postgres = "SELECT 1 FROM price_lists WHERE version = $1 AND state = 'scheduled'"
+                     " FOR UPDATE"},
+    /* Models no SKU names and the list does not keep (a JSON array of ids). */
+    [STORE_SQL_PRICE_LIST_DROP_MODELS] =
+        {.sqlite = "DELETE FROM gpu_models WHERE id NOT IN (SELECT gpu_model_id FROM skus)"
+                   " AND id NOT IN (SELECT value FROM json_each(?1))",
+         .postgres = "DELETE FROM gpu_models WHERE id NOT IN (SELECT gpu_model_id FROM skus)"
+                     " AND id NOT IN (SELECT json_array_elements_text($1::json))"},
+    [STORE_SQL_PRICE_LIST_OVERTAKEN] =
+        {.shared =
+             "UPDATE price_lists SET state = 'superseded', superseded_at = ?2"
+             " WHERE state = 'scheduled' AND version <> ?1"
+             " AND effective_at <= (SELECT effective_at FROM price_lists WHERE version = ?1)"},
+    /* The same statement, its parameters numbered as each backend binds. */
+    [STORE_SQL_PRICE_LIST_SUPERSEDE] =
+        {.sqlite = "UPDATE price_lists SET state = 'superseded', superseded_at = ?2, document = ?3"
+                   " WHERE state = 'active'",
+         .postgres = "UPDATE price_lists SET state = 'superseded', superseded_at = $1,"
+                     " document = $2 WHERE state = 'active'"},
+    [STORE_SQL_PRICE_LIST_ACTIVATE] = {.shared = "UPDATE price_lists SET state = 'active'"
+                                                 " WHERE version = ?1"},
+    [STORE_SQL_PRICE_LIST_SET_VERSION] = {.shared = "UPDATE price_list SET version = ?1,"
+                                                    " updated_at = ?2 WHERE id = 1"},
+
+    /* Webhook endpoints and their deliveries (migration 0009). */
+    [STORE_SQL_ENDPOINT_INSERT] = {.shared = "INSERT INTO webhook_endpoints (id, url, description,"
+                                             " events, secret, enabled, created_at, updated_at)"
+                                             " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)"},
+    [STORE_SQL_ENDPOINTS] = {.sqlite =
+                                 "SELECT " STORE_SQL_ENDPOINT_COLUMNS " FROM webhook_endpoints"
+                                 " WHERE (?1 IS NULL OR id = ?1) ORDER BY created_at, id",
+                             .postgres =
+                                 "SELECT " STORE_SQL_ENDPOINT_COLUMNS " FROM webhook_endpoints"
+                                 " WHERE ($1::text IS NULL OR id = $1)"
+                                 " ORDER BY created_at, id"},
+    [STORE_SQL_ENDPOINT_UPDATE] = {.shared = "UPDATE webhook_endpoints SET events = ?2,"
+                                             " enabled = ?3, updated_at = ?4 WHERE id = ?1"},
+    [STORE_SQL_ENDPOINT_SECRETS] = {.shared = "SELECT id, secret FROM webhook_endpoints"
+                                              " ORDER BY created_at, id"},
+    [STORE_SQL_ENDPOINT_SECRET_REPLACE] = {.shared = "UPDATE webhook_endpoints SET secret = ?3"
+                                                     " WHERE id = ?1 AND secret = ?2"},
+    [STORE_SQL_ENDPOINT_DELETE] = {.shared = "DELETE FROM webhook_endpoints WHERE id = ?1"},
+    [STORE_SQL_DELIVERIES_PAGE] =
+        {.sqlite = "SELECT id, endpoint_id, event_id, status, attempts, next_attempt_at, created_at"
+                   " FROM webhook_deliveries WHERE endpoint_id = ?1 AND (?2 IS NULL OR id < ?2)"
+                   " ORDER BY id DESC LIMIT ?3",
+         .postgres = "SELECT id, endpoint_id, event_id, status, attempts, next_attempt_at,"
+                     " created_at FROM webhook_deliveries WHERE endpoint_id = $1"
+                     " AND ($2::text IS NULL OR id COLLATE \"C\" < $2)"
+                     " ORDER BY id COLLATE \"C\" DESC LIMIT $3"},
+    [STORE_SQL_DELIVERY_RETRY] = {.shared = "UPDATE webhook_deliveries SET status = 'pending',"
+                                            " next_attempt_at = ?3, lease_until = 0,"
+                                            " updated_at = ?3 WHERE id = ?2 AND endpoint_id = ?1"},
+};
+
+/* A `?` followed by digits becomes `$`; inside '...' (where '' is a quote)
+ * or "..." nothing changes. The result is never longer than `shared`. */
+char *store_sql_for_postgres(const char *shared)
+{
+    char *out = strdup(shared);
+    if (out == NULL)
+        return NULL;
+    char quote = 0;
+    for (char *at = out; *at != '\0'; at++) {
+        if (quote != 0) {
+            if (*at == quote)
+                quote = 0; /* a doubled quote closes and reopens: the same */
+        } else if (*at == '\'' || *at == '"') {
+            quote = *at;
+        } else if (*at == '?' && isdigit((unsigned char)at[1])) {
+            *at = '$';
+        }
+    }
+    return out;
+}
