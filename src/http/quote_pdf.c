@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "codec/store_json.h"
 #include "document/quote_pdf.h"
 #include "http/http.h"
 #include "http/list_query.h"
@@ -229,7 +230,7 @@ enum MHD_Result quote_pdf_handle(struct http_request *request)
                                   MSG_TEXT_CUT(request->path_id, 64));
         return reply_error(request, &err);
     }
-    json_t *json = store_quote_json(&stored, clock_now_seconds());
+    json_t *json = codec_quote_json(&stored, clock_now_seconds());
     stored_quote_clear(&stored);
     if (json == NULL)
         return reply_fail(request, GQ_ERR_INTERNAL, NULL, "stored quote %s is unreadable",
