@@ -18,7 +18,8 @@
 #   make clean      remove build/
 #   make help       this list
 #
-# The layers link in one direction: core <- util <- store <- http <- main.
+# The layers link in one direction: core <- util <- store <- codec <- http,
+# api, admin <- main.
 # The core's unit tests link the core objects alone, with neither
 # libmicrohttpd nor sqlite3, which keeps src/core/ pure.
 
@@ -71,8 +72,11 @@ TEST_PKG_CFLAGS = $(call pkg,--cflags,check libcurl)
 CORE_SRC  := $(wildcard src/core/*.c)
 UTIL_SRC  := $(wildcard src/util/*.c)
 STORE_SRC := $(wildcard src/store/*.c src/store/sqlite/*.c src/store/postgres/*.c)
-HTTP_SRC  := $(wildcard src/http/*.c)
+# The transport (http/), the public API's handlers (api/) and the admin
+# API's (admin/); the codecs (codec/) are apart, below.
+HTTP_SRC  := $(wildcard src/http/*.c src/api/*.c src/admin/*.c)
 HTTP_ASM  := $(wildcard src/http/*.S)
+CODEC_SRC := $(wildcard src/codec/*.c)
 CLI_SRC   := $(wildcard src/cli/*.c)
 # The webhook sender, on libcurl: in the server alone.
 WEBHOOK_SRC := $(wildcard src/webhooks/*.c)
@@ -86,12 +90,10 @@ STORE_OBJ := $(call obj,$(STORE_SRC))
 WEB_FILES := web/index.html $(sort $(wildcard web/static/*))
 WEB_GZ    := $(patsubst web/%,$(BUILD)/web/%.gz,$(WEB_FILES))
 WEB_OBJ   := $(BUILD)/obj/web_assets.o
-HTTP_OBJ  := $(call obj,$(HTTP_SRC) $(HTTP_ASM)) $(WEB_OBJ)
-# The request and response bodies: JSON <-> the core's structs, without
-# libmicrohttpd (src/http/bodies.h), tested and fuzzed on their own.
-BODY_OBJ  := $(call obj,src/http/fields.c src/http/render.c src/http/quote_body.c \
-                         src/http/recommend_body.c src/http/catalog_render.c \
-                         src/http/body_load.c src/http/language.c)
+# The codecs: JSON <-> the core's structs, without libmicrohttpd
+# (src/codec/), tested and fuzzed on their own.
+BODY_OBJ  := $(call obj,$(CODEC_SRC))
+HTTP_OBJ  := $(call obj,$(HTTP_SRC) $(HTTP_ASM)) $(BODY_OBJ) $(WEB_OBJ)
 MAIN_OBJ  := $(call obj,src/main.c $(CLI_SRC) $(WEBHOOK_SRC))
 
 BIN := $(BUILD)/gpuquote

@@ -26,7 +26,7 @@
 #include "core/catalog.h"
 #include "core/error.h"
 #include "store/store.h"
-#include "http/bodies.h"
+#include "codec/bodies.h"
 #include "util/address.h"
 #include "util/config.h"
 
@@ -239,6 +239,15 @@ struct http_request {
     void *waiting;
     void (*discard_waiting)(void *waiting);
 };
+
+struct list_param;
+struct list_query;
+
+/* Reads the request's query against `params` (at most LIST_PARAMS_MAX),
+ * codec/list_query.h's rules. GQ_ERR_INVALID_PARAMETER naming the
+ * parameter otherwise. */
+enum gq_code request_list_query(struct http_request *request, const struct list_param *params,
+                                size_t count, struct list_query *out, struct gq_error *err);
 
 typedef enum MHD_Result (*http_handler)(struct http_request *request);
 

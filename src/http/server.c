@@ -27,7 +27,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "http/bodies.h"
+#include "codec/bodies.h"
 #include "http/http.h"
 #include "http/metrics.h"
 #include "http/policy.h"

@@ -11,7 +11,7 @@
 #include <string.h>
 
 #include "fuzz/fuzz.h"
-#include "http/bodies.h"
+#include "codec/bodies.h"
 
 static struct catalog *catalog;
 

@@ -23,7 +23,7 @@
 #include "core/quote.h"
 #include "core/recommend.h"
 #include "fuzz/fuzz.h"
-#include "http/bodies.h"
+#include "codec/bodies.h"
 #include "util/utf8.h"
 
 /* How far an input got. */

@@ -40,7 +40,7 @@
 #include "core/catalog_query.h"
 #include "fuzz/fuzz.h"
 #include "http/http.h"
-#include "http/list_query.h"
+#include "codec/list_query.h"
 #include "http/policy.h"
 #include "util/api_key.h"
 

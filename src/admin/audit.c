@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "http/http.h"
-#include "http/list_query.h"
+#include "codec/list_query.h"
 #include "util/clock.h"
 
 enum { PARAM_SINCE, PARAM_STARTING_AFTER, PARAM_LIMIT };
@@ -43,7 +43,7 @@ enum MHD_Result audit_handle_list(struct http_request *request)
 {
     struct list_query query;
     struct gq_error err = {0};
-    if (list_query_parse(request, audit_params, 3, &query, &err) != GQ_OK)
+    if (request_list_query(request, audit_params, 3, &query, &err) != GQ_OK)
         return reply_error(request, &err);
     struct audit_page page;
     const char *after =

@@ -14,7 +14,7 @@
 
 #include "core/plans.h"
 #include "core/price_list.h"
-#include "http/bodies.h"
+#include "codec/bodies.h"
 #include "util/clock.h"
 #include "util/decimal.h"
 #include "util/utf8.h"

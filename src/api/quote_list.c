@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "http/http.h"
-#include "http/list_query.h"
+#include "codec/list_query.h"
 #include "util/clock.h"
 
 enum {
@@ -68,7 +68,7 @@ enum MHD_Result quote_handle_list(struct http_request *request)
 {
     struct list_query query;
     struct gq_error err = {0};
-    if (list_query_parse(request, quote_params, PARAM_COUNT, &query, &err) != GQ_OK)
+    if (request_list_query(request, quote_params, PARAM_COUNT, &query, &err) != GQ_OK)
         return reply_error(request, &err);
     const char *status = text_of(&query, PARAM_STATUS);
     if (status != NULL && !status_known(status))

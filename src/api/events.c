@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "http/http.h"
-#include "http/list_query.h"
+#include "codec/list_query.h"
 #include "util/ids.h"
 
 enum { PARAM_TYPE, PARAM_STARTING_AFTER, PARAM_LIMIT };
@@ -50,7 +50,7 @@ enum MHD_Result events_handle_list(struct http_request *request)
 {
     struct list_query query;
     struct gq_error err = {0};
-    if (list_query_parse(request, event_params, 3, &query, &err) != GQ_OK)
+    if (request_list_query(request, event_params, 3, &query, &err) != GQ_OK)
         return reply_error(request, &err);
     const char *type = query.present[PARAM_TYPE] ? query.text[PARAM_TYPE] : NULL;
     if (type != NULL && !events_type_is_known(type)) {

@@ -13,7 +13,7 @@
 #include <sys/time.h>
 
 #include "http/http.h"
-#include "http/list_query.h"
+#include "codec/list_query.h"
 #include "util/clock.h"
 #include "util/ids.h"
 #include "util/secret_box.h"
@@ -342,7 +342,7 @@ enum MHD_Result webhooks_handle_deliveries(struct http_request *request)
 {
     struct list_query query;
     struct gq_error err = {0};
-    if (list_query_parse(request, delivery_params, 2, &query, &err) != GQ_OK)
+    if (request_list_query(request, delivery_params, 2, &query, &err) != GQ_OK)
         return reply_error(request, &err);
     struct stored_endpoint endpoint;
     enum MHD_Result reply;

@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "core/plans.h"
-#include "http/bodies.h"
+#include "codec/bodies.h"
 
 char *render_dump(json_t *value)
 {

@@ -5,8 +5,8 @@
  * (tests/fuzz/); the handlers in quote.c and recommend.c only add the
  * HTTP around them.
  */
-#ifndef GQ_HTTP_BODIES_H
-#define GQ_HTTP_BODIES_H
+#ifndef GQ_CODEC_BODIES_H
+#define GQ_CODEC_BODIES_H
 
 #include <jansson.h>
 #include <stdbool.h>

@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "core/plans.h"
-#include "http/bodies.h"
+#include "codec/bodies.h"
 
 /* ---- parse ------------------------------------------------------------ */
 
