@@ -15,8 +15,16 @@
  */
 #include <string.h>
 
-#include "http/http.h"
+#include "http/app.h"
+#include "http/request.h"
+#include "http/router.h"
+#include "http/reply.h"
+#include "http/auth.h"
+#include "admin/admin.h"
 #include "util/clock.h"
+#include "core/catalog.h"
+#include "codec/bodies.h"
+#include "store/store.h"
 
 enum { ENTITY_ID_MAX = 64, TEXT_MAX = 500 };
 

@@ -11,8 +11,16 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "http/http.h"
+#include "http/app.h"
+#include "http/request.h"
+#include "http/reply.h"
+#include "http/snapshot.h"
+#include "http/auth.h"
+#include "admin/admin.h"
 #include "util/clock.h"
+#include "core/catalog.h"
+#include "codec/bodies.h"
+#include "store/store.h"
 
 static json_t *render_list(const struct price_list_info *info)
 {

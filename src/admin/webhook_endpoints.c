@@ -12,12 +12,20 @@
 #include <string.h>
 #include <sys/time.h>
 
-#include "http/http.h"
+#include "http/app.h"
+#include "http/request.h"
+#include "http/reply.h"
+#include "http/auth.h"
+#include "api/api.h"
+#include "admin/admin.h"
 #include "codec/list_query.h"
 #include "util/clock.h"
 #include "util/ids.h"
 #include "util/secret_box.h"
 #include "util/webhook.h"
+#include "codec/bodies.h"
+#include "store/store.h"
+#include "util/config.h"
 
 #define ENDPOINT_PREFIX "we_"
 #define DELIVERY_PREFIX "whd_"

@@ -10,8 +10,14 @@
 #include <string.h>
 
 #include "core/catalog_query.h"
-#include "http/http.h"
+#include "http/app.h"
+#include "http/request.h"
+#include "http/reply.h"
+#include "http/snapshot.h"
+#include "api/api.h"
 #include "util/clock.h"
+#include "core/catalog.h"
+#include "store/store.h"
 
 /* ---- handlers --------------------------------------------------------- */
 

@@ -6,9 +6,13 @@
  */
 #include <string.h>
 
-#include "http/http.h"
+#include "http/app.h"
+#include "http/request.h"
+#include "http/reply.h"
+#include "api/api.h"
 #include "codec/list_query.h"
 #include "util/ids.h"
+#include "store/store.h"
 
 enum { PARAM_TYPE, PARAM_STARTING_AFTER, PARAM_LIMIT };
 

@@ -13,11 +13,19 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "http/http.h"
+#include "http/app.h"
+#include "http/request.h"
+#include "http/reply.h"
+#include "http/snapshot.h"
+#include "http/rate_limit.h"
+#include "api/api.h"
 #include "http/metrics.h"
 #include "http/policy.h"
 #include "util/clock.h"
 #include "util/ids.h"
+#include "core/catalog.h"
+#include "codec/bodies.h"
+#include "store/store.h"
 
 #define QUOTE_ID_PREFIX "q_"
 

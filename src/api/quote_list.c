@@ -8,9 +8,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "http/http.h"
+#include "http/app.h"
+#include "http/request.h"
+#include "http/reply.h"
+#include "api/api.h"
 #include "codec/list_query.h"
 #include "util/clock.h"
+#include "store/store.h"
 
 enum {
     PARAM_STATUS,

@@ -20,10 +20,14 @@
 #include <string.h>
 #include <strings.h>
 
-#include "http/http.h"
+#include "http/app.h"
+#include "http/request.h"
+#include "http/auth.h"
+#include "http/rate_limit.h"
 #include "util/api_key.h"
 #include "util/clock.h"
 #include "util/log.h"
+#include "store/store.h"
 
 struct key_entry {
     struct stored_key key;     /* as loaded; key.last_used_at as recorded then */

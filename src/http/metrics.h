@@ -15,6 +15,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include <microhttpd.h>
+
 struct app;
 struct route;
 struct metrics;
@@ -45,6 +47,9 @@ void metrics_count_request(struct metrics *metrics, const struct route *route, u
                            unsigned status, int64_t microseconds);
 
 void metrics_count_quote(struct metrics *metrics, enum metrics_quote_event event);
+
+/* GET /metrics, on the main listener (with a key) or metrics_listen. */
+enum MHD_Result metrics_handle(struct http_request *request);
 
 /* The whole exposition for `app`, NUL-terminated, for the caller to free;
  * NULL when memory runs out. */

@@ -7,6 +7,10 @@
 #include <strings.h>
 
 #include "util/api_key.h"
+#include "http/app.h"
+#include "http/auth.h"
+#include "http/rate_limit.h"
+#include "http/router.h"
 
 enum http_method policy_method(const char *name)
 {

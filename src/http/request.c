@@ -4,7 +4,7 @@
  * the list codec (codec/list_query.c).
  */
 #include "codec/list_query.h"
-#include "http/http.h"
+#include "http/request.h"
 
 static enum MHD_Result collect(void *context, enum MHD_ValueKind kind, const char *name,
                                const char *value)

@@ -9,8 +9,14 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "http/http.h"
+#include "http/request.h"
+#include "http/router.h"
+#include "http/static.h"
+#include "http/metrics.h"
+#include "api/api.h"
+#include "admin/admin.h"
 #include "util/api_key.h"
+#include "core/catalog.h"
 
 /* Public, from a browser too: the storefront's calls. */
 #define PUBLIC .cors = true

@@ -24,7 +24,11 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "http/http.h"
+#include "http/app.h"
+#include "http/request.h"
+#include "http/reply.h"
+#include "http/snapshot.h"
+#include "http/static.h"
 
 /* One built-in file (scripts/embed-web.sh writes the table). */
 struct web_asset {

@@ -39,10 +39,20 @@
 
 #include "core/catalog_query.h"
 #include "fuzz/fuzz.h"
-#include "http/http.h"
+#include "http/app.h"
+#include "http/request.h"
+#include "http/router.h"
+#include "http/reply.h"
+#include "http/auth.h"
+#include "http/rate_limit.h"
+#include "http/metrics.h"
 #include "codec/list_query.h"
 #include "http/policy.h"
 #include "util/api_key.h"
+#include "core/catalog.h"
+#include "codec/bodies.h"
+#include "store/store.h"
+#include "util/config.h"
 
 #define FUZZ_FRONT_KEY "gq_sk_fuzzFUZZfuzzFUZZfuzzFUZZfuzzFUZZfuzzFUZZfuz"
 #define FUZZ_FRONT_KEY_SCOPES                                                                      \
