@@ -33,14 +33,10 @@ enum MHD_Result price_lists_handle_diff(struct http_request *request);
 enum MHD_Result price_lists_handle_put_price(struct http_request *request);
 enum MHD_Result price_lists_handle_delete_price(struct http_request *request);
 enum MHD_Result price_lists_handle_preview(struct http_request *request);
-enum MHD_Result price_lists_handle_put_gpu_model(struct http_request *request);
-enum MHD_Result price_lists_handle_delete_gpu_model(struct http_request *request);
-enum MHD_Result price_lists_handle_put_sku(struct http_request *request);
-enum MHD_Result price_lists_handle_delete_sku(struct http_request *request);
-enum MHD_Result price_lists_handle_put_discount_rule(struct http_request *request);
-enum MHD_Result price_lists_handle_delete_discount_rule(struct http_request *request);
-enum MHD_Result price_lists_handle_put_bundle(struct http_request *request);
-enum MHD_Result price_lists_handle_delete_bundle(struct http_request *request);
+/* A draft's GPU model, SKU, discount rule or bundle, as the route's `arg`
+ * (enum price_list_entity) says. */
+enum MHD_Result price_lists_handle_put_entity(struct http_request *request);
+enum MHD_Result price_lists_handle_delete_entity(struct http_request *request);
 enum MHD_Result price_lists_handle_publish(struct http_request *request);
 
 /* Shared by the price-list files: the path's {version} (1 to 15 digits),

@@ -22,6 +22,10 @@ enum MHD_Result quote_handle_get(struct http_request *request);
 enum MHD_Result quote_handle_accept(struct http_request *request);
 enum MHD_Result quote_handle_cancel(struct http_request *request);
 enum MHD_Result quote_handle_list(struct http_request *request);
+
+/* POST /quote's rule on its body (the route's `authorize`): GQ_OK, or the
+ * 401/403 in `err` for a customer segment that needs a key's quotes:write. */
+enum gq_code quote_authorize_segment(const struct http_request *request, struct gq_error *err);
 enum MHD_Result recommend_handle(struct http_request *request);
 enum MHD_Result events_handle_list(struct http_request *request);
 enum MHD_Result events_handle_get(struct http_request *request);

@@ -29,10 +29,14 @@ struct route {
     /* The key's scope the route needs (enum api_scope); SCOPE_NONE: none,
      * the route is public. */
     unsigned scope;
-    /* A body whose customer.segment is other than "individual" needs this
-     * scope too (POST /quote: a student price is for students a key
-     * vouches for). */
-    unsigned segment_scope;
+    /* A rule on the parsed body, run after every check above and before
+     * the handler (POST /quote: a customer segment other than "individual"
+     * needs a key's quotes:write). GQ_OK lets the request through; any
+     * other code is answered with `err`. NULL: no rule. */
+    enum gq_code (*authorize)(const struct http_request *request, struct gq_error *err);
+    /* What the handler is told apart by, when one handler serves several
+     * routes (which entity a price-list edit route edits). */
+    int arg;
     bool cors;          /* may be called from a browser of a cors_origins origin */
     bool needs_catalog; /* answers from the catalog snapshot */
     bool unlimited;     /* no rate limit: liveness and the bodies built into the binary */

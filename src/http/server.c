@@ -39,7 +39,6 @@
 #include "http/metrics.h"
 #include "http/policy.h"
 #include "util/address.h"
-#include "util/api_key.h"
 #include "util/clock.h"
 #include "util/ids.h"
 #include "util/log.h"
@@ -538,26 +537,6 @@ static enum MHD_Result reply_body_too_large(struct http_request *request)
                           MSG_INT(request->app->config->body_limit_bytes));
 }
 
-/* The policy that needs the body: a customer segment other than
- * "individual" needs the route's segment_scope. A segment that is not a
- * string is the handler's to refuse (422). */
-static bool admit_segment(struct http_request *request, struct gq_error *err)
-{
-    unsigned scope = request->route->segment_scope;
-    if (scope == SCOPE_NONE || request->json == NULL)
-        return true;
-    const char *segment =
-        json_string_value(json_object_get(json_object_get(request->json, "customer"), "segment"));
-    if (segment == NULL || strcmp(segment, "individual") == 0)
-        return true;
-    if (auth_require(request, scope, err) == GQ_OK)
-        return true;
-    if (err->code == GQ_ERR_UNAUTHENTICATED)
-        gq_fail_msg(err, GQ_ERR_UNAUTHENTICATED, "customer.segment", MSG_KEY_FOR_SEGMENT,
-                    MSG_TEXT_CUT(segment, 32), MSG_TEXT(api_scope_name(scope)));
-    return false;
-}
-
 /* The last call: everything has arrived; decide and answer. */
 static enum MHD_Result decide_and_answer(struct http_request *request)
 {
@@ -596,7 +575,7 @@ static enum MHD_Result decide_and_answer(struct http_request *request)
     enum MHD_Result result;
     if (request->route->body != BODY_NONE && !parse_json_body(request, &result))
         return result;
-    if (!admit_segment(request, &err))
+    if (request->route->authorize != NULL && request->route->authorize(request, &err) != GQ_OK)
         return reply_error(request, &err);
     return request->route->handler(request);
 }
