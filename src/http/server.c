@@ -52,8 +52,9 @@
 #define LISTEN_BACKLOG 1024
 /* libmicrohttpd's per-connection memory: request line, headers, pieces of
  * body and the response headers. 0.9.75 clears the whole pool after every
- * request, so its default of 32 KB cost ~49 k instructions per request
- * (callgrind), most of a GET /catalog; 16 KB still holds 8 KB of headers. */
+ * request, so the larger its default of 32 KB, the more every request pays
+ * (most of a GET /catalog's instructions: bench/ANALYSIS.md); 16 KB still
+ * holds 8 KB of headers. */
 #define CONNECTION_MEMORY_BYTES ((size_t)16384)
 /* When stopping: how long requests whose quote the store has just handed
  * back may take to send their answer once the grace is over. The answer is
@@ -976,8 +977,9 @@ struct http_server *http_server_start(struct app *app, int listener, struct gq_e
         close(given);
         return NULL;
     }
-    /* Poll, not epoll: 0.9.75's epoll mode can stall with exactly 128
-     * ready sockets (notes/libmicrohttpd.md). ITC lets quiesce wake the
+    /* Poll, not epoll: when epoll_wait returns exactly 128 events, 0.9.75
+     * waits again with the blocking timeout before handling them, so with
+     * a multiple of 128 ready sockets a thread stalls. ITC lets quiesce wake the
      * threads; suspend/resume lets a saved quote wait for the store's
      * group commit without holding its thread. The socket is ours
      * (listener.c), bound before the database was opened. */
