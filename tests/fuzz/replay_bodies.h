@@ -5,7 +5,7 @@
  * *_body_render (JSON text) -> json_loadb again, with the invariants of each result checked
  * on the way (FUZZ_CHECK aborts).
  *
- * Needs jansson and the body code of src/http/ (body_load.c, fields.c,
+ * Needs jansson and the codecs of src/codec/ (body_load.c, fields.c,
  * render.c, quote_body.c, recommend_body.c, which call no libmicrohttpd) besides the
  * core and src/util/{clock,json_writer,utf8}.c.
  */
