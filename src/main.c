@@ -23,17 +23,17 @@
 
 #include "cli/keys.h"
 #include "cli/secrets.h"
+#include "core/catalog.h"
 #include "http/app.h"
-#include "http/snapshot.h"
-#include "http/catalog_watch.h"
 #include "http/auth.h"
+#include "http/catalog_watch.h"
 #include "http/server.h"
+#include "http/snapshot.h"
 #include "store/store.h"
 #include "util/config.h"
 #include "util/fd_limit.h"
 #include "util/log.h"
 #include "webhooks/sender.h"
-#include "core/catalog.h"
 
 extern char **environ;
 

@@ -6,13 +6,13 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "http/app.h"
-#include "http/request.h"
-#include "http/reply.h"
 #include "admin/admin.h"
 #include "codec/list_query.h"
-#include "util/clock.h"
+#include "http/app.h"
+#include "http/reply.h"
+#include "http/request.h"
 #include "store/store.h"
+#include "util/clock.h"
 
 enum { PARAM_SINCE, PARAM_STARTING_AFTER, PARAM_LIMIT };
 

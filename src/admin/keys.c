@@ -9,17 +9,17 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "admin/admin.h"
+#include "codec/bodies.h"
 #include "codec/key_json.h"
 #include "http/app.h"
-#include "http/request.h"
-#include "http/reply.h"
 #include "http/auth.h"
-#include "admin/admin.h"
+#include "http/reply.h"
+#include "http/request.h"
+#include "store/store.h"
 #include "util/api_key.h"
 #include "util/clock.h"
 #include "util/ids.h"
-#include "codec/bodies.h"
-#include "store/store.h"
 
 #define KEY_NAME_MAX 100
 

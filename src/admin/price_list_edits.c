@@ -15,16 +15,16 @@
  */
 #include <string.h>
 
+#include "admin/admin.h"
+#include "codec/bodies.h"
+#include "core/catalog.h"
 #include "http/app.h"
+#include "http/auth.h"
+#include "http/reply.h"
 #include "http/request.h"
 #include "http/router.h"
-#include "http/reply.h"
-#include "http/auth.h"
-#include "admin/admin.h"
-#include "util/clock.h"
-#include "core/catalog.h"
-#include "codec/bodies.h"
 #include "store/store.h"
+#include "util/clock.h"
 
 enum { ENTITY_ID_MAX = 64, TEXT_MAX = 500 };
 

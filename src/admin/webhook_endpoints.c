@@ -12,20 +12,20 @@
 #include <string.h>
 #include <sys/time.h>
 
-#include "http/app.h"
-#include "http/request.h"
-#include "http/reply.h"
-#include "http/auth.h"
-#include "api/api.h"
 #include "admin/admin.h"
+#include "api/api.h"
+#include "codec/bodies.h"
 #include "codec/list_query.h"
+#include "http/app.h"
+#include "http/auth.h"
+#include "http/reply.h"
+#include "http/request.h"
+#include "store/store.h"
 #include "util/clock.h"
+#include "util/config.h"
 #include "util/ids.h"
 #include "util/secret_box.h"
 #include "util/webhook.h"
-#include "codec/bodies.h"
-#include "store/store.h"
-#include "util/config.h"
 
 #define ENDPOINT_PREFIX "we_"
 #define DELIVERY_PREFIX "whd_"
@@ -155,7 +155,7 @@ static bool seal_secret(const struct secret_keyring *ring, struct stored_endpoin
     return true;
 }
 
-enum MHD_Result webhooks_handle_create(struct http_request *request)
+enum MHD_Result webhook_endpoints_handle_create(struct http_request *request)
 {
     const char *url, *description;
     char events[512];
@@ -204,7 +204,7 @@ enum MHD_Result webhooks_handle_create(struct http_request *request)
     return reply_queue(request, MHD_HTTP_CREATED, response);
 }
 
-enum MHD_Result webhooks_handle_list(struct http_request *request)
+enum MHD_Result webhook_endpoints_handle_list(struct http_request *request)
 {
     struct endpoint_list list;
     struct gq_error err;
@@ -243,7 +243,7 @@ static bool read_endpoint(struct http_request *request, struct stored_endpoint *
     return false;
 }
 
-enum MHD_Result webhooks_handle_get(struct http_request *request)
+enum MHD_Result webhook_endpoints_handle_get(struct http_request *request)
 {
     struct stored_endpoint endpoint;
     enum MHD_Result reply;
@@ -254,7 +254,7 @@ enum MHD_Result webhooks_handle_get(struct http_request *request)
     return reply;
 }
 
-enum MHD_Result webhooks_handle_update(struct http_request *request)
+enum MHD_Result webhook_endpoints_handle_update(struct http_request *request)
 {
     static const char *const allowed[] = {"events", "enabled", NULL};
     struct gq_error err;
@@ -288,7 +288,7 @@ enum MHD_Result webhooks_handle_update(struct http_request *request)
     return reply;
 }
 
-enum MHD_Result webhooks_handle_delete(struct http_request *request)
+enum MHD_Result webhook_endpoints_handle_delete(struct http_request *request)
 {
     struct stored_endpoint before;
     enum MHD_Result reply;
@@ -346,7 +346,7 @@ static const struct list_param delivery_params[] = {
     [PARAM_LIMIT] = {"limit", LIST_LIMIT, NULL},
 };
 
-enum MHD_Result webhooks_handle_deliveries(struct http_request *request)
+enum MHD_Result webhook_endpoints_handle_deliveries(struct http_request *request)
 {
     struct list_query query;
     struct gq_error err = {0};
@@ -375,7 +375,7 @@ enum MHD_Result webhooks_handle_deliveries(struct http_request *request)
                       data ? json_pack("{s:o, s:b}", "data", data, "has_more", has_more) : NULL);
 }
 
-enum MHD_Result webhooks_handle_retry(struct http_request *request)
+enum MHD_Result webhook_endpoints_handle_retry(struct http_request *request)
 {
     const char *delivery_id = request->path_params[1];
     struct stored_endpoint endpoint;

@@ -6,13 +6,13 @@
  */
 #include <string.h>
 
-#include "http/app.h"
-#include "http/request.h"
-#include "http/reply.h"
 #include "api/api.h"
 #include "codec/list_query.h"
-#include "util/ids.h"
+#include "http/app.h"
+#include "http/reply.h"
+#include "http/request.h"
 #include "store/store.h"
+#include "util/ids.h"
 
 enum { PARAM_TYPE, PARAM_STARTING_AFTER, PARAM_LIMIT };
 

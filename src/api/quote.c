@@ -13,21 +13,21 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "http/app.h"
-#include "http/request.h"
-#include "http/reply.h"
-#include "http/snapshot.h"
-#include "http/rate_limit.h"
 #include "api/api.h"
+#include "codec/bodies.h"
+#include "core/catalog.h"
+#include "http/app.h"
 #include "http/auth.h"
-#include "util/api_key.h"
 #include "http/metrics.h"
 #include "http/policy.h"
+#include "http/rate_limit.h"
+#include "http/reply.h"
+#include "http/request.h"
+#include "http/snapshot.h"
+#include "store/store.h"
+#include "util/api_key.h"
 #include "util/clock.h"
 #include "util/ids.h"
-#include "core/catalog.h"
-#include "codec/bodies.h"
-#include "store/store.h"
 
 #define QUOTE_ID_PREFIX "q_"
 

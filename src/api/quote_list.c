@@ -8,13 +8,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "http/app.h"
-#include "http/request.h"
-#include "http/reply.h"
 #include "api/api.h"
 #include "codec/list_query.h"
-#include "util/clock.h"
+#include "http/app.h"
+#include "http/reply.h"
+#include "http/request.h"
 #include "store/store.h"
+#include "util/clock.h"
 
 enum {
     PARAM_STATUS,

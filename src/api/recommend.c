@@ -10,13 +10,13 @@
  */
 #include <stdlib.h>
 
-#include "http/request.h"
-#include "http/reply.h"
-#include "http/snapshot.h"
 #include "api/api.h"
-#include "util/clock.h"
-#include "core/catalog.h"
 #include "codec/bodies.h"
+#include "core/catalog.h"
+#include "http/reply.h"
+#include "http/request.h"
+#include "http/snapshot.h"
+#include "util/clock.h"
 
 enum MHD_Result recommend_handle(struct http_request *request)
 {

@@ -16,12 +16,12 @@
 #include <unistd.h>
 
 #include "codec/key_json.h"
+#include "store/store.h"
 #include "util/api_key.h"
 #include "util/clock.h"
+#include "util/config.h"
 #include "util/log.h"
 #include "util/utf8.h"
-#include "store/store.h"
-#include "util/config.h"
 
 /* Room for a key's name with every byte escaped ("\\x1b": four bytes). */
 #define NAME_PRINT_SIZE (4 * 100 + 1)

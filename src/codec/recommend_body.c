@@ -8,8 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/plans.h"
 #include "codec/bodies.h"
+#include "core/plans.h"
 
 /* ---- parse ------------------------------------------------------------ */
 

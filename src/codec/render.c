@@ -7,8 +7,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "core/plans.h"
 #include "codec/bodies.h"
+#include "core/plans.h"
 
 char *render_dump(json_t *value)
 {

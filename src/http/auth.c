@@ -21,13 +21,13 @@
 #include <strings.h>
 
 #include "http/app.h"
-#include "http/request.h"
 #include "http/auth.h"
 #include "http/rate_limit.h"
+#include "http/request.h"
+#include "store/store.h"
 #include "util/api_key.h"
 #include "util/clock.h"
 #include "util/log.h"
-#include "store/store.h"
 
 struct key_entry {
     struct stored_key key;     /* as loaded; key.last_used_at as recorded then */

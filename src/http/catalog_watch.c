@@ -18,15 +18,15 @@
 #include <stdlib.h>
 #include <time.h>
 
+#include "core/catalog.h"
 #include "http/app.h"
-#include "http/snapshot.h"
-#include "http/catalog_watch.h"
 #include "http/auth.h"
+#include "http/catalog_watch.h"
+#include "http/snapshot.h"
+#include "store/store.h"
 #include "util/clock.h"
 #include "util/log.h"
 #include "util/worker.h"
-#include "core/catalog.h"
-#include "store/store.h"
 
 #define RETRY_FIRST_US (10 * 1000000LL)
 #define RETRY_MOST_US (300 * 1000000LL)

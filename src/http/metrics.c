@@ -19,17 +19,17 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/catalog.h"
 #include "http/app.h"
+#include "http/reply.h"
 #include "http/request.h"
 #include "http/router.h"
-#include "http/reply.h"
 #include "http/snapshot.h"
 #include "store/counters.h"
+#include "store/store.h"
 #include "util/clock.h"
 #include "util/metric.h"
 #include "util/process_stats.h"
-#include "store/store.h"
-#include "core/catalog.h"
 
 /* The statuses counted each under its own label; any other is "other". */
 static const unsigned counted_statuses[] = {0,   200, 201, 204, 304, 400, 401, 403, 404, 405,

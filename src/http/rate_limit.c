@@ -20,8 +20,8 @@
 #include <string.h>
 
 #include "http/app.h"
-#include "http/request.h"
 #include "http/rate_limit.h"
+#include "http/request.h"
 #include "util/clock.h"
 #include "util/config.h"
 

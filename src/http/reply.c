@@ -9,15 +9,15 @@
 #include <stdlib.h>
 #include <strings.h>
 
+#include "codec/bodies.h"
 #include "http/app.h"
+#include "http/policy.h"
+#include "http/reply.h"
 #include "http/request.h"
 #include "http/router.h"
-#include "http/reply.h"
-#include "http/policy.h"
+#include "util/config.h"
 #include "util/log.h"
 #include "util/utf8.h"
-#include "codec/bodies.h"
-#include "util/config.h"
 
 static const unsigned code_status[GQ_CODE_COUNT] = {
     [GQ_OK] = MHD_HTTP_OK,

@@ -9,14 +9,14 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "admin/admin.h"
+#include "api/api.h"
+#include "http/metrics.h"
 #include "http/request.h"
 #include "http/router.h"
 #include "http/static.h"
-#include "http/metrics.h"
-#include "api/api.h"
-#include "admin/admin.h"
-#include "util/api_key.h"
 #include "store/store.h"
+#include "util/api_key.h"
 
 /* May be called from a browser of a cors_origins origin (the storefront's
  * calls): the answer carries CORS headers. Whether a key is needed is
@@ -46,17 +46,17 @@ static const struct route routes[] = {
      .scope = SCOPE_CATALOG_WRITE},
     {"/events", HTTP_GET, events_handle_list, .takes_query = true, .scope = SCOPE_QUOTES_READ},
     {"/events/{id}", HTTP_GET, events_handle_get, .scope = SCOPE_QUOTES_READ},
-    {"/admin/webhook-endpoints", HTTP_POST, webhooks_handle_create, .body = BODY_JSON,
+    {"/admin/webhook-endpoints", HTTP_POST, webhook_endpoints_handle_create, .body = BODY_JSON,
      .scope = SCOPE_WEBHOOKS_WRITE},
-    {"/admin/webhook-endpoints", HTTP_GET, webhooks_handle_list, .scope = SCOPE_WEBHOOKS_WRITE},
-    {"/admin/webhook-endpoints/{id}", HTTP_GET, webhooks_handle_get, .scope = SCOPE_WEBHOOKS_WRITE},
-    {"/admin/webhook-endpoints/{id}", HTTP_PATCH, webhooks_handle_update, .body = BODY_JSON,
+    {"/admin/webhook-endpoints", HTTP_GET, webhook_endpoints_handle_list, .scope = SCOPE_WEBHOOKS_WRITE},
+    {"/admin/webhook-endpoints/{id}", HTTP_GET, webhook_endpoints_handle_get, .scope = SCOPE_WEBHOOKS_WRITE},
+    {"/admin/webhook-endpoints/{id}", HTTP_PATCH, webhook_endpoints_handle_update, .body = BODY_JSON,
      .scope = SCOPE_WEBHOOKS_WRITE},
-    {"/admin/webhook-endpoints/{id}", HTTP_DELETE, webhooks_handle_delete,
+    {"/admin/webhook-endpoints/{id}", HTTP_DELETE, webhook_endpoints_handle_delete,
      .scope = SCOPE_WEBHOOKS_WRITE},
-    {"/admin/webhook-endpoints/{id}/deliveries", HTTP_GET, webhooks_handle_deliveries,
+    {"/admin/webhook-endpoints/{id}/deliveries", HTTP_GET, webhook_endpoints_handle_deliveries,
      .takes_query = true, .scope = SCOPE_WEBHOOKS_WRITE},
-    {"/admin/webhook-endpoints/{id}/deliveries/{delivery}/retry", HTTP_POST, webhooks_handle_retry,
+    {"/admin/webhook-endpoints/{id}/deliveries/{delivery}/retry", HTTP_POST, webhook_endpoints_handle_retry,
      .scope = SCOPE_WEBHOOKS_WRITE},
     {"/admin/price-lists", HTTP_POST, price_lists_handle_create, .body = BODY_OPTIONAL_JSON,
      .scope = SCOPE_CATALOG_WRITE},

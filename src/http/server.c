@@ -28,22 +28,22 @@
 #include <unistd.h>
 
 #include "codec/bodies.h"
+#include "core/catalog.h"
 #include "http/app.h"
-#include "http/request.h"
-#include "http/router.h"
-#include "http/reply.h"
-#include "http/snapshot.h"
 #include "http/auth.h"
-#include "http/slow_clients.h"
-#include "http/server.h"
 #include "http/metrics.h"
 #include "http/policy.h"
+#include "http/reply.h"
+#include "http/request.h"
+#include "http/router.h"
+#include "http/server.h"
+#include "http/slow_clients.h"
+#include "http/snapshot.h"
 #include "util/address.h"
 #include "util/clock.h"
+#include "util/config.h"
 #include "util/ids.h"
 #include "util/log.h"
-#include "core/catalog.h"
-#include "util/config.h"
 
 /* The first body allocation; it doubles while the body is under the
  * configured cap (so it may end up to twice the cap). */

@@ -25,8 +25,8 @@
 #include <unistd.h>
 
 #include "http/app.h"
-#include "http/request.h"
 #include "http/reply.h"
+#include "http/request.h"
 #include "http/snapshot.h"
 #include "http/static.h"
 

@@ -10,8 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "fuzz/fuzz.h"
 #include "codec/bodies.h"
+#include "fuzz/fuzz.h"
 
 static struct catalog *catalog;
 

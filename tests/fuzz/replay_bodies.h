@@ -20,10 +20,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "codec/bodies.h"
 #include "core/quote.h"
 #include "core/recommend.h"
 #include "fuzz/fuzz.h"
-#include "codec/bodies.h"
 #include "util/utf8.h"
 
 /* How far an input got. */
