@@ -14,34 +14,50 @@
 
 #include "http/request.h"
 
-enum MHD_Result keys_handle_create(struct http_request *request);
-enum MHD_Result keys_handle_list(struct http_request *request);
-enum MHD_Result keys_handle_get(struct http_request *request);
-enum MHD_Result keys_handle_revoke(struct http_request *request);
-enum MHD_Result audit_handle_list(struct http_request *request);
-enum MHD_Result webhook_endpoints_handle_create(struct http_request *request);
-enum MHD_Result webhook_endpoints_handle_list(struct http_request *request);
-enum MHD_Result webhook_endpoints_handle_get(struct http_request *request);
-enum MHD_Result webhook_endpoints_handle_update(struct http_request *request);
-enum MHD_Result webhook_endpoints_handle_delete(struct http_request *request);
-enum MHD_Result webhook_endpoints_handle_deliveries(struct http_request *request);
-enum MHD_Result webhook_endpoints_handle_retry(struct http_request *request);
-enum MHD_Result price_lists_handle_create(struct http_request *request);
-enum MHD_Result price_lists_handle_list(struct http_request *request);
-enum MHD_Result price_lists_handle_get(struct http_request *request);
-enum MHD_Result price_lists_handle_diff(struct http_request *request);
-enum MHD_Result price_lists_handle_put_price(struct http_request *request);
-enum MHD_Result price_lists_handle_delete_price(struct http_request *request);
-enum MHD_Result price_lists_handle_preview(struct http_request *request);
-/* A draft's GPU model, SKU, discount rule or bundle, as the route's `arg`
- * (enum price_list_entity) says. */
-enum MHD_Result price_lists_handle_put_entity(struct http_request *request);
-enum MHD_Result price_lists_handle_delete_entity(struct http_request *request);
-enum MHD_Result price_lists_handle_publish(struct http_request *request);
+/* keys.c: POST and GET /admin/keys, GET and DELETE /admin/keys/{id}. */
+http_handler keys_handle_create;
+http_handler keys_handle_list;
+http_handler keys_handle_get;
+http_handler keys_handle_revoke;
+
+/* audit.c: GET /admin/audit. */
+http_handler audit_handle_list;
+
+/* webhook_endpoints.c: /admin/webhook-endpoints, one endpoint
+ * (/admin/webhook-endpoints/{id}: GET, PATCH, DELETE) ... */
+http_handler webhook_endpoints_handle_create;
+http_handler webhook_endpoints_handle_list;
+http_handler webhook_endpoints_handle_get;
+http_handler webhook_endpoints_handle_update;
+http_handler webhook_endpoints_handle_delete;
+
+/* ... and its deliveries (…/deliveries, …/deliveries/{delivery}/retry). */
+http_handler webhook_endpoints_handle_deliveries;
+http_handler webhook_endpoints_handle_retry;
+
+/* price_lists.c: /admin/price-lists (POST a draft, GET the list), one
+ * list's GET, diff and publish, and a draft's prices. */
+http_handler price_lists_handle_create;
+http_handler price_lists_handle_list;
+http_handler price_lists_handle_get;
+http_handler price_lists_handle_diff;
+http_handler price_lists_handle_publish;
+
+http_handler price_lists_handle_put_price;
+http_handler price_lists_handle_delete_price;
+
+/* price_list_preview.c: POST /admin/price-lists/{version}/preview. */
+http_handler price_lists_handle_preview;
+
+/* price_list_edits.c: PUT and DELETE of a draft's GPU model, SKU,
+ * discount rule or bundle, as the route's `arg` (enum price_list_entity)
+ * says. */
+http_handler price_lists_handle_put_entity;
+http_handler price_lists_handle_delete_entity;
 
 /* Shared by the price-list files: the path's {version} (1 to 15 digits),
  * and the 404 for one that is not. */
 bool price_lists_read_version(const struct http_request *request, int64_t *version);
-enum MHD_Result price_lists_reply_no_list(struct http_request *request);
+http_handler price_lists_reply_no_list;
 
 #endif

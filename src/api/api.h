@@ -13,30 +13,43 @@
 
 #include "http/request.h"
 
-enum MHD_Result catalog_handle_list(struct http_request *request);
-enum MHD_Result catalog_handle_sku(struct http_request *request);
-enum MHD_Result catalog_handle_billing_modes(struct http_request *request);
-enum MHD_Result catalog_handle_bundles(struct http_request *request);
-enum MHD_Result quote_handle_create(struct http_request *request);
-enum MHD_Result quote_handle_get(struct http_request *request);
-enum MHD_Result quote_handle_accept(struct http_request *request);
-enum MHD_Result quote_handle_cancel(struct http_request *request);
-enum MHD_Result quote_handle_list(struct http_request *request);
+/* catalog.c: GET /catalog, /catalog/{id}, /catalog/billing-modes and
+ * /catalog/bundles, from the snapshot's bodies. */
+http_handler catalog_handle_list;
+http_handler catalog_handle_sku;
+http_handler catalog_handle_billing_modes;
+http_handler catalog_handle_bundles;
+
+/* quote.c: POST /quote, GET /quote/{id}, POST /quote/{id}/accept and
+ * /quote/{id}/cancel. */
+http_handler quote_handle_create;
+http_handler quote_handle_get;
+http_handler quote_handle_accept;
+http_handler quote_handle_cancel;
 
 /* POST /quote's rule on its body (the route's `authorize`): GQ_OK, or the
  * 401/403 in `err` for a customer segment that needs a key's quotes:write. */
 enum gq_code quote_authorize_segment(const struct http_request *request, struct gq_error *err);
-enum MHD_Result recommend_handle(struct http_request *request);
-enum MHD_Result events_handle_list(struct http_request *request);
-enum MHD_Result events_handle_get(struct http_request *request);
 
-/* The event types the service writes (events.c): whether `type` is one,
- * and their names for a message ("quote.created, quote.accepted, ..."). */
+/* quote_list.c: GET /quote, the saved quotes a page at a time. */
+http_handler quote_handle_list;
+
+/* recommend.c: POST /recommend. */
+http_handler recommend_handle;
+
+/* events.c: GET /events and /events/{id}. */
+http_handler events_handle_list;
+http_handler events_handle_get;
+
+/* The event types the service writes: whether `type` is one, and their
+ * names for a message ("quote.created, quote.accepted, ..."). */
 bool events_type_is_known(const char *type);
 void events_type_list(char *out, size_t size);
 
-enum MHD_Result health_handle_live(struct http_request *request);
-enum MHD_Result health_handle_ready(struct http_request *request);
-enum MHD_Result health_handle_openapi(struct http_request *request);
+/* health.c: GET /healthz (alive), /readyz (the store answers, a catalog
+ * is loaded) and /openapi.yaml (the contract built into the binary). */
+http_handler health_handle_live;
+http_handler health_handle_ready;
+http_handler health_handle_openapi;
 
 #endif

@@ -1,9 +1,10 @@
 /*
- * POST /quote, GET /quote/{id}, POST /quote/{id}/accept.
+ * POST /quote, GET /quote/{id}, POST /quote/{id}/accept and
+ * POST /quote/{id}/cancel.
  *
  * Create is parse -> price (core: quote_compute) -> render -> store: the
  * body becomes plain structs, the core prices them, the result is rendered
- * once (parsing and rendering live in quote_body.c), and that exact text is
+ * once (parsing and rendering live in codec/quote_body.c), and that exact text is
  * both stored and sent. Storing is asynchronous: the connection is
  * suspended while the store's writer thread commits the quote with others
  * (src/store/quote_batch.c), and answered when it is resumed. A stored

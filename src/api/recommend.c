@@ -4,7 +4,7 @@
  *
  * Parse -> recommend_run (core: sizing, enumeration, pricing through the
  * same quote_compute as POST /quote) -> render (parse and render are
- * recommend_body.c). Nothing is stored. Reasons, details and the hint are
+ * codec/recommend_body.c). Nothing is stored. Reasons, details and the hint are
  * written in the language Accept-Language chose, which the answer's
  * Content-Language names.
  */

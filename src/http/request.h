@@ -146,6 +146,9 @@ struct list_query;
 enum gq_code request_list_query(struct http_request *request, const struct list_param *params,
                                 size_t count, struct list_query *out, struct gq_error *err);
 
-typedef enum MHD_Result (*http_handler)(struct http_request *request);
+/* A route's handler: answers the request (reply_*()) or suspends it, and
+ * returns what libmicrohttpd's access handler returns. Handlers are
+ * declared with it: `http_handler quote_handle_get;`. */
+typedef enum MHD_Result http_handler(struct http_request *request);
 
 #endif

@@ -1,8 +1,9 @@
 /*
  * The route table: every path the service answers, its method, its
  * handler and its policy (what body it reads, whether it reads a query,
- * the key scope it needs, CORS, whether it answers from the catalog), in
- * one place; server.c checks the policy before any handler runs. Exact
+ * the key scope it needs, a rule on the parsed body, CORS, whether it
+ * answers from the catalog, a handler's argument), in one place; server.c
+ * and policy.c check the policy before any handler runs. Exact
  * paths come before patterns with {...}, so /catalog/bundles is never
  * taken for the SKU "bundles".
  */
@@ -48,16 +49,18 @@ static const struct route routes[] = {
     {"/events/{id}", HTTP_GET, events_handle_get, .scope = SCOPE_QUOTES_READ},
     {"/admin/webhook-endpoints", HTTP_POST, webhook_endpoints_handle_create, .body = BODY_JSON,
      .scope = SCOPE_WEBHOOKS_WRITE},
-    {"/admin/webhook-endpoints", HTTP_GET, webhook_endpoints_handle_list, .scope = SCOPE_WEBHOOKS_WRITE},
-    {"/admin/webhook-endpoints/{id}", HTTP_GET, webhook_endpoints_handle_get, .scope = SCOPE_WEBHOOKS_WRITE},
-    {"/admin/webhook-endpoints/{id}", HTTP_PATCH, webhook_endpoints_handle_update, .body = BODY_JSON,
+    {"/admin/webhook-endpoints", HTTP_GET, webhook_endpoints_handle_list,
      .scope = SCOPE_WEBHOOKS_WRITE},
+    {"/admin/webhook-endpoints/{id}", HTTP_GET, webhook_endpoints_handle_get,
+     .scope = SCOPE_WEBHOOKS_WRITE},
+    {"/admin/webhook-endpoints/{id}", HTTP_PATCH, webhook_endpoints_handle_update,
+     .body = BODY_JSON, .scope = SCOPE_WEBHOOKS_WRITE},
     {"/admin/webhook-endpoints/{id}", HTTP_DELETE, webhook_endpoints_handle_delete,
      .scope = SCOPE_WEBHOOKS_WRITE},
     {"/admin/webhook-endpoints/{id}/deliveries", HTTP_GET, webhook_endpoints_handle_deliveries,
      .takes_query = true, .scope = SCOPE_WEBHOOKS_WRITE},
-    {"/admin/webhook-endpoints/{id}/deliveries/{delivery}/retry", HTTP_POST, webhook_endpoints_handle_retry,
-     .scope = SCOPE_WEBHOOKS_WRITE},
+    {"/admin/webhook-endpoints/{id}/deliveries/{delivery}/retry", HTTP_POST,
+     webhook_endpoints_handle_retry, .scope = SCOPE_WEBHOOKS_WRITE},
     {"/admin/price-lists", HTTP_POST, price_lists_handle_create, .body = BODY_OPTIONAL_JSON,
      .scope = SCOPE_CATALOG_WRITE},
     {"/admin/price-lists", HTTP_GET, price_lists_handle_list, .scope = SCOPE_CATALOG_WRITE},

@@ -23,7 +23,7 @@ enum route_body {
 struct route {
     const char *pattern; /* "/quote/{id}/accept": each {name} matches one segment */
     enum http_method method;
-    http_handler handler;
+    http_handler *handler;
     enum route_body body;
     bool takes_query; /* query parameters are read; elsewhere any is refused */
     /* The key's scope the route needs (enum api_scope); SCOPE_NONE: none,

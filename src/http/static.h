@@ -7,7 +7,7 @@
 
 #include "http/request.h"
 
-enum MHD_Result static_handle_index(struct http_request *request);
-enum MHD_Result static_handle_asset(struct http_request *request);
+http_handler static_handle_index;
+http_handler static_handle_asset;
 
 #endif
