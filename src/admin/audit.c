@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "admin/admin.h"
+#include "codec/bodies.h"
 #include "codec/list_query.h"
 #include "http/app.h"
 #include "http/reply.h"
@@ -57,12 +58,8 @@ enum MHD_Result audit_handle_list(struct http_request *request)
         return reply_error(request, &err);
     json_t *data = json_array();
     for (size_t i = 0; data != NULL && i < page.count; i++)
-        if (json_array_append_new(data, render_record(&page.items[i])) != 0) {
-            json_decref(data);
-            data = NULL;
-        }
+        data = render_append(data, render_record(&page.items[i]));
     bool has_more = page.has_more;
     store_audit_page_free(&page);
-    return reply_json(request, MHD_HTTP_OK,
-                      data ? json_pack("{s:o, s:b}", "data", data, "has_more", has_more) : NULL);
+    return reply_page(request, data, has_more);
 }

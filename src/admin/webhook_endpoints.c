@@ -365,14 +365,10 @@ enum MHD_Result webhook_endpoints_handle_deliveries(struct http_request *request
         return reply_error(request, &err);
     json_t *data = json_array();
     for (size_t i = 0; data != NULL && i < page.count; i++)
-        if (json_array_append_new(data, render_delivery(&page.items[i])) != 0) {
-            json_decref(data);
-            data = NULL;
-        }
+        data = render_append(data, render_delivery(&page.items[i]));
     bool has_more = page.has_more;
     store_delivery_page_free(&page);
-    return reply_json(request, MHD_HTTP_OK,
-                      data ? json_pack("{s:o, s:b}", "data", data, "has_more", has_more) : NULL);
+    return reply_page(request, data, has_more);
 }
 
 enum MHD_Result webhook_endpoints_handle_retry(struct http_request *request)

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "api/api.h"
+#include "codec/bodies.h"
 #include "codec/list_query.h"
 #include "http/app.h"
 #include "http/reply.h"
@@ -69,17 +70,11 @@ enum MHD_Result events_handle_list(struct http_request *request)
     if (store_events_read(request->app->store, type, after, query.limit, &page, &err) != GQ_OK)
         return reply_error(request, &err);
     json_t *data = json_array();
-    for (size_t i = 0; data != NULL && i < page.count; i++) {
-        json_t *event = json_loads(page.items[i].body, 0, NULL);
-        if (event == NULL || json_array_append_new(data, event) != 0) {
-            json_decref(data);
-            data = NULL;
-        }
-    }
+    for (size_t i = 0; data != NULL && i < page.count; i++)
+        data = render_append(data, json_loads(page.items[i].body, 0, NULL));
     bool has_more = page.has_more;
     store_event_page_free(&page);
-    return reply_json(request, MHD_HTTP_OK,
-                      data ? json_pack("{s:o, s:b}", "data", data, "has_more", has_more) : NULL);
+    return reply_page(request, data, has_more);
 }
 
 static enum MHD_Result reply_no_event(struct http_request *request)

@@ -93,6 +93,5 @@ enum MHD_Result quote_handle_list(struct http_request *request)
     json_t *data = render_page(&page, filter.now);
     bool has_more = page.has_more;
     store_quote_page_free(&page);
-    return reply_json(request, MHD_HTTP_OK,
-                      data ? json_pack("{s:o, s:b}", "data", data, "has_more", has_more) : NULL);
+    return reply_page(request, data, has_more);
 }

@@ -150,6 +150,11 @@ char *render_dump(json_t *value);
 /* A decimal money string ("1641.60"). NULL on memory exhaustion. */
 json_t *render_money(gq_money amount);
 
+/* Appends `value` (stolen; NULL is a failure) to `array` and returns the
+ * array; on failure frees both and returns NULL, so that a loop building a
+ * list can go on with the result while it is not NULL. */
+json_t *render_append(json_t *array, json_t *value);
+
 /* ---- the catalog's bodies, for the snapshot (catalog_render.c) -------- */
 
 /* Each returns a new reference, or NULL when memory ran out: never a body

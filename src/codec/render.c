@@ -19,6 +19,14 @@ char *render_dump(json_t *value)
     return text;
 }
 
+json_t *render_append(json_t *array, json_t *value)
+{
+    if (json_array_append_new(array, value) == 0)
+        return array;
+    json_decref(array);
+    return NULL;
+}
+
 json_t *render_money(gq_money amount)
 {
     char buf[MONEY_FORMAT_SIZE];

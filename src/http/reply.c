@@ -234,6 +234,12 @@ enum MHD_Result reply_json(struct http_request *request, unsigned status, json_t
     return reply_queue(request, status, reply_make_json(request, body));
 }
 
+enum MHD_Result reply_page(struct http_request *request, json_t *data, bool has_more)
+{
+    return reply_json(request, MHD_HTTP_OK,
+                      data ? json_pack("{s:o, s:b}", "data", data, "has_more", has_more) : NULL);
+}
+
 enum MHD_Result reply_error(struct http_request *request, const struct gq_error *original)
 {
     struct gq_error copy = *original;

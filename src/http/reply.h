@@ -36,6 +36,10 @@ struct MHD_Response *reply_make_text(struct http_request *request, char *text);
 /* reply_make_json + reply_queue. */
 enum MHD_Result reply_json(struct http_request *request, unsigned status, json_t *body);
 
+/* A page of a list endpoint: 200 {"data": data, "has_more": has_more}.
+ * Steals `data`; NULL (memory ran out building it) is a 500. */
+enum MHD_Result reply_page(struct http_request *request, json_t *data, bool has_more);
+
 /* The error envelope {"error":{"code","message","field"}} for `err`, with
  * the status of its code; 405 adds Allow, 503 adds Retry-After. */
 enum MHD_Result reply_error(struct http_request *request, const struct gq_error *err);
