@@ -18,7 +18,8 @@
 #   make clean      remove build/
 #   make help       this list
 #
-# The layers link in one direction: core <- util <- store <- http <- main.
+# The layers link in one direction: core <- util <- store <- codec <- http,
+# api, admin <- main.
 # The core's unit tests link the core objects alone, with neither
 # libmicrohttpd nor sqlite3, which keeps src/core/ pure.
 
@@ -72,12 +73,19 @@ TEST_PKG_CFLAGS = $(call pkg,--cflags,check libcurl)
 CORE_SRC  := $(wildcard src/core/*.c)
 UTIL_SRC  := $(wildcard src/util/*.c)
 STORE_SRC := $(wildcard src/store/*.c src/store/sqlite/*.c src/store/postgres/*.c)
-HTTP_SRC  := $(wildcard src/http/*.c)
+# The transport (http/), the public API's handlers (api/) and the admin
+# API's (admin/); the codecs (codec/) are apart, below.
+HTTP_SRC  := $(wildcard src/http/*.c src/api/*.c src/admin/*.c)
 # The quotation's PDF, on cairo and pango: in the server alone.
 DOCUMENT_SRC := $(wildcard src/document/*.c)
 HTTP_ASM  := $(wildcard src/http/*.S)
 CLI_SRC   := $(wildcard src/cli/*.c)
 CODEC_SRC := $(wildcard src/codec/*.c)
+# The codecs of the store's records (src/codec/store_json.h): they call the
+# store's helpers, so they link wherever the store does, apart from the
+# others.
+STORE_JSON_SRC := $(addprefix src/codec/,quote_json.c endpoint_json.c price_list_json.c \
+                                         store_render.c)
 # The webhook sender, on libcurl: in the server alone.
 WEBHOOK_SRC := $(wildcard src/webhooks/*.c)
 
@@ -88,18 +96,16 @@ STORE_OBJ := $(call obj,$(STORE_SRC))
 # The store's records as the API shows them (src/codec/store_json.h): on
 # the store's types, so linked wherever the store is, and handed to it as
 # its renderer (store_set_render()).
-CODEC_OBJ := $(call obj,$(CODEC_SRC))
+STORE_JSON_OBJ := $(call obj,$(STORE_JSON_SRC))
 # The storefront page (web/), built into the server with a gzip copy of
 # each file (scripts/embed-web.sh, src/http/static.c).
 WEB_FILES := web/index.html $(sort $(wildcard web/static/*))
 WEB_GZ    := $(patsubst web/%,$(BUILD)/web/%.gz,$(WEB_FILES))
 WEB_OBJ   := $(BUILD)/obj/web_assets.o
-HTTP_OBJ  := $(call obj,$(HTTP_SRC) $(HTTP_ASM)) $(WEB_OBJ)
-# The request and response bodies: JSON <-> the core's structs, without
-# libmicrohttpd (src/http/bodies.h), tested and fuzzed on their own.
-BODY_OBJ  := $(call obj,src/http/fields.c src/http/render.c src/http/quote_body.c \
-                         src/http/recommend_body.c src/http/catalog_render.c \
-                         src/http/body_load.c src/http/language.c)
+# The codecs: JSON <-> the core's structs, without libmicrohttpd
+# (src/codec/), tested and fuzzed on their own.
+BODY_OBJ  := $(call obj,$(filter-out $(STORE_JSON_SRC),$(CODEC_SRC)))
+HTTP_OBJ  := $(call obj,$(HTTP_SRC) $(HTTP_ASM)) $(BODY_OBJ) $(WEB_OBJ)
 MAIN_OBJ  := $(call obj,src/main.c $(CLI_SRC) $(WEBHOOK_SRC))
 DOCUMENT_OBJ := $(call obj,$(DOCUMENT_SRC))
 
@@ -144,7 +150,7 @@ $(ALLOCATOR_STAMP): FORCE
 	fi
 	@echo '$(ALLOCATOR)' | cmp -s - $@ || echo '$(ALLOCATOR)' >$@
 
-$(BIN): $(MAIN_OBJ) $(HTTP_OBJ) $(CODEC_OBJ) $(DOCUMENT_OBJ) $(STORE_OBJ) $(UTIL_OBJ) $(CORE_OBJ) \
+$(BIN): $(MAIN_OBJ) $(HTTP_OBJ) $(STORE_JSON_OBJ) $(DOCUMENT_OBJ) $(STORE_OBJ) $(UTIL_OBJ) $(CORE_OBJ) \
         $(ALLOCATOR_STAMP)
 	$(call say,LINK,$@)
 	$(Q)$(CC) $(CFLAGS_ALL) $(LDFLAGS_SAN) -o $@ $(filter-out $(ALLOCATOR_STAMP),$^) $(LIBS_ALLOC) $(LIBS_HTTP) $(LIBS_CURL) $(LIBS_DOCUMENT) $(LIBS_STORE) \
@@ -192,14 +198,14 @@ $(BUILD)/bodies/%: $(BUILD)/obj/tests/bodies/%.o $(BODY_OBJ) $(UTIL_OBJ) $(CORE_
 	$(Q)$(CC) $(CFLAGS_ALL) $(LDFLAGS_SAN) -o $@ $^ $(LIBS_CHECK) $(LIBS_UTIL) $(LIBS_CORE)
 
 $(BUILD)/store/%: $(BUILD)/obj/tests/store/%.o $(BUILD)/obj/tests/support/testdb.o $(STORE_OBJ) \
-                  $(CODEC_OBJ) $(UTIL_OBJ) $(CORE_OBJ)
+                  $(STORE_JSON_OBJ) $(UTIL_OBJ) $(CORE_OBJ)
 	@mkdir -p $(dir $@)
 	$(call say,LINK,$@)
 	$(Q)$(CC) $(CFLAGS_ALL) $(LDFLAGS_SAN) -o $@ $^ $(LIBS_CHECK) $(LIBS_STORE) $(LIBS_UTIL) $(LIBS_CORE)
 
 # The request front's fuzz regressions: the HTTP layer's objects in a
 # program of their own, with no socket opened.
-$(BUILD)/front/%: $(BUILD)/obj/tests/front/%.o $(HTTP_OBJ) $(CODEC_OBJ) $(DOCUMENT_OBJ) $(STORE_OBJ) \
+$(BUILD)/front/%: $(BUILD)/obj/tests/front/%.o $(HTTP_OBJ) $(STORE_JSON_OBJ) $(DOCUMENT_OBJ) $(STORE_OBJ) \
                   $(UTIL_OBJ) $(CORE_OBJ)
 	@mkdir -p $(dir $@)
 	$(call say,LINK,$@)

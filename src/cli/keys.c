@@ -14,9 +14,11 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "http/http.h"
+#include "codec/key_json.h"
+#include "store/store.h"
 #include "util/api_key.h"
 #include "util/clock.h"
+#include "util/config.h"
 #include "util/log.h"
 #include "util/utf8.h"
 
@@ -108,7 +110,7 @@ static enum gq_code create_key(struct store *store, const char *name, unsigned s
     enum gq_code code = store_key_new(name, scopes, clock_now_seconds(), key, secret, err);
     if (code != GQ_OK)
         return code;
-    char *change = keys_change(NULL, key);
+    char *change = key_json_change(NULL, key);
     struct audit_entry audit = {.client = client,
                                 .action = "key.create",
                                 .target = key->id,
@@ -181,7 +183,7 @@ static int run_revoke(struct store *store, const char *id)
     after = before;
     int64_t now = clock_now_seconds();
     after.revoked_at = before.revoked_at ? before.revoked_at : now;
-    char *change = keys_change(&before, &after);
+    char *change = key_json_change(&before, &after);
     struct audit_entry audit = {.client = "command line",
                                 .action = "key.revoke",
                                 .target = before.id,

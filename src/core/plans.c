@@ -21,7 +21,7 @@
 #include <assert.h>
 
 /* One month is 30 days (720 h) and one quarter 90 days (2160 h): the
- * seed's definition (DIGEST §2). catalog_validate() holds the store to it. */
+ * price list's definition of its blocks. catalog_validate() holds the store to it. */
 #define MONTH_DAYS 30
 #define QUARTER_DAYS 90
 

@@ -43,7 +43,8 @@
 
 #define RECOMMEND_DEFAULT_LIMIT 3
 #define RECOMMEND_MAX_LIMIT 20
-/* Rental length when the request gives none: one month (DIGEST §2). */
+/* Rental length when the request gives none: one month, the
+ * shortest block the price list sells. */
 #define RECOMMEND_DEFAULT_DAYS 30
 /* Hours per day when the request gives none: around the clock, except a
  * learner's working day. */

@@ -11,10 +11,10 @@
 #include <string.h>
 
 /* Weights, gradients and the fp32 master copy, momentum and variance of
- * mixed-precision AdamW: 2 + 2 + 4 + 4 + 4 bytes (ZeRO paper, §3.1). Plain
+ * mixed-precision AdamW: 2 + 2 + 4 + 4 + 4 bytes (ZeRO paper, section 3.1). Plain
  * fp32 AdamW is 4 + 4 + 4 + 4: the same 16. */
 #define TRAINING_STATE_BYTES_PER_PARAM 16.0
-/* Forward 2·N + backward 4·N FLOPs per token (Kaplan et al. 2020, §2.1). */
+/* Forward 2·N + backward 4·N FLOPs per token (Kaplan et al. 2020, section 2.1). */
 #define FULL_TRAINING_FLOPS_PER_PARAM_TOKEN 6.0
 /* LoRA: forward 2·N + backward through frozen weights to the activations
  * 2·N; no weight gradients for them (Hu et al. 2021 measure ≈25 % faster). */
@@ -28,7 +28,7 @@
 #define ATTENTION_TRAINING_FLOPS 12.0
 /* Decoding a token: 2 FLOPs per parameter (a multiply and an add). */
 #define DECODE_FLOPS_PER_PARAM 2.0
-/* Korthikanti et al. 2022, §4: bytes per s·b·h a layer keeps (16-bit
+/* Korthikanti et al. 2022, section 4: bytes per s·b·h a layer keeps (16-bit
  * activations), the attention scores' 5·a·s²·b, and the layer input that
  * full recomputation keeps. */
 #define LAYER_ACTIVATION_BYTES_PER_SBH 34.0
@@ -91,24 +91,24 @@ static const double precision_bytes[SIZING_PRECISION_COUNT] = {
     [SIZING_PRECISION_INT8] = 1.0, [SIZING_PRECISION_INT4] = 0.5,
 };
 
-/* A task's preset when the request gives no model size: the product
- * digest's scenarios, sized as docs/sizing.md explains. */
+/* A task's preset when the request gives no model size: the product's
+ * advice for each task, sized as docs/sizing.md ("Presets") explains. */
 struct task_preset {
     double params_b;
     double tokens_b; /* 0: a rental, no compute estimate */
 };
 
 static const struct task_preset task_presets[SIZING_TASK_COUNT] = {
-    /* §3.1: Transformers under a billion parameters on one V100 16GB. */
+    /* Transformers under a billion parameters on one V100 16GB. */
     [SIZING_TASK_LEARNING] = {0.5, 0.0},
-    /* §3.4: T4 for serving; 6B is the largest fp16 model one T4 holds with
+    /* T4 for serving; 6B is the largest fp16 model one T4 holds with
      * a 4096-token request. */
     [SIZING_TASK_INFERENCE] = {6.0, 0.0},
-    /* §2.1: 7B is the article's running example; 100M tokens of tuning data. */
+    /* 7B, the advice's running example; 100M tokens of tuning data. */
     [SIZING_TASK_LORA] = {7.0, 0.1},
-    /* §3.2: "V100 32GB"-class memory: 1.3B × 16 B ≈ 21 GB of state; 1B tokens. */
+    /* "V100 32GB"-class memory: 1.3B × 16 B ≈ 21 GB of state; 1B tokens. */
     [SIZING_TASK_FINETUNE] = {1.3, 1.0},
-    /* §3.3: "10B+ parameters"; 20B tokens (2 per parameter). */
+    /* "10B+ parameters"; 20B tokens (2 per parameter). */
     [SIZING_TASK_PRETRAIN] = {10.0, 20.0},
 };
 
@@ -126,12 +126,12 @@ struct assumption_spec {
 };
 
 static const struct assumption_spec assumption_specs[SIZING_ASSUMPTION_COUNT] = {
-    /* Issue: 0.35–0.40; V100 without bf16 or FlashAttention-2: the low end. */
+    /* The low end of 0.35–0.40: V100s have neither bf16 nor FlashAttention-2. */
     [SIZING_MFU] = {"mfu", 0.35, MIN_PEAK_SHARE, 1.0, false, false},
-    /* Product digest §1 / article §2.3: "85 %+" on NVLink. */
+    /* The product's stated "85 %+" multi-card utilisation on NVLink. */
     [SIZING_MULTI_CARD_EFFICIENCY_NVLINK] = {"multi_card_efficiency_nvlink", 0.85, MIN_PEAK_SHARE,
                                              1.0, false, false},
-    /* Stated: PCIe 3.0 x16 is 16 GB/s against 50 GB/s per NVLink link (§2.3). */
+    /* Stated: PCIe 3.0 x16 is 16 GB/s against 50 GB/s per NVLink link. */
     [SIZING_MULTI_CARD_EFFICIENCY_PCIE] = {"multi_card_efficiency_pcie", 0.70, MIN_PEAK_SHARE, 1.0,
                                            false, false},
     /* Stated: gradients cross the data-centre network, slower than PCIe. */
@@ -145,7 +145,7 @@ static const struct assumption_spec assumption_specs[SIZING_ASSUMPTION_COUNT] = 
     /* MosaicML/Databricks 2023: ≈60 % model bandwidth utilisation. */
     [SIZING_DECODE_BANDWIDTH_EFFICIENCY] = {"decode_bandwidth_efficiency", 0.60, MIN_PEAK_SHARE,
                                             1.0, false, false},
-    /* Issue: "1 … a sane cap"; the digest §4 advises up to 4 T4s, 8 cards. */
+    /* A sane cap: the product's advice goes up to 4 T4s, or 8 cards. */
     [SIZING_MAX_INSTANCES] = {"max_instances", 8.0, 1.0, SIZING_MAX_INSTANCES_LIMIT, false, true},
 };
 

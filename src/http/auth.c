@@ -20,7 +20,11 @@
 #include <string.h>
 #include <strings.h>
 
-#include "http/http.h"
+#include "http/app.h"
+#include "http/auth.h"
+#include "http/rate_limit.h"
+#include "http/request.h"
+#include "store/store.h"
 #include "util/api_key.h"
 #include "util/clock.h"
 #include "util/log.h"

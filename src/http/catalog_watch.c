@@ -18,7 +18,12 @@
 #include <stdlib.h>
 #include <time.h>
 
-#include "http/http.h"
+#include "core/catalog.h"
+#include "http/app.h"
+#include "http/auth.h"
+#include "http/catalog_watch.h"
+#include "http/snapshot.h"
+#include "store/store.h"
 #include "util/clock.h"
 #include "util/log.h"
 #include "util/worker.h"

@@ -14,7 +14,8 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-#include "http/http.h"
+#include "http/metrics.h"
+#include "http/server.h"
 #include "util/config.h"
 
 /* A socket bound to `address`; -1 with a message naming `where` (the

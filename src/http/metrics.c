@@ -19,8 +19,14 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "http/http.h"
+#include "core/catalog.h"
+#include "http/app.h"
+#include "http/reply.h"
+#include "http/request.h"
+#include "http/router.h"
+#include "http/snapshot.h"
 #include "store/counters.h"
+#include "store/store.h"
 #include "util/clock.h"
 #include "util/metric.h"
 #include "util/process_stats.h"

@@ -15,10 +15,11 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "http/request.h"
+
 struct app;
 struct route;
 struct metrics;
-struct http_request;
 
 /* The Content-Type of the exposition format. */
 #define METRICS_CONTENT_TYPE "text/plain; version=0.0.4; charset=utf-8"
@@ -45,6 +46,9 @@ void metrics_count_request(struct metrics *metrics, const struct route *route, u
                            unsigned status, int64_t microseconds);
 
 void metrics_count_quote(struct metrics *metrics, enum metrics_quote_event event);
+
+/* GET /metrics, on the main listener (with a key) or metrics_listen. */
+http_handler metrics_handle;
 
 /* The whole exposition for `app`, NUL-terminated, for the caller to free;
  * NULL when memory runs out. */

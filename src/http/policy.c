@@ -6,6 +6,10 @@
 #include <string.h>
 #include <strings.h>
 
+#include "http/app.h"
+#include "http/auth.h"
+#include "http/rate_limit.h"
+#include "http/router.h"
 #include "util/api_key.h"
 
 enum http_method policy_method(const char *name)

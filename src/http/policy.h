@@ -17,7 +17,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "http/http.h"
+#include "http/request.h"
+#include "util/config.h"
 
 /* The method named `name` (case matters, RFC 9110 9.1); HTTP_OTHER for
  * any other. */

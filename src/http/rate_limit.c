@@ -19,8 +19,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "http/http.h"
+#include "http/app.h"
+#include "http/rate_limit.h"
+#include "http/request.h"
 #include "util/clock.h"
+#include "util/config.h"
 
 #define SHARDS 16
 #define SHARD_ROOM 4096 /* buckets a shard keeps: 65,536 clients in all */

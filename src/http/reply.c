@@ -9,8 +9,13 @@
 #include <stdlib.h>
 #include <strings.h>
 
-#include "http/http.h"
+#include "codec/bodies.h"
+#include "http/app.h"
 #include "http/policy.h"
+#include "http/reply.h"
+#include "http/request.h"
+#include "http/router.h"
+#include "util/config.h"
 #include "util/log.h"
 #include "util/utf8.h"
 
@@ -227,6 +232,12 @@ enum MHD_Result reply_queue(struct http_request *request, unsigned status,
 enum MHD_Result reply_json(struct http_request *request, unsigned status, json_t *body)
 {
     return reply_queue(request, status, reply_make_json(request, body));
+}
+
+enum MHD_Result reply_page(struct http_request *request, json_t *data, bool has_more)
+{
+    return reply_json(request, MHD_HTTP_OK,
+                      data ? json_pack("{s:o, s:b}", "data", data, "has_more", has_more) : NULL);
 }
 
 enum MHD_Result reply_error(struct http_request *request, const struct gq_error *original)

@@ -1,36 +1,45 @@
 /*
  * The route table: every path the service answers, its method, its
  * handler and its policy (what body it reads, whether it reads a query,
- * the key scope it needs, CORS, whether it answers from the catalog), in
- * one place; server.c checks the policy before any handler runs. Exact
+ * the key scope it needs, a rule on the parsed body, CORS, whether it
+ * answers from the catalog, a handler's argument), in one place; server.c
+ * and policy.c check the policy before any handler runs. Exact
  * paths come before patterns with {...}, so /catalog/bundles is never
  * taken for the SKU "bundles".
  */
 #include <stdio.h>
 #include <string.h>
 
-#include "http/http.h"
+#include "admin/admin.h"
+#include "api/api.h"
+#include "http/metrics.h"
+#include "http/request.h"
+#include "http/router.h"
+#include "http/static.h"
+#include "store/store.h"
 #include "util/api_key.h"
 
-/* Public, from a browser too: the storefront's calls. */
-#define PUBLIC .cors = true
+/* May be called from a browser of a cors_origins origin (the storefront's
+ * calls): the answer carries CORS headers. Whether a key is needed is
+ * `.scope`'s business. */
+#define BROWSER_CALLABLE .cors = true
 #define CATALOG .needs_catalog = true
 
 static const struct route routes[] = {
-    {"/catalog", HTTP_GET, catalog_handle_list, .takes_query = true, PUBLIC, CATALOG},
-    {"/catalog/billing-modes", HTTP_GET, catalog_handle_billing_modes, PUBLIC, CATALOG},
-    {"/catalog/bundles", HTTP_GET, catalog_handle_bundles, PUBLIC, CATALOG},
-    {"/catalog/{id}", HTTP_GET, catalog_handle_sku, PUBLIC, CATALOG},
+    {"/catalog", HTTP_GET, catalog_handle_list, .takes_query = true, BROWSER_CALLABLE, CATALOG},
+    {"/catalog/billing-modes", HTTP_GET, catalog_handle_billing_modes, BROWSER_CALLABLE, CATALOG},
+    {"/catalog/bundles", HTTP_GET, catalog_handle_bundles, BROWSER_CALLABLE, CATALOG},
+    {"/catalog/{id}", HTTP_GET, catalog_handle_sku, BROWSER_CALLABLE, CATALOG},
     {"/quote", HTTP_POST, quote_handle_create, .body = BODY_JSON,
-     .segment_scope = SCOPE_QUOTES_WRITE, PUBLIC, CATALOG},
+     .authorize = quote_authorize_segment, BROWSER_CALLABLE, CATALOG},
     {"/quote", HTTP_GET, quote_handle_list, .takes_query = true, .scope = SCOPE_QUOTES_READ},
-    {"/quote/{id}", HTTP_GET, quote_handle_get, PUBLIC, CATALOG},
-    {"/quote/{id}/pdf", HTTP_GET, quote_pdf_handle, .takes_query = true, PUBLIC, CATALOG},
+    {"/quote/{id}", HTTP_GET, quote_handle_get, BROWSER_CALLABLE, CATALOG},
+    {"/quote/{id}/pdf", HTTP_GET, quote_pdf_handle, .takes_query = true, BROWSER_CALLABLE, CATALOG},
     {"/quote/{id}/accept", HTTP_POST, quote_handle_accept, .body = BODY_OPTIONAL_JSON,
-     .scope = SCOPE_QUOTES_ACCEPT, PUBLIC, CATALOG},
+     .scope = SCOPE_QUOTES_ACCEPT, BROWSER_CALLABLE, CATALOG},
     {"/quote/{id}/cancel", HTTP_POST, quote_handle_cancel, .body = BODY_OPTIONAL_JSON,
-     .scope = SCOPE_QUOTES_ACCEPT, PUBLIC, CATALOG},
-    {"/recommend", HTTP_POST, recommend_handle, .body = BODY_JSON, PUBLIC, CATALOG},
+     .scope = SCOPE_QUOTES_ACCEPT, BROWSER_CALLABLE, CATALOG},
+    {"/recommend", HTTP_POST, recommend_handle, .body = BODY_JSON, BROWSER_CALLABLE, CATALOG},
     {"/admin/keys", HTTP_POST, keys_handle_create, .body = BODY_JSON, .scope = SCOPE_KEYS_WRITE},
     {"/admin/keys", HTTP_GET, keys_handle_list, .scope = SCOPE_KEYS_WRITE},
     {"/admin/keys/{id}", HTTP_GET, keys_handle_get, .scope = SCOPE_KEYS_WRITE},
@@ -39,18 +48,20 @@ static const struct route routes[] = {
      .scope = SCOPE_CATALOG_WRITE},
     {"/events", HTTP_GET, events_handle_list, .takes_query = true, .scope = SCOPE_QUOTES_READ},
     {"/events/{id}", HTTP_GET, events_handle_get, .scope = SCOPE_QUOTES_READ},
-    {"/admin/webhook-endpoints", HTTP_POST, webhooks_handle_create, .body = BODY_JSON,
+    {"/admin/webhook-endpoints", HTTP_POST, webhook_endpoints_handle_create, .body = BODY_JSON,
      .scope = SCOPE_WEBHOOKS_WRITE},
-    {"/admin/webhook-endpoints", HTTP_GET, webhooks_handle_list, .scope = SCOPE_WEBHOOKS_WRITE},
-    {"/admin/webhook-endpoints/{id}", HTTP_GET, webhooks_handle_get, .scope = SCOPE_WEBHOOKS_WRITE},
-    {"/admin/webhook-endpoints/{id}", HTTP_PATCH, webhooks_handle_update, .body = BODY_JSON,
+    {"/admin/webhook-endpoints", HTTP_GET, webhook_endpoints_handle_list,
      .scope = SCOPE_WEBHOOKS_WRITE},
-    {"/admin/webhook-endpoints/{id}", HTTP_DELETE, webhooks_handle_delete,
+    {"/admin/webhook-endpoints/{id}", HTTP_GET, webhook_endpoints_handle_get,
      .scope = SCOPE_WEBHOOKS_WRITE},
-    {"/admin/webhook-endpoints/{id}/deliveries", HTTP_GET, webhooks_handle_deliveries,
+    {"/admin/webhook-endpoints/{id}", HTTP_PATCH, webhook_endpoints_handle_update,
+     .body = BODY_JSON, .scope = SCOPE_WEBHOOKS_WRITE},
+    {"/admin/webhook-endpoints/{id}", HTTP_DELETE, webhook_endpoints_handle_delete,
+     .scope = SCOPE_WEBHOOKS_WRITE},
+    {"/admin/webhook-endpoints/{id}/deliveries", HTTP_GET, webhook_endpoints_handle_deliveries,
      .takes_query = true, .scope = SCOPE_WEBHOOKS_WRITE},
-    {"/admin/webhook-endpoints/{id}/deliveries/{delivery}/retry", HTTP_POST, webhooks_handle_retry,
-     .scope = SCOPE_WEBHOOKS_WRITE},
+    {"/admin/webhook-endpoints/{id}/deliveries/{delivery}/retry", HTTP_POST,
+     webhook_endpoints_handle_retry, .scope = SCOPE_WEBHOOKS_WRITE},
     {"/admin/price-lists", HTTP_POST, price_lists_handle_create, .body = BODY_OPTIONAL_JSON,
      .scope = SCOPE_CATALOG_WRITE},
     {"/admin/price-lists", HTTP_GET, price_lists_handle_list, .scope = SCOPE_CATALOG_WRITE},
@@ -66,33 +77,34 @@ static const struct route routes[] = {
      price_lists_handle_delete_price, .scope = SCOPE_CATALOG_WRITE},
     {"/admin/price-lists/{version}/preview", HTTP_POST, price_lists_handle_preview, CATALOG,
      .body = BODY_JSON, .scope = SCOPE_CATALOG_WRITE},
-    {"/admin/price-lists/{version}/gpu-models/{id}", HTTP_PUT, price_lists_handle_put_gpu_model,
-     .body = BODY_JSON, .scope = SCOPE_CATALOG_WRITE},
-    {"/admin/price-lists/{version}/gpu-models/{id}", HTTP_DELETE,
-     price_lists_handle_delete_gpu_model, .scope = SCOPE_CATALOG_WRITE},
-    {"/admin/price-lists/{version}/skus/{id}", HTTP_PUT, price_lists_handle_put_sku,
-     .body = BODY_JSON, .scope = SCOPE_CATALOG_WRITE},
-    {"/admin/price-lists/{version}/skus/{id}", HTTP_DELETE, price_lists_handle_delete_sku,
-     .scope = SCOPE_CATALOG_WRITE},
-    {"/admin/price-lists/{version}/discount-rules/{id}", HTTP_PUT,
-     price_lists_handle_put_discount_rule, .body = BODY_JSON, .scope = SCOPE_CATALOG_WRITE},
+    {"/admin/price-lists/{version}/gpu-models/{id}", HTTP_PUT, price_lists_handle_put_entity,
+     .arg = PRICE_LIST_GPU_MODEL, .body = BODY_JSON, .scope = SCOPE_CATALOG_WRITE},
+    {"/admin/price-lists/{version}/gpu-models/{id}", HTTP_DELETE, price_lists_handle_delete_entity,
+     .arg = PRICE_LIST_GPU_MODEL, .scope = SCOPE_CATALOG_WRITE},
+    {"/admin/price-lists/{version}/skus/{id}", HTTP_PUT, price_lists_handle_put_entity,
+     .arg = PRICE_LIST_SKU, .body = BODY_JSON, .scope = SCOPE_CATALOG_WRITE},
+    {"/admin/price-lists/{version}/skus/{id}", HTTP_DELETE, price_lists_handle_delete_entity,
+     .arg = PRICE_LIST_SKU, .scope = SCOPE_CATALOG_WRITE},
+    {"/admin/price-lists/{version}/discount-rules/{id}", HTTP_PUT, price_lists_handle_put_entity,
+     .arg = PRICE_LIST_DISCOUNT_RULE, .body = BODY_JSON, .scope = SCOPE_CATALOG_WRITE},
     {"/admin/price-lists/{version}/discount-rules/{id}", HTTP_DELETE,
-     price_lists_handle_delete_discount_rule, .scope = SCOPE_CATALOG_WRITE},
-    {"/admin/price-lists/{version}/bundles/{id}", HTTP_PUT, price_lists_handle_put_bundle,
-     .body = BODY_JSON, .scope = SCOPE_CATALOG_WRITE},
-    {"/admin/price-lists/{version}/bundles/{id}", HTTP_DELETE, price_lists_handle_delete_bundle,
+     price_lists_handle_delete_entity, .arg = PRICE_LIST_DISCOUNT_RULE,
      .scope = SCOPE_CATALOG_WRITE},
+    {"/admin/price-lists/{version}/bundles/{id}", HTTP_PUT, price_lists_handle_put_entity,
+     .arg = PRICE_LIST_BUNDLE, .body = BODY_JSON, .scope = SCOPE_CATALOG_WRITE},
+    {"/admin/price-lists/{version}/bundles/{id}", HTTP_DELETE, price_lists_handle_delete_entity,
+     .arg = PRICE_LIST_BUNDLE, .scope = SCOPE_CATALOG_WRITE},
     {"/metrics", HTTP_GET, metrics_handle, .scope = SCOPE_METRICS_READ},
     /* Liveness reads nothing and answers a constant: a probe every few
      * seconds from the orchestrator must never meet a 429. Readiness
      * reaches for the store, so it is limited like any call. */
-    {"/healthz", HTTP_GET, health_handle_live, PUBLIC, .unlimited = true},
-    {"/readyz", HTTP_GET, health_handle_ready, PUBLIC, CATALOG},
+    {"/healthz", HTTP_GET, health_handle_live, BROWSER_CALLABLE, .unlimited = true},
+    {"/readyz", HTTP_GET, health_handle_ready, BROWSER_CALLABLE, CATALOG},
     /* Bodies built into the binary, as cheap as a probe: not limited, so a
      * page's assets never count against its calls. */
-    {"/openapi.yaml", HTTP_GET, health_handle_openapi, PUBLIC, .unlimited = true},
-    {"/", HTTP_GET, static_handle_index, PUBLIC, .unlimited = true},
-    {"/static/{id}", HTTP_GET, static_handle_asset, PUBLIC, .unlimited = true},
+    {"/openapi.yaml", HTTP_GET, health_handle_openapi, BROWSER_CALLABLE, .unlimited = true},
+    {"/", HTTP_GET, static_handle_index, BROWSER_CALLABLE, .unlimited = true},
+    {"/static/{id}", HTTP_GET, static_handle_asset, BROWSER_CALLABLE, .unlimited = true},
 };
 
 #define ROUTE_COUNT (sizeof routes / sizeof routes[0])

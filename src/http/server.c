@@ -27,13 +27,21 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "http/bodies.h"
-#include "http/http.h"
+#include "codec/bodies.h"
+#include "core/catalog.h"
+#include "http/app.h"
+#include "http/auth.h"
 #include "http/metrics.h"
 #include "http/policy.h"
+#include "http/reply.h"
+#include "http/request.h"
+#include "http/router.h"
+#include "http/server.h"
+#include "http/slow_clients.h"
+#include "http/snapshot.h"
 #include "util/address.h"
-#include "util/api_key.h"
 #include "util/clock.h"
+#include "util/config.h"
 #include "util/ids.h"
 #include "util/log.h"
 
@@ -44,8 +52,9 @@
 #define LISTEN_BACKLOG 1024
 /* libmicrohttpd's per-connection memory: request line, headers, pieces of
  * body and the response headers. 0.9.75 clears the whole pool after every
- * request, so its default of 32 KB cost ~49 k instructions per request
- * (callgrind), most of a GET /catalog; 16 KB still holds 8 KB of headers. */
+ * request, so the larger its default of 32 KB, the more every request pays
+ * (most of a GET /catalog's instructions: bench/ANALYSIS.md); 16 KB still
+ * holds 8 KB of headers. */
 #define CONNECTION_MEMORY_BYTES ((size_t)16384)
 /* When stopping: how long requests whose quote the store has just handed
  * back may take to send their answer once the grace is over. The answer is
@@ -529,26 +538,6 @@ static enum MHD_Result reply_body_too_large(struct http_request *request)
                           MSG_INT(request->app->config->body_limit_bytes));
 }
 
-/* The policy that needs the body: a customer segment other than
- * "individual" needs the route's segment_scope. A segment that is not a
- * string is the handler's to refuse (422). */
-static bool admit_segment(struct http_request *request, struct gq_error *err)
-{
-    unsigned scope = request->route->segment_scope;
-    if (scope == SCOPE_NONE || request->json == NULL)
-        return true;
-    const char *segment =
-        json_string_value(json_object_get(json_object_get(request->json, "customer"), "segment"));
-    if (segment == NULL || strcmp(segment, "individual") == 0)
-        return true;
-    if (auth_require(request, scope, err) == GQ_OK)
-        return true;
-    if (err->code == GQ_ERR_UNAUTHENTICATED)
-        gq_fail_msg(err, GQ_ERR_UNAUTHENTICATED, "customer.segment", MSG_KEY_FOR_SEGMENT,
-                    MSG_TEXT_CUT(segment, 32), MSG_TEXT(api_scope_name(scope)));
-    return false;
-}
-
 /* The last call: everything has arrived; decide and answer. */
 static enum MHD_Result decide_and_answer(struct http_request *request)
 {
@@ -587,7 +576,7 @@ static enum MHD_Result decide_and_answer(struct http_request *request)
     enum MHD_Result result;
     if (request->route->body != BODY_NONE && !parse_json_body(request, &result))
         return result;
-    if (!admit_segment(request, &err))
+    if (request->route->authorize != NULL && request->route->authorize(request, &err) != GQ_OK)
         return reply_error(request, &err);
     return request->route->handler(request);
 }
@@ -988,8 +977,9 @@ struct http_server *http_server_start(struct app *app, int listener, struct gq_e
         close(given);
         return NULL;
     }
-    /* Poll, not epoll: 0.9.75's epoll mode can stall with exactly 128
-     * ready sockets (notes/libmicrohttpd.md). ITC lets quiesce wake the
+    /* Poll, not epoll: when epoll_wait returns exactly 128 events, 0.9.75
+     * waits again with the blocking timeout before handling them, so with
+     * a multiple of 128 ready sockets a thread stalls. ITC lets quiesce wake the
      * threads; suspend/resume lets a saved quote wait for the store's
      * group commit without holding its thread. The socket is ours
      * (listener.c), bound before the database was opened. */

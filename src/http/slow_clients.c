@@ -46,12 +46,13 @@
  * own atomics, never the lock.
  */
 #include <linux/sockios.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <time.h>
 
-#include "http/http.h"
+#include "http/slow_clients.h"
 #include "util/clock.h"
 #include "util/worker.h"
 

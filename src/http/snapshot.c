@@ -14,7 +14,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "http/http.h"
+#include "codec/bodies.h"
+#include "core/catalog.h"
+#include "http/app.h"
+#include "http/snapshot.h"
+#include "store/store.h"
 #include "util/log.h"
 
 void snapshot_etag(const char *first, size_t first_length, const char *second, size_t second_length,

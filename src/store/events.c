@@ -68,8 +68,8 @@ static int64_t now_ms(void)
 
 /* True when `text` is, by its first and last non-blank bytes, a JSON
  * object. The objects of events are the service's own texts (a rendered
- * quote, json_dumps() of one); a full parse of a 3-item quote to check it
- * cost 1.6 million instructions, four times the rest of saving it. */
+ * quote, json_dumps() of one); a full parse of a quote to check it cost
+ * several times the rest of saving it (bench/ANALYSIS.md). */
 static bool looks_like_object(const char *text)
 {
     size_t start = strspn(text, " \t\r\n"), end = strlen(text);

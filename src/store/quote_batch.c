@@ -5,8 +5,8 @@
  * A quote committed on its own paid for a whole transaction: the write
  * lock, BEGIN and COMMIT, the WAL frames of the table and index pages it
  * touched (each page again for the next quote), and the context switches of
- * request threads taking turns at the lock (measured: ~90 us of CPU per
- * saved quote, against ~12 us per quote in transactions of 16). Here a
+ * request threads taking turns at the lock (several times the CPU of a
+ * quote in a transaction of many: bench/ANALYSIS.md). Here a
  * request queues its quote and goes on serving other connections; the
  * writer thread takes everything queued, writes it in one transaction and
  * reports each quote's outcome through its callback. Under load the queue

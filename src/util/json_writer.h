@@ -2,9 +2,9 @@
  * A streaming JSON writer for the responses on the hot path.
  *
  * jansson parses every request and builds the bodies rendered once (the
- * catalog); but building a jansson tree for each quote and dumping it cost
- * more than 85 % of a POST /quote's CPU (callgrind: 1.4 M instructions per
- * 3-item quote, most of it allocation, tree walking and snprintf). jansson
+ * catalog); but building a jansson tree for each quote and dumping it was
+ * most of a POST /quote's CPU (allocation, tree walking and snprintf: the
+ * figures are in bench/ANALYSIS.md). jansson
  * has no streaming writer, so responses computed per request are written
  * here straight into one growing buffer: no tree, one allocation that
  * doubles, numbers formatted without printf.

@@ -1,6 +1,6 @@
 /*
- * UTF-8 validation by the table of well-formed byte sequences (Unicode
- * §3.9, table 3-7).
+ * UTF-8 validation by the table of well-formed byte sequences (The Unicode
+ * Standard, section 3.9, table 3-7).
  */
 #include "util/utf8.h"
 

@@ -1,5 +1,5 @@
 /*
- * The catalog's bodies (src/http/catalog_render.c) when memory runs out:
+ * The catalog's bodies (src/codec/catalog_render.c) when memory runs out:
  * jansson's allocator is made to fail at the n-th allocation, for every n
  * up to the number a whole body needs, and each render must then be NULL
  * or the whole body, never one with a member missing (the snapshot would
@@ -10,8 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "codec/bodies.h"
 #include "fuzz/fuzz.h"
-#include "http/bodies.h"
 
 static struct catalog *catalog;
 

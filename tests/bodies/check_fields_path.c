@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "http/bodies.h"
+#include "codec/bodies.h"
 
 static const struct {
     const char *parent;

@@ -8,8 +8,8 @@
  * two targets is replayed too, so the harnesses' invariants hold in every
  * `make test` and `make asan`, without clang.
  *
- * Links the body code of src/http/ (body_load.c, fields.c, render.c, quote_body.c,
- * recommend_body.c), which calls no libmicrohttpd.
+ * Links the codecs of src/codec/ (body_load.c, fields.c, render.c, quote_body.c,
+ * recommend_body.c), which call no libmicrohttpd.
  */
 #include <check.h>
 #include <stdlib.h>

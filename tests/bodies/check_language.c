@@ -5,7 +5,7 @@
 #include <check.h>
 #include <stdlib.h>
 
-#include "http/bodies.h"
+#include "codec/bodies.h"
 
 static const struct {
     const char *header; /* NULL: none sent */

@@ -157,7 +157,7 @@ START_TEST(checked_arithmetic_refuses_overflow)
 }
 END_TEST
 
-/* DIGEST §2: block price = (rate × share, rounded to the fen) × hours,
+/* The price list's rule: block price = (rate × share, rounded to the fen) × hours,
  * rounded to the yuan. The seed's monthly and quarterly figures must come
  * out of that rule exactly. */
 static const struct {

@@ -1,6 +1,6 @@
 /*
  * Plans: single-mode prices, the cheapest cover and break-even usage, on
- * the seed catalog. The digest's figures are asserted to the fen; the
+ * the seed catalog. The worked figures are asserted to the fen; the
  * cheapest cover is checked against an independent day-by-day dynamic
  * programme over thousands of random usages, with every mode usable and
  * with only some.
@@ -35,7 +35,7 @@ static struct usage hours_days(int32_t hours, int32_t days)
     return (struct usage){hours * USAGE_MILLIHOURS_PER_HOUR, days};
 }
 
-/* Every figure of DIGEST §4.2 and the issue, per instance. */
+/* Every worked figure of the plans, per instance. */
 static const struct {
     const char *sku;
     enum billing_mode mode;
@@ -105,7 +105,7 @@ static void assert_parts(const struct plan *plan, const struct expected_parts *e
     }
 }
 
-/* The cheapest covers the issue names, as parts. */
+/* The cheapest covers of the worked figures, as parts. */
 static const struct {
     int32_t hours, days;
     enum billing_mode hourly;

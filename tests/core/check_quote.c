@@ -1,5 +1,5 @@
 /*
- * quote_compute: the figures the digest and the issue require, to the fen;
+ * quote_compute: the worked figures of the price list, to the fen;
  * eligibility and range errors with their field paths; discounts, bundles
  * and totals; and properties over thousands of random quotes.
  */

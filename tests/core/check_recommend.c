@@ -1,5 +1,5 @@
 /*
- * Recommendation: the issue's "must hold" cases on the seed catalog, exact
+ * Recommendation: the "must hold" cases on the seed catalog, exact
  * rejection texts, the no-fit answer, validation, and a randomized check
  * that every recommendation fits, keeps budget and deadline, and costs
  * exactly what quote_compute() says for the same SKU, quantity and usage.
@@ -117,7 +117,7 @@ START_TEST(test_sku_with_no_usable_mode_is_rejected_as_not_priced)
 }
 END_TEST
 
-/* ---- the "must hold" ----------------------------------------------- */
+/* ---- the "must hold" cases ------------------------------------------------ */
 
 START_TEST(test_7b_fp16_inference_needs_multi_card_v100)
 {

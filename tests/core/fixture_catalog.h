@@ -1,6 +1,6 @@
 /*
  * The seed catalog as a test fixture: the three GPU models, the five SKUs
- * with their exact list prices (the product digest, §1–§3), the four billing
+ * with their exact list prices (the seed price list's), the four billing
  * modes and the model shapes of migration 0006 (docs/sizing.md cites each
  * one's config.json), built in memory with no database, so every core test
  * can price and size against the real figures.
@@ -33,7 +33,7 @@ struct fixture_sku {
     gq_money student;   /* per instance-hour */
 };
 
-/* DIGEST §2, sorted by id as the catalog requires. */
+/* The seed price list, sorted by id as the catalog requires. */
 static const struct fixture_sku fixture_seed_skus[] = {
     {"t4-16g-x1", "T4 16GB × 1", FIXTURE_T4_16G, 1, 990, 535000, 1432100, 650},
     {"v100-16g-x1", "V100 16GB × 1", FIXTURE_V100_16G, 1, 228, 123100, 330500, 150},

@@ -5,7 +5,7 @@
  * *_body_render (JSON text) -> json_loadb again, with the invariants of each result checked
  * on the way (FUZZ_CHECK aborts).
  *
- * Needs jansson and the body code of src/http/ (body_load.c, fields.c,
+ * Needs jansson and the codecs of src/codec/ (body_load.c, fields.c,
  * render.c, quote_body.c, recommend_body.c, which call no libmicrohttpd) besides the
  * core and src/util/{clock,json_writer,utf8}.c.
  */
@@ -20,10 +20,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "codec/bodies.h"
 #include "core/quote.h"
 #include "core/recommend.h"
 #include "fuzz/fuzz.h"
-#include "http/bodies.h"
 #include "util/utf8.h"
 
 /* How far an input got. */

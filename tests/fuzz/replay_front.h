@@ -37,12 +37,22 @@
 #include <string.h>
 #include <strings.h>
 
+#include "codec/bodies.h"
+#include "codec/list_query.h"
+#include "core/catalog.h"
 #include "core/catalog_query.h"
 #include "fuzz/fuzz.h"
-#include "http/http.h"
-#include "http/list_query.h"
+#include "http/app.h"
+#include "http/auth.h"
+#include "http/metrics.h"
 #include "http/policy.h"
+#include "http/rate_limit.h"
+#include "http/reply.h"
+#include "http/request.h"
+#include "http/router.h"
+#include "store/store.h"
 #include "util/api_key.h"
+#include "util/config.h"
 
 #define FUZZ_FRONT_KEY "gq_sk_fuzzFUZZfuzzFUZZfuzzFUZZfuzzFUZZfuzzFUZZfuz"
 #define FUZZ_FRONT_KEY_SCOPES                                                                      \

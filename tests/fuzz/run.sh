@@ -33,11 +33,12 @@ sources() {
     money) echo src/core/money.c ;;
     catalog_query) echo src/core/catalog_query.c src/core/catalog.c src/core/money.c src/core/messages.c \
         src/core/error.c ;;
-    quote_body | recommend_body) echo src/core/*.c src/http/body_load.c src/http/fields.c \
-        src/http/render.c src/http/quote_body.c src/http/recommend_body.c src/util/clock.c \
+    quote_body | recommend_body) echo src/core/*.c src/codec/body_load.c src/codec/fields.c \
+        src/codec/render.c src/codec/quote_body.c src/codec/recommend_body.c src/util/clock.c \
         src/util/json_writer.c src/util/utf8.c ;;
     request_front) echo src/core/*.c src/util/*.c src/store/*.c src/store/sqlite/*.c \
-        src/store/postgres/*.c src/codec/*.c src/http/*.c src/http/*.S src/document/*.c "$OUT/gen/web_assets.S" ;;
+        src/store/postgres/*.c src/http/*.c src/api/*.c src/admin/*.c src/codec/*.c \
+        src/document/*.c src/http/*.S "$OUT/gen/web_assets.S" ;;
     *) return 1 ;;
     esac
 }

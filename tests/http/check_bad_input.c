@@ -21,7 +21,7 @@
  * close the connection, which is all the table asks of them.
  *
  * After the table: GET /catalog is still exactly the five SKUs, the
- * DIGEST's example is still 1641.60, nothing was written, and a quote can
+ * worked example is still 1641.60, nothing was written, and a quote can
  * still be saved and read back. A 10 MB declared body is refused before a
  * byte of it is read. Trickled bodies have a server of their own with a
  * 2-second request deadline: a slow body that arrives in time is priced, a
@@ -47,7 +47,7 @@
 #define TEN_MB (10 * 1024 * 1024)
 #define ALL_IDS "t4-16g-x1,v100-16g-x1,v100-16g-x2,v100-32g-x4,v100-32g-x8"
 
-/* The DIGEST's example usage, and variations of one field of it. */
+/* The worked example's usage, and variations of one field of it. */
 #define ITEM "{\"sku\":\"v100-16g-x1\",\"hours_per_day\":8,\"days\":90}"
 #define ITEM_WITH(extra) "{\"sku\":\"v100-16g-x1\",\"hours_per_day\":8,\"days\":90," extra "}"
 #define ITEM_DAYS(days) "{\"sku\":\"v100-16g-x1\",\"hours_per_day\":8,\"days\":" days "}"

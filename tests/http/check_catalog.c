@@ -1,7 +1,7 @@
 /*
  * GET /catalog and its sub-resources through the real server: the five SKUs
  * of the seed with every hardware figure and every price to the fen (the
- * DIGEST's tables, and 4 × V100 = 500 TFLOPS, not the article's 512), each
+ * seed price list, and 4 × V100 = 500 TFLOPS, not the article's 512), each
  * filter and sort with the exact ids it selects, a SKU by id, billing
  * modes, bundles, entity tags and 304s, Cache-Control, HEAD, malformed
  * query parameters (400 invalid_parameter naming the parameter) and CORS
@@ -86,7 +86,7 @@ struct expected_sku {
     const char *monthly_per_hour, *quarterly_per_hour;
 };
 
-/* DIGEST §1 and §2; hourly equivalents are block price ÷ 720 h or 2160 h,
+/* The seed price list; hourly equivalents are block price ÷ 720 h or 2160 h,
  * half-up to the fen. */
 static const struct expected_sku skus[] = {
     {"t4-16g-x1", "T4 16GB \xc3\x97 1", "T4", "GDDR6", 16, "65.0", 320, 70, 1, 16, "65.0", "none",
@@ -170,7 +170,7 @@ START_TEST(test_catalog_lists_the_five_skus_by_id)
 END_TEST
 
 /* Loop over the SKUs: the listing's entry and GET /catalog/{id} agree with
- * the DIGEST, and with each other byte for byte. */
+ * the seed price list, and with each other byte for byte. */
 START_TEST(test_catalog_sku_figures)
 {
     const struct expected_sku *want = &skus[_i];

@@ -1,5 +1,5 @@
 /*
- * The quote lifecycle against the real server (issue 17), on SQLite and
+ * The quote lifecycle against the real server, on SQLite and
  * PostgreSQL:
  * - cancel with a reason, and everything refused after it (409 naming the
  *   state), with its quote.canceled event;

@@ -1,5 +1,5 @@
 /*
- * Price lists through the admin API (issue 16), against the real server:
+ * Price lists through the admin API, against the real server:
  * the whole cycle (a draft, a price changed, the diff, published for a
  * moment later, the catalog of that moment announced with ?at=, the
  * server switching at the instant without a signal, earlier quotes

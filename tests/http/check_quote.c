@@ -1,6 +1,6 @@
 /*
  * POST /quote, GET /quote/{id} and POST /quote/{id}/accept through the real
- * server: the DIGEST's worked figures to the fen (V100 16GB × 1 at 8 h/day
+ * server: the worked figures to the fen (V100 16GB × 1 at 8 h/day
  * for 90 days is 1641.60 on demand against 3693.00 monthly, break-even at
  * 18.0 h/day; a student pays 1080.00; around the clock for 100 days the
  * cheapest plan is a quarter plus 10 days on demand, 3852.20), quantities,
@@ -33,7 +33,7 @@
 #include "support/suite.h"
 #include "support/testdb.h"
 
-/* The DIGEST's example usage: V100 16GB × 1, 8 h a day for 90 days. */
+/* The worked example's usage: V100 16GB × 1, 8 h a day for 90 days. */
 #define V100_8H_90D "\"sku\":\"v100-16g-x1\",\"hours_per_day\":8,\"days\":90"
 #define BODY_LIMIT 65536
 
@@ -67,7 +67,7 @@ static long long count_quotes(struct server *server)
     return server_db_integer(server, "SELECT COUNT(*) FROM quotes", NULL);
 }
 
-/* ---- the DIGEST's figures --------------------------------------------------- */
+/* ---- the worked figures ----------------------------------------------------- */
 
 START_TEST(test_quote_on_demand_against_blocks)
 {
@@ -727,7 +727,7 @@ static bool is_quote_id(const char *id)
            strspn(id + 2, "0123456789abcdef") == 32;
 }
 
-/* Saves the DIGEST's example; returns the 201 response. */
+/* Saves the worked example; returns the 201 response. */
 static struct http_response *save_example(struct http_client *to)
 {
     struct http_response *response =

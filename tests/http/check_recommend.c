@@ -38,7 +38,7 @@ static struct http_response *recommend(const char *body)
     return response;
 }
 
-/* ---- the DIGEST's sizing cases ----------------------------------------------- */
+/* ---- the product's sizing cases -------------------------------------------- */
 
 /* A need a sliver over a card's memory never reads as fitting it: 8B in
  * fp16 with a 2-token request and no reserve needs 16.0012 GB, shown
@@ -374,7 +374,7 @@ START_TEST(test_recommend_concurrent_requests)
 }
 END_TEST
 
-/* The issue's case: 13B int4 at 2,000 tok/s in all for a quarter. Batched,
+/* A sizing case: 13B int4 at 2,000 tok/s in all for a quarter. Batched,
  * two V100 32GB × 8 reach it (1246 tok/s at most each, 8 requests each at
  * 125.4 tok/s), where one request at a time took four; an int8 KV cache
  * halves it again. */

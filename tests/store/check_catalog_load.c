@@ -1,6 +1,6 @@
 /*
  * Tests of store_load_catalog(): the seeded database reads back as the exact
- * structs of DIGEST §1–§3 (models, SKUs with all four prices, billing modes
+ * structs of the seed price list (models, SKUs with all four prices, billing modes
  * with their segment masks, bundles with their items); discount rules map
  * their NULL/'mixed'/mode columns to masks; inactive SKUs and rules and the
  * bundles that contain inactive SKUs are left out; a price UPDATE bumps the

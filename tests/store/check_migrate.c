@@ -250,7 +250,7 @@ START_TEST(test_fresh_records_every_migration)
 }
 END_TEST
 
-/* DIGEST §2: every SKU's price under every mode, in fen. */
+/* The seed price list: every SKU's price under every mode, in fen. */
 static const struct {
     const char *sku;
     const char *mode;

@@ -4,7 +4,7 @@
  * SQLite's automatic checkpoint runs inside the COMMIT that takes the WAL
  * past 1,000 pages, so one request in every few hundred paid for copying
  * the WAL into the database and an fdatasync of a few milliseconds
- * (measured: 203 fdatasyncs of 2.4 ms in 7,000 saved quotes). Here the
+ * (bench/ANALYSIS.md, "POST /quote, saved"). Here the
  * pool's connections only report their WAL size after each commit
  * (sqlite3_wal_hook, which also turns the automatic checkpoint off), and a
  * thread with its own connection runs a PASSIVE checkpoint, which never
@@ -13,27 +13,26 @@
  *
  * Under a steady stream of writes a PASSIVE checkpoint never catches up
  * with the last frame, and SQLite only restarts the WAL from its beginning
- * once it has: the file would grow without end (measured: 1.3 GB after
- * 54,000 quotes). So when the WAL is still past 2,000 pages after a passive
+ * once it has: the file would grow without end (bench/ANALYSIS.md has
+ * the size it reached). So when the WAL is still past 2,000 pages after a passive
  * checkpoint, the thread takes the store's write mutex (this process's
  * writers wait a few milliseconds) and runs a RESTART checkpoint, after
  * which the next write starts the WAL over; journal_size_limit (set on the
  * pool's connections) then trims the file. The WAL is not capped while a
  * checkpoint copies and syncs: writers go on appending, so its peak is the
- * write rate times the checkpoint's time (near 32 MB in the benchmark,
- * 270 MB with three other processes writing heavily), and it comes back to
- * 8 MB after the next restart.
+ * write rate times the checkpoint's time (bench/ANALYSIS.md), and it comes
+ * back to journal_size_limit after the next restart.
  *
  * A RESTART also waits for every reader to leave the WAL. A reader in
  * another process (a backup, an sqlite3 shell with a transaction open) may
  * stay for minutes; waiting for it with the write mutex held would stall
- * every save in this process and fail them with 503 (measured: each second
- * quote waited the whole 2 s busy timeout and failed). So the restart waits
+ * every save in this process and fail them with 503 (saves would wait out
+ * the whole busy timeout and fail). So the restart waits
  * at most RESTART_WAIT_MS, and after one that could not finish the next is
  * tried only after a pause that doubles with each failure, from
  * RESTART_BACKOFF_MIN_US (a reader of this process, between its commit and
  * the reset of its statements, is gone by then) to RESTART_BACKOFF_MAX_US
- * (a reader that stays then costs writers at most 20 ms every 2 s).
+ * (a reader that stays then costs writers little: one short wait a pause).
  * Meanwhile the WAL grows, as SQLite must let it while a reader holds an
  * old snapshot.
  */
@@ -47,8 +46,8 @@
 /* SQLite's own default threshold (SQLITE_DEFAULT_WAL_AUTOCHECKPOINT). */
 #define CHECKPOINT_PAGES 1000
 /* Past this, the WAL is restarted with writers held back. A longer WAL
- * makes every page lookup search more of the WAL's index: at 8,000 pages a
- * saved quote cost ~110 us of CPU against ~90 at 2,000, and the latency
+ * makes every page lookup search more of the WAL's index: a saved quote
+ * costs more CPU the longer it is, and the latency
  * tail did not improve (it follows the kernel's writeback of the dirty
  * pages, not the restarts). */
 #define RESTART_PAGES 2000

@@ -12,9 +12,9 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "codec/bodies.h"
 #include "core/plans.h"
 #include "core/price_list.h"
-#include "http/bodies.h"
 #include "util/clock.h"
 #include "util/decimal.h"
 #include "util/utf8.h"

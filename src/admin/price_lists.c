@@ -11,8 +11,16 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "admin/admin.h"
+#include "codec/bodies.h"
 #include "codec/store_json.h"
-#include "http/http.h"
+#include "core/catalog.h"
+#include "http/app.h"
+#include "http/auth.h"
+#include "http/reply.h"
+#include "http/request.h"
+#include "http/snapshot.h"
+#include "store/store.h"
 #include "util/clock.h"
 
 static json_t *render_list(const struct price_list_info *info)

@@ -15,7 +15,15 @@
  */
 #include <string.h>
 
-#include "http/http.h"
+#include "admin/admin.h"
+#include "codec/bodies.h"
+#include "core/catalog.h"
+#include "http/app.h"
+#include "http/auth.h"
+#include "http/reply.h"
+#include "http/request.h"
+#include "http/router.h"
+#include "store/store.h"
 #include "util/clock.h"
 
 enum { ENTITY_ID_MAX = 64, TEXT_MAX = 500 };
@@ -507,42 +515,14 @@ static enum MHD_Result edit_entity(struct http_request *request, enum price_list
                                 remove ? json_null() : request->json));
 }
 
-enum MHD_Result price_lists_handle_put_gpu_model(struct http_request *request)
+/* PUT and DELETE of a draft's entity: the route's `arg` says which kind
+ * (enum price_list_entity). */
+enum MHD_Result price_lists_handle_put_entity(struct http_request *request)
 {
-    return edit_entity(request, PRICE_LIST_GPU_MODEL, false);
+    return edit_entity(request, (enum price_list_entity)request->route->arg, false);
 }
 
-enum MHD_Result price_lists_handle_delete_gpu_model(struct http_request *request)
+enum MHD_Result price_lists_handle_delete_entity(struct http_request *request)
 {
-    return edit_entity(request, PRICE_LIST_GPU_MODEL, true);
-}
-
-enum MHD_Result price_lists_handle_put_sku(struct http_request *request)
-{
-    return edit_entity(request, PRICE_LIST_SKU, false);
-}
-
-enum MHD_Result price_lists_handle_delete_sku(struct http_request *request)
-{
-    return edit_entity(request, PRICE_LIST_SKU, true);
-}
-
-enum MHD_Result price_lists_handle_put_discount_rule(struct http_request *request)
-{
-    return edit_entity(request, PRICE_LIST_DISCOUNT_RULE, false);
-}
-
-enum MHD_Result price_lists_handle_delete_discount_rule(struct http_request *request)
-{
-    return edit_entity(request, PRICE_LIST_DISCOUNT_RULE, true);
-}
-
-enum MHD_Result price_lists_handle_put_bundle(struct http_request *request)
-{
-    return edit_entity(request, PRICE_LIST_BUNDLE, false);
-}
-
-enum MHD_Result price_lists_handle_delete_bundle(struct http_request *request)
-{
-    return edit_entity(request, PRICE_LIST_BUNDLE, true);
+    return edit_entity(request, (enum price_list_entity)request->route->arg, true);
 }

@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "http/bodies.h"
+#include "codec/bodies.h"
 #include "util/clock.h"
 
 /* ---- parse ------------------------------------------------------------ */

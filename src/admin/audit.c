@@ -6,8 +6,13 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "http/http.h"
-#include "http/list_query.h"
+#include "admin/admin.h"
+#include "codec/bodies.h"
+#include "codec/list_query.h"
+#include "http/app.h"
+#include "http/reply.h"
+#include "http/request.h"
+#include "store/store.h"
 #include "util/clock.h"
 
 enum { PARAM_SINCE, PARAM_STARTING_AFTER, PARAM_LIMIT };
@@ -43,7 +48,7 @@ enum MHD_Result audit_handle_list(struct http_request *request)
 {
     struct list_query query;
     struct gq_error err = {0};
-    if (list_query_parse(request, audit_params, 3, &query, &err) != GQ_OK)
+    if (request_list_query(request, audit_params, 3, &query, &err) != GQ_OK)
         return reply_error(request, &err);
     struct audit_page page;
     const char *after =
@@ -53,12 +58,8 @@ enum MHD_Result audit_handle_list(struct http_request *request)
         return reply_error(request, &err);
     json_t *data = json_array();
     for (size_t i = 0; data != NULL && i < page.count; i++)
-        if (json_array_append_new(data, render_record(&page.items[i])) != 0) {
-            json_decref(data);
-            data = NULL;
-        }
+        data = render_append(data, render_record(&page.items[i]));
     bool has_more = page.has_more;
     store_audit_page_free(&page);
-    return reply_json(request, MHD_HTTP_OK,
-                      data ? json_pack("{s:o, s:b}", "data", data, "has_more", has_more) : NULL);
+    return reply_page(request, data, has_more);
 }

@@ -1,7 +1,7 @@
 /*
  * List queries (list_query.h).
  */
-#include "http/list_query.h"
+#include "codec/list_query.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -128,20 +128,4 @@ bool list_query_add(struct list_query_parser *parse, const char *name, const cha
     }
     parse->failed = take(parse, name, value) != GQ_OK;
     return !parse->failed;
-}
-
-static enum MHD_Result collect(void *context, enum MHD_ValueKind kind, const char *name,
-                               const char *value)
-{
-    (void)kind;
-    return list_query_add(context, name, value) ? MHD_YES : MHD_NO;
-}
-
-enum gq_code list_query_parse(struct http_request *request, const struct list_param *params,
-                              size_t count, struct list_query *out, struct gq_error *err)
-{
-    struct list_query_parser parse;
-    list_query_begin(&parse, params, count, out, err);
-    MHD_get_connection_values(request->connection, MHD_GET_ARGUMENT_KIND, collect, &parse);
-    return parse.failed ? err->code : GQ_OK;
 }

@@ -9,39 +9,19 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "http/http.h"
+#include "admin/admin.h"
+#include "codec/bodies.h"
+#include "codec/key_json.h"
+#include "http/app.h"
+#include "http/auth.h"
+#include "http/reply.h"
+#include "http/request.h"
+#include "store/store.h"
 #include "util/api_key.h"
 #include "util/clock.h"
 #include "util/ids.h"
 
 #define KEY_NAME_MAX 100
-
-/* ---- A key as JSON. ---- */
-
-static json_t *time_or_null(int64_t unix_seconds)
-{
-    char text[CLOCK_RFC3339_SIZE];
-    return unix_seconds > 0 ? json_string(clock_format_rfc3339(unix_seconds, text)) : json_null();
-}
-
-static json_t *scopes_json(unsigned scopes)
-{
-    json_t *list = json_array();
-    for (size_t i = 0; list != NULL && i < SCOPE_COUNT; i++)
-        if (scopes & api_scope_at(i))
-            json_array_append_new(list, json_string(api_scope_name(api_scope_at(i))));
-    return list;
-}
-
-/* {"id", "object": "api_key", "name", "prefix", "scopes", "created_at",
- * "last_used_at", "revoked_at"}. NULL when memory runs out. */
-json_t *keys_render(const struct stored_key *key)
-{
-    return json_pack("{s:s, s:s, s:s, s:s, s:o, s:o, s:o, s:o}", "id", key->id, "object", "api_key",
-                     "name", key->name, "prefix", key->prefix, "scopes", scopes_json(key->scopes),
-                     "created_at", time_or_null(key->created_at), "last_used_at",
-                     time_or_null(key->last_used_at), "revoked_at", time_or_null(key->revoked_at));
-}
 
 /* ---- Reading a new key's body. ---- */
 
@@ -105,17 +85,6 @@ static enum gq_code parse_new_key(json_t *body, const char **name, unsigned *sco
     return code;
 }
 
-/* The audit's change of a key: {"old": ..., "new": ...} without secrets
- * (the caller frees it; NULL when memory runs out). */
-char *keys_change(const struct stored_key *before, const struct stored_key *after)
-{
-    json_t *change = json_pack("{s:o, s:o}", "old", before ? keys_render(before) : json_null(),
-                               "new", after ? keys_render(after) : json_null());
-    char *text = change != NULL ? json_dumps(change, JSON_COMPACT) : NULL;
-    json_decref(change);
-    return text;
-}
-
 /* ---- Handlers. ---- */
 
 enum MHD_Result keys_handle_create(struct http_request *request)
@@ -129,7 +98,7 @@ enum MHD_Result keys_handle_create(struct http_request *request)
     char secret[API_KEY_SIZE];
     if (store_key_new(name, scopes, clock_now_seconds(), &key, secret, &err) != GQ_OK)
         return reply_error(request, &err);
-    char *change = keys_change(NULL, &key);
+    char *change = key_json_change(NULL, &key);
     struct audit_entry audit =
         auth_audit_entry(request, "key.create", key.id, change ? change : "{}");
     enum gq_code code = change != NULL ? store_key_create(request->app->store, &key, &audit, &err)
@@ -140,7 +109,7 @@ enum MHD_Result keys_handle_create(struct http_request *request)
         return reply_error(request, &err);
     }
     keyring_reload(request->app); /* in force here at once; elsewhere within a poll */
-    json_t *body = keys_render(&key);
+    json_t *body = key_json_render(&key);
     if (body != NULL && json_object_set_new(body, "secret", json_string(secret)) != 0) {
         json_decref(body);
         body = NULL;
@@ -164,7 +133,7 @@ enum MHD_Result keys_handle_list(struct http_request *request)
         return reply_error(request, &err);
     json_t *data = json_array();
     for (size_t i = 0; data != NULL && i < list.count; i++)
-        if (json_array_append_new(data, keys_render(&list.items[i])) != 0) {
+        if (json_array_append_new(data, key_json_render(&list.items[i])) != 0) {
             json_decref(data);
             data = NULL;
         }
@@ -192,7 +161,7 @@ enum MHD_Result keys_handle_get(struct http_request *request)
     struct gq_error err;
     if (store_key_get(request->app->store, request->path_id, &key, &err) != GQ_OK)
         return reply_error(request, &err);
-    return reply_json(request, MHD_HTTP_OK, keys_render(&key));
+    return reply_json(request, MHD_HTTP_OK, key_json_render(&key));
 }
 
 enum MHD_Result keys_handle_revoke(struct http_request *request)
@@ -206,7 +175,7 @@ enum MHD_Result keys_handle_revoke(struct http_request *request)
     int64_t now = clock_now_seconds();
     after = before;
     after.revoked_at = before.revoked_at ? before.revoked_at : now;
-    char *change = keys_change(&before, &after);
+    char *change = key_json_change(&before, &after);
     struct audit_entry audit =
         auth_audit_entry(request, "key.revoke", request->path_id, change ? change : "{}");
     bool was_revoked = false;
@@ -217,5 +186,5 @@ enum MHD_Result keys_handle_revoke(struct http_request *request)
     if (code != GQ_OK)
         return reply_error(request, &err);
     keyring_reload(request->app); /* out of force here at once */
-    return reply_json(request, MHD_HTTP_OK, keys_render(&after));
+    return reply_json(request, MHD_HTTP_OK, key_json_render(&after));
 }

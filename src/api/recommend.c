@@ -4,13 +4,18 @@
  *
  * Parse -> recommend_run (core: sizing, enumeration, pricing through the
  * same quote_compute as POST /quote) -> render (parse and render are
- * recommend_body.c). Nothing is stored. Reasons, details and the hint are
+ * codec/recommend_body.c). Nothing is stored. Reasons, details and the hint are
  * written in the language Accept-Language chose, which the answer's
  * Content-Language names.
  */
 #include <stdlib.h>
 
-#include "http/http.h"
+#include "api/api.h"
+#include "codec/bodies.h"
+#include "core/catalog.h"
+#include "http/reply.h"
+#include "http/request.h"
+#include "http/snapshot.h"
 #include "util/clock.h"
 
 enum MHD_Result recommend_handle(struct http_request *request)

@@ -12,10 +12,18 @@
 #include <string.h>
 #include <sys/time.h>
 
+#include "admin/admin.h"
+#include "api/api.h"
+#include "codec/bodies.h"
+#include "codec/list_query.h"
 #include "codec/store_json.h"
-#include "http/http.h"
-#include "http/list_query.h"
+#include "http/app.h"
+#include "http/auth.h"
+#include "http/reply.h"
+#include "http/request.h"
+#include "store/store.h"
 #include "util/clock.h"
+#include "util/config.h"
 #include "util/ids.h"
 #include "util/secret_box.h"
 #include "util/webhook.h"
@@ -148,7 +156,7 @@ static bool seal_secret(const struct secret_keyring *ring, struct stored_endpoin
     return true;
 }
 
-enum MHD_Result webhooks_handle_create(struct http_request *request)
+enum MHD_Result webhook_endpoints_handle_create(struct http_request *request)
 {
     const char *url, *description;
     char events[512];
@@ -197,7 +205,7 @@ enum MHD_Result webhooks_handle_create(struct http_request *request)
     return reply_queue(request, MHD_HTTP_CREATED, response);
 }
 
-enum MHD_Result webhooks_handle_list(struct http_request *request)
+enum MHD_Result webhook_endpoints_handle_list(struct http_request *request)
 {
     struct endpoint_list list;
     struct gq_error err;
@@ -236,7 +244,7 @@ static bool read_endpoint(struct http_request *request, struct stored_endpoint *
     return false;
 }
 
-enum MHD_Result webhooks_handle_get(struct http_request *request)
+enum MHD_Result webhook_endpoints_handle_get(struct http_request *request)
 {
     struct stored_endpoint endpoint;
     enum MHD_Result reply;
@@ -247,7 +255,7 @@ enum MHD_Result webhooks_handle_get(struct http_request *request)
     return reply;
 }
 
-enum MHD_Result webhooks_handle_update(struct http_request *request)
+enum MHD_Result webhook_endpoints_handle_update(struct http_request *request)
 {
     static const char *const allowed[] = {"events", "enabled", NULL};
     struct gq_error err;
@@ -281,7 +289,7 @@ enum MHD_Result webhooks_handle_update(struct http_request *request)
     return reply;
 }
 
-enum MHD_Result webhooks_handle_delete(struct http_request *request)
+enum MHD_Result webhook_endpoints_handle_delete(struct http_request *request)
 {
     struct stored_endpoint before;
     enum MHD_Result reply;
@@ -339,11 +347,11 @@ static const struct list_param delivery_params[] = {
     [PARAM_LIMIT] = {"limit", LIST_LIMIT, NULL},
 };
 
-enum MHD_Result webhooks_handle_deliveries(struct http_request *request)
+enum MHD_Result webhook_endpoints_handle_deliveries(struct http_request *request)
 {
     struct list_query query;
     struct gq_error err = {0};
-    if (list_query_parse(request, delivery_params, 2, &query, &err) != GQ_OK)
+    if (request_list_query(request, delivery_params, 2, &query, &err) != GQ_OK)
         return reply_error(request, &err);
     struct stored_endpoint endpoint;
     enum MHD_Result reply;
@@ -358,17 +366,13 @@ enum MHD_Result webhooks_handle_deliveries(struct http_request *request)
         return reply_error(request, &err);
     json_t *data = json_array();
     for (size_t i = 0; data != NULL && i < page.count; i++)
-        if (json_array_append_new(data, render_delivery(&page.items[i])) != 0) {
-            json_decref(data);
-            data = NULL;
-        }
+        data = render_append(data, render_delivery(&page.items[i]));
     bool has_more = page.has_more;
     store_delivery_page_free(&page);
-    return reply_json(request, MHD_HTTP_OK,
-                      data ? json_pack("{s:o, s:b}", "data", data, "has_more", has_more) : NULL);
+    return reply_page(request, data, has_more);
 }
 
-enum MHD_Result webhooks_handle_retry(struct http_request *request)
+enum MHD_Result webhook_endpoints_handle_retry(struct http_request *request)
 {
     const char *delivery_id = request->path_params[1];
     struct stored_endpoint endpoint;

@@ -13,8 +13,12 @@
 
 #include "codec/store_json.h"
 #include "document/quote_pdf.h"
-#include "http/http.h"
-#include "http/list_query.h"
+#include "api/api.h"
+#include "codec/list_query.h"
+#include "http/app.h"
+#include "http/reply.h"
+#include "http/request.h"
+#include "http/snapshot.h"
 #include "util/clock.h"
 #include "util/ids.h"
 
@@ -27,7 +31,7 @@ static enum gq_code read_language(struct http_request *request, enum gq_lang *la
                                   struct gq_error *err)
 {
     struct list_query query;
-    enum gq_code code = list_query_parse(request, pdf_params, 1, &query, err);
+    enum gq_code code = request_list_query(request, pdf_params, 1, &query, err);
     if (code != GQ_OK)
         return code;
     *lang = request->lang;

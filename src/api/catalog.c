@@ -9,8 +9,14 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "api/api.h"
+#include "core/catalog.h"
 #include "core/catalog_query.h"
-#include "http/http.h"
+#include "http/app.h"
+#include "http/reply.h"
+#include "http/request.h"
+#include "http/snapshot.h"
+#include "store/store.h"
 #include "util/clock.h"
 
 /* ---- handlers --------------------------------------------------------- */

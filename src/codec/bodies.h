@@ -5,8 +5,8 @@
  * (tests/fuzz/); the handlers in quote.c and recommend.c only add the
  * HTTP around them.
  */
-#ifndef GQ_HTTP_BODIES_H
-#define GQ_HTTP_BODIES_H
+#ifndef GQ_CODEC_BODIES_H
+#define GQ_CODEC_BODIES_H
 
 #include <jansson.h>
 #include <stdbool.h>
@@ -149,6 +149,11 @@ char *render_dump(json_t *value);
 
 /* A decimal money string ("1641.60"). NULL on memory exhaustion. */
 json_t *render_money(gq_money amount);
+
+/* Appends `value` (stolen; NULL is a failure) to `array` and returns the
+ * array; on failure frees both and returns NULL, so that a loop building a
+ * list can go on with the result while it is not NULL. */
+json_t *render_append(json_t *array, json_t *value);
 
 /* ---- the catalog's bodies, for the snapshot (catalog_render.c) -------- */
 

@@ -13,7 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "http/bodies.h"
+#include "codec/bodies.h"
 
 /* Loads per pass: a body of many such numbers is not loaded once per
  * number (64 KB of them would be ~10,000 loads). */

@@ -8,8 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "codec/bodies.h"
 #include "core/plans.h"
-#include "http/bodies.h"
 
 /* ---- parse ------------------------------------------------------------ */
 
@@ -266,8 +266,8 @@ enum gq_code recommend_body_parse(json_t *body, struct recommend_request *reques
 /* ---- render ----------------------------------------------------------- */
 
 /* Figures that come from estimates are shown to two decimals, written as
- * hundredths without printf (formatting doubles was 39 % of a
- * recommendation's instructions). Estimates are far below 1e16. */
+ * hundredths without printf (formatting doubles was the largest part of a
+ * recommendation's instructions: bench/ANALYSIS.md). Estimates are far below 1e16. */
 static void write_estimated(struct jsonw *w, const char *key, double value)
 {
     if (!(fabs(value) < 1e15)) {

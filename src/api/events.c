@@ -6,8 +6,13 @@
  */
 #include <string.h>
 
-#include "http/http.h"
-#include "http/list_query.h"
+#include "api/api.h"
+#include "codec/bodies.h"
+#include "codec/list_query.h"
+#include "http/app.h"
+#include "http/reply.h"
+#include "http/request.h"
+#include "store/store.h"
 #include "util/ids.h"
 
 enum { PARAM_TYPE, PARAM_STARTING_AFTER, PARAM_LIMIT };
@@ -50,7 +55,7 @@ enum MHD_Result events_handle_list(struct http_request *request)
 {
     struct list_query query;
     struct gq_error err = {0};
-    if (list_query_parse(request, event_params, 3, &query, &err) != GQ_OK)
+    if (request_list_query(request, event_params, 3, &query, &err) != GQ_OK)
         return reply_error(request, &err);
     const char *type = query.present[PARAM_TYPE] ? query.text[PARAM_TYPE] : NULL;
     if (type != NULL && !events_type_is_known(type)) {
@@ -65,17 +70,11 @@ enum MHD_Result events_handle_list(struct http_request *request)
     if (store_events_read(request->app->store, type, after, query.limit, &page, &err) != GQ_OK)
         return reply_error(request, &err);
     json_t *data = json_array();
-    for (size_t i = 0; data != NULL && i < page.count; i++) {
-        json_t *event = json_loads(page.items[i].body, 0, NULL);
-        if (event == NULL || json_array_append_new(data, event) != 0) {
-            json_decref(data);
-            data = NULL;
-        }
-    }
+    for (size_t i = 0; data != NULL && i < page.count; i++)
+        data = render_append(data, json_loads(page.items[i].body, 0, NULL));
     bool has_more = page.has_more;
     store_event_page_free(&page);
-    return reply_json(request, MHD_HTTP_OK,
-                      data ? json_pack("{s:o, s:b}", "data", data, "has_more", has_more) : NULL);
+    return reply_page(request, data, has_more);
 }
 
 static enum MHD_Result reply_no_event(struct http_request *request)

@@ -7,8 +7,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "codec/bodies.h"
 #include "core/plans.h"
-#include "http/bodies.h"
 
 char *render_dump(json_t *value)
 {
@@ -17,6 +17,14 @@ char *render_dump(json_t *value)
     char *text = json_dumps(value, JSON_COMPACT | JSON_REAL_PRECISION(12));
     json_decref(value);
     return text;
+}
+
+json_t *render_append(json_t *array, json_t *value)
+{
+    if (json_array_append_new(array, value) == 0)
+        return array;
+    json_decref(array);
+    return NULL;
 }
 
 json_t *render_money(gq_money amount)

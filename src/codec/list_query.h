@@ -1,17 +1,17 @@
 /*
- * The query of a list endpoint (GET /admin/audit, and the lists of quotes
- * and events to come): named parameters of a few kinds, a limit and a
+ * The query of a list endpoint (GET /quote, /events, /admin/audit and
+ * /admin/webhook-endpoints/{id}/deliveries): named parameters of a few kinds, a limit and a
  * cursor, every other name refused (a typo must not pass in silence), each
  * given at most once.
  */
-#ifndef GQ_HTTP_LIST_QUERY_H
-#define GQ_HTTP_LIST_QUERY_H
+#ifndef GQ_CODEC_LIST_QUERY_H
+#define GQ_CODEC_LIST_QUERY_H
 
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
-#include "http/http.h"
+#include "core/error.h"
 
 #define LIST_PARAMS_MAX 8
 #define LIST_LIMIT_DEFAULT 10
@@ -37,15 +37,10 @@ struct list_query {
     size_t limit;                    /* of the LIST_LIMIT param, or the default */
 };
 
-/* Reads the request's query against `params` (at most LIST_PARAMS_MAX).
- * GQ_ERR_INVALID_PARAMETER naming the parameter otherwise. */
-enum gq_code list_query_parse(struct http_request *request, const struct list_param *params,
-                              size_t count, struct list_query *out, struct gq_error *err);
-
-/* The same a pair at a time, for a query not read from a connection (the
- * request fuzzer): list_query_begin(), then list_query_add() for each
- * decoded name and value (NULL: a name without "="), which returns false
- * from the first refusal on (its reason in `err`). */
+/* Reads a list's query a pair at a time, from a connection
+ * (request_list_query()) or from bytes (the request fuzzer):
+ * list_query_begin(), then list_query_add() for each decoded name and value (NULL: a name without
+ * "="), which returns false from the first refusal on (its reason in `err`). */
 struct list_query_parser {
     const struct list_param *params;
     size_t count;

@@ -11,7 +11,7 @@
  */
 #include <string.h>
 
-#include "http/bodies.h"
+#include "codec/bodies.h"
 #include "util/clock.h"
 
 /* Appends `value` (taken, also on failure, as jansson does) to *array.

@@ -23,7 +23,7 @@
 #include <string.h>
 #include <strings.h>
 
-#include "http/bodies.h"
+#include "codec/bodies.h"
 
 void language_choice_init(struct language_choice *choice)
 {

@@ -18,7 +18,14 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "http/http.h"
+#include "admin/admin.h"
+#include "codec/bodies.h"
+#include "core/catalog.h"
+#include "http/app.h"
+#include "http/reply.h"
+#include "http/request.h"
+#include "http/snapshot.h"
+#include "store/store.h"
 #include "util/clock.h"
 
 enum { PREVIEW_USAGES_MAX = 20, PREVIEW_RECENT_MAX = 100 };

@@ -8,9 +8,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "api/api.h"
+#include "codec/list_query.h"
 #include "codec/store_json.h"
-#include "http/http.h"
-#include "http/list_query.h"
+#include "http/app.h"
+#include "http/reply.h"
+#include "http/request.h"
+#include "store/store.h"
 #include "util/clock.h"
 
 enum {
@@ -69,7 +73,7 @@ enum MHD_Result quote_handle_list(struct http_request *request)
 {
     struct list_query query;
     struct gq_error err = {0};
-    if (list_query_parse(request, quote_params, PARAM_COUNT, &query, &err) != GQ_OK)
+    if (request_list_query(request, quote_params, PARAM_COUNT, &query, &err) != GQ_OK)
         return reply_error(request, &err);
     const char *status = text_of(&query, PARAM_STATUS);
     if (status != NULL && !status_known(status))
@@ -90,6 +94,5 @@ enum MHD_Result quote_handle_list(struct http_request *request)
     json_t *data = render_page(&page, filter.now);
     bool has_more = page.has_more;
     store_quote_page_free(&page);
-    return reply_json(request, MHD_HTTP_OK,
-                      data ? json_pack("{s:o, s:b}", "data", data, "has_more", has_more) : NULL);
+    return reply_page(request, data, has_more);
 }

@@ -15,7 +15,13 @@
 #include <stdatomic.h>
 #include <string.h>
 
-#include "http/http.h"
+#include "api/api.h"
+#include "core/catalog.h"
+#include "http/app.h"
+#include "http/reply.h"
+#include "http/request.h"
+#include "http/snapshot.h"
+#include "store/store.h"
 #include "util/clock.h"
 
 /* The embedded OpenAPI document and its length (openapi_blob.S). */

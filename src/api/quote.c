@@ -1,9 +1,10 @@
 /*
- * POST /quote, GET /quote/{id}, POST /quote/{id}/accept.
+ * POST /quote, GET /quote/{id}, POST /quote/{id}/accept and
+ * POST /quote/{id}/cancel.
  *
  * Create is parse -> price (core: quote_compute) -> render -> store: the
  * body becomes plain structs, the core prices them, the result is rendered
- * once (parsing and rendering live in quote_body.c), and that exact text is
+ * once (parsing and rendering live in codec/quote_body.c), and that exact text is
  * both stored and sent. Storing is asynchronous: the connection is
  * suspended while the store's writer thread commits the quote with others
  * (src/store/quote_batch.c), and answered when it is resumed. A stored
@@ -13,10 +14,20 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "api/api.h"
+#include "codec/bodies.h"
 #include "codec/store_json.h"
-#include "http/http.h"
+#include "core/catalog.h"
+#include "http/app.h"
+#include "http/auth.h"
 #include "http/metrics.h"
 #include "http/policy.h"
+#include "http/rate_limit.h"
+#include "http/reply.h"
+#include "http/request.h"
+#include "http/snapshot.h"
+#include "store/store.h"
+#include "util/api_key.h"
 #include "util/clock.h"
 #include "util/ids.h"
 
@@ -307,6 +318,25 @@ static enum MHD_Result store_new_quote(struct http_request *request, char *text,
     MHD_suspend_connection(request->connection);
     store_quote_submit(request->app->store, save);
     return MHD_YES;
+}
+
+/* A price for a customer segment other than "individual" (a student's)
+ * is for those a key vouches for: such a body needs quotes:write. A
+ * segment that is not a string is the handler's to refuse (422). */
+enum gq_code quote_authorize_segment(const struct http_request *request, struct gq_error *err)
+{
+    if (request->json == NULL)
+        return GQ_OK;
+    const char *segment =
+        json_string_value(json_object_get(json_object_get(request->json, "customer"), "segment"));
+    if (segment == NULL || strcmp(segment, "individual") == 0)
+        return GQ_OK;
+    if (auth_require(request, SCOPE_QUOTES_WRITE, err) == GQ_OK)
+        return GQ_OK;
+    if (err->code == GQ_ERR_UNAUTHENTICATED)
+        gq_fail_msg(err, GQ_ERR_UNAUTHENTICATED, "customer.segment", MSG_KEY_FOR_SEGMENT,
+                    MSG_TEXT_CUT(segment, 32), MSG_TEXT(api_scope_name(SCOPE_QUOTES_WRITE)));
+    return err->code;
 }
 
 enum MHD_Result quote_handle_create(struct http_request *request)

@@ -1,0 +1,59 @@
+/*
+ * The public API's handlers, one file per endpoint or resource: catalog.c
+ * (GET /catalog and below), quote.c (POST /quote, GET /quote/{id}, accept,
+ * cancel), quote_pdf.c (GET /quote/{id}/pdf), quote_list.c (GET /quote),
+ * recommend.c (POST /recommend),
+ * events.c (GET /events, /events/{id}) and health.c (/healthz, /readyz,
+ * /openapi.yaml). The route table (http/router.c) says each one's policy.
+ */
+#ifndef GQ_API_API_H
+#define GQ_API_API_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "http/request.h"
+
+/* catalog.c: GET /catalog, /catalog/{id}, /catalog/billing-modes and
+ * /catalog/bundles, from the snapshot's bodies. */
+http_handler catalog_handle_list;
+http_handler catalog_handle_sku;
+http_handler catalog_handle_billing_modes;
+http_handler catalog_handle_bundles;
+
+/* quote.c: POST /quote, GET /quote/{id}, POST /quote/{id}/accept and
+ * /quote/{id}/cancel. */
+http_handler quote_handle_create;
+http_handler quote_handle_get;
+http_handler quote_handle_accept;
+http_handler quote_handle_cancel;
+
+/* POST /quote's rule on its body (the route's `authorize`): GQ_OK, or the
+ * 401/403 in `err` for a customer segment that needs a key's quotes:write. */
+enum gq_code quote_authorize_segment(const struct http_request *request, struct gq_error *err);
+
+/* quote_pdf.c: GET /quote/{id}/pdf, the quotation as an A4 PDF. */
+http_handler quote_pdf_handle;
+
+/* quote_list.c: GET /quote, the saved quotes a page at a time. */
+http_handler quote_handle_list;
+
+/* recommend.c: POST /recommend. */
+http_handler recommend_handle;
+
+/* events.c: GET /events and /events/{id}. */
+http_handler events_handle_list;
+http_handler events_handle_get;
+
+/* The event types the service writes: whether `type` is one, and their
+ * names for a message ("quote.created, quote.accepted, ..."). */
+bool events_type_is_known(const char *type);
+void events_type_list(char *out, size_t size);
+
+/* health.c: GET /healthz (alive), /readyz (the store answers, a catalog
+ * is loaded) and /openapi.yaml (the contract built into the binary). */
+http_handler health_handle_live;
+http_handler health_handle_ready;
+http_handler health_handle_openapi;
+
+#endif
