@@ -46,10 +46,13 @@ enum gq_code {
     GQ_ERR_UNKNOWN_SKU,
     GQ_ERR_UNKNOWN_BUNDLE,
     GQ_ERR_NOT_ELIGIBLE,
-    GQ_ERR_AMOUNT_TOO_LARGE,   /* an amount does not fit the money type */
-    GQ_ERR_PRICE_NOT_POSITIVE, /* a price list's price of zero or less */
-    GQ_ERR_PRICE_ABOVE_HOURLY, /* a block price above its hours at the on-demand rate */
-    GQ_ERR_INVALID_VALIDITY,   /* a validity window that ends before it starts */
+    GQ_ERR_AMOUNT_TOO_LARGE,         /* an amount does not fit the money type */
+    GQ_ERR_PRICE_NOT_POSITIVE,       /* a price list's price of zero or less */
+    GQ_ERR_PRICE_ABOVE_HOURLY,       /* a block price above its hours at the on-demand rate */
+    GQ_ERR_INVALID_VALIDITY,         /* a validity window that ends before it starts */
+    GQ_ERR_PROMOTION_CODE_INVALID,   /* 422: a code that cannot be used (state: why) */
+    GQ_ERR_PROMOTION_CODE_EXHAUSTED, /* 409: redeemed as often as it may be */
+    GQ_ERR_PROMOTION_CODE_EXISTS,    /* 409: a code of that name exists already */
     /* Service state. */
     GQ_ERR_NOT_READY,   /* 503: the database does not answer (/readyz); at start, cannot serve */
     GQ_ERR_RETRY_LATER, /* 503: database busy */

@@ -282,6 +282,15 @@ static const char *const names[MSG_COUNT] = {
     [MSG_REC_UNKNOWN_CHECKPOINTING] = "rec_unknown_checkpointing",
     [MSG_REC_UNKNOWN_MODEL] = "rec_unknown_model",
     [MSG_REC_UNKNOWN_MODEL_NONE] = "rec_unknown_model_none",
+    [MSG_PROMO_FORM] = "promo_form",
+    [MSG_PROMO_UNKNOWN] = "promo_unknown",
+    [MSG_PROMO_EXPIRED] = "promo_expired",
+    [MSG_PROMO_INACTIVE] = "promo_inactive",
+    [MSG_PROMO_EXHAUSTED] = "promo_exhausted",
+    [MSG_PROMO_NEEDS_CUSTOMER] = "promo_needs_customer",
+    [MSG_PROMO_NOT_APPLICABLE] = "promo_not_applicable",
+    [MSG_PROMO_EXISTS] = "promo_exists",
+    [MSG_PROMO_LOCKED] = "promo_locked",
 };
 
 static const char *const english[MSG_COUNT] = {
@@ -547,6 +556,15 @@ static const char *const english[MSG_COUNT] = {
     [MSG_REC_UNKNOWN_CHECKPOINTING] = "unknown activation checkpointing",
     [MSG_REC_UNKNOWN_MODEL] = "unknown model '{1}'; the catalog has {2}",
     [MSG_REC_UNKNOWN_MODEL_NONE] = "unknown model '{1}'; the catalog has none",
+    [MSG_PROMO_FORM] = "{1} must be 3 to 32 letters, digits, _ or -",
+    [MSG_PROMO_UNKNOWN] = "there is no promotion code '{1}'",
+    [MSG_PROMO_EXPIRED] = "promotion code '{1}' expired at {2}",
+    [MSG_PROMO_INACTIVE] = "promotion code '{1}' has been deactivated",
+    [MSG_PROMO_EXHAUSTED] = "promotion code '{1}' has been redeemed {2} times, as many as it may be",
+    [MSG_PROMO_NEEDS_CUSTOMER] = "promotion code '{1}' needs a verified customer, and quotes have no customer yet",
+    [MSG_PROMO_NOT_APPLICABLE] = "promotion code '{1}' applies to nothing in this quote",
+    [MSG_PROMO_EXISTS] = "promotion code '{1}' exists already",
+    [MSG_PROMO_LOCKED] = "a promotion code only changes by being deactivated: send {\"active\": false}",
 };
 
 static const char *const chinese[MSG_COUNT] = {
@@ -806,6 +824,15 @@ static const char *const chinese[MSG_COUNT] = {
     [MSG_REC_UNKNOWN_CHECKPOINTING] = "未知的激活检查点方式",
     [MSG_REC_UNKNOWN_MODEL] = "未知模型 '{1}'；目录中有：{2}",
     [MSG_REC_UNKNOWN_MODEL_NONE] = "未知模型 '{1}'；目录中没有任何模型",
+    [MSG_PROMO_FORM] = "{1} 须为 3 到 32 个字母、数字、_ 或 -",
+    [MSG_PROMO_UNKNOWN] = "没有优惠码 '{1}'",
+    [MSG_PROMO_EXPIRED] = "优惠码 '{1}' 已于 {2} 过期",
+    [MSG_PROMO_INACTIVE] = "优惠码 '{1}' 已停用",
+    [MSG_PROMO_EXHAUSTED] = "优惠码 '{1}' 已兑换 {2} 次，已达上限",
+    [MSG_PROMO_NEEDS_CUSTOMER] = "优惠码 '{1}' 需要经过验证的客户，而报价目前不带客户",
+    [MSG_PROMO_NOT_APPLICABLE] = "优惠码 '{1}' 不适用于本报价中的任何项目",
+    [MSG_PROMO_EXISTS] = "优惠码 '{1}' 已存在",
+    [MSG_PROMO_LOCKED] = "优惠码只能停用：请发送 {\"active\": false}",
 };
 /* clang-format on */
 

@@ -313,6 +313,17 @@ enum gq_msg {
     MSG_REC_UNKNOWN_MODEL,
     MSG_REC_UNKNOWN_MODEL_NONE,
 
+    /* ---- promotion codes ---------------------------------------------------- */
+    MSG_PROMO_FORM,
+    MSG_PROMO_UNKNOWN,
+    MSG_PROMO_EXPIRED,
+    MSG_PROMO_INACTIVE,
+    MSG_PROMO_EXHAUSTED,
+    MSG_PROMO_NEEDS_CUSTOMER,
+    MSG_PROMO_NOT_APPLICABLE,
+    MSG_PROMO_EXISTS,
+    MSG_PROMO_LOCKED,
+
     MSG_COUNT
 };
 

@@ -388,6 +388,31 @@ enum MHD_Result quote_handle_accept(struct http_request *request);
 enum MHD_Result quote_handle_cancel(struct http_request *request);
 enum MHD_Result quote_handle_list(struct http_request *request);
 enum MHD_Result recommend_handle(struct http_request *request);
+/* promotion_codes.c: the admin API, and a code as a quote uses it. */
+enum MHD_Result promotion_codes_handle_create(struct http_request *request);
+enum MHD_Result promotion_codes_handle_list(struct http_request *request);
+enum MHD_Result promotion_codes_handle_get(struct http_request *request);
+enum MHD_Result promotion_codes_handle_update(struct http_request *request);
+
+/* A promotion code a quote is priced with: its name and its rule, which
+ * borrows from `discount`. */
+struct promotion_use {
+    char code[STORE_PROMOTION_CODE_SIZE];
+    json_t *discount;
+    struct discount_rule rule;
+};
+
+/* The code `typed` looked up and checked for a quote at `now` (422
+ * promotion_code_invalid with the reason when it cannot be used); on
+ * GQ_OK, *use holds it (promotion_use_clear() frees it). */
+enum gq_code promotion_codes_for_quote(struct http_request *request, const char *typed, int64_t now,
+                                       struct promotion_use *use, struct gq_error *err);
+void promotion_use_clear(struct promotion_use *use);
+
+/* The promotion code a stored request body names, upper-cased into `out`;
+ * false when it names none. */
+bool promotion_codes_of_request(const char *request_json, char out[STORE_PROMOTION_CODE_SIZE]);
+
 enum MHD_Result keys_handle_create(struct http_request *request);
 enum MHD_Result keys_handle_list(struct http_request *request);
 enum MHD_Result keys_handle_get(struct http_request *request);

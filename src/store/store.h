@@ -730,4 +730,65 @@ enum gq_code store_price_list_catalog(struct store *store, int64_t version, stru
 enum gq_code store_price_list_diff(struct store *store, int64_t version, json_t **out,
                                    struct gq_error *err);
 
+/* ---- Promotion codes (promotion_codes.c, migration 0014) ---- */
+
+#define STORE_PROMOTION_CODE_SIZE 33 /* 3..32 of [A-Z0-9_-] and the NUL */
+#define STORE_EVENT_PROMOTION_CODE_REDEEMED "promotion_code.redeemed"
+
+/* A promotion code as stored. `discount` is the JSON text of the discount
+ * rule's fields it gives; 0 in expires_at, max_redemptions and
+ * per_customer_limit means none. */
+struct stored_promotion_code {
+    char code[STORE_PROMOTION_CODE_SIZE];
+    char *discount;
+    int64_t expires_at;
+    int64_t max_redemptions;
+    int64_t per_customer_limit;
+    bool first_time_only;
+    bool active;
+    int64_t redemptions;
+    int64_t created_at;
+    int64_t updated_at;
+};
+
+struct promotion_code_list {
+    struct stored_promotion_code *items;
+    size_t count;
+};
+
+void store_promotion_code_clear(struct stored_promotion_code *code);
+void store_promotion_code_list_free(struct promotion_code_list *list);
+
+/* Every code, oldest first, or the one `code` (NULL: all); none is count 0. */
+enum gq_code store_promotion_codes_read(struct store *store, const char *code,
+                                        struct promotion_code_list *out, struct gq_error *err);
+
+/* One code by name into *out (the caller clears it); GQ_ERR_NOT_FOUND when
+ * there is none. */
+enum gq_code store_promotion_code_get(struct store *store, const char *code,
+                                      struct stored_promotion_code *out, struct gq_error *err);
+
+/* Stores a new code with its audit line in one transaction;
+ * GQ_ERR_PROMOTION_CODE_EXISTS (nothing written) when the name is taken. */
+enum gq_code store_promotion_code_create(struct store *store,
+                                         const struct stored_promotion_code *code,
+                                         const struct audit_entry *audit, struct gq_error *err);
+
+/* Deactivates `code` at `now` with its audit line (none when it was
+ * inactive already) and reads it back into *out; GQ_ERR_NOT_FOUND when
+ * there is no such code. */
+enum gq_code store_promotion_code_deactivate(struct store *store, const char *code, int64_t now,
+                                             const struct audit_entry *audit,
+                                             struct stored_promotion_code *out,
+                                             struct gq_error *err);
+
+/* store_quote_accept for a quote priced with promotion code `code`: in the
+ * same transaction, the code's redemptions counted by one if it is still
+ * below max_redemptions, with its promotion_code.redeemed event; when it
+ * is not, nothing is written (the quote stays open) and the answer is
+ * GQ_ERR_PROMOTION_CODE_EXHAUSTED. */
+enum gq_code store_quote_accept_with_code(struct store *store, const char *id, int64_t now,
+                                          const char *acceptance, const char *code,
+                                          struct stored_quote *out, struct gq_error *err);
+
 #endif

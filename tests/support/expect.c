@@ -90,7 +90,10 @@ const char *optional_text(const char *text)
 
 const char *error_keys_for(const char *field, const char *code)
 {
-    if (code != NULL && (strcmp(code, "quote_not_open") == 0 || strcmp(code, "quote_expired") == 0))
+    if (code != NULL &&
+        (strcmp(code, "quote_not_open") == 0 || strcmp(code, "quote_expired") == 0 ||
+         strcmp(code, "promotion_code_invalid") == 0 ||
+         strcmp(code, "promotion_code_exhausted") == 0))
         return field != NULL ? "code,message,field,state" : "code,message,state";
     return field != NULL ? "code,message,field" : "code,message";
 }
