@@ -237,7 +237,8 @@ bool price_list_merge(const json_t *base, const json_t *list, const json_t *acti
     for (size_t t = 0; ok && t < price_list_merge_table_count; t++) {
         const struct price_list_merge_table *spec = &price_list_merge_tables[t];
         struct merge merge = {json_array(), *conflicts};
-        ok = merge.rows != NULL && json_array_extend(merge.rows, table_of(active, spec)) == 0 &&
+        json_t *from = table_of(active, spec); /* a table a document lacks is empty */
+        ok = merge.rows != NULL && (from == NULL || json_array_extend(merge.rows, from) == 0) &&
              each_key(spec, base, list, active, merge_visit, &merge) &&
              json_object_set_new(document, spec->table, merge.rows) == 0;
         if (!ok)
