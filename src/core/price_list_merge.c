@@ -140,7 +140,7 @@ static bool revert_visit(void *context, const struct price_list_merge_table *spe
         return true;
     }
     const json_t *rows[3] = {base, list, active};
-    const char *columns[32];
+    const char *columns[32] = {NULL};
     size_t n = columns_of(rows, columns);
     for (size_t c = 0; c < n; c++) {
         const json_t *b = field(base, columns[c]), *l = field(list, columns[c]),
@@ -205,7 +205,7 @@ static bool merge_visit(void *context, const struct price_list_merge_table *spec
         return conflict(merge, spec, any, NULL, base, list, active);
     json_t *row = json_deep_copy(active);
     const json_t *rows[3] = {base, list, active};
-    const char *columns[32];
+    const char *columns[32] = {NULL};
     size_t n = columns_of(rows, columns);
     bool ok = row != NULL;
     for (size_t c = 0; ok && c < n; c++) {
