@@ -54,7 +54,7 @@ endif
 # Library flags are looked up when a recipe runs (=, not :=), after deps.sh
 # has had the chance to install them.
 pkg = $(shell pkg-config $(1) $(2))
-LIBS_CORE  = -lm $(call pkg,--libs,jansson)
+LIBS_CORE  = -lm
 LIBS_UTIL  = $(call pkg,--libs,jansson nettle) -pthread
 LIBS_STORE = $(call pkg,--libs,sqlite3 libpq nettle liblz4)
 LIBS_HTTP  = $(call pkg,--libs,libmicrohttpd jansson)

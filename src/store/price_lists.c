@@ -22,7 +22,7 @@
 #include <string.h>
 
 #include "core/price_list.h"
-#include "core/price_list_merge.h"
+#include "store/price_list_merge.h"
 #include "store/backend.h"
 #include "store/queries.h"
 #include "store/store.h"

@@ -719,7 +719,7 @@ enum gq_code store_price_list_cancel(struct store *store, int64_t version,
 
 /* Re-applies draft or scheduled list `version`'s own changes (against the
  * list it was drafted from) onto the active list, a three-way merge
- * (core/price_list_merge.h): its document and based_on rewritten, its
+ * (store/price_list_merge.h): its document and based_on rewritten, its
  * state and instant kept, with its audit line. When a field changed on
  * both sides differently: GQ_ERR_PRICE_LIST_REBASE_CONFLICT, *conflicts
  * (a new array the caller decrefs) listing them, and nothing changed. */
