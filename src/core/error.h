@@ -35,8 +35,10 @@ enum gq_code {
     /* Conflicts (409). */
     GQ_ERR_IDEMPOTENCY_CONFLICT,
     GQ_ERR_QUOTE_EXPIRED,
-    GQ_ERR_QUOTE_NOT_OPEN,       /* accepted already (or, later, canceled) */
-    GQ_ERR_PRICE_LIST_NOT_DRAFT, /* a price list that is published already is not edited */
+    GQ_ERR_QUOTE_NOT_OPEN,             /* accepted already (or, later, canceled) */
+    GQ_ERR_PRICE_LIST_NOT_DRAFT,       /* a price list that is published already is not edited */
+    GQ_ERR_PRICE_LIST_WOULD_REVERT,    /* a scheduled list would undo another list's changes */
+    GQ_ERR_PRICE_LIST_REBASE_CONFLICT, /* a rebase met the same field changed on both sides */
     /* Valid JSON that breaks a rule (422). */
     GQ_ERR_MISSING_FIELD,
     GQ_ERR_UNKNOWN_FIELD,

@@ -452,6 +452,14 @@ enum MHD_Result price_lists_handle_delete_bundle(struct http_request *request);
 bool price_lists_read_version(const struct http_request *request, int64_t *version);
 enum MHD_Result price_lists_reply_no_list(struct http_request *request);
 enum MHD_Result price_lists_handle_publish(struct http_request *request);
+/* price_list_lifecycle.c: POST .../cancel and .../rebase, and the 409
+ * that lists what a publish or a rebase found. */
+enum MHD_Result price_lists_handle_cancel(struct http_request *request);
+/* {"revert_scheduled": "allow" | "refuse"}: absent is refuse. */
+enum gq_code price_lists_read_revert(json_t *body, bool *allow, struct gq_error *err);
+enum MHD_Result price_lists_handle_rebase(struct http_request *request);
+enum MHD_Result price_lists_reply_listing(struct http_request *request, const struct gq_error *err,
+                                          const char *key, json_t *entries);
 
 /* A key as the admin API shows it (no secret, no hash); NULL when memory
  * runs out. And an audit line's change of a key, as JSON text (the caller

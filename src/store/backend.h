@@ -282,7 +282,11 @@ enum price_list_write_kind {
      * with an effective_at <= version's superseded, the active list
      * superseded with `document` (the tables' content before), and
      * price_list.version = version. */
-    PRICE_LIST_WRITE_ACTIVATE
+    PRICE_LIST_WRITE_ACTIVATE,
+    /* Draft or scheduled list `version` canceled, with `event`. */
+    PRICE_LIST_WRITE_CANCEL,
+    /* Draft or scheduled list `version` given `document` and `based_on`. */
+    PRICE_LIST_WRITE_REBASE
 };
 
 struct price_list_write {

@@ -218,6 +218,13 @@ const struct store_sql_text store_sql[STORE_SQL_COUNT] = {
                                                  " WHERE version = ?1"},
     [STORE_SQL_PRICE_LIST_SET_VERSION] = {.shared = "UPDATE price_list SET version = ?1,"
                                                     " updated_at = ?2 WHERE id = 1"},
+    /* Migration 0015: a list withdrawn, a list rebased. */
+    [STORE_SQL_PRICE_LIST_CANCEL] = {.shared = "UPDATE price_lists SET state = 'canceled'"
+                                               " WHERE version = ?1"
+                                               " AND state IN ('draft', 'scheduled')"},
+    [STORE_SQL_PRICE_LIST_REBASE] = {.shared = "UPDATE price_lists SET document = ?2,"
+                                               " based_on = ?3 WHERE version = ?1"
+                                               " AND state IN ('draft', 'scheduled')"},
 
     /* Webhook endpoints and their deliveries (migration 0009). */
     [STORE_SQL_ENDPOINT_INSERT] = {.shared = "INSERT INTO webhook_endpoints (id, url, description,"

@@ -386,6 +386,7 @@ enum gq_code store_audit_read(struct store *store, int64_t since, const char *st
 #define STORE_EVENT_QUOTE_CANCELED "quote.canceled"
 #define STORE_EVENT_QUOTE_EXPIRED "quote.expired"
 #define STORE_EVENT_PRICE_LIST_PUBLISHED "price_list.published"
+#define STORE_EVENT_PRICE_LIST_CANCELED "price_list.canceled"
 #define STORE_EVENT_ENDPOINT_DISABLED "webhook_endpoint.disabled"
 
 /* One event: its id ("evt_" and 32 hex digits, ordered by time), its type,
@@ -620,7 +621,8 @@ enum price_list_state {
     PRICE_LIST_DRAFT,
     PRICE_LIST_SCHEDULED,
     PRICE_LIST_ACTIVE,
-    PRICE_LIST_SUPERSEDED
+    PRICE_LIST_SUPERSEDED,
+    PRICE_LIST_CANCELED /* withdrawn before it took effect (migration 0015) */
 };
 
 /* "draft", "scheduled", "active", "superseded"; false when none. */
@@ -698,10 +700,32 @@ enum gq_code store_price_list_edit(struct store *store, int64_t version,
 /* Publishes draft `version` to take effect at `effective_at` (at once
  * when <= now): scheduled, or active at once (the catalog tables
  * rewritten, the active list superseded, price_list.version = version),
- * with its audit line. *activated says which. */
+ * with its audit line. *activated says which. Unless `allow_revert`,
+ * GQ_ERR_PRICE_LIST_WOULD_REVERT with nothing changed when a list
+ * scheduled after it would undo its changes, or it would undo the active
+ * list's (drafted from an older list): *reverts (a new array the caller
+ * decrefs) lists each {"version", "entity", "id", "field", "now",
+ * "reverted_to"}. */
 enum gq_code store_price_list_publish(struct store *store, int64_t version, int64_t effective_at,
-                                      int64_t now, struct audit_entry *audit, bool *activated,
+                                      int64_t now, bool allow_revert, json_t **reverts,
+                                      struct audit_entry *audit, bool *activated,
                                       struct gq_error *err);
+
+/* Withdraws draft or scheduled list `version`: canceled, never to take
+ * effect, with its audit line and a price_list.canceled event.
+ * GQ_ERR_PRICE_LIST_NOT_DRAFT for a list in any other state. */
+enum gq_code store_price_list_cancel(struct store *store, int64_t version,
+                                     struct audit_entry *audit, struct gq_error *err);
+
+/* Re-applies draft or scheduled list `version`'s own changes (against the
+ * list it was drafted from) onto the active list, a three-way merge
+ * (store/price_list_merge.h): its document and based_on rewritten, its
+ * state and instant kept, with its audit line. When a field changed on
+ * both sides differently: GQ_ERR_PRICE_LIST_REBASE_CONFLICT, *conflicts
+ * (a new array the caller decrefs) listing them, and nothing changed. */
+enum gq_code store_price_list_rebase(struct store *store, int64_t version,
+                                     struct audit_entry *audit, json_t **conflicts,
+                                     struct gq_error *err);
 
 /* Activates the latest scheduled list whose effective_at <= now, if any
  * (an earlier one it overtakes is superseded unseen); any replica may

@@ -685,6 +685,8 @@ describe('the storefront page', () => {
     await page.fill('#c-quantity', '0');
     /* past the browser's own check, as a script or an old browser would */
     await Promise.all([page.waitForResponse((r) => r.url().endsWith('/quote') && r.status() === 422), page.$eval('#calc', (form) => form.dispatchEvent(new Event('submit', { cancelable: true })))]);
+    /* the answer has arrived; the page writes its sentence on the task after */
+    await page.waitForSelector('#calc-error:not(:empty)', { state: 'attached' });
     assert.equal(await text(page, '#calc-error'), 'Check “Instances” and try again.');
     assert.equal(await page.isHidden('#calc-result'), true);
     assert.equal(await page.isHidden('#quote'), true);

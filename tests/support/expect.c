@@ -95,6 +95,10 @@ const char *error_keys_for(const char *field, const char *code)
          strcmp(code, "promotion_code_invalid") == 0 ||
          strcmp(code, "promotion_code_exhausted") == 0))
         return field != NULL ? "code,message,field,state" : "code,message,state";
+    if (code != NULL && strcmp(code, "price_list_would_revert") == 0)
+        return "code,message,reverts";
+    if (code != NULL && strcmp(code, "price_list_rebase_conflict") == 0)
+        return "code,message,conflicts";
     return field != NULL ? "code,message,field" : "code,message";
 }
 
