@@ -3,7 +3,9 @@
  * audit.c (/admin/audit), webhook_endpoints.c (/admin/webhook-endpoints),
  * price_lists.c (/admin/price-lists: drafts, diff, publish, prices),
  * price_list_edits.c (a draft's GPU models, SKUs, discount rules and
- * bundles) and price_list_preview.c (a quote against a draft). Every route
+ * bundles), price_list_preview.c (a quote against a draft),
+ * price_list_lifecycle.c (cancel, rebase) and promotion_codes.c
+ * (/admin/promotion-codes, and a code as a quote uses it). Every route
  * needs a key's scope, which the route table (http/router.c) names.
  */
 #ifndef GQ_ADMIN_ADMIN_H
@@ -12,7 +14,11 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include <jansson.h>
+
+#include "core/catalog.h"
 #include "http/request.h"
+#include "store/store.h"
 
 /* keys.c: POST and GET /admin/keys, GET and DELETE /admin/keys/{id}. */
 http_handler keys_handle_create;
@@ -59,5 +65,39 @@ http_handler price_lists_handle_delete_entity;
  * and the 404 for one that is not. */
 bool price_lists_read_version(const struct http_request *request, int64_t *version);
 http_handler price_lists_reply_no_list;
+
+/* price_list_lifecycle.c: POST .../cancel and .../rebase, and the 409
+ * that lists what a publish or a rebase found. */
+http_handler price_lists_handle_cancel;
+http_handler price_lists_handle_rebase;
+/* {"revert_scheduled": "allow" | "refuse"}: absent is refuse. */
+enum gq_code price_lists_read_revert(json_t *body, bool *allow, struct gq_error *err);
+enum MHD_Result price_lists_reply_listing(struct http_request *request, const struct gq_error *err,
+                                          const char *key, json_t *entries);
+
+/* promotion_codes.c: the admin API, and a code as a quote uses it. */
+http_handler promotion_codes_handle_create;
+http_handler promotion_codes_handle_list;
+http_handler promotion_codes_handle_get;
+http_handler promotion_codes_handle_update;
+
+/* A promotion code a quote is priced with: its name and its rule, which
+ * borrows from `discount`. */
+struct promotion_use {
+    char code[STORE_PROMOTION_CODE_SIZE];
+    json_t *discount;
+    struct discount_rule rule;
+};
+
+/* The code `typed` looked up and checked for a quote at `now` (422
+ * promotion_code_invalid with the reason when it cannot be used); on
+ * GQ_OK, *use holds it (promotion_use_clear() frees it). */
+enum gq_code promotion_codes_for_quote(struct http_request *request, const char *typed, int64_t now,
+                                       struct promotion_use *use, struct gq_error *err);
+void promotion_use_clear(struct promotion_use *use);
+
+/* The promotion code a stored request body names, upper-cased into `out`;
+ * false when it names none. */
+bool promotion_codes_of_request(const char *request_json, char out[STORE_PROMOTION_CODE_SIZE]);
 
 #endif

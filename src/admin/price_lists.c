@@ -295,20 +295,24 @@ enum MHD_Result price_lists_handle_publish(struct http_request *request)
     if (!price_lists_read_version(request, &version))
         return price_lists_reply_no_list(request);
     int64_t now = clock_now_seconds(), effective_at = now;
+    bool allow_revert = false;
     struct gq_error err;
     if (request->json != NULL) {
-        static const char *const allowed[] = {"effective_at", NULL};
+        static const char *const allowed[] = {"effective_at", "revert_scheduled", NULL};
         enum gq_code code = fields_only(request->json, allowed, "", &err);
         if (code == GQ_OK)
             code = fields_time(request->json, "effective_at", "", false, &effective_at, &err);
+        if (code == GQ_OK)
+            code = price_lists_read_revert(request->json, &allow_revert, &err);
         if (code != GQ_OK)
             return reply_error(request, &err);
     }
     struct audit_entry audit = auth_audit_entry(request, "price_list.publish", NULL, NULL);
     bool activated = false;
-    if (store_price_list_publish(request->app->store, version, effective_at, now, &audit,
-                                 &activated, &err) != GQ_OK)
-        return reply_error(request, &err);
+    json_t *reverts = NULL;
+    if (store_price_list_publish(request->app->store, version, effective_at, now, allow_revert,
+                                 &reverts, &audit, &activated, &err) != GQ_OK)
+        return price_lists_reply_listing(request, &err, "reverts", reverts);
     if (activated)
         snapshot_reload(request->app); /* served here at once; elsewhere within a poll */
     return reply_list(request, MHD_HTTP_OK, version);

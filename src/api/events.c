@@ -28,7 +28,9 @@ static const char *const event_types[] = {STORE_EVENT_QUOTE_CREATED,
                                           STORE_EVENT_QUOTE_CANCELED,
                                           STORE_EVENT_QUOTE_EXPIRED,
                                           STORE_EVENT_PRICE_LIST_PUBLISHED,
+                                          STORE_EVENT_PRICE_LIST_CANCELED,
                                           STORE_EVENT_ENDPOINT_DISABLED,
+                                          STORE_EVENT_PROMOTION_CODE_REDEEMED,
                                           NULL};
 
 bool events_type_is_known(const char *type)

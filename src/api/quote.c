@@ -17,9 +17,11 @@
 #include "api/api.h"
 #include "codec/bodies.h"
 #include "codec/store_json.h"
+#include "admin/admin.h"
 #include "core/catalog.h"
 #include "http/app.h"
 #include "http/auth.h"
+#include "core/promotions.h"
 #include "http/metrics.h"
 #include "http/policy.h"
 #include "http/rate_limit.h"
@@ -354,6 +356,7 @@ enum MHD_Result quote_handle_create(struct http_request *request)
     struct quote_result *result =
         quote_result_new(json_array_size(json_object_get(request->json, "items")));
     struct gq_error err;
+    struct promotion_use promotion = {0};
     enum MHD_Result reply;
     if (parsed == NULL || result == NULL) {
         reply = reply_queue(request, MHD_HTTP_INTERNAL_SERVER_ERROR, NULL);
@@ -367,7 +370,15 @@ enum MHD_Result quote_handle_create(struct http_request *request)
      * rate limit (rate_limit_keyless_saves_per_minute). */
     if (code == GQ_OK && parsed->save)
         code = rate_limits_take(request, true, &err);
-    if (code != GQ_OK || quote_compute(catalog, &parsed->request, result, &err) != GQ_OK) {
+    if (code == GQ_OK && parsed->promotion_code != NULL)
+        code = promotion_codes_for_quote(request, parsed->promotion_code, now, &promotion, &err);
+    if (code == GQ_OK && parsed->promotion_code != NULL)
+        parsed->request.promotion = &promotion.rule;
+    if (code == GQ_OK)
+        code = quote_compute(catalog, &parsed->request, result, &err);
+    if (code == GQ_OK && parsed->promotion_code != NULL)
+        code = promotion_check_applied(promotion.code, &promotion.rule, result, &err);
+    if (code != GQ_OK) {
         reply = reply_error(request, &err);
         goto done;
     }
@@ -391,6 +402,7 @@ enum MHD_Result quote_handle_create(struct http_request *request)
 done:
     free(parsed);
     quote_result_free(result);
+    promotion_use_clear(&promotion);
     return reply;
 }
 
@@ -464,8 +476,17 @@ enum MHD_Result quote_handle_accept(struct http_request *request)
         return reply_error(request, &err);
     struct stored_quote quote = {0};
     enum MHD_Result result;
-    enum gq_code code = store_quote_accept(request->app->store, request->path_id,
-                                           clock_now_seconds(), acceptance, &quote, &err);
+    char promotion[STORE_PROMOTION_CODE_SIZE];
+    enum gq_code code = store_quote_get(request->app->store, request->path_id, &quote, &err);
+    bool promoted = code == GQ_OK && promotion_codes_of_request(quote.request_json, promotion);
+    stored_quote_clear(&quote);
+    if (code == GQ_OK && promoted)
+        code =
+            store_quote_accept_with_code(request->app->store, request->path_id, clock_now_seconds(),
+                                         acceptance, promotion, &quote, &err);
+    else if (code == GQ_OK)
+        code = store_quote_accept(request->app->store, request->path_id, clock_now_seconds(),
+                                  acceptance, &quote, &err);
     free(acceptance);
     if (code == GQ_ERR_NOT_FOUND)
         result = reply_unknown_quote(request);

@@ -205,6 +205,7 @@ struct parsed_quote {
     bool save;
     const char *client_reference_id; /* the order system's own id; NULL: none */
     json_t *metadata;                /* string -> string; NULL: none */
+    const char *promotion_code;      /* as typed; NULL: none */
 };
 
 /* Reads a POST /quote body into `out` (caller-owned), resolving SKUs and

@@ -141,8 +141,9 @@ static enum gq_code parse_bundles(json_t *body, const struct catalog *catalog,
 enum gq_code quote_body_parse(json_t *body, const struct catalog *catalog,
                               struct parsed_quote *parsed, struct gq_error *err)
 {
-    static const char *const body_fields[] = {
-        "customer", "items", "bundles", "save", "metadata", "client_reference_id", NULL};
+    static const char *const body_fields[] = {"customer",       "items",    "bundles",
+                                              "save",           "metadata", "client_reference_id",
+                                              "promotion_code", NULL};
     parsed->request = (struct quote_request){.segment = SEGMENT_INDIVIDUAL};
     parsed->save = true;
     enum gq_code code;
@@ -153,7 +154,9 @@ enum gq_code quote_body_parse(json_t *body, const struct catalog *catalog,
         (code = fields_boolean(body, "save", "", false, &parsed->save, err)) != GQ_OK ||
         (code = fields_text(body, "client_reference_id", "", QUOTE_REFERENCE_MAX,
                             &parsed->client_reference_id, err)) != GQ_OK ||
-        (code = fields_metadata(body, "metadata", "", &parsed->metadata, err)) != GQ_OK)
+        (code = fields_metadata(body, "metadata", "", &parsed->metadata, err)) != GQ_OK ||
+        (code = fields_string(body, "promotion_code", "", false, &parsed->promotion_code, err)) !=
+            GQ_OK)
         return code;
     return GQ_OK;
 }
@@ -171,6 +174,8 @@ static void write_discounts(struct jsonw *w, const struct discount_result *disco
         jsonw_object_begin(w);
         jsonw_key_string(w, "rule", applied->rule->id);
         jsonw_key_string(w, "name", applied->rule->name);
+        if (applied->rule->from_promotion_code)
+            jsonw_key_string(w, "source", "promotion_code");
         jsonw_key_money(w, "amount", applied->amount);
         jsonw_object_end(w);
     }

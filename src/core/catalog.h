@@ -138,6 +138,7 @@ struct discount_rule {
     int64_t valid_until;   /* unix seconds, exclusive; 0 = no end */
     int32_t priority;      /* lower applies first */
     bool stackable;
+    bool from_promotion_code; /* a promotion code's, not the price list's */
 };
 
 struct bundle_item {

@@ -78,8 +78,10 @@ void discounts_apply(const struct catalog *catalog, const struct discount_line *
     const struct discount_rule *best_exclusive = NULL;
     gq_money best_exclusive_amount = 0;
 
-    for (size_t i = 0; i < catalog->n_rules; i++) {
-        const struct discount_rule *rule = &catalog->rules[i];
+    for (size_t i = 0; i <= catalog->n_rules; i++) {
+        const struct discount_rule *rule = i < catalog->n_rules ? &catalog->rules[i] : line->extra;
+        if (rule == NULL)
+            continue;
         if (!rule_applies(rule, line))
             continue;
         if (rule->stackable) {

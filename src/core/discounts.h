@@ -39,6 +39,9 @@ struct discount_line {
     int32_t quantity;
     gq_money amount; /* the line before discounts, >= 0 */
     int64_t now;     /* unix seconds */
+    /* A rule from outside the catalog (a promotion code's) that competes
+     * with the catalog's rules as one of them; NULL: none. */
+    const struct discount_rule *extra;
 };
 
 /* Fills `out` with the discounts the catalog's rules give `line`. Never

@@ -35,8 +35,10 @@ enum gq_code {
     /* Conflicts (409). */
     GQ_ERR_IDEMPOTENCY_CONFLICT,
     GQ_ERR_QUOTE_EXPIRED,
-    GQ_ERR_QUOTE_NOT_OPEN,       /* accepted already (or, later, canceled) */
-    GQ_ERR_PRICE_LIST_NOT_DRAFT, /* a price list that is published already is not edited */
+    GQ_ERR_QUOTE_NOT_OPEN,             /* accepted already (or, later, canceled) */
+    GQ_ERR_PRICE_LIST_NOT_DRAFT,       /* a price list that is published already is not edited */
+    GQ_ERR_PRICE_LIST_WOULD_REVERT,    /* a scheduled list would undo another list's changes */
+    GQ_ERR_PRICE_LIST_REBASE_CONFLICT, /* a rebase met the same field changed on both sides */
     /* Valid JSON that breaks a rule (422). */
     GQ_ERR_MISSING_FIELD,
     GQ_ERR_UNKNOWN_FIELD,
@@ -46,10 +48,13 @@ enum gq_code {
     GQ_ERR_UNKNOWN_SKU,
     GQ_ERR_UNKNOWN_BUNDLE,
     GQ_ERR_NOT_ELIGIBLE,
-    GQ_ERR_AMOUNT_TOO_LARGE,   /* an amount does not fit the money type */
-    GQ_ERR_PRICE_NOT_POSITIVE, /* a price list's price of zero or less */
-    GQ_ERR_PRICE_ABOVE_HOURLY, /* a block price above its hours at the on-demand rate */
-    GQ_ERR_INVALID_VALIDITY,   /* a validity window that ends before it starts */
+    GQ_ERR_AMOUNT_TOO_LARGE,         /* an amount does not fit the money type */
+    GQ_ERR_PRICE_NOT_POSITIVE,       /* a price list's price of zero or less */
+    GQ_ERR_PRICE_ABOVE_HOURLY,       /* a block price above its hours at the on-demand rate */
+    GQ_ERR_INVALID_VALIDITY,         /* a validity window that ends before it starts */
+    GQ_ERR_PROMOTION_CODE_INVALID,   /* 422: a code that cannot be used (state: why) */
+    GQ_ERR_PROMOTION_CODE_EXHAUSTED, /* 409: redeemed as often as it may be */
+    GQ_ERR_PROMOTION_CODE_EXISTS,    /* 409: a code of that name exists already */
     /* Service state. */
     GQ_ERR_NOT_READY,   /* 503: the database does not answer (/readyz); at start, cannot serve */
     GQ_ERR_RETRY_LATER, /* 503: database busy */

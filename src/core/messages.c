@@ -150,6 +150,8 @@ static const char *const names[MSG_COUNT] = {
     [MSG_NO_PRICE_LIST] = "no_price_list",
     [MSG_NO_PRICE_LIST_AT] = "no_price_list_at",
     [MSG_PRICE_LIST_NOT_DRAFT] = "price_list_not_draft",
+    [MSG_PRICE_LIST_WOULD_REVERT] = "price_list_would_revert",
+    [MSG_PRICE_LIST_REBASE_CONFLICT] = "price_list_rebase_conflict",
     [MSG_PRICE_NOT_POSITIVE] = "price_not_positive",
     [MSG_PRICE_ABOVE_HOURLY] = "price_above_hourly",
     [MSG_PRICE_ABOVE_CEILING] = "price_above_ceiling",
@@ -282,6 +284,15 @@ static const char *const names[MSG_COUNT] = {
     [MSG_REC_UNKNOWN_CHECKPOINTING] = "rec_unknown_checkpointing",
     [MSG_REC_UNKNOWN_MODEL] = "rec_unknown_model",
     [MSG_REC_UNKNOWN_MODEL_NONE] = "rec_unknown_model_none",
+    [MSG_PROMO_FORM] = "promo_form",
+    [MSG_PROMO_UNKNOWN] = "promo_unknown",
+    [MSG_PROMO_EXPIRED] = "promo_expired",
+    [MSG_PROMO_INACTIVE] = "promo_inactive",
+    [MSG_PROMO_EXHAUSTED] = "promo_exhausted",
+    [MSG_PROMO_NEEDS_CUSTOMER] = "promo_needs_customer",
+    [MSG_PROMO_NOT_APPLICABLE] = "promo_not_applicable",
+    [MSG_PROMO_EXISTS] = "promo_exists",
+    [MSG_PROMO_LOCKED] = "promo_locked",
 };
 
 static const char *const english[MSG_COUNT] = {
@@ -415,6 +426,8 @@ static const char *const english[MSG_COUNT] = {
     [MSG_NO_PRICE_LIST] = "no price list {1}",
     [MSG_NO_PRICE_LIST_AT] = "no price list was in effect at {1}",
     [MSG_PRICE_LIST_NOT_DRAFT] = "price list {1} is {2}: only a draft can be changed",
+    [MSG_PRICE_LIST_WOULD_REVERT] = "a scheduled price list would undo {1} change(s) when it takes effect (see reverts; rebase it, cancel it, or send revert_scheduled: allow)",
+    [MSG_PRICE_LIST_REBASE_CONFLICT] = "price list {1} and the list in effect changed {2} field(s) differently (see conflicts): nothing was changed",
     [MSG_PRICE_NOT_POSITIVE] = "{1} must be a price above 0.00",
     [MSG_PRICE_ABOVE_HOURLY] = "the {1} price of SKU '{2}' ({3}) is above the block's hours at its on-demand rate ({4})",
     [MSG_PRICE_ABOVE_CEILING] = "{1} ({2}) is above {3}, the highest price a price list may hold",
@@ -547,6 +560,15 @@ static const char *const english[MSG_COUNT] = {
     [MSG_REC_UNKNOWN_CHECKPOINTING] = "unknown activation checkpointing",
     [MSG_REC_UNKNOWN_MODEL] = "unknown model '{1}'; the catalog has {2}",
     [MSG_REC_UNKNOWN_MODEL_NONE] = "unknown model '{1}'; the catalog has none",
+    [MSG_PROMO_FORM] = "{1} must be 3 to 32 letters, digits, _ or -",
+    [MSG_PROMO_UNKNOWN] = "there is no promotion code '{1}'",
+    [MSG_PROMO_EXPIRED] = "promotion code '{1}' expired at {2}",
+    [MSG_PROMO_INACTIVE] = "promotion code '{1}' has been deactivated",
+    [MSG_PROMO_EXHAUSTED] = "promotion code '{1}' has been redeemed {2} times, as many as it may be",
+    [MSG_PROMO_NEEDS_CUSTOMER] = "promotion code '{1}' needs a verified customer, and quotes have no customer yet",
+    [MSG_PROMO_NOT_APPLICABLE] = "promotion code '{1}' applies to nothing in this quote",
+    [MSG_PROMO_EXISTS] = "promotion code '{1}' exists already",
+    [MSG_PROMO_LOCKED] = "a promotion code only changes by being deactivated: send {\"active\": false}",
 };
 
 static const char *const chinese[MSG_COUNT] = {
@@ -674,6 +696,8 @@ static const char *const chinese[MSG_COUNT] = {
     [MSG_NO_PRICE_LIST] = "没有价目表 {1}",
     [MSG_NO_PRICE_LIST_AT] = "{1} 时没有生效的价目表",
     [MSG_PRICE_LIST_NOT_DRAFT] = "价目表 {1} 的状态为 {2}：只有草稿可以修改",
+    [MSG_PRICE_LIST_WOULD_REVERT] = "一个已排期的价目表生效时会撤销 {1} 处改动（见 reverts）：请变基或取消它，或发送 revert_scheduled: allow",
+    [MSG_PRICE_LIST_REBASE_CONFLICT] = "价目表 {1} 与生效中的价目表对 {2} 个字段作了不同的修改（见 conflicts）：未作任何更改",
     [MSG_PRICE_NOT_POSITIVE] = "{1} 必须是大于 0.00 的价格",
     [MSG_PRICE_ABOVE_HOURLY] = "SKU '{2}' 的 {1} 价格（{3}）高于整个计费周期按需计费的总价（{4}）",
     [MSG_PRICE_ABOVE_CEILING] = "{1}（{2}）高于价目表允许的最高价格 {3}",
@@ -806,6 +830,15 @@ static const char *const chinese[MSG_COUNT] = {
     [MSG_REC_UNKNOWN_CHECKPOINTING] = "未知的激活检查点方式",
     [MSG_REC_UNKNOWN_MODEL] = "未知模型 '{1}'；目录中有：{2}",
     [MSG_REC_UNKNOWN_MODEL_NONE] = "未知模型 '{1}'；目录中没有任何模型",
+    [MSG_PROMO_FORM] = "{1} 须为 3 到 32 个字母、数字、_ 或 -",
+    [MSG_PROMO_UNKNOWN] = "没有优惠码 '{1}'",
+    [MSG_PROMO_EXPIRED] = "优惠码 '{1}' 已于 {2} 过期",
+    [MSG_PROMO_INACTIVE] = "优惠码 '{1}' 已停用",
+    [MSG_PROMO_EXHAUSTED] = "优惠码 '{1}' 已兑换 {2} 次，已达上限",
+    [MSG_PROMO_NEEDS_CUSTOMER] = "优惠码 '{1}' 需要经过验证的客户，而报价目前不带客户",
+    [MSG_PROMO_NOT_APPLICABLE] = "优惠码 '{1}' 不适用于本报价中的任何项目",
+    [MSG_PROMO_EXISTS] = "优惠码 '{1}' 已存在",
+    [MSG_PROMO_LOCKED] = "优惠码只能停用：请发送 {\"active\": false}",
 };
 /* clang-format on */
 

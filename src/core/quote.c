@@ -122,6 +122,7 @@ static enum gq_code price_option(const struct catalog *catalog, const struct quo
         .quantity = item->quantity,
         .amount = option->amount,
         .now = request->now,
+        .extra = request->promotion,
     };
     discounts_apply(catalog, &line, &option->discounts);
     option->total = option->amount - option->discounts.total;

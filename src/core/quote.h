@@ -40,8 +40,9 @@ struct quote_request {
     const struct quote_item_request *items;
     size_t n_items; /* 1 .. QUOTE_MAX_ITEMS */
     const struct bundle *const *bundles;
-    size_t n_bundles; /* 0 .. QUOTE_MAX_BUNDLES */
-    int64_t now;      /* unix seconds: discount and bundle validity */
+    size_t n_bundles;                      /* 0 .. QUOTE_MAX_BUNDLES */
+    int64_t now;                           /* unix seconds: discount and bundle validity */
+    const struct discount_rule *promotion; /* a promotion code's rule, or NULL */
 };
 
 /* One way of paying for an item: a plan for one instance, scaled to the

@@ -153,7 +153,9 @@ enum accept_outcome {
     ACCEPT_DONE,      /* done now; the quote read back */
     ACCEPT_NOT_FOUND, /* no such quote */
     ACCEPT_EXPIRED,   /* expires_at <= now: left as it is; the quote read back */
-    ACCEPT_NOT_OPEN   /* accepted or canceled already: left as it is; the quote read back */
+    ACCEPT_NOT_OPEN,  /* accepted or canceled already: left as it is; the quote read back */
+    ACCEPT_PROMOTION_EXHAUSTED /* its promotion code ran out: nothing written; the quote read back
+                                */
 };
 
 /* A delivery's try recorded (store_delivery_finish). */
@@ -183,6 +185,10 @@ struct quote_end {
     const char *id;
     int64_t now;
     const char *detail;
+    /* ACCEPT: the promotion code whose redemption is counted with it
+     * (NULL: none), and the event of that redemption to append. */
+    const char *promotion_code;
+    const struct store_event *promotion_event;
 };
 
 /* ---- Keys and audit (keys.c) ---- */
@@ -276,7 +282,11 @@ enum price_list_write_kind {
      * with an effective_at <= version's superseded, the active list
      * superseded with `document` (the tables' content before), and
      * price_list.version = version. */
-    PRICE_LIST_WRITE_ACTIVATE
+    PRICE_LIST_WRITE_ACTIVATE,
+    /* Draft or scheduled list `version` canceled, with `event`. */
+    PRICE_LIST_WRITE_CANCEL,
+    /* Draft or scheduled list `version` given `document` and `based_on`. */
+    PRICE_LIST_WRITE_REBASE
 };
 
 struct price_list_write {
@@ -456,6 +466,20 @@ struct store_backend_ops {
                                      const struct price_list_write *write,
                                      const struct audit_line *audit, bool *applied,
                                      struct gq_error *err);
+    /* Promotion codes (store.h): every code or the one `code`; a new code
+     * (*inserted false when the name is taken: nothing written); a code
+     * deactivated (*found false when there is none; the audit line only
+     * when it changed), read back into *out. */
+    enum gq_code (*promotion_codes_read)(struct store_backend *backend, const char *code,
+                                         struct promotion_code_list *out, struct gq_error *err);
+    enum gq_code (*promotion_code_insert)(struct store_backend *backend,
+                                          const struct stored_promotion_code *code,
+                                          const struct audit_line *audit, bool *inserted,
+                                          struct gq_error *err);
+    enum gq_code (*promotion_code_deactivate)(struct store_backend *backend, const char *code,
+                                              int64_t now, const struct audit_line *audit,
+                                              struct stored_promotion_code *out, bool *found,
+                                              struct gq_error *err);
 };
 
 extern const struct store_backend_ops sqlite_backend_ops;
@@ -476,6 +500,19 @@ void postgres_mask_message(const char *conninfo, const char *message, char *out,
 const struct store_backend_ops *store_ops(const struct store *store);
 struct store_backend *store_backend(const struct store *store);
 const struct store_backend_ops *store_ops_for_database(const char *database);
+
+/* ---- Promotion codes (promotion_codes.c) ---- */
+
+/* The promotion_code.redeemed event of `code` redeemed by accepting quote
+ * `quote_id` at `now`, into *out (the caller clears it). */
+enum gq_code store_promotion_code_redeemed_event(const char *code, const char *quote_id,
+                                                 int64_t now, struct store_event *out,
+                                                 struct gq_error *err);
+
+/* GQ_ERR_PROMOTION_CODE_EXHAUSTED worded with how often `code` was
+ * redeemed (or the failure to read it). */
+enum gq_code store_promotion_code_report_exhausted(struct store *store, const char *code,
+                                                   struct gq_error *err);
 
 /* ---- A pool of connections (pool.c) ---- */
 

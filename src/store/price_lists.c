@@ -22,6 +22,7 @@
 #include <string.h>
 
 #include "core/price_list.h"
+#include "store/price_list_merge.h"
 #include "store/backend.h"
 #include "store/queries.h"
 #include "store/store.h"
@@ -62,16 +63,17 @@ static json_t *doc_table(json_t *document, enum catalog_query query)
 
 /* ---- States and sets. ---- */
 
-static const char *const state_names[] = {"draft", "scheduled", "active", "superseded"};
+static const char *const state_names[] = {"draft", "scheduled", "active", "superseded", "canceled"};
+#define STATE_COUNT (sizeof state_names / sizeof state_names[0])
 
 const char *price_list_state_name(enum price_list_state state)
 {
-    return (unsigned)state < 4 ? state_names[state] : "draft";
+    return (unsigned)state < STATE_COUNT ? state_names[state] : "draft";
 }
 
 bool price_list_state_parse(const char *text, enum price_list_state *out)
 {
-    for (unsigned i = 0; text != NULL && i < 4; i++)
+    for (unsigned i = 0; text != NULL && i < STATE_COUNT; i++)
         if (strcmp(text, state_names[i]) == 0) {
             *out = (enum price_list_state)i;
             return true;
@@ -382,7 +384,8 @@ enum gq_code store_price_list_at(struct store *store, int64_t at, int64_t *versi
     const struct price_list_info *best = NULL;
     for (size_t i = 0; code == GQ_OK && i < set.count; i++) {
         const struct price_list_info *list = &set.items[i];
-        if (list->state == PRICE_LIST_DRAFT || list->effective_at > at)
+        if (list->state == PRICE_LIST_DRAFT || list->state == PRICE_LIST_CANCELED ||
+            list->effective_at > at)
             continue;
         /* A list overtaken before it took effect never was in effect. */
         if (list->state == PRICE_LIST_SUPERSEDED && list->superseded_at <= list->effective_at)
@@ -912,13 +915,115 @@ static enum gq_code activate(struct store *store, int64_t version, int64_t now,
     return code;
 }
 
+/* ---- What a list would undo. ---- */
+
+/* An entry of the core's comparison in the API's words (amount_fen is
+ * "amount": "8.80"), for list `version`. */
+static void api_entry(json_t *entry, int64_t version)
+{
+    const char *column = json_string_value(json_object_get(entry, "field"));
+    const char *key;
+    json_t *value;
+    void *tmp;
+    json_object_foreach_safe(entry, tmp, key, value)
+    {
+        if (strcmp(key, "entity") == 0 || strcmp(key, "id") == 0 || strcmp(key, "field") == 0)
+            continue;
+        char name[96];
+        json_object_set_new(entry, key, column ? api_value(column, value, name) : api_row(value));
+    }
+    if (column != NULL) {
+        char name[96];
+        json_decref(api_value(column, NULL, name));
+        json_object_set_new(entry, "field", json_string(name));
+    }
+    json_object_set_new(entry, "version", json_integer(version));
+}
+
+/* The document of list `version` (the active one's from the tables). */
+static enum gq_code document_of(struct store *store, int64_t version, json_t **document,
+                                struct gq_error *err)
+{
+    struct price_list_info info;
+    enum gq_code code = get_document(store, version, &info, document, err);
+    store_price_list_info_clear(&info);
+    return code;
+}
+
+/* Appends to *all what `list` (its document `content`) would undo of
+ * `active` when it takes effect, judged against its base. */
+static enum gq_code add_reverts(struct store *store, const struct price_list_info *list,
+                                json_t *content, json_t *active, json_t *all, struct gq_error *err)
+{
+    json_t *base = NULL;
+    if (list->based_on == 0)
+        return GQ_OK; /* drafted before lists knew their base */
+    enum gq_code code = document_of(store, list->based_on, &base, err);
+    json_t *found = code == GQ_OK ? price_list_merge_reverts(base, content, active) : NULL;
+    if (code == GQ_OK && found == NULL)
+        code = no_memory(err);
+    size_t index;
+    json_t *entry;
+    json_array_foreach(found, index, entry)
+    {
+        api_entry(entry, list->version);
+    }
+    if (code == GQ_OK && json_array_extend(all, found) != 0)
+        code = no_memory(err);
+    json_decref(found);
+    json_decref(base);
+    return code;
+}
+
+/* GQ_ERR_PRICE_LIST_WOULD_REVERT, *reverts listing them, when publishing
+ * `info` (its document `content`) at `effective_at` lets a list undo
+ * another's changes: a list scheduled after it undoing its own, or it
+ * undoing the active list's (drafted from an older one). */
+static enum gq_code check_reverts(struct store *store, const struct price_list_info *info,
+                                  json_t *content, int64_t effective_at, json_t **reverts,
+                                  struct gq_error *err)
+{
+    struct price_list_set set;
+    json_t *all = json_array(), *active = NULL;
+    enum gq_code code = all != NULL ? store_price_lists_read(store, &set, err) : no_memory(err);
+    if (code != GQ_OK) {
+        json_decref(all);
+        return code;
+    }
+    code = capture_live(store, &active, err);
+    for (size_t i = 0; code == GQ_OK && i < set.count; i++) {
+        const struct price_list_info *other = &set.items[i];
+        if (other->state == PRICE_LIST_ACTIVE && other->version != info->based_on)
+            code = add_reverts(store, info, content, active, all, err);
+        if (other->state != PRICE_LIST_SCHEDULED || other->effective_at <= effective_at)
+            continue;
+        json_t *later = NULL;
+        if (code == GQ_OK)
+            code = document_of(store, other->version, &later, err);
+        if (code == GQ_OK)
+            code = add_reverts(store, other, later, content, all, err);
+        json_decref(later);
+    }
+    store_price_list_set_free(&set);
+    json_decref(active);
+    if (code == GQ_OK && json_array_size(all) > 0) {
+        *reverts = all;
+        return gq_fail_msg(err, GQ_ERR_PRICE_LIST_WOULD_REVERT, NULL, MSG_PRICE_LIST_WOULD_REVERT,
+                           MSG_INT((int64_t)json_array_size(all)));
+    }
+    json_decref(all);
+    return code;
+}
+
 enum gq_code store_price_list_publish(struct store *store, int64_t version, int64_t effective_at,
-                                      int64_t now, struct audit_entry *audit, bool *activated,
+                                      int64_t now, bool allow_revert, json_t **reverts,
+                                      struct audit_entry *audit, bool *activated,
                                       struct gq_error *err)
 {
     struct price_list_info info;
     json_t *document;
     *activated = false;
+    *reverts = NULL;
     if (effective_at < now)
         effective_at = now;
     enum gq_code code = get_document(store, version, &info, &document, err);
@@ -928,6 +1033,8 @@ enum gq_code store_price_list_publish(struct store *store, int64_t version, int6
         code = not_draft(&info, err);
     if (code == GQ_OK)
         code = check_document(document, version, err);
+    if (code == GQ_OK && !allow_revert)
+        code = check_reverts(store, &info, document, effective_at, reverts, err);
     json_decref(document);
     char target[40], change[160], when[CLOCK_RFC3339_SIZE];
     target_of(version, target);
@@ -1072,6 +1179,153 @@ enum gq_code store_price_list_diff(struct store *store, int64_t version, json_t 
         json_decref(diff);
     json_decref(live);
     json_decref(document);
+    store_price_list_info_clear(&info);
+    return code;
+}
+
+/* ---- Withdrawing and rebasing. ---- */
+
+static enum gq_code canceled_event(const struct price_list_info *info, struct store_event *event,
+                                   struct gq_error *err)
+{
+    struct price_list_info canceled = *info;
+    canceled.document = NULL;
+    canceled.state = PRICE_LIST_CANCELED;
+    const struct store_render *render = store_render();
+    char *text = render != NULL ? render->price_list(&canceled) : NULL;
+    memset(event, 0, sizeof *event);
+    enum gq_code code = text != NULL
+                            ? store_event_make(STORE_EVENT_PRICE_LIST_CANCELED, text, event, err)
+                            : no_memory(err);
+    free(text);
+    return code;
+}
+
+static bool withdrawable(const struct price_list_info *info)
+{
+    return info->state == PRICE_LIST_DRAFT || info->state == PRICE_LIST_SCHEDULED;
+}
+
+enum gq_code store_price_list_cancel(struct store *store, int64_t version,
+                                     struct audit_entry *audit, struct gq_error *err)
+{
+    struct price_list_info info;
+    enum gq_code code = read_one(store, version, &info, err);
+    if (code != GQ_OK)
+        return code;
+    struct store_event event = {0};
+    if (!withdrawable(&info))
+        code = not_draft(&info, err);
+    if (code == GQ_OK)
+        code = canceled_event(&info, &event, err);
+    if (code == GQ_OK) {
+        char target[40], change[128];
+        target_of(version, target);
+        snprintf(change, sizeof change,
+                 "{\"old\":{\"state\":\"%s\"},\"new\":{\"state\":\"canceled\"}}",
+                 price_list_state_name(info.state));
+        audit->target = target;
+        audit->change = change;
+        struct price_list_write write = {
+            .kind = PRICE_LIST_WRITE_CANCEL, .version = version, .event = &event};
+        bool applied = false;
+        code = write_with_audit(store, &write, audit, &applied, err);
+        audit->target = audit->change = NULL;
+        if (code == GQ_OK && !applied)
+            code = not_draft(&info, err); /* activated or canceled meanwhile */
+        if (code == GQ_OK)
+            store_events_committed(store);
+    }
+    store_event_clear(&event);
+    store_price_list_info_clear(&info);
+    return code;
+}
+
+/* The active list's number. */
+static enum gq_code active_version(struct store *store, int64_t *version, struct gq_error *err)
+{
+    struct price_list_set set;
+    *version = 0;
+    enum gq_code code = store_price_lists_read(store, &set, err);
+    for (size_t i = 0; code == GQ_OK && i < set.count; i++)
+        if (set.items[i].state == PRICE_LIST_ACTIVE)
+            *version = set.items[i].version;
+    store_price_list_set_free(&set);
+    return code;
+}
+
+/* The merged document written as list `info`'s, based on `active`. */
+static enum gq_code write_rebase(struct store *store, const struct price_list_info *info,
+                                 json_t *merged, int64_t active, struct audit_entry *audit,
+                                 struct gq_error *err)
+{
+    enum gq_code code = check_document(merged, info->version, err);
+    char *text = code == GQ_OK ? json_dumps(merged, JSON_COMPACT) : NULL;
+    if (code == GQ_OK && text == NULL)
+        code = no_memory(err);
+    if (code == GQ_OK) {
+        char target[40], change[128];
+        target_of(info->version, target);
+        snprintf(change, sizeof change, "{\"old\":{\"based_on\":%lld},\"new\":{\"based_on\":%lld}}",
+                 (long long)info->based_on, (long long)active);
+        audit->target = target;
+        audit->change = change;
+        struct price_list_write write = {.kind = PRICE_LIST_WRITE_REBASE,
+                                         .version = info->version,
+                                         .based_on = active,
+                                         .document = text};
+        bool applied = false;
+        code = write_with_audit(store, &write, audit, &applied, err);
+        audit->target = audit->change = NULL;
+        if (code == GQ_OK && !applied)
+            code = not_draft(info, err);
+    }
+    free(text);
+    return code;
+}
+
+enum gq_code store_price_list_rebase(struct store *store, int64_t version,
+                                     struct audit_entry *audit, json_t **conflicts,
+                                     struct gq_error *err)
+{
+    struct price_list_info info;
+    json_t *content = NULL, *base = NULL, *live = NULL, *merged = NULL;
+    int64_t active = 0;
+    *conflicts = NULL;
+    enum gq_code code = get_document(store, version, &info, &content, err);
+    if (code != GQ_OK)
+        return code;
+    if (!withdrawable(&info))
+        code = not_draft(&info, err);
+    if (code == GQ_OK)
+        code = active_version(store, &active, err);
+    if (code == GQ_OK)
+        code = document_of(store, info.based_on ? info.based_on : active, &base, err);
+    if (code == GQ_OK)
+        code = capture_live(store, &live, err);
+    json_t *found = NULL;
+    if (code == GQ_OK && !price_list_merge(base, content, live, &merged, &found))
+        code = no_memory(err);
+    if (code == GQ_OK && merged == NULL) {
+        size_t index;
+        json_t *entry;
+        json_array_foreach(found, index, entry)
+        {
+            api_entry(entry, version);
+        }
+        *conflicts = found;
+        found = NULL;
+        code = gq_fail_msg(err, GQ_ERR_PRICE_LIST_REBASE_CONFLICT, NULL,
+                           MSG_PRICE_LIST_REBASE_CONFLICT, MSG_INT(version),
+                           MSG_INT((int64_t)json_array_size(*conflicts)));
+    }
+    if (code == GQ_OK)
+        code = write_rebase(store, &info, merged, active, audit, err);
+    json_decref(found);
+    json_decref(merged);
+    json_decref(live);
+    json_decref(base);
+    json_decref(content);
     store_price_list_info_clear(&info);
     return code;
 }

@@ -218,6 +218,13 @@ const struct store_sql_text store_sql[STORE_SQL_COUNT] = {
                                                  " WHERE version = ?1"},
     [STORE_SQL_PRICE_LIST_SET_VERSION] = {.shared = "UPDATE price_list SET version = ?1,"
                                                     " updated_at = ?2 WHERE id = 1"},
+    /* Migration 0015: a list withdrawn, a list rebased. */
+    [STORE_SQL_PRICE_LIST_CANCEL] = {.shared = "UPDATE price_lists SET state = 'canceled'"
+                                               " WHERE version = ?1"
+                                               " AND state IN ('draft', 'scheduled')"},
+    [STORE_SQL_PRICE_LIST_REBASE] = {.shared = "UPDATE price_lists SET document = ?2,"
+                                               " based_on = ?3 WHERE version = ?1"
+                                               " AND state IN ('draft', 'scheduled')"},
 
     /* Webhook endpoints and their deliveries (migration 0009). */
     [STORE_SQL_ENDPOINT_INSERT] = {.shared = "INSERT INTO webhook_endpoints (id, url, description,"
@@ -248,6 +255,30 @@ const struct store_sql_text store_sql[STORE_SQL_COUNT] = {
     [STORE_SQL_DELIVERY_RETRY] = {.shared = "UPDATE webhook_deliveries SET status = 'pending',"
                                             " next_attempt_at = ?3, lease_until = 0,"
                                             " updated_at = ?3 WHERE id = ?2 AND endpoint_id = ?1"},
+
+    /* Promotion codes (migration 0014). A redemption is one conditional
+     * update: of two accepts at once for the last redemption left, on any
+     * replicas, the second finds the limit reached (PostgreSQL evaluates
+     * the WHERE again on the row the first committed). */
+    [STORE_SQL_PROMOTION_CODES] = {.sqlite = "SELECT " STORE_SQL_PROMOTION_CODE_COLUMNS
+                                             " FROM promotion_codes WHERE ?1 IS NULL OR code = ?1"
+                                             " ORDER BY created_at, code",
+                                   .postgres =
+                                       "SELECT " STORE_SQL_PROMOTION_CODE_COLUMNS
+                                       " FROM promotion_codes WHERE $1::text IS NULL"
+                                       " OR code = $1 ORDER BY created_at, code COLLATE \"C\""},
+    [STORE_SQL_PROMOTION_CODE_INSERT] =
+        {.shared = "INSERT INTO promotion_codes (" STORE_SQL_PROMOTION_CODE_COLUMNS ") VALUES (?1,"
+                   " ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)"
+                   " ON CONFLICT (code) DO NOTHING"},
+    [STORE_SQL_PROMOTION_CODE_DEACTIVATE] = {.shared = "UPDATE promotion_codes SET active = 0,"
+                                                       " updated_at = ?2 WHERE code = ?1"
+                                                       " AND active = 1"},
+    [STORE_SQL_PROMOTION_CODE_REDEEM] = {.shared =
+                                             "UPDATE promotion_codes SET redemptions ="
+                                             " redemptions + 1, updated_at = ?2 WHERE code = ?1"
+                                             " AND (max_redemptions IS NULL"
+                                             " OR redemptions < max_redemptions)"},
 };
 
 /* A `?` followed by digits becomes `$`; inside '...' (where '' is a quote)

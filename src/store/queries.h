@@ -256,6 +256,23 @@ enum audit_column {
 /* A webhook endpoint, without its secret. */
 #define STORE_SQL_ENDPOINT_COLUMNS "id, url, description, events, enabled, created_at, updated_at"
 
+/* A promotion code (migration 0014); NULL reads as 0. */
+#define STORE_SQL_PROMOTION_CODE_COLUMNS                                                           \
+    "code, discount, expires_at, max_redemptions, per_customer_limit, first_time_only, active,"    \
+    " redemptions, created_at, updated_at"
+enum promotion_code_column {
+    PROMO_COL_CODE,
+    PROMO_COL_DISCOUNT,
+    PROMO_COL_EXPIRES_AT,
+    PROMO_COL_MAX_REDEMPTIONS,
+    PROMO_COL_PER_CUSTOMER_LIMIT,
+    PROMO_COL_FIRST_TIME_ONLY,
+    PROMO_COL_ACTIVE,
+    PROMO_COL_REDEMPTIONS,
+    PROMO_COL_CREATED_AT,
+    PROMO_COL_UPDATED_AT,
+};
+
 /* Each statement's text: `.shared` where the dialects agree (?N), else
  * `.sqlite` and `.postgres` side by side (store_sql in queries.c). A
  * backend reads its text through sqlite_sql() or pg_sql(). */
@@ -277,6 +294,8 @@ enum store_sql {
     STORE_SQL_PRICE_LIST_SUPERSEDE,
     STORE_SQL_PRICE_LIST_ACTIVATE,
     STORE_SQL_PRICE_LIST_SET_VERSION,
+    STORE_SQL_PRICE_LIST_CANCEL,
+    STORE_SQL_PRICE_LIST_REBASE,
     STORE_SQL_ENDPOINT_INSERT,
     STORE_SQL_ENDPOINTS,
     STORE_SQL_ENDPOINT_UPDATE,
@@ -285,6 +304,10 @@ enum store_sql {
     STORE_SQL_ENDPOINT_DELETE,
     STORE_SQL_DELIVERIES_PAGE,
     STORE_SQL_DELIVERY_RETRY,
+    STORE_SQL_PROMOTION_CODES,
+    STORE_SQL_PROMOTION_CODE_INSERT,
+    STORE_SQL_PROMOTION_CODE_DEACTIVATE,
+    STORE_SQL_PROMOTION_CODE_REDEEM,
     STORE_SQL_COUNT
 };
 

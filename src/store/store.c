@@ -275,6 +275,9 @@ static enum gq_code end_quote(struct store *store, const struct quote_end *end,
         return GQ_OK;
     case ACCEPT_NOT_FOUND:
         return report_unknown(end->id, err);
+    case ACCEPT_PROMOTION_EXHAUSTED:
+        stored_quote_clear(&quote);
+        return store_promotion_code_report_exhausted(store, end->promotion_code, err);
     case ACCEPT_EXPIRED:
         code = gq_fail_msg(err, GQ_ERR_QUOTE_EXPIRED, NULL, MSG_QUOTE_EXPIRED, MSG_TEXT(quote.id),
                            MSG_TEXT(clock_format_rfc3339(quote.expires_at, when)));
@@ -301,14 +304,28 @@ enum gq_code store_quote_accept(struct store *store, const char *id, int64_t now
                                 const char *acceptance, struct stored_quote *out,
                                 struct gq_error *err)
 {
-    struct quote_end end = {QUOTE_END_ACCEPT, id, now, acceptance};
+    struct quote_end end = {QUOTE_END_ACCEPT, id, now, acceptance, NULL, NULL};
     return end_quote(store, &end, out, err);
+}
+
+enum gq_code store_quote_accept_with_code(struct store *store, const char *id, int64_t now,
+                                          const char *acceptance, const char *code,
+                                          struct stored_quote *out, struct gq_error *err)
+{
+    struct store_event event;
+    enum gq_code result = store_promotion_code_redeemed_event(code, id, now, &event, err);
+    if (result != GQ_OK)
+        return result;
+    struct quote_end end = {QUOTE_END_ACCEPT, id, now, acceptance, code, &event};
+    result = end_quote(store, &end, out, err);
+    store_event_clear(&event);
+    return result;
 }
 
 enum gq_code store_quote_cancel(struct store *store, const char *id, int64_t now,
                                 const char *reason, struct stored_quote *out, struct gq_error *err)
 {
-    struct quote_end end = {QUOTE_END_CANCEL, id, now, reason};
+    struct quote_end end = {QUOTE_END_CANCEL, id, now, reason, NULL, NULL};
     return end_quote(store, &end, out, err);
 }
 

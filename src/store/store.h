@@ -386,6 +386,7 @@ enum gq_code store_audit_read(struct store *store, int64_t since, const char *st
 #define STORE_EVENT_QUOTE_CANCELED "quote.canceled"
 #define STORE_EVENT_QUOTE_EXPIRED "quote.expired"
 #define STORE_EVENT_PRICE_LIST_PUBLISHED "price_list.published"
+#define STORE_EVENT_PRICE_LIST_CANCELED "price_list.canceled"
 #define STORE_EVENT_ENDPOINT_DISABLED "webhook_endpoint.disabled"
 
 /* One event: its id ("evt_" and 32 hex digits, ordered by time), its type,
@@ -620,7 +621,8 @@ enum price_list_state {
     PRICE_LIST_DRAFT,
     PRICE_LIST_SCHEDULED,
     PRICE_LIST_ACTIVE,
-    PRICE_LIST_SUPERSEDED
+    PRICE_LIST_SUPERSEDED,
+    PRICE_LIST_CANCELED /* withdrawn before it took effect (migration 0015) */
 };
 
 /* "draft", "scheduled", "active", "superseded"; false when none. */
@@ -698,10 +700,32 @@ enum gq_code store_price_list_edit(struct store *store, int64_t version,
 /* Publishes draft `version` to take effect at `effective_at` (at once
  * when <= now): scheduled, or active at once (the catalog tables
  * rewritten, the active list superseded, price_list.version = version),
- * with its audit line. *activated says which. */
+ * with its audit line. *activated says which. Unless `allow_revert`,
+ * GQ_ERR_PRICE_LIST_WOULD_REVERT with nothing changed when a list
+ * scheduled after it would undo its changes, or it would undo the active
+ * list's (drafted from an older list): *reverts (a new array the caller
+ * decrefs) lists each {"version", "entity", "id", "field", "now",
+ * "reverted_to"}. */
 enum gq_code store_price_list_publish(struct store *store, int64_t version, int64_t effective_at,
-                                      int64_t now, struct audit_entry *audit, bool *activated,
+                                      int64_t now, bool allow_revert, json_t **reverts,
+                                      struct audit_entry *audit, bool *activated,
                                       struct gq_error *err);
+
+/* Withdraws draft or scheduled list `version`: canceled, never to take
+ * effect, with its audit line and a price_list.canceled event.
+ * GQ_ERR_PRICE_LIST_NOT_DRAFT for a list in any other state. */
+enum gq_code store_price_list_cancel(struct store *store, int64_t version,
+                                     struct audit_entry *audit, struct gq_error *err);
+
+/* Re-applies draft or scheduled list `version`'s own changes (against the
+ * list it was drafted from) onto the active list, a three-way merge
+ * (store/price_list_merge.h): its document and based_on rewritten, its
+ * state and instant kept, with its audit line. When a field changed on
+ * both sides differently: GQ_ERR_PRICE_LIST_REBASE_CONFLICT, *conflicts
+ * (a new array the caller decrefs) listing them, and nothing changed. */
+enum gq_code store_price_list_rebase(struct store *store, int64_t version,
+                                     struct audit_entry *audit, json_t **conflicts,
+                                     struct gq_error *err);
 
 /* Activates the latest scheduled list whose effective_at <= now, if any
  * (an earlier one it overtakes is superseded unseen); any replica may
@@ -729,5 +753,66 @@ enum gq_code store_price_list_catalog(struct store *store, int64_t version, stru
  * "field", "old", "new"}, money as decimal strings. */
 enum gq_code store_price_list_diff(struct store *store, int64_t version, json_t **out,
                                    struct gq_error *err);
+
+/* ---- Promotion codes (promotion_codes.c, migration 0014) ---- */
+
+#define STORE_PROMOTION_CODE_SIZE 33 /* 3..32 of [A-Z0-9_-] and the NUL */
+#define STORE_EVENT_PROMOTION_CODE_REDEEMED "promotion_code.redeemed"
+
+/* A promotion code as stored. `discount` is the JSON text of the discount
+ * rule's fields it gives; 0 in expires_at, max_redemptions and
+ * per_customer_limit means none. */
+struct stored_promotion_code {
+    char code[STORE_PROMOTION_CODE_SIZE];
+    char *discount;
+    int64_t expires_at;
+    int64_t max_redemptions;
+    int64_t per_customer_limit;
+    bool first_time_only;
+    bool active;
+    int64_t redemptions;
+    int64_t created_at;
+    int64_t updated_at;
+};
+
+struct promotion_code_list {
+    struct stored_promotion_code *items;
+    size_t count;
+};
+
+void store_promotion_code_clear(struct stored_promotion_code *code);
+void store_promotion_code_list_free(struct promotion_code_list *list);
+
+/* Every code, oldest first, or the one `code` (NULL: all); none is count 0. */
+enum gq_code store_promotion_codes_read(struct store *store, const char *code,
+                                        struct promotion_code_list *out, struct gq_error *err);
+
+/* One code by name into *out (the caller clears it); GQ_ERR_NOT_FOUND when
+ * there is none. */
+enum gq_code store_promotion_code_get(struct store *store, const char *code,
+                                      struct stored_promotion_code *out, struct gq_error *err);
+
+/* Stores a new code with its audit line in one transaction;
+ * GQ_ERR_PROMOTION_CODE_EXISTS (nothing written) when the name is taken. */
+enum gq_code store_promotion_code_create(struct store *store,
+                                         const struct stored_promotion_code *code,
+                                         const struct audit_entry *audit, struct gq_error *err);
+
+/* Deactivates `code` at `now` with its audit line (none when it was
+ * inactive already) and reads it back into *out; GQ_ERR_NOT_FOUND when
+ * there is no such code. */
+enum gq_code store_promotion_code_deactivate(struct store *store, const char *code, int64_t now,
+                                             const struct audit_entry *audit,
+                                             struct stored_promotion_code *out,
+                                             struct gq_error *err);
+
+/* store_quote_accept for a quote priced with promotion code `code`: in the
+ * same transaction, the code's redemptions counted by one if it is still
+ * below max_redemptions, with its promotion_code.redeemed event; when it
+ * is not, nothing is written (the quote stays open) and the answer is
+ * GQ_ERR_PROMOTION_CODE_EXHAUSTED. */
+enum gq_code store_quote_accept_with_code(struct store *store, const char *id, int64_t now,
+                                          const char *acceptance, const char *code,
+                                          struct stored_quote *out, struct gq_error *err);
 
 #endif

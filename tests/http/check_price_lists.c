@@ -500,6 +500,180 @@ START_TEST(test_times_in_unix_seconds)
 }
 END_TEST
 
+/* ---- Lists that cannot surprise: revert, cancel, rebase. ---- */
+
+#define T4_PRICE "/prices/t4-16g-x1/on_demand"
+#define V100_PRICE "/prices/v100-16g-x1/on_demand"
+#define IN_2027 "{\"effective_at\":\"2027-01-01T00:00:00Z\"}"
+
+/* The on-demand price of SKU `id` in list `version`. */
+static const char *list_price(int version, const char *id, char out[32])
+{
+    char path[64];
+    snprintf(path, sizeof path, "/admin/price-lists/%d", version);
+    struct http_response *list = call("GET", path, NULL);
+    expect_status(list, 200);
+    snprintf(out, 32, "<none>");
+    json_t *skus = json_object_get(list->json, "skus");
+    for (size_t i = 0; i < json_array_size(skus); i++)
+        if (strcmp(json_str(json_array_get(skus, i), "id"), id) == 0)
+            snprintf(out, 32, "%s", json_str(json_array_get(skus, i), "prices.on_demand.amount"));
+    http_response_free(list);
+    return out;
+}
+
+static const char *list_field(int version, const char *field, char out[32])
+{
+    char path[64];
+    snprintf(path, sizeof path, "/admin/price-lists/%d", version);
+    struct http_response *list = call("GET", path, NULL);
+    expect_status(list, 200);
+    json_t *value = json_at(list->json, field);
+    if (json_is_integer(value))
+        snprintf(out, 32, "%lld", (long long)json_integer_value(value));
+    else
+        snprintf(out, 32, "%s", json_str(list->json, field));
+    http_response_free(list);
+    return out;
+}
+
+/* Draft `version` with its on-demand prices set (NULL: kept). */
+static void draft(int version, const char *t4, const char *v100)
+{
+    char path[96], body[48];
+    expect_call("POST", "/admin/price-lists", NULL, 201, NULL, NULL);
+    if (t4 != NULL) {
+        snprintf(path, sizeof path, "/admin/price-lists/%d" T4_PRICE, version);
+        snprintf(body, sizeof body, "{\"amount\":\"%s\"}", t4);
+        expect_call("PUT", path, body, 200, NULL, NULL);
+    }
+    if (v100 != NULL) {
+        snprintf(path, sizeof path, "/admin/price-lists/%d" V100_PRICE, version);
+        snprintf(body, sizeof body, "{\"amount\":\"%s\"}", v100);
+        expect_call("PUT", path, body, 200, NULL, NULL);
+    }
+}
+
+/* The T4 at 8.80 now would be put back to 9.90 in 2027 by a list drafted
+ * before it: refused, listing that price, unless allowed. */
+START_TEST(test_publish_would_revert)
+{
+    char text[32];
+    draft(2, NULL, "2.50");
+    expect_call("POST", "/admin/price-lists/2/publish", IN_2027, 200, NULL, NULL);
+    draft(3, "8.80", NULL);
+    struct http_response *refused = call("POST", "/admin/price-lists/3/publish", NULL);
+    expect_error(refused, 409, "price_list_would_revert", NULL);
+    ck_assert_uint_eq(json_array_size(json_at(refused->json, "error.reverts")), 1);
+    expect_str(refused->json, "error.reverts[0].entity", "price");
+    expect_str(refused->json, "error.reverts[0].id", "t4-16g-x1/on_demand");
+    expect_str(refused->json, "error.reverts[0].field", "amount");
+    expect_str(refused->json, "error.reverts[0].now", "8.80");
+    expect_str(refused->json, "error.reverts[0].reverted_to", "9.90");
+    ck_assert_int_eq(json_integer_value(json_at(refused->json, "error.reverts[0].version")), 2);
+    http_response_free(refused);
+    ck_assert_str_eq(list_field(3, "state", text), "draft");
+    expect_call("POST", "/admin/price-lists/3/publish", "{\"revert_scheduled\":\"maybe\"}", 422,
+                "invalid_value", "revert_scheduled");
+    expect_call("POST", "/admin/price-lists/3/publish", "{\"revert_scheduled\":\"allow\"}", 200,
+                NULL, NULL);
+    ck_assert_str_eq(list_field(3, "state", text), "active");
+}
+END_TEST
+
+/* Scheduling a list drafted before the active one would undo it too. */
+START_TEST(test_schedule_older_base_would_revert)
+{
+    char text[32];
+    draft(2, NULL, "2.50");
+    draft(3, "8.80", NULL);
+    expect_call("POST", "/admin/price-lists/3/publish", NULL, 200, NULL, NULL);
+    struct http_response *refused = call("POST", "/admin/price-lists/2/publish", IN_2027);
+    expect_error(refused, 409, "price_list_would_revert", NULL);
+    expect_str(refused->json, "error.reverts[0].id", "t4-16g-x1/on_demand");
+    expect_str(refused->json, "error.reverts[0].now", "8.80");
+    expect_str(refused->json, "error.reverts[0].reverted_to", "9.90");
+    http_response_free(refused);
+    ck_assert_str_eq(list_field(2, "state", text), "draft");
+}
+END_TEST
+
+/* A scheduled list withdrawn: its instant shows the active prices. */
+START_TEST(test_cancel_scheduled)
+{
+    char text[32], actions[512];
+    draft(2, NULL, "2.50");
+    expect_call("POST", "/admin/price-lists/2/publish", IN_2027, 200, NULL, NULL);
+    struct http_response *canceled = call("POST", "/admin/price-lists/2/cancel", NULL);
+    expect_status(canceled, 200);
+    expect_str(canceled->json, "state", "canceled");
+    http_response_free(canceled);
+    struct http_response *at = call("GET", "/catalog?at=1798761600", NULL);
+    expect_status(at, 200);
+    ck_assert_int_eq(json_integer_value(json_at(at->json, "price_list_version")), 1);
+    ck_assert_str_ne(v100_price(at->json), "2.50");
+    http_response_free(at);
+    expect_call("POST", "/admin/price-lists/2/publish", NULL, 409, "price_list_not_draft", NULL);
+    expect_call("POST", "/admin/price-lists/2/cancel", NULL, 409, "price_list_not_draft", NULL);
+    expect_call("POST", "/admin/price-lists/1/cancel", NULL, 409, "price_list_not_draft", NULL);
+    ck_assert_str_eq(list_field(2, "state", text), "canceled");
+    audit_actions(actions, sizeof actions);
+    ck_assert_ptr_nonnull(strstr(actions, "price_list.cancel"));
+    struct http_response *events = call("GET", "/events", NULL);
+    expect_status(events, 200);
+    ck_assert_ptr_nonnull(strstr(json_join(events->json, "data", "type"), "price_list.canceled"));
+    http_response_free(events);
+}
+END_TEST
+
+/* The scheduled list's V100 re-applied onto the T4 published since. */
+START_TEST(test_rebase_without_conflict)
+{
+    char text[32];
+    draft(2, NULL, "2.50");
+    expect_call("POST", "/admin/price-lists/2/publish", IN_2027, 200, NULL, NULL);
+    draft(3, "8.80", NULL);
+    expect_call("POST", "/admin/price-lists/3/publish", "{\"revert_scheduled\":\"allow\"}", 200,
+                NULL, NULL);
+    struct http_response *rebased = call("POST", "/admin/price-lists/2/rebase", NULL);
+    expect_status(rebased, 200);
+    expect_str(rebased->json, "state", "scheduled");
+    expect_str(rebased->json, "effective_at", "2027-01-01T00:00:00Z");
+    ck_assert_int_eq(json_integer_value(json_at(rebased->json, "based_on")), 3);
+    http_response_free(rebased);
+    ck_assert_str_eq(list_price(2, "t4-16g-x1", text), "8.80");
+    ck_assert_str_eq(list_price(2, "v100-16g-x1", text), "2.50");
+    struct http_response *diff = call("GET", "/admin/price-lists/2/diff", NULL);
+    expect_status(diff, 200);
+    ck_assert_uint_eq(json_array_size(json_at(diff->json, "changes")), 1);
+    http_response_free(diff);
+}
+END_TEST
+
+/* Both changed the T4: the conflict listed, the list untouched. */
+START_TEST(test_rebase_conflict_changes_nothing)
+{
+    char text[32];
+    draft(2, "7.50", "2.50");
+    expect_call("POST", "/admin/price-lists/2/publish", IN_2027, 200, NULL, NULL);
+    draft(3, "8.80", NULL);
+    expect_call("POST", "/admin/price-lists/3/publish", "{\"revert_scheduled\":\"allow\"}", 200,
+                NULL, NULL);
+    struct http_response *refused = call("POST", "/admin/price-lists/2/rebase", NULL);
+    expect_error(refused, 409, "price_list_rebase_conflict", NULL);
+    ck_assert_uint_eq(json_array_size(json_at(refused->json, "error.conflicts")), 1);
+    expect_str(refused->json, "error.conflicts[0].id", "t4-16g-x1/on_demand");
+    expect_str(refused->json, "error.conflicts[0].field", "amount");
+    expect_str(refused->json, "error.conflicts[0].base", "9.90");
+    expect_str(refused->json, "error.conflicts[0].list", "7.50");
+    expect_str(refused->json, "error.conflicts[0].active", "8.80");
+    http_response_free(refused);
+    ck_assert_str_eq(list_price(2, "t4-16g-x1", text), "7.50");
+    ck_assert_str_eq(list_field(2, "based_on", text), "1");
+    ck_assert_str_eq(list_field(2, "state", text), "scheduled");
+}
+END_TEST
+
 static Suite *make_suite(void)
 {
     Suite *suite = suite_create("http_price_lists");
@@ -513,6 +687,11 @@ static Suite *make_suite(void)
     tcase_add_test(lists, test_price_ceiling);
     tcase_add_test(lists, test_nothing_free_by_one_entry);
     tcase_add_test(lists, test_times_in_unix_seconds);
+    tcase_add_test(lists, test_publish_would_revert);
+    tcase_add_test(lists, test_schedule_older_base_would_revert);
+    tcase_add_test(lists, test_cancel_scheduled);
+    tcase_add_test(lists, test_rebase_without_conflict);
+    tcase_add_test(lists, test_rebase_conflict_changes_nothing);
     suite_set_timeout(lists, 60);
     suite_add_tcase(suite, lists);
     return suite;

@@ -19,6 +19,8 @@
  *   goes on serving;
  * - PostgreSQL stopped: 503 retry_later (and /readyz 503) while it is down;
  *   started again: right answers without restarting any replica;
+ * - twelve accepts at once on the three replicas of quotes with a promotion
+ *   code that has five redemptions left: five accepted, seven refused 409;
  * - afterwards every quote acknowledged with a 201 is in the database.
  *
  * The figures it sees are printed (a line each) for the closing note:
@@ -501,6 +503,66 @@ static void two_accepts_at_once_one_wins(void)
     }
 }
 
+/* More accepts than redemptions left, at once on the three replicas: each
+ * counts its redemption in the accept's transaction with a conditional
+ * update, so exactly max_redemptions of them win and the rest are 409. */
+enum { PROMO_QUOTES = 12, PROMO_MAX = 5 };
+
+static void promotion_code_race_on_three_replicas(void)
+{
+    static const char code_body[] = "{\"code\":\"RACE5\",\"max_redemptions\":5,"
+                                    "\"discount\":{\"name\":\"Race\",\"basis_points\":500}}";
+    static const char quote_body[] =
+        "{\"items\":[{\"sku\":\"v100-16g-x1\",\"billing\":\"on_demand\","
+        "\"hours_per_day\":8,\"days\":90}],\"promotion_code\":\"race5\"}";
+    const char *const headers[] = {"Content-Type: application/json", NULL};
+    struct http_response *made =
+        http_once(replicas[0].port, "POST", "/admin/promotion-codes", headers, code_body);
+    expect_status(made, 201);
+    http_response_free(made);
+    char paths[PROMO_QUOTES][96];
+    struct racer racers[PROMO_QUOTES];
+    pthread_barrier_t start;
+    pthread_barrier_init(&start, NULL, PROMO_QUOTES);
+    for (int i = 0; i < PROMO_QUOTES; i++) {
+        struct http_response *saved =
+            http_once(replicas[i % REPLICAS].port, "POST", "/quote", headers, quote_body);
+        expect_status(saved, 201);
+        snprintf(paths[i], sizeof paths[i], "/quote/%s/accept", json_str(saved->json, "id"));
+        http_response_free(saved);
+        racers[i] = (struct racer){
+            .replica = (i + 1) % REPLICAS, .method = "POST", .path = paths[i], .start = &start};
+    }
+    pthread_t threads[PROMO_QUOTES];
+    for (int i = 0; i < PROMO_QUOTES; i++)
+        ck_assert_int_eq(pthread_create(&threads[i], NULL, race, &racers[i]), 0);
+    int accepted = 0, exhausted = 0;
+    for (int i = 0; i < PROMO_QUOTES; i++) {
+        pthread_join(threads[i], NULL);
+        if (racers[i].response->status == 200)
+            accepted++;
+        else {
+            expect_error(racers[i].response, 409, "promotion_code_exhausted", NULL);
+            exhausted++;
+        }
+        http_response_free(racers[i].response);
+    }
+    pthread_barrier_destroy(&start);
+    printf("promotion code race: %d accepted, %d refused of %d accepts at once\n", accepted,
+           exhausted, PROMO_QUOTES);
+    ck_assert_int_eq(accepted, PROMO_MAX);
+    ck_assert_int_eq(exhausted, PROMO_QUOTES - PROMO_MAX);
+    ck_assert_int_eq(testdb_integer(database_url,
+                                    "SELECT redemptions FROM promotion_codes WHERE code = ?1",
+                                    "RACE5"),
+                     PROMO_MAX);
+    ck_assert_int_eq(testdb_integer(database_url,
+                                    "SELECT COUNT(*) FROM quotes WHERE status = 'accepted'"
+                                    " AND request_json LIKE '%' || ?1 || '%'",
+                                    "race5"),
+                     PROMO_MAX);
+}
+
 static void price_change_reaches_every_replica(void)
 {
     ck_assert_str_eq(on_demand_price(0, "t4-16g-x1"), "9.90");
@@ -751,6 +813,7 @@ START_TEST(test_three_replicas_behave_as_one_service)
     saved_here_read_there_accepted_elsewhere();
     same_key_on_two_replicas_makes_one_quote();
     two_accepts_at_once_one_wins();
+    promotion_code_race_on_three_replicas();
     price_change_reaches_every_replica();
     scheduled_list_reaches_every_replica_at_the_instant();
     kill_one_replica_loses_nothing();

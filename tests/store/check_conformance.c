@@ -1045,8 +1045,10 @@ START_TEST(test_price_list_cycle_switches_at_the_instant)
     int64_t now = time(NULL), at = now + 100;
     struct audit_entry audit = test_audit("price_list.publish");
     bool activated = true;
-    ck_assert_int_eq(store_price_list_publish(store, draft, at, now, &audit, &activated, &err),
-                     GQ_OK);
+    json_t *reverts = NULL;
+    ck_assert_int_eq(
+        store_price_list_publish(store, draft, at, now, true, &reverts, &audit, &activated, &err),
+        GQ_OK);
     ck_assert(!activated);
     int64_t due, version, made;
     ck_assert_int_eq(store_price_list_next_due(store, &due, &err), GQ_OK);
@@ -1156,10 +1158,12 @@ START_TEST(test_price_list_refusals_change_nothing)
     struct price_list_edit delete_x8 = {PRICE_LIST_SKU, "v100-32g-x8", NULL, NULL, NULL};
     ck_assert_int_eq(store_price_list_edit(store, draft, &delete_x8, &audit, &err), GQ_OK);
     bool activated = false;
+    json_t *reverts = NULL;
     int64_t now = time(NULL);
     struct audit_entry publish = test_audit("price_list.publish");
-    ck_assert_int_eq(store_price_list_publish(store, draft, 0, now, &publish, &activated, &err),
-                     GQ_OK);
+    ck_assert_int_eq(
+        store_price_list_publish(store, draft, 0, now, true, &reverts, &publish, &activated, &err),
+        GQ_OK);
     ck_assert(activated);
     struct catalog *catalog;
     ck_assert_int_eq(store_load_catalog(store, &catalog, &err), GQ_OK);

@@ -90,8 +90,15 @@ const char *optional_text(const char *text)
 
 const char *error_keys_for(const char *field, const char *code)
 {
-    if (code != NULL && (strcmp(code, "quote_not_open") == 0 || strcmp(code, "quote_expired") == 0))
+    if (code != NULL &&
+        (strcmp(code, "quote_not_open") == 0 || strcmp(code, "quote_expired") == 0 ||
+         strcmp(code, "promotion_code_invalid") == 0 ||
+         strcmp(code, "promotion_code_exhausted") == 0))
         return field != NULL ? "code,message,field,state" : "code,message,state";
+    if (code != NULL && strcmp(code, "price_list_would_revert") == 0)
+        return "code,message,reverts";
+    if (code != NULL && strcmp(code, "price_list_rebase_conflict") == 0)
+        return "code,message,conflicts";
     return field != NULL ? "code,message,field" : "code,message";
 }
 

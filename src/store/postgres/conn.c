@@ -496,4 +496,7 @@ const struct store_backend_ops postgres_backend_ops = {
     .delivery_finish = pg_delivery_finish,
     .price_lists_read = pg_price_lists_read,
     .price_list_write = pg_price_list_write,
+    .promotion_codes_read = pg_promotion_codes_read,
+    .promotion_code_insert = pg_promotion_code_insert,
+    .promotion_code_deactivate = pg_promotion_code_deactivate,
 };

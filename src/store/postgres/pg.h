@@ -292,4 +292,20 @@ enum gq_code pg_price_list_write(struct store_backend *backend,
                                  const struct audit_line *audit, bool *applied,
                                  struct gq_error *err);
 
+/* promotion_codes.c */
+enum gq_code pg_promotion_codes_read(struct store_backend *backend, const char *name,
+                                     struct promotion_code_list *out, struct gq_error *err);
+enum gq_code pg_promotion_code_insert(struct store_backend *backend,
+                                      const struct stored_promotion_code *code,
+                                      const struct audit_line *audit, bool *inserted,
+                                      struct gq_error *err);
+enum gq_code pg_promotion_code_deactivate(struct store_backend *backend, const char *name,
+                                          int64_t now, const struct audit_line *audit,
+                                          struct stored_promotion_code *out, bool *found,
+                                          struct gq_error *err);
+/* Inside an accept's transaction: one more redemption of `name` unless it
+ * has reached its limit (*redeemed false: nothing changed). */
+enum gq_code pg_promotion_code_redeem(struct pg_conn *conn, const char *name, int64_t now,
+                                      bool *redeemed, struct gq_error *err);
+
 #endif

@@ -220,6 +220,16 @@ static enum gq_code write_list(struct pg_conn *conn, const struct price_list_wri
     }
     case PRICE_LIST_WRITE_ACTIVATE:
         return activate(conn, write, applied, err);
+    case PRICE_LIST_WRITE_CANCEL: {
+        const char *const values[] = {version};
+        code = command(conn, pg_sql(conn, STORE_SQL_PRICE_LIST_CANCEL), 1, values, &changes, err);
+        break;
+    }
+    case PRICE_LIST_WRITE_REBASE: {
+        const char *const values[] = {version, write->document, based_on};
+        code = command(conn, pg_sql(conn, STORE_SQL_PRICE_LIST_REBASE), 3, values, &changes, err);
+        break;
+    }
     }
     *applied = code == GQ_OK && changes > 0;
     return code;

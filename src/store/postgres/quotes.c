@@ -612,6 +612,21 @@ static enum gq_code append_quote_event(struct pg_conn *conn, const char *type,
     return code;
 }
 
+/* The accept's promotion code redeemed once more, with its event; when it
+ * has reached its limit, the outcome says so and the caller rolls back. */
+static enum gq_code redeem(struct pg_conn *conn, const struct quote_end *end,
+                           enum accept_outcome *outcome, struct gq_error *err)
+{
+    bool redeemed = false;
+    enum gq_code code =
+        pg_promotion_code_redeem(conn, end->promotion_code, end->now, &redeemed, err);
+    if (code == GQ_OK && !redeemed)
+        *outcome = ACCEPT_PROMOTION_EXHAUSTED;
+    else if (code == GQ_OK)
+        code = pg_event_append(conn, end->promotion_event, err);
+    return code;
+}
+
 /* The conditional update; when it changed nothing, the quote as it is
  * tells why. In a transaction of its own, committed only once the row read
  * back is whole: a damaged quote is an error, and is not changed. */
@@ -637,6 +652,8 @@ static enum gq_code end_on(struct pg_conn *conn, void *context, struct gq_error 
             code = append_quote_event(
                 conn, accept ? STORE_EVENT_QUOTE_ACCEPTED : STORE_EVENT_QUOTE_CANCELED, ending->out,
                 end->now, err);
+        if (code == GQ_OK && end->promotion_code != NULL)
+            code = redeem(conn, end, ending->outcome, err);
     } else {
         bool found = false;
         code = select_quote(conn, PG_QUOTE_BY_ID, end->id, ending->out, &found, err);
@@ -646,7 +663,9 @@ static enum gq_code end_on(struct pg_conn *conn, void *context, struct gq_error 
     }
     PQclear(result);
     if (code == GQ_OK)
-        code = pg_command(conn, "COMMIT", PGRES_COMMAND_OK, "ending a quote", err);
+        code =
+            pg_command(conn, *ending->outcome == ACCEPT_PROMOTION_EXHAUSTED ? "ROLLBACK" : "COMMIT",
+                       PGRES_COMMAND_OK, "ending a quote", err);
     if (code != GQ_OK && *ending->outcome != ACCEPT_NOT_FOUND)
         stored_quote_clear(ending->out);
     return code;

@@ -672,4 +672,7 @@ const struct store_backend_ops sqlite_backend_ops = {
     .delivery_finish = sqlite_delivery_finish,
     .price_lists_read = sqlite_price_lists_read,
     .price_list_write = sqlite_price_list_write,
+    .promotion_codes_read = sqlite_promotion_codes_read,
+    .promotion_code_insert = sqlite_promotion_code_insert,
+    .promotion_code_deactivate = sqlite_promotion_code_deactivate,
 };

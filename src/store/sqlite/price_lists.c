@@ -212,6 +212,24 @@ static enum gq_code write_list(struct sqlite_conn *conn, const struct price_list
     }
     case PRICE_LIST_WRITE_ACTIVATE:
         return activate(conn, write, applied, err);
+    case PRICE_LIST_WRITE_CANCEL:
+        code = run(conn, sqlite_sql(STORE_SQL_PRICE_LIST_CANCEL), write->version, 0, NULL, &changes,
+                   err);
+        break;
+    case PRICE_LIST_WRITE_REBASE: {
+        sqlite3_stmt *stmt = sqlite_db_cached(conn, sqlite_sql(STORE_SQL_PRICE_LIST_REBASE), err);
+        if (stmt == NULL)
+            return err != NULL ? err->code : GQ_ERR_INTERNAL;
+        sqlite3_bind_int64(stmt, 1, (sqlite3_int64)write->version);
+        sqlite3_bind_text(stmt, 2, write->document, -1, SQLITE_STATIC);
+        sqlite3_bind_int64(stmt, 3, (sqlite3_int64)write->based_on);
+        int rc = sqlite3_step(stmt);
+        changes = sqlite3_changes(sqlite3_db_handle(stmt));
+        sqlite_db_done(stmt);
+        if (rc != SQLITE_DONE)
+            code = sqlite_db_fail(conn, rc, "rebasing a price list", err);
+        break;
+    }
     }
     *applied = code == GQ_OK && changes > 0;
     return code;

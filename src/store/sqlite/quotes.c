@@ -390,6 +390,16 @@ static enum gq_code end_locked(struct sqlite_conn *conn, const struct quote_end 
         return code;
     if (updated && found) /* the outbox: in the same transaction */
         code = append_quote_event(conn, event_type_of(end->ending), quote, end->now, err);
+    if (code == GQ_OK && updated && found && end->promotion_code != NULL) {
+        bool redeemed = false;
+        code = sqlite_promotion_code_redeem(conn, end->promotion_code, end->now, &redeemed, err);
+        if (code == GQ_OK && !redeemed) { /* the caller rolls back */
+            *outcome = ACCEPT_PROMOTION_EXHAUSTED;
+            return GQ_OK;
+        }
+        if (code == GQ_OK)
+            code = sqlite_event_append(conn, end->promotion_event, err);
+    }
     if (code != GQ_OK) {
         stored_quote_clear(quote);
         return code;
@@ -417,7 +427,7 @@ enum gq_code sqlite_end_quote(struct store_backend *backend, const struct quote_
     enum gq_code code = sqlite_db_begin_write(conn, err);
     if (code == GQ_OK)
         code = end_locked(conn, end, &quote, outcome, err);
-    if (code == GQ_OK)
+    if (code == GQ_OK && *outcome != ACCEPT_PROMOTION_EXHAUSTED)
         code = sqlite_db_commit(conn, err);
     sqlite_db_end(conn);
     sqlite_db_checkin(store, conn);

@@ -1,0 +1,392 @@
+/*
+ * Promotion codes: POST, GET and PATCH on /admin/promotion-codes (scope
+ * catalog:write, the route table says so), and a code as POST /quote uses
+ * it (promotion_codes_for_quote).
+ *
+ * A code is what a customer types, matched whatever its case and stored
+ * upper-case. Its `discount` has the fields of a price list's discount
+ * rule; a quote priced with the code gets that rule as one more rule of
+ * the discount engine (core/discounts.c), named by the code and marked
+ * with its source. Once created, a code changes only by being deactivated:
+ * its redemptions are counted when quotes are accepted (the store counts
+ * them in the accept's transaction, never past max_redemptions).
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/promotions.h"
+#include "admin/admin.h"
+#include "codec/bodies.h"
+#include "codec/list_query.h"
+#include "http/app.h"
+#include "http/auth.h"
+#include "http/reply.h"
+#include "http/request.h"
+#include "http/snapshot.h"
+#include "store/store.h"
+#include "util/clock.h"
+
+enum { NAME_MAX = 500, BASIS_POINTS_MAX = 9999, QUANTITY_MAX = 10000, PRIORITY_LIMIT = 1000000 };
+#define SEGMENTS "individual, student, startup, enterprise"
+#define RULE_BILLINGS "on_demand, monthly, quarterly, student, mixed"
+
+/* ---- The discount, as a rule of the discount engine. ---- */
+
+static enum gq_code read_segment(json_t *discount, uint32_t *mask, struct gq_error *err)
+{
+    const char *text = NULL;
+    enum customer_segment segment;
+    enum gq_code code = fields_string(discount, "segment", "discount", false, &text, err);
+    *mask = SEGMENT_MASK_ALL;
+    if (code == GQ_OK && text != NULL && !segment_parse(text, &segment))
+        return gq_fail_msg(err, GQ_ERR_INVALID_VALUE, "discount.segment", MSG_FIELD_ONE_OF,
+                           MSG_TEXT("discount.segment"), MSG_TEXT(SEGMENTS));
+    if (code == GQ_OK && text != NULL)
+        *mask = SEGMENT_BIT(segment);
+    return code;
+}
+
+static enum gq_code read_billing(json_t *discount, uint32_t *mask, struct gq_error *err)
+{
+    const char *text = NULL;
+    enum billing_mode mode;
+    enum gq_code code = fields_string(discount, "billing", "discount", false, &text, err);
+    *mask = DISCOUNT_BILLING_ALL;
+    if (code != GQ_OK || text == NULL)
+        return code;
+    if (strcmp(text, "mixed") == 0)
+        *mask = DISCOUNT_BILLING_MIXED;
+    else if (billing_mode_parse(text, &mode))
+        *mask = BILLING_MODE_BIT(mode);
+    else
+        return gq_fail_msg(err, GQ_ERR_INVALID_VALUE, "discount.billing", MSG_FIELD_ONE_OF,
+                           MSG_TEXT("discount.billing"), MSG_TEXT(RULE_BILLINGS));
+    return GQ_OK;
+}
+
+static enum gq_code read_amount(json_t *discount, struct discount_rule *rule, struct gq_error *err)
+{
+    bool percent = json_object_get(discount, "basis_points") != NULL,
+         fixed = json_object_get(discount, "amount_off") != NULL;
+    if (percent == fixed)
+        return gq_fail_msg(err, GQ_ERR_INVALID_VALUE, "discount.basis_points", MSG_FIELD_ONE_OF,
+                           MSG_TEXT("the discount"), MSG_TEXT("basis_points, amount_off"));
+    int64_t basis_points = 0;
+    rule->kind = percent ? DISCOUNT_PERCENT : DISCOUNT_FIXED;
+    if (fixed)
+        return fields_price(discount, "amount_off", "discount", &rule->fixed_amount, err);
+    enum gq_code code = fields_integer(discount, "basis_points", "discount", true, 1,
+                                       BASIS_POINTS_MAX, &basis_points, err);
+    rule->basis_points = (int32_t)basis_points;
+    return code;
+}
+
+/* `discount` (a price list's discount rule's fields, without an id or a
+ * validity window) as the rule of promotion code `code`; the rule borrows
+ * strings from `discount` and `code`. */
+static enum gq_code read_discount(json_t *discount, const char *code_name,
+                                  struct discount_rule *rule, struct gq_error *err)
+{
+    static const char *const allowed[] = {
+        "name",         "segment",    "billing",  "sku",       "min_quantity",
+        "basis_points", "amount_off", "priority", "stackable", NULL};
+    memset(rule, 0, sizeof *rule);
+    int64_t min_quantity = 1, priority = 100;
+    const char *name = NULL, *sku = NULL;
+    enum gq_code code = fields_only(discount, allowed, "discount", err);
+    if (code == GQ_OK)
+        code = fields_string(discount, "name", "discount", true, &name, err);
+    if (code == GQ_OK && (name[0] == '\0' || strlen(name) > NAME_MAX))
+        code = gq_fail_msg(err, GQ_ERR_OUT_OF_RANGE, "discount.name", MSG_FIELD_TEXT_LENGTH,
+                           MSG_TEXT("discount.name"), MSG_INT(1), MSG_INT(NAME_MAX));
+    if (code == GQ_OK)
+        code = read_segment(discount, &rule->segment_mask, err);
+    if (code == GQ_OK)
+        code = read_billing(discount, &rule->billing_mask, err);
+    if (code == GQ_OK)
+        code = fields_string(discount, "sku", "discount", false, &sku, err);
+    if (code == GQ_OK)
+        code = fields_integer(discount, "min_quantity", "discount", false, 1, QUANTITY_MAX,
+                              &min_quantity, err);
+    if (code == GQ_OK)
+        code = read_amount(discount, rule, err);
+    if (code == GQ_OK)
+        code = fields_integer(discount, "priority", "discount", false, -PRIORITY_LIMIT,
+                              PRIORITY_LIMIT, &priority, err);
+    if (code == GQ_OK)
+        code = fields_boolean(discount, "stackable", "discount", false, &rule->stackable, err);
+    rule->id = (char *)code_name;
+    rule->name = (char *)name;
+    rule->sku_id = (char *)sku;
+    rule->min_quantity = (int32_t)min_quantity;
+    rule->priority = (int32_t)priority;
+    rule->from_promotion_code = true;
+    return code;
+}
+
+/* ---- A code as JSON. ---- */
+
+static json_t *time_or_null(int64_t unix_seconds)
+{
+    char text[CLOCK_RFC3339_SIZE];
+    return unix_seconds > 0 ? json_string(clock_format_rfc3339(unix_seconds, text)) : json_null();
+}
+
+static json_t *limit_or_null(int64_t limit)
+{
+    return limit > 0 ? json_integer((json_int_t)limit) : json_null();
+}
+
+static json_t *render_code(const struct stored_promotion_code *code)
+{
+    json_t *discount = json_loads(code->discount, 0, NULL);
+    if (discount == NULL)
+        return NULL;
+    return json_pack(
+        "{s:s, s:s, s:o, s:o, s:o, s:o, s:b, s:b, s:I, s:o, s:o}", "object", "promotion_code",
+        "code", code->code, "discount", discount, "expires_at", time_or_null(code->expires_at),
+        "max_redemptions", limit_or_null(code->max_redemptions), "per_customer_limit",
+        limit_or_null(code->per_customer_limit), "first_time_only", code->first_time_only, "active",
+        code->active, "redemptions", (json_int_t)code->redemptions, "created_at",
+        time_or_null(code->created_at), "updated_at", time_or_null(code->updated_at));
+}
+
+/* {"old": ..., "new": ...} for the audit log. */
+static char *change_of(const struct stored_promotion_code *before,
+                       const struct stored_promotion_code *after)
+{
+    json_t *change = json_pack("{s:o, s:o}", "old", before ? render_code(before) : json_null(),
+                               "new", after ? render_code(after) : json_null());
+    char *text = change != NULL ? json_dumps(change, JSON_COMPACT) : NULL;
+    json_decref(change);
+    return text;
+}
+
+/* ---- Reading a new code. ---- */
+
+static enum gq_code read_name(json_t *body, char out[STORE_PROMOTION_CODE_SIZE],
+                              struct gq_error *err)
+{
+    const char *typed = NULL;
+    enum gq_code code = fields_string(body, "code", "", true, &typed, err);
+    if (code == GQ_OK && !promotion_code_normalize(typed, out))
+        code = gq_fail_msg(err, GQ_ERR_INVALID_VALUE, "code", MSG_PROMO_FORM, MSG_TEXT("code"));
+    return code;
+}
+
+static enum gq_code read_limits(json_t *body, struct stored_promotion_code *out,
+                                struct gq_error *err)
+{
+    enum gq_code code = fields_time(body, "expires_at", "", false, &out->expires_at, err);
+    if (code == GQ_OK)
+        code = fields_integer(body, "max_redemptions", "", false, 1, INT32_MAX,
+                              &out->max_redemptions, err);
+    if (code == GQ_OK)
+        code = fields_integer(body, "per_customer_limit", "", false, 1, INT32_MAX,
+                              &out->per_customer_limit, err);
+    if (code == GQ_OK)
+        code = fields_boolean(body, "first_time_only", "", false, &out->first_time_only, err);
+    out->active = true;
+    if (code == GQ_OK)
+        code = fields_boolean(body, "active", "", false, &out->active, err);
+    return code;
+}
+
+static enum gq_code read_new_code(json_t *body, struct stored_promotion_code *out,
+                                  struct gq_error *err)
+{
+    static const char *const allowed[] = {"code",
+                                          "discount",
+                                          "expires_at",
+                                          "max_redemptions",
+                                          "per_customer_limit",
+                                          "first_time_only",
+                                          "active",
+                                          NULL};
+    json_t *discount = NULL;
+    struct discount_rule rule;
+    memset(out, 0, sizeof *out);
+    enum gq_code code = fields_only(body, allowed, "", err);
+    if (code == GQ_OK)
+        code = read_name(body, out->code, err);
+    if (code == GQ_OK)
+        code = fields_object(body, "discount", "", true, &discount, err);
+    if (code == GQ_OK)
+        code = read_discount(discount, out->code, &rule, err);
+    if (code == GQ_OK)
+        code = read_limits(body, out, err);
+    if (code == GQ_OK &&
+        (out->discount = json_dumps(discount, JSON_COMPACT | JSON_SORT_KEYS)) == NULL)
+        code = gq_fail(err, GQ_ERR_NO_MEMORY, NULL, "out of memory");
+    return code;
+}
+
+/* ---- Handlers. ---- */
+
+static enum MHD_Result reply_code(struct http_request *request, unsigned status,
+                                  const struct stored_promotion_code *code)
+{
+    json_t *body = render_code(code);
+    struct MHD_Response *response = reply_make_json(request, body);
+    if (response != NULL && status == MHD_HTTP_CREATED) {
+        char location[80];
+        snprintf(location, sizeof location, "/admin/promotion-codes/%s", code->code);
+        MHD_add_response_header(response, MHD_HTTP_HEADER_LOCATION, location);
+    }
+    return reply_queue(request, status, response);
+}
+
+enum MHD_Result promotion_codes_handle_create(struct http_request *request)
+{
+    struct stored_promotion_code code;
+    struct gq_error err;
+    enum gq_code result = read_new_code(request->json, &code, &err);
+    code.created_at = code.updated_at = clock_now_seconds();
+    char *change = result == GQ_OK ? change_of(NULL, &code) : NULL;
+    if (result == GQ_OK && change == NULL)
+        result = gq_fail(&err, GQ_ERR_NO_MEMORY, NULL, "out of memory");
+    if (result == GQ_OK) {
+        struct audit_entry audit =
+            auth_audit_entry(request, "promotion_code.create", code.code, change);
+        result = store_promotion_code_create(request->app->store, &code, &audit, &err);
+    }
+    free(change);
+    enum MHD_Result reply =
+        result == GQ_OK ? reply_code(request, MHD_HTTP_CREATED, &code) : reply_error(request, &err);
+    store_promotion_code_clear(&code);
+    return reply;
+}
+
+enum MHD_Result promotion_codes_handle_list(struct http_request *request)
+{
+    struct promotion_code_list list;
+    struct gq_error err;
+    if (store_promotion_codes_read(request->app->store, NULL, &list, &err) != GQ_OK)
+        return reply_error(request, &err);
+    json_t *data = json_array();
+    for (size_t i = 0; data != NULL && i < list.count; i++)
+        if (json_array_append_new(data, render_code(&list.items[i])) != 0) {
+            json_decref(data);
+            data = NULL;
+        }
+    store_promotion_code_list_free(&list);
+    return reply_json(request, MHD_HTTP_OK,
+                      data ? json_pack("{s:o, s:b}", "data", data, "has_more", 0) : NULL);
+}
+
+/* The path's code, upper-cased; a 404 when it cannot name one. */
+static bool path_code(struct http_request *request, char out[STORE_PROMOTION_CODE_SIZE],
+                      struct gq_error *err)
+{
+    if (promotion_code_normalize(request->path_id, out))
+        return true;
+    gq_fail_msg(err, GQ_ERR_NOT_FOUND, NULL, MSG_PROMO_UNKNOWN, MSG_TEXT_CUT(request->path_id, 40));
+    return false;
+}
+
+enum MHD_Result promotion_codes_handle_get(struct http_request *request)
+{
+    char name[STORE_PROMOTION_CODE_SIZE];
+    struct stored_promotion_code code = {0};
+    struct gq_error err;
+    if (!path_code(request, name, &err) ||
+        store_promotion_code_get(request->app->store, name, &code, &err) != GQ_OK)
+        return reply_error(request, &err);
+    enum MHD_Result reply = reply_code(request, MHD_HTTP_OK, &code);
+    store_promotion_code_clear(&code);
+    return reply;
+}
+
+/* {"active": false}: the one change a code takes. */
+static enum gq_code read_update(json_t *body, struct gq_error *err)
+{
+    static const char *const allowed[] = {"active", NULL};
+    bool active = true;
+    enum gq_code code = fields_only(body, allowed, "", err);
+    if (code == GQ_OK)
+        code = fields_boolean(body, "active", "", true, &active, err);
+    if (code == GQ_OK && active)
+        code = gq_fail_msg(err, GQ_ERR_INVALID_VALUE, "active", MSG_PROMO_LOCKED);
+    return code;
+}
+
+enum MHD_Result promotion_codes_handle_update(struct http_request *request)
+{
+    char name[STORE_PROMOTION_CODE_SIZE];
+    struct stored_promotion_code code = {0};
+    struct gq_error err;
+    if (!path_code(request, name, &err) || read_update(request->json, &err) != GQ_OK)
+        return reply_error(request, &err);
+    char change[160];
+    snprintf(change, sizeof change, "{\"old\":{\"active\":true},\"new\":{\"active\":false}}");
+    struct audit_entry audit = auth_audit_entry(request, "promotion_code.deactivate", name, change);
+    if (store_promotion_code_deactivate(request->app->store, name, clock_now_seconds(), &audit,
+                                        &code, &err) != GQ_OK)
+        return reply_error(request, &err);
+    enum MHD_Result reply = reply_code(request, MHD_HTTP_OK, &code);
+    store_promotion_code_clear(&code);
+    return reply;
+}
+
+/* ---- A code in a quote. ---- */
+
+void promotion_use_clear(struct promotion_use *use)
+{
+    json_decref(use->discount);
+    memset(use, 0, sizeof *use);
+}
+
+static enum gq_code check_terms(const struct stored_promotion_code *code, int64_t now,
+                                struct gq_error *err)
+{
+    char expiry[CLOCK_RFC3339_SIZE];
+    struct promotion_terms terms = {
+        .code = code->code,
+        .active = code->active,
+        .expires_at = code->expires_at,
+        .expires_text = clock_format_rfc3339(code->expires_at, expiry),
+        .max_redemptions = code->max_redemptions,
+        .redemptions = code->redemptions,
+        .needs_customer = code->per_customer_limit > 0 || code->first_time_only,
+    };
+    return promotion_check(&terms, now, err);
+}
+
+enum gq_code promotion_codes_for_quote(struct http_request *request, const char *typed, int64_t now,
+                                       struct promotion_use *use, struct gq_error *err)
+{
+    memset(use, 0, sizeof *use);
+    struct stored_promotion_code code = {0};
+    enum gq_code result = GQ_OK;
+    if (!promotion_code_normalize(typed, use->code)) {
+        result = gq_fail_msg(err, GQ_ERR_PROMOTION_CODE_INVALID, "promotion_code",
+                             MSG_PROMO_UNKNOWN, MSG_TEXT_CUT(typed, 40));
+        snprintf(err->state, sizeof err->state, "unknown");
+        return result;
+    }
+    result = store_promotion_code_get(request->app->store, use->code, &code, err);
+    if (result == GQ_ERR_NOT_FOUND) {
+        err->code = result = GQ_ERR_PROMOTION_CODE_INVALID;
+        snprintf(err->field, sizeof err->field, "promotion_code");
+        snprintf(err->state, sizeof err->state, "unknown");
+    }
+    if (result == GQ_OK)
+        result = check_terms(&code, now, err);
+    if (result == GQ_OK && (use->discount = json_loads(code.discount, 0, NULL)) == NULL)
+        result = gq_fail(err, GQ_ERR_INTERNAL, NULL, "promotion code %s is unreadable", code.code);
+    if (result == GQ_OK)
+        result = read_discount(use->discount, use->code, &use->rule, err);
+    store_promotion_code_clear(&code);
+    if (result != GQ_OK)
+        promotion_use_clear(use);
+    return result;
+}
+
+bool promotion_codes_of_request(const char *request_json, char out[STORE_PROMOTION_CODE_SIZE])
+{
+    json_t *request = json_loads(request_json, 0, NULL);
+    const char *typed = json_string_value(json_object_get(request, "promotion_code"));
+    bool named = typed != NULL && promotion_code_normalize(typed, out);
+    json_decref(request);
+    return named;
+}
