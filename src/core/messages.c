@@ -280,6 +280,9 @@ static const char *const names[MSG_COUNT] = {
     [MSG_REC_UNKNOWN_PRECISION] = "rec_unknown_precision",
     [MSG_REC_UNKNOWN_KV_PRECISION] = "rec_unknown_kv_precision",
     [MSG_REC_UNKNOWN_CHECKPOINTING] = "rec_unknown_checkpointing",
+    [MSG_REC_QUANT_PRECISION] = "rec_quant_precision",
+    [MSG_REC_QUANT_BITS] = "rec_quant_bits",
+    [MSG_REC_QUANT_GROUP] = "rec_quant_group",
     [MSG_REC_UNKNOWN_MODEL] = "rec_unknown_model",
     [MSG_REC_UNKNOWN_MODEL_NONE] = "rec_unknown_model_none",
 };
@@ -545,6 +548,9 @@ static const char *const english[MSG_COUNT] = {
     [MSG_REC_UNKNOWN_PRECISION] = "unknown precision",
     [MSG_REC_UNKNOWN_KV_PRECISION] = "unknown KV cache precision",
     [MSG_REC_UNKNOWN_CHECKPOINTING] = "unknown activation checkpointing",
+    [MSG_REC_QUANT_PRECISION] = "quantization describes int8 or int4 weights, not {1}",
+    [MSG_REC_QUANT_BITS] = "{1} stores weights in {2} bits here; bits and precision must agree",
+    [MSG_REC_QUANT_GROUP] = "group_size applies to gptq and awq; {1} has fixed blocks",
     [MSG_REC_UNKNOWN_MODEL] = "unknown model '{1}'; the catalog has {2}",
     [MSG_REC_UNKNOWN_MODEL_NONE] = "unknown model '{1}'; the catalog has none",
 };
@@ -804,6 +810,9 @@ static const char *const chinese[MSG_COUNT] = {
     [MSG_REC_UNKNOWN_PRECISION] = "未知的精度",
     [MSG_REC_UNKNOWN_KV_PRECISION] = "未知的 KV 缓存精度",
     [MSG_REC_UNKNOWN_CHECKPOINTING] = "未知的激活检查点方式",
+    [MSG_REC_QUANT_PRECISION] = "quantization 描述 int8 或 int4 权重，不适用于 {1}",
+    [MSG_REC_QUANT_BITS] = "{1} 在此以 {2} 位存储权重；bits 与 precision 必须一致",
+    [MSG_REC_QUANT_GROUP] = "group_size 只适用于 gptq 和 awq；{1} 的分块大小固定",
     [MSG_REC_UNKNOWN_MODEL] = "未知模型 '{1}'；目录中有：{2}",
     [MSG_REC_UNKNOWN_MODEL_NONE] = "未知模型 '{1}'；目录中没有任何模型",
 };

@@ -472,10 +472,12 @@ static bool vary(const struct sizing_estimate *e, const struct sizing_workload *
         return e->task == SIZING_TASK_INFERENCE && e->kv_precision == SIZING_KV_FP16;
     case VARIANT_WEIGHTS_INT8:
         out->precision = SIZING_PRECISION_INT8;
-        return quantisable && e->bytes_per_param > 1.0;
+        memset(&out->quantization, 0, sizeof out->quantization);
+        return quantisable && sizing_bytes_per_param(e->precision) > 1.0;
     case VARIANT_WEIGHTS_INT4:
         out->precision = SIZING_PRECISION_INT4;
-        return quantisable && e->bytes_per_param > 0.5;
+        memset(&out->quantization, 0, sizeof out->quantization);
+        return quantisable && sizing_bytes_per_param(e->precision) > 0.5;
     default:
         return false;
     }
