@@ -136,7 +136,9 @@ static int order_of_money(gq_money a, gq_money b)
 }
 
 /* < 0 when `a` ranks before `b`: the objective's figure, the other one,
- * fewer cards, then SKU id and instances so the order is total. */
+ * fewer cards, then SKU id and instances so the order is total. Two free
+ * answers (a run too small to cost a fen) tie on cost: there the fewer
+ * cards win before the time, as more instances would buy nothing. */
 static int compare_candidates(const struct candidate *a, const struct candidate *b,
                               enum recommend_objective objective)
 {
@@ -144,6 +146,8 @@ static int compare_candidates(const struct candidate *a, const struct candidate 
     int by_time = order_of(a->hours, b->hours);
     int order = objective == RECOMMEND_OBJECTIVE_TIME ? (by_time ? by_time : by_cost)
                                                       : (by_cost ? by_cost : by_time);
+    if (objective != RECOMMEND_OBJECTIVE_TIME && a->total == 0 && b->total == 0)
+        order = 0;
     if (order == 0)
         order = order_of(recommend_cards_of(a), recommend_cards_of(b));
     if (order == 0)

@@ -157,6 +157,21 @@ START_TEST(test_7b_fp16_inference_needs_multi_card_v100)
 }
 END_TEST
 
+/* A tiny run costs ¥0.00 on one instance or eight: the tie goes to the
+ * fewest cards, not to the fastest. */
+START_TEST(test_free_tie_takes_fewer_instances)
+{
+    struct recommend_request request =
+        request_for(SIZING_TASK_FINETUNE, 0.001, SIZING_PRECISION_FP16, 0.000001);
+    run_ok(&request);
+    ck_assert_int_ge(result->n_recommendations, 1);
+    const struct recommendation *first = &result->recommendations[0];
+    ck_assert_int_eq(first->total, 0);
+    ck_assert_int_eq(first->quantity, 1);
+    ck_assert_int_eq(first->cards, 1);
+}
+END_TEST
+
 START_TEST(test_7b_int8_inference_v100_beats_t4_on_cost)
 {
     struct recommend_request request =
@@ -1523,6 +1538,7 @@ static Suite *recommend_suite(void)
     tcase_add_checked_fixture(must, setup, teardown);
     tcase_add_test(must, test_7b_fp16_inference_needs_multi_card_v100);
     tcase_add_test(must, test_7b_int8_inference_v100_beats_t4_on_cost);
+    tcase_add_test(must, test_free_tie_takes_fewer_instances);
     tcase_add_test(must, test_learning_student_gets_v100_at_student_rate);
     tcase_add_test(must, test_learning_individual_pays_on_demand);
     tcase_add_test(must, test_7b_full_finetune_fits_the_32gb_machines);
