@@ -9,6 +9,7 @@
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
+#include <strings.h>
 
 /* Weights, gradients and the fp32 master copy, momentum and variance of
  * mixed-precision AdamW: 2 + 2 + 4 + 4 + 4 bytes (ZeRO paper, §3.1). Plain
@@ -697,13 +698,46 @@ static void list_models(const struct catalog *catalog, char *buf, size_t size)
     }
 }
 
+/* The "org/name" of a shape's Hugging Face source
+ * (https://huggingface.co/org/name/blob/…): its start, and its length in
+ * *length; NULL when the source is elsewhere. */
+static const char *hugging_face_id(const char *source, size_t *length)
+{
+    static const char prefix[] = "https://huggingface.co/";
+    if (source == NULL || strncmp(source, prefix, sizeof prefix - 1) != 0)
+        return NULL;
+    const char *id = source + sizeof prefix - 1, *slash = strchr(id, '/');
+    if (slash == NULL)
+        return NULL;
+    const char *end = strchr(slash + 1, '/');
+    *length = end != NULL ? (size_t)(end - id) : strlen(id);
+    return id;
+}
+
+/* A shipped id in any case, or the Hugging Face id of its config.json. */
+static const struct model_shape *find_shape_by_name(const struct catalog *catalog, const char *name)
+{
+    const struct model_shape *exact = catalog_find_shape(catalog, name);
+    if (exact != NULL)
+        return exact;
+    for (size_t i = 0; i < catalog->n_shapes; i++) {
+        const struct model_shape *shape = &catalog->shapes[i];
+        size_t length = 0;
+        const char *id = hugging_face_id(shape->source, &length);
+        if (strcasecmp(name, shape->id) == 0 ||
+            (id != NULL && strlen(name) == length && strncasecmp(name, id, length) == 0))
+            return shape;
+    }
+    return NULL;
+}
+
 static enum gq_code find_model(const struct sizing_workload *w, const struct catalog *catalog,
                                const struct model_shape **out, struct gq_error *err)
 {
     *out = NULL;
     if (w->model == NULL)
         return GQ_OK;
-    *out = catalog != NULL ? catalog_find_shape(catalog, w->model) : NULL;
+    *out = catalog != NULL ? find_shape_by_name(catalog, w->model) : NULL;
     if (*out != NULL)
         return GQ_OK;
     char known[160];

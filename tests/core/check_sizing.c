@@ -117,6 +117,27 @@ START_TEST(test_named_model_and_derived_shape_in_the_estimate)
 }
 END_TEST
 
+/* A Hugging Face id names the shipped shape its config.json is, in any
+ * case; so does a shipped id in capitals. */
+START_TEST(test_hugging_face_ids)
+{
+    static const char *const names[] = {"meta-llama/Llama-2-7b-hf", "META-LLAMA/llama-2-7B-HF",
+                                        "Llama-2-7B"};
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
+        struct sizing_workload w = {.task = SIZING_TASK_INFERENCE, .model = names[i]};
+        struct sizing_estimate e = estimate_with(&w);
+        ck_assert_str_eq(e.shape.model, "llama-2-7b");
+    }
+    struct sizing_workload w = {.task = SIZING_TASK_INFERENCE, .model = "Qwen/Qwen2.5-14B"};
+    ck_assert_str_eq(estimate_with(&w).shape.model, "qwen2.5-14b");
+    struct sizing_estimate e;
+    struct gq_error err;
+    w.model = "meta-llama/Llama-2-7b"; /* not the -hf repository */
+    ck_assert_int_eq(sizing_estimate_workload(&w, catalog, NULL, &e, &err), GQ_ERR_INVALID_VALUE);
+    ck_assert_str_eq(err.field, "workload.model");
+}
+END_TEST
+
 /* ---- memory ------------------------------------------------------------ */
 
 struct memory_case {
@@ -905,6 +926,7 @@ static Suite *sizing_suite(void)
     tcase_add_checked_fixture(shapes, setup, teardown);
     tcase_add_loop_test(shapes, test_derived_shape, 0, TABLE_SIZE(derived_cases));
     tcase_add_test(shapes, test_named_model_and_derived_shape_in_the_estimate);
+    tcase_add_test(shapes, test_hugging_face_ids);
     suite_add_tcase(suite, shapes);
 
     TCase *memory = tcase_create("memory");

@@ -206,6 +206,16 @@ START_TEST(test_recommend_quantized_checkpoint)
 }
 END_TEST
 
+/* A Hugging Face id, in any case, is the shipped shape of its config.json. */
+START_TEST(test_recommend_hugging_face_id)
+{
+    struct http_response *response =
+        recommend("{\"workload\":{\"task\":\"inference\",\"model\":\"META-LLAMA/Llama-2-7b-hf\"}}");
+    expect_str(response->json, "estimate.model.id", "llama-2-7b");
+    http_response_free(response);
+}
+END_TEST
+
 START_TEST(test_recommend_7b_inference_int8)
 {
     struct http_response *response = recommend(
@@ -834,6 +844,7 @@ static Suite *make_suite(void)
     tcase_add_test(cases, test_recommend_seconds_long_run_shows_its_hours);
     tcase_add_test(cases, test_recommend_7b_inference_int8);
     tcase_add_test(cases, test_recommend_quantized_checkpoint);
+    tcase_add_test(cases, test_recommend_hugging_face_id);
     tcase_add_test(cases, test_recommend_echoes_tiny_workload_unrounded);
     tcase_add_test(cases, test_recommend_null_assumption_is_the_default);
     tcase_add_test(cases, test_recommend_learning_student);
