@@ -66,6 +66,97 @@ static bool parse_checkpointing(const char *text, int *out)
     return true;
 }
 
+static bool parse_quant_method(const char *text, int *out)
+{
+    enum sizing_quant_method method;
+    if (!sizing_quant_method_parse(text, &method))
+        return false;
+    *out = (int)method;
+    return true;
+}
+
+/* modules_not_quantized: a list of "embeddings" and "output". */
+static enum gq_code parse_modules(json_t *object, struct sizing_quantization *q,
+                                  struct gq_error *err)
+{
+    static const char *const path = "workload.quantization";
+    json_t *list;
+    enum gq_code code = fields_array(object, "modules_not_quantized", path, false, 2, &list, err);
+    if (code != GQ_OK || list == NULL)
+        return code;
+    q->modules_given = true;
+    size_t index;
+    json_t *item;
+    json_array_foreach(list, index, item)
+    {
+        const char *name = json_is_string(item) ? json_string_value(item) : "";
+        if (strcmp(name, "embeddings") == 0)
+            q->modules_not_quantized |= SIZING_MODULE_EMBEDDINGS;
+        else if (strcmp(name, "output") == 0)
+            q->modules_not_quantized |= SIZING_MODULE_OUTPUT;
+        else {
+            char field[96];
+            fields_index_path(field, sizeof field, "workload.quantization.modules_not_quantized",
+                              index);
+            return gq_fail_msg(err, GQ_ERR_INVALID_VALUE, field, MSG_FIELD_ONE_OF, MSG_TEXT(field),
+                               MSG_TEXT("embeddings, output"));
+        }
+    }
+    return GQ_OK;
+}
+
+/* workload.quantization: how int8 or int4 weights are stored (the core
+ * checks that it agrees with the precision). */
+static enum gq_code parse_quantization(json_t *workload, struct sizing_quantization *q,
+                                       struct gq_error *err)
+{
+    static const char *const fields[] = {"method", "bits", "group_size", "modules_not_quantized",
+                                         NULL};
+    static const char *const path = "workload.quantization";
+    json_t *object;
+    int method = (int)q->method;
+    int64_t bits = 0, group = 0;
+    enum gq_code code;
+    if ((code = fields_object(workload, "quantization", "workload", false, &object, err)) !=
+            GQ_OK ||
+        object == NULL)
+        return code;
+    if ((code = fields_only(object, fields, path, err)) != GQ_OK ||
+        (code = parse_enum_field(object, "method", path, false, parse_quant_method,
+                                 "gptq, awq, bitsandbytes_nf4, bitsandbytes_int8, w8a8", &method,
+                                 err)) != GQ_OK ||
+        (code = fields_integer(object, "bits", path, false, 4, 8, &bits, err)) != GQ_OK ||
+        (code = fields_integer(object, "group_size", path, false, -1, SIZING_MAX_GROUP_SIZE, &group,
+                               err)) != GQ_OK ||
+        (code = parse_modules(object, q, err)) != GQ_OK)
+        return code;
+    if (bits != 4 && bits != 8 && bits != 0)
+        return gq_fail_msg(err, GQ_ERR_INVALID_VALUE, "workload.quantization.bits",
+                           MSG_FIELD_ONE_OF, MSG_TEXT("workload.quantization.bits"),
+                           MSG_TEXT("4, 8"));
+    if (group == 0 && json_object_get(object, "group_size") != NULL)
+        return gq_fail_msg(err, GQ_ERR_OUT_OF_RANGE, "workload.quantization.group_size",
+                           MSG_FIELD_ONE_OF, MSG_TEXT("workload.quantization.group_size"),
+                           MSG_TEXT("-1, 1 … 65536"));
+    q->method = (enum sizing_quant_method)method;
+    q->bits = (int32_t)bits;
+    q->group_size = (int32_t)group;
+    return GQ_OK;
+}
+
+/* Without a precision, quantization's bits (4 by default) give it. */
+static void precision_from_quantization(json_t *object, struct sizing_workload *workload)
+{
+    json_t *precision = json_object_get(object, "precision");
+    if ((precision != NULL && !json_is_null(precision)) ||
+        json_object_get(object, "quantization") == NULL)
+        return;
+    bool eight = workload->quantization.bits == 8 ||
+                 workload->quantization.method == SIZING_QUANT_BITSANDBYTES_INT8 ||
+                 workload->quantization.method == SIZING_QUANT_W8A8;
+    workload->precision = eight ? SIZING_PRECISION_INT8 : SIZING_PRECISION_INT4;
+}
+
 static bool parse_objective(const char *text, int *out)
 {
     enum recommend_objective objective;
@@ -156,6 +247,7 @@ static enum gq_code parse_workload(json_t *body, struct sizing_workload *workloa
                                                   "micro_batch_size",
                                                   "activation_checkpointing",
                                                   "lora_rank",
+                                                  "quantization",
                                                   NULL};
     json_t *object;
     int task = (int)workload->task, precision = (int)workload->precision;
@@ -177,10 +269,12 @@ static enum gq_code parse_workload(json_t *body, struct sizing_workload *workloa
                             SIZING_MAX_TOKENS_PER_SECOND, &workload->tokens_per_second, err)) !=
             GQ_OK ||
         (code = parse_serving(object, workload, err)) != GQ_OK ||
-        (code = parse_training(object, workload, err)) != GQ_OK)
+        (code = parse_training(object, workload, err)) != GQ_OK ||
+        (code = parse_quantization(object, &workload->quantization, err)) != GQ_OK)
         return code;
     workload->task = (enum sizing_task)task;
     workload->precision = (enum sizing_precision)precision;
+    precision_from_quantization(object, workload);
     return GQ_OK;
 }
 
@@ -343,6 +437,30 @@ static void write_shape(struct jsonw *w, const struct sizing_estimate *estimate)
     jsonw_object_end(w);
 }
 
+/* The quantised weights' layout, and whether the method was chosen. */
+static void write_quantization(struct jsonw *w, const struct sizing_estimate *e)
+{
+    jsonw_object_begin(w);
+    jsonw_key_string(w, "method", sizing_quant_method_id(e->quant_method));
+    jsonw_key_boolean(w, "method_defaulted", e->quant_method_defaulted);
+    jsonw_key_integer(w, "bits", e->quant_bits);
+    jsonw_key(w, "group_size");
+    if (e->quant_group_size != 0)
+        jsonw_integer(w, e->quant_group_size);
+    else
+        jsonw_null(w); /* fixed blocks or rows */
+    jsonw_key(w, "modules_not_quantized");
+    jsonw_array_begin(w);
+    if (e->quant_modules_kept & SIZING_MODULE_EMBEDDINGS)
+        jsonw_string(w, "embeddings");
+    if (e->quant_modules_kept & SIZING_MODULE_OUTPUT)
+        jsonw_string(w, "output");
+    jsonw_array_end(w);
+    jsonw_key_real(w, "quantized_params_b", e->quantized_params_b);
+    jsonw_key_real(w, "bytes_per_quantized_weight", e->quant_bytes_per_weight);
+    jsonw_object_end(w);
+}
+
 static void write_serving_inputs(struct jsonw *w, const struct sizing_estimate *e)
 {
     jsonw_object_begin(w);
@@ -402,6 +520,10 @@ static void write_estimate(struct jsonw *w, const struct sizing_estimate *estima
     jsonw_key_real(w, "attention_flops_per_token", estimate->attention_flops_per_token);
     jsonw_key_real(w, "flops", estimate->flops);
     write_estimated(w, "decode_gb_per_token", estimate->decode_gb_per_token);
+    if (estimate->quant_method != SIZING_QUANT_DEFAULT) {
+        jsonw_key(w, "quantization");
+        write_quantization(w, estimate);
+    }
     jsonw_key(w, "model");
     write_shape(w, estimate);
     if (estimate->task == SIZING_TASK_INFERENCE) {

@@ -136,7 +136,9 @@ static int order_of_money(gq_money a, gq_money b)
 }
 
 /* < 0 when `a` ranks before `b`: the objective's figure, the other one,
- * fewer cards, then SKU id and instances so the order is total. */
+ * fewer cards, then SKU id and instances so the order is total. Two free
+ * answers (a run too small to cost a fen) tie on cost: there the fewer
+ * cards win before the time, as more instances would buy nothing. */
 static int compare_candidates(const struct candidate *a, const struct candidate *b,
                               enum recommend_objective objective)
 {
@@ -144,6 +146,8 @@ static int compare_candidates(const struct candidate *a, const struct candidate 
     int by_time = order_of(a->hours, b->hours);
     int order = objective == RECOMMEND_OBJECTIVE_TIME ? (by_time ? by_time : by_cost)
                                                       : (by_cost ? by_cost : by_time);
+    if (objective != RECOMMEND_OBJECTIVE_TIME && a->total == 0 && b->total == 0)
+        order = 0;
     if (order == 0)
         order = order_of(recommend_cards_of(a), recommend_cards_of(b));
     if (order == 0)
@@ -472,10 +476,12 @@ static bool vary(const struct sizing_estimate *e, const struct sizing_workload *
         return e->task == SIZING_TASK_INFERENCE && e->kv_precision == SIZING_KV_FP16;
     case VARIANT_WEIGHTS_INT8:
         out->precision = SIZING_PRECISION_INT8;
-        return quantisable && e->bytes_per_param > 1.0;
+        memset(&out->quantization, 0, sizeof out->quantization);
+        return quantisable && sizing_bytes_per_param(e->precision) > 1.0;
     case VARIANT_WEIGHTS_INT4:
         out->precision = SIZING_PRECISION_INT4;
-        return quantisable && e->bytes_per_param > 0.5;
+        memset(&out->quantization, 0, sizeof out->quantization);
+        return quantisable && sizing_bytes_per_param(e->precision) > 0.5;
     default:
         return false;
     }

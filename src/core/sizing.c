@@ -9,6 +9,7 @@
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
+#include <strings.h>
 
 /* Weights, gradients and the fp32 master copy, momentum and variance of
  * mixed-precision AdamW: 2 + 2 + 4 + 4 + 4 bytes (ZeRO paper, section 3.1). Plain
@@ -84,6 +85,24 @@ static const char *const checkpointing_ids[SIZING_CHECKPOINTING_COUNT] = {
     [SIZING_CHECKPOINTING_SELECTIVE] = "selective",
     [SIZING_CHECKPOINTING_FULL] = "full",
 };
+
+static const char *const quant_method_ids[SIZING_QUANT_METHOD_COUNT] = {
+    [SIZING_QUANT_DEFAULT] = "default",
+    [SIZING_QUANT_GPTQ] = "gptq",
+    [SIZING_QUANT_AWQ] = "awq",
+    [SIZING_QUANT_BITSANDBYTES_NF4] = "bitsandbytes_nf4",
+    [SIZING_QUANT_BITSANDBYTES_INT8] = "bitsandbytes_int8",
+    [SIZING_QUANT_W8A8] = "w8a8",
+};
+
+/* Quantisation's side data (docs/sizing.md, "Quantised weights"): GPTQ and
+ * AWQ keep an fp16 scale per group; bitsandbytes nf4 an fp32 absmax per
+ * block of 64 weights; LLM.int8() and W8A8 an fp32 scale per output row. */
+#define QUANT_SCALE_BYTES_FP16 2.0
+#define QUANT_SCALE_BYTES_FP32 4.0
+#define NF4_BLOCK 64.0
+/* Weights left unquantised (embeddings, output, norms, biases) stay fp16. */
+#define UNQUANTISED_BYTES 2.0
 
 /* Bytes per weight at each precision: the format's width. */
 static const double precision_bytes[SIZING_PRECISION_COUNT] = {
@@ -186,6 +205,40 @@ bool sizing_precision_parse(const char *text, enum sizing_precision *out)
         return false;
     *out = (enum sizing_precision)index;
     return true;
+}
+
+const char *sizing_quant_method_id(enum sizing_quant_method method)
+{
+    return (unsigned)method < SIZING_QUANT_METHOD_COUNT ? quant_method_ids[method] : "unknown";
+}
+
+bool sizing_quant_method_parse(const char *text, enum sizing_quant_method *out)
+{
+    int index = find_name(quant_method_ids + 1, SIZING_QUANT_METHOD_COUNT - 1, text);
+    if (index < 0)
+        return false;
+    *out = (enum sizing_quant_method)(index + 1);
+    return true;
+}
+
+double sizing_quant_bytes_per_weight(enum sizing_quant_method method, int32_t bits,
+                                     int32_t group_size, double in_features)
+{
+    double packed = bits / 8.0;
+    switch (method) {
+    case SIZING_QUANT_GPTQ:
+    case SIZING_QUANT_AWQ: {
+        double group = group_size > 0 ? (double)group_size : in_features;
+        return packed + (QUANT_SCALE_BYTES_FP16 + packed) / group;
+    }
+    case SIZING_QUANT_BITSANDBYTES_NF4:
+        return 0.5 + QUANT_SCALE_BYTES_FP32 / NF4_BLOCK;
+    case SIZING_QUANT_BITSANDBYTES_INT8:
+    case SIZING_QUANT_W8A8:
+        return 1.0 + QUANT_SCALE_BYTES_FP32 / in_features;
+    default:
+        return packed;
+    }
 }
 
 const char *sizing_kv_precision_id(enum sizing_kv_precision precision)
@@ -349,6 +402,12 @@ double sizing_shape_param_count(const struct sizing_shape *shape)
     double h = shape->hidden, kv = (double)shape->kv_heads * shape->head_dim;
     double per_layer = 2.0 * h * h + 2.0 * h * kv + 3.0 * h * shape->intermediate + 2.0 * h;
     return 2.0 * shape->vocab * h + shape->layers * per_layer + h;
+}
+
+double sizing_linear_params(const struct sizing_shape *shape)
+{
+    double h = shape->hidden, kv = (double)shape->kv_heads * shape->head_dim;
+    return (double)shape->layers * (2.0 * h * h + 2.0 * h * kv + 3.0 * h * shape->intermediate);
 }
 
 double sizing_kv_bytes_per_token(const struct sizing_shape *shape, double bytes_per_element)
@@ -529,6 +588,75 @@ static enum gq_code check_prompt(const struct sizing_workload *w, struct gq_erro
                        MSG_INT(context));
 }
 
+static bool quantization_given(const struct sizing_quantization *q)
+{
+    return q->method != SIZING_QUANT_DEFAULT || q->bits != 0 || q->group_size != 0 ||
+           q->modules_given;
+}
+
+static int32_t precision_bits(enum sizing_precision precision)
+{
+    return precision == SIZING_PRECISION_INT4 ? 4 : precision == SIZING_PRECISION_INT8 ? 8 : 0;
+}
+
+/* The method a quantised precision gets when the request names none: GPTQ
+ * to serve (its kernels run from compute capability 6.0), bitsandbytes to
+ * train LoRA adapters on (QLoRA). */
+static enum sizing_quant_method default_quant_method(enum sizing_task task,
+                                                     enum sizing_precision precision)
+{
+    if (task == SIZING_TASK_INFERENCE)
+        return SIZING_QUANT_GPTQ;
+    return precision == SIZING_PRECISION_INT4 ? SIZING_QUANT_BITSANDBYTES_NF4
+                                              : SIZING_QUANT_BITSANDBYTES_INT8;
+}
+
+/* The bits a method stores, or 0 when it takes 4 or 8 (GPTQ). */
+static int32_t method_bits(enum sizing_quant_method method)
+{
+    switch (method) {
+    case SIZING_QUANT_AWQ:
+    case SIZING_QUANT_BITSANDBYTES_NF4:
+        return 4;
+    case SIZING_QUANT_BITSANDBYTES_INT8:
+    case SIZING_QUANT_W8A8:
+        return 8;
+    default:
+        return 0;
+    }
+}
+
+/* The quantisation agrees with the precision: int8 or int4, the bits its
+ * method stores, a group only where the method has one. */
+static enum gq_code check_quantization(const struct sizing_workload *w, struct gq_error *err)
+{
+    const struct sizing_quantization *q = &w->quantization;
+    if ((unsigned)q->method >= SIZING_QUANT_METHOD_COUNT)
+        return gq_fail_msg(err, GQ_ERR_INVALID_VALUE, "workload.quantization.method",
+                           MSG_REC_UNKNOWN_PRECISION);
+    if (!quantization_given(q))
+        return GQ_OK;
+    int32_t bits = precision_bits(w->precision);
+    if (bits == 0)
+        return gq_fail_msg(err, GQ_ERR_INVALID_VALUE, "workload.quantization",
+                           MSG_REC_QUANT_PRECISION, MSG_TEXT(sizing_precision_id(w->precision)));
+    enum sizing_quant_method method =
+        q->method != SIZING_QUANT_DEFAULT ? q->method : default_quant_method(w->task, w->precision);
+    int32_t stored = method_bits(method);
+    if ((stored != 0 && stored != bits) || (q->bits != 0 && q->bits != bits))
+        return gq_fail_msg(err, GQ_ERR_INVALID_VALUE,
+                           q->bits != 0 ? "workload.quantization.bits" : "workload.precision",
+                           MSG_REC_QUANT_BITS, MSG_TEXT(sizing_quant_method_id(method)),
+                           MSG_INT(stored != 0 ? stored : bits));
+    if (q->group_size != 0 && method != SIZING_QUANT_GPTQ && method != SIZING_QUANT_AWQ)
+        return gq_fail_msg(err, GQ_ERR_INVALID_VALUE, "workload.quantization.group_size",
+                           MSG_REC_QUANT_GROUP, MSG_TEXT(sizing_quant_method_id(method)));
+    if (q->group_size < -1 || q->group_size > SIZING_MAX_GROUP_SIZE)
+        return gq_fail_msg(err, GQ_ERR_OUT_OF_RANGE, "workload.quantization.group_size",
+                           MSG_REC_QUANT_GROUP, MSG_TEXT(sizing_quant_method_id(method)));
+    return GQ_OK;
+}
+
 /* Rejects enums out of range, numbers out of range and fields that do not
  * apply to the task. */
 static enum gq_code check_workload(const struct sizing_workload *w,
@@ -550,6 +678,8 @@ static enum gq_code check_workload(const struct sizing_workload *w,
         code = check_applicable(w, given, err);
     if (code == GQ_OK && w->task == SIZING_TASK_INFERENCE)
         code = check_prompt(w, err);
+    if (code == GQ_OK)
+        code = check_quantization(w, err);
     return code;
 }
 
@@ -568,13 +698,46 @@ static void list_models(const struct catalog *catalog, char *buf, size_t size)
     }
 }
 
+/* The "org/name" of a shape's Hugging Face source
+ * (https://huggingface.co/org/name/blob/…): its start, and its length in
+ * *length; NULL when the source is elsewhere. */
+static const char *hugging_face_id(const char *source, size_t *length)
+{
+    static const char prefix[] = "https://huggingface.co/";
+    if (source == NULL || strncmp(source, prefix, sizeof prefix - 1) != 0)
+        return NULL;
+    const char *id = source + sizeof prefix - 1, *slash = strchr(id, '/');
+    if (slash == NULL)
+        return NULL;
+    const char *end = strchr(slash + 1, '/');
+    *length = end != NULL ? (size_t)(end - id) : strlen(id);
+    return id;
+}
+
+/* A shipped id in any case, or the Hugging Face id of its config.json. */
+static const struct model_shape *find_shape_by_name(const struct catalog *catalog, const char *name)
+{
+    const struct model_shape *exact = catalog_find_shape(catalog, name);
+    if (exact != NULL)
+        return exact;
+    for (size_t i = 0; i < catalog->n_shapes; i++) {
+        const struct model_shape *shape = &catalog->shapes[i];
+        size_t length = 0;
+        const char *id = hugging_face_id(shape->source, &length);
+        if (strcasecmp(name, shape->id) == 0 ||
+            (id != NULL && strlen(name) == length && strncasecmp(name, id, length) == 0))
+            return shape;
+    }
+    return NULL;
+}
+
 static enum gq_code find_model(const struct sizing_workload *w, const struct catalog *catalog,
                                const struct model_shape **out, struct gq_error *err)
 {
     *out = NULL;
     if (w->model == NULL)
         return GQ_OK;
-    *out = catalog != NULL ? catalog_find_shape(catalog, w->model) : NULL;
+    *out = catalog != NULL ? find_shape_by_name(catalog, w->model) : NULL;
     if (*out != NULL)
         return GQ_OK;
     char known[160];
@@ -687,10 +850,49 @@ static void compute_training_memory(const struct sizing_workload *w, struct sizi
     out->working_gb = out->activation_gb;
 }
 
+/* int8 and int4 weights as their method stores them: the linear layers
+ * (and any module not kept) packed with their scales, the rest fp16. */
+static void compute_quantized_weights(const struct sizing_workload *w, struct sizing_estimate *out)
+{
+    const struct sizing_quantization *q = &w->quantization;
+    out->quant_bits = precision_bits(out->precision);
+    out->quant_method_defaulted = q->method == SIZING_QUANT_DEFAULT;
+    out->quant_method =
+        q->method != SIZING_QUANT_DEFAULT ? q->method : default_quant_method(w->task, w->precision);
+    bool grouped = out->quant_method == SIZING_QUANT_GPTQ || out->quant_method == SIZING_QUANT_AWQ;
+    out->quant_group_size = !grouped             ? 0
+                            : q->group_size != 0 ? q->group_size
+                                                 : SIZING_DEFAULT_GROUP_SIZE;
+    out->quant_modules_kept = q->modules_given ? q->modules_not_quantized
+                                               : SIZING_MODULE_EMBEDDINGS | SIZING_MODULE_OUTPUT;
+    const struct sizing_shape *shape = &out->shape;
+    double params = out->params_b * BILLION, table = (double)shape->vocab * shape->hidden;
+    double quantized = sizing_linear_params(shape), kept = 0.0;
+    if (out->quant_modules_kept & SIZING_MODULE_EMBEDDINGS)
+        kept += table;
+    else
+        quantized += table;
+    if (out->quant_modules_kept & SIZING_MODULE_OUTPUT)
+        kept += table;
+    else
+        quantized += table;
+    /* A derived shape's count is a rule's: the kept tables stay 16-bit. */
+    quantized = fmax(0.0, fmin(quantized, params - kept));
+    out->quantized_params_b = quantized / BILLION;
+    out->quant_bytes_per_weight = sizing_quant_bytes_per_weight(
+        out->quant_method, out->quant_bits, out->quant_group_size, shape->hidden);
+    double bytes =
+        quantized * out->quant_bytes_per_weight + (params - quantized) * UNQUANTISED_BYTES;
+    out->weights_gb = bytes / BYTES_PER_GB;
+    out->bytes_per_param = bytes / params;
+}
+
 static void compute_state(const struct sizing_workload *w, struct sizing_estimate *out)
 {
     double *a = out->assumptions;
     out->weights_gb = out->params_b * out->bytes_per_param;
+    if (precision_bits(out->precision) != 0)
+        compute_quantized_weights(w, out);
     if (out->task == SIZING_TASK_INFERENCE) {
         out->model_state_gb = out->weights_gb;
         return;

@@ -68,6 +68,34 @@ enum sizing_checkpointing {
     SIZING_CHECKPOINTING_COUNT
 };
 
+/* How int8 and int4 weights are stored; DEFAULT (not given): GPTQ when
+ * serving, bitsandbytes (QLoRA) when training LoRA, and said in the answer. */
+enum sizing_quant_method {
+    SIZING_QUANT_DEFAULT,
+    SIZING_QUANT_GPTQ,              /* fp16 scale + packed zero per group per column */
+    SIZING_QUANT_AWQ,               /* the same layout, 4-bit only */
+    SIZING_QUANT_BITSANDBYTES_NF4,  /* fp32 absmax per block of 64 */
+    SIZING_QUANT_BITSANDBYTES_INT8, /* LLM.int8(): fp32 scale per output row */
+    SIZING_QUANT_W8A8,              /* int8 weights and activations, fp32 scale per row */
+    SIZING_QUANT_METHOD_COUNT
+};
+
+/* The modules left in 16 bits, a set of these bits. */
+#define SIZING_MODULE_EMBEDDINGS 1
+#define SIZING_MODULE_OUTPUT 2
+/* Default group of GPTQ and AWQ; -1 in a request is one group per column. */
+#define SIZING_DEFAULT_GROUP_SIZE 128
+#define SIZING_MAX_GROUP_SIZE 65536
+
+/* The request's `workload.quantization`; every figure 0 = not given. */
+struct sizing_quantization {
+    enum sizing_quant_method method;
+    int32_t bits;                  /* 4 or 8; 0 = the precision's */
+    int32_t group_size;            /* GPTQ/AWQ only; -1 = per column; 0 = 128 */
+    bool modules_given;            /* else embeddings and output stay 16-bit */
+    int32_t modules_not_quantized; /* SIZING_MODULE_* bits */
+};
+
 /* The overridable constants. Their ids (sizing_assumption_id) are the keys
  * of the request's "assumptions" object and of the estimate's echo. */
 enum sizing_assumption {
@@ -129,7 +157,8 @@ struct sizing_workload {
     int32_t sequence_length;
     int32_t micro_batch_size; /* sequences per step in one instance */
     enum sizing_checkpointing checkpointing;
-    int32_t lora_rank; /* lora: adapters of this rank on every linear layer */
+    int32_t lora_rank;                       /* lora: adapters of this rank on every linear layer */
+    struct sizing_quantization quantization; /* int8 and int4 weights */
 };
 
 /* The transformer a workload runs: a catalog shape, or one derived from the
@@ -196,6 +225,15 @@ struct sizing_estimate {
     double activation_gb;                    /* = working_gb */
     int32_t lora_rank;                       /* 0: lora_trainable_fraction */
 
+    /* Quantised weights (int8, int4; method DEFAULT elsewhere). */
+    enum sizing_quant_method quant_method; /* resolved */
+    bool quant_method_defaulted;           /* chosen from the precision, not asked */
+    int32_t quant_bits;
+    int32_t quant_group_size;      /* weights per scale; -1 per column */
+    int32_t quant_modules_kept;    /* SIZING_MODULE_* left in 16 bits */
+    double quantized_params_b;     /* the linear layers (and modules not kept) */
+    double quant_bytes_per_weight; /* of a quantised weight, scales included */
+
     /* Every assumption used, defaults filled in, indexed by sizing_assumption. */
     double assumptions[SIZING_ASSUMPTION_COUNT];
 };
@@ -236,6 +274,24 @@ bool sizing_task_parse(const char *text, enum sizing_task *out);
 const char *sizing_precision_id(enum sizing_precision precision);
 /* Returns false when `text` names no precision (NULL included). */
 bool sizing_precision_parse(const char *text, enum sizing_precision *out);
+
+/* "gptq", "awq", "bitsandbytes_nf4", "bitsandbytes_int8", "w8a8"; "default"
+ * for DEFAULT. */
+const char *sizing_quant_method_id(enum sizing_quant_method method);
+/* Returns false when `text` names no method; never yields DEFAULT. */
+bool sizing_quant_method_parse(const char *text, enum sizing_quant_method *out);
+
+/* Bytes one quantised weight takes, its share of the scales and zeros
+ * included (docs/sizing.md, "Quantised weights"): GPTQ/AWQ bits/8 +
+ * (2 + bits/8) ÷ group (an fp16 scale and a packed zero per group of a
+ * column; group -1 is the whole column of `in_features`); bitsandbytes nf4
+ * 0.5 + 4/64; bitsandbytes int8 and W8A8 1 + 4 ÷ in_features. */
+double sizing_quant_bytes_per_weight(enum sizing_quant_method method, int32_t bits,
+                                     int32_t group_size, double in_features);
+
+/* Parameters of the linear layers of `shape` (what quantisation packs):
+ * layers × (2·h² + 2·h·kv_heads·head_dim + 3·h·intermediate). */
+double sizing_linear_params(const struct sizing_shape *shape);
 
 /* "fp16" (DEFAULT too), "int8". */
 const char *sizing_kv_precision_id(enum sizing_kv_precision precision);

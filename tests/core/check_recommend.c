@@ -157,13 +157,28 @@ START_TEST(test_7b_fp16_inference_needs_multi_card_v100)
 }
 END_TEST
 
+/* A tiny run costs ¥0.00 on one instance or eight: the tie goes to the
+ * fewest cards, not to the fastest. */
+START_TEST(test_free_tie_takes_fewer_instances)
+{
+    struct recommend_request request =
+        request_for(SIZING_TASK_FINETUNE, 0.001, SIZING_PRECISION_FP16, 0.000001);
+    run_ok(&request);
+    ck_assert_int_ge(result->n_recommendations, 1);
+    const struct recommendation *first = &result->recommendations[0];
+    ck_assert_int_eq(first->total, 0);
+    ck_assert_int_eq(first->quantity, 1);
+    ck_assert_int_eq(first->cards, 1);
+}
+END_TEST
+
 START_TEST(test_7b_int8_inference_v100_beats_t4_on_cost)
 {
     struct recommend_request request =
         request_for(SIZING_TASK_INFERENCE, 7, SIZING_PRECISION_INT8, 0);
     request.limit = 5;
     run_ok(&request);
-    ck_assert_double_eq_tol(result->estimate.memory_gb, (7.0 + 2.283798528) / 0.9, 1e-9);
+    ck_assert_double_eq_tol(result->estimate.memory_gb, (7.4280625 + 2.283798528) / 0.9, 1e-9);
     ck_assert_int_eq(result->n_recommendations, 5);
     ck_assert_int_eq(result->n_rejected, 0);
     ck_assert_str_eq(result->hint, ""); /* nothing is cheaper than the cheapest SKU */
@@ -176,9 +191,9 @@ START_TEST(test_7b_int8_inference_v100_beats_t4_on_cost)
     ck_assert_int_lt(first->sku->price[BILLING_ON_DEMAND], t4->sku->price[BILLING_ON_DEMAND]);
     ck_assert_int_gt(t4->rank, first->rank);
     ck_assert_int_eq(t4->total, 535000);
-    /* The T4's 320 GB/s decode one request at 21.7 tok/s, the V100's at 60.7. */
-    ck_assert_double_eq_tol(t4->serving.tokens_per_second_per_request, 21.7, 0.05);
-    ck_assert_double_eq_tol(first->serving.tokens_per_second_per_request, 60.72399160, 1e-6);
+    /* The T4's 320 GB/s decode one request at 20.7 tok/s, the V100's at 57.9 (GPTQ int8). */
+    ck_assert_double_eq_tol(t4->serving.tokens_per_second_per_request, 20.7, 0.05);
+    ck_assert_double_eq_tol(first->serving.tokens_per_second_per_request, 57.93519887, 1e-6);
 }
 END_TEST
 
@@ -395,14 +410,14 @@ START_TEST(test_throughput_target_sets_replicas)
     run_ok(&request);
     /* A V100 16GB holds three 4096-token requests beside 7 GB of weights and
      * decodes them at 127.8 tok/s in all: two replicas for 200. Two cards
-     * over NVLink reach it with one, three requests at 72.4 tok/s. */
+     * over NVLink reach it with one, three requests at 70.0 tok/s (GPTQ int8 weights). */
     const struct recommendation *first = &result->recommendations[0];
     ck_assert_str_eq(first->sku->id, "v100-16g-x2");
     ck_assert_int_eq(first->quantity, 1);
     ck_assert_int_eq(first->serving.batch, 3);
     ck_assert_int_eq(first->total, 231100);
-    ck_assert_str_eq(first->reasons[1], "serves 3 requests at 72.4 tok/s each, 217.2 tok/s in all: "
-                                        "1 replica × 3, memory-bound decode step 13.2 ms");
+    ck_assert_str_eq(first->reasons[1], "serves 3 requests at 70.0 tok/s each, 210.1 tok/s in all: "
+                                        "1 replica × 3, memory-bound decode step 13.7 ms");
     const struct recommendation *single = find_recommendation("v100-16g-x1");
     ck_assert_ptr_nonnull(single);
     ck_assert_int_eq(single->quantity, 2);
@@ -564,10 +579,10 @@ START_TEST(test_rejection_insufficient_throughput)
     request.workload.tokens_per_second = 2000;
     run_ok(&request);
     assert_rejected("t4-16g-x1", RECOMMEND_REJECT_INSUFFICIENT_THROUGHPUT,
-                    "needs 44 replicas for 2000.0 tok/s at 46.1 tok/s each (3 requests), max 8 "
+                    "needs 45 replicas for 2000.0 tok/s at 44.5 tok/s each (3 requests), max 8 "
                     "instances");
     assert_rejected("v100-16g-x1", RECOMMEND_REJECT_INSUFFICIENT_THROUGHPUT,
-                    "needs 16 replicas for 2000.0 tok/s at 127.8 tok/s each (3 requests), max 8 "
+                    "needs 17 replicas for 2000.0 tok/s at 123.6 tok/s each (3 requests), max 8 "
                     "instances");
     ck_assert_int_eq(result->rejected_by_reason[RECOMMEND_REJECT_INSUFFICIENT_THROUGHPUT], 2);
     ck_assert_str_eq(result->recommendations[0].sku->id, "v100-16g-x2");
@@ -703,17 +718,17 @@ START_TEST(test_hint_advises_more_instances_below_the_limit)
     request.workload.tokens_per_second = 100000;
     run_ok(&request);
     ck_assert_str_eq(result->hint,
-                     "100000.0 tok/s needs at least 391 replicas of v100-32g-x8: "
+                     "100000.0 tok/s needs at least 405 replicas of v100-32g-x8: "
                      "lower tokens_per_second; or quantise the weights to int4 or the "
                      "KV cache to int8");
     request.workload.precision = SIZING_PRECISION_INT4;
     run_ok(&request);
-    ck_assert_str_eq(result->hint, "100000.0 tok/s needs at least 317 replicas of v100-32g-x8: "
+    ck_assert_str_eq(result->hint, "100000.0 tok/s needs at least 321 replicas of v100-32g-x8: "
                                    "lower tokens_per_second or an int8 KV cache");
     /* In int4 with an int8 KV cache there is nothing narrower to offer. */
     request.workload.kv_precision = SIZING_KV_INT8;
     run_ok(&request);
-    ck_assert_str_eq(result->hint, "100000.0 tok/s needs at least 183 replicas of v100-32g-x8: "
+    ck_assert_str_eq(result->hint, "100000.0 tok/s needs at least 185 replicas of v100-32g-x8: "
                                    "lower tokens_per_second");
     request.workload.tokens_per_second = 10000;
     run_ok(&request);
@@ -846,10 +861,10 @@ START_TEST(test_throughput_text_at_smallest_shares)
     /* 8 × 900 GB/s × 0.01 × 0.01 ÷ 100 GB = 0.0072 steps a second, less
      * with the KV cache read and the prefill: below the 10 tok/s floor. */
     assert_rejected("v100-32g-x8", RECOMMEND_REJECT_INSUFFICIENT_THROUGHPUT,
-                    "decodes 0.0065 tok/s per request at best (one at a time), below the 10.0 "
+                    "decodes 0.0063 tok/s per request at best (one at a time), below the 10.0 "
                     "tok/s asked");
     ck_assert_str_eq(result->hint, "no configuration decodes 10.0 tok/s per request: the "
-                                   "fastest, v100-32g-x8, reaches 0.0065: lower "
+                                   "fastest, v100-32g-x8, reaches 0.0063: lower "
                                    "min_tokens_per_second_per_request; shorten prompt_tokens; or "
                                    "quantise the weights to int4 or the KV cache to int8");
 }
@@ -1523,6 +1538,7 @@ static Suite *recommend_suite(void)
     tcase_add_checked_fixture(must, setup, teardown);
     tcase_add_test(must, test_7b_fp16_inference_needs_multi_card_v100);
     tcase_add_test(must, test_7b_int8_inference_v100_beats_t4_on_cost);
+    tcase_add_test(must, test_free_tie_takes_fewer_instances);
     tcase_add_test(must, test_learning_student_gets_v100_at_student_rate);
     tcase_add_test(must, test_learning_individual_pays_on_demand);
     tcase_add_test(must, test_7b_full_finetune_fits_the_32gb_machines);

@@ -57,6 +57,95 @@ static struct sizing_estimate estimate_with(const struct sizing_workload *worklo
     return estimate;
 }
 
+/* ---- quantised weights ------------------------------------------------- */
+
+/* The published int4 checkpoints' weights: Qwen2.5-14B-Instruct-GPTQ-Int4
+ * (and -AWQ) hold 9.99 GB of safetensors, a Llama-3-8B GPTQ int4 (group
+ * 128) 5.74 GB: 4-bit linear layers with an fp16 scale and a packed zero
+ * per group of 128, embeddings and output in fp16. ±0.15 GB (1.5 %) covers
+ * what the count leaves out (GPTQ's g_idx, the files' headers and norms'
+ * rounding); params × 0.5 bytes (7.39 and 4.02 GB) is far outside it. */
+static const struct {
+    const char *id;
+    enum sizing_quant_method method;
+    double published_gb;
+} int4_cases[] = {
+    {"qwen2.5-14b", SIZING_QUANT_DEFAULT, 9.99},
+    {"qwen2.5-14b", SIZING_QUANT_AWQ, 9.99},
+    {"llama-3-8b", SIZING_QUANT_GPTQ, 5.74},
+};
+
+START_TEST(test_int4_checkpoints)
+{
+    struct sizing_workload workload = {.task = SIZING_TASK_INFERENCE,
+                                       .model = int4_cases[_i].id,
+                                       .precision = SIZING_PRECISION_INT4,
+                                       .quantization.method = int4_cases[_i].method};
+    struct sizing_estimate e = estimate_with(&workload);
+    ck_assert_msg(fabs(e.weights_gb - int4_cases[_i].published_gb) <= 0.15, "%s: %.3f GB",
+                  int4_cases[_i].id, e.weights_gb);
+    ck_assert_int_eq(e.quant_bits, 4);
+    ck_assert_int_eq(e.quant_group_size, 128);
+    ck_assert(e.quant_method ==
+              (int4_cases[_i].method ? int4_cases[_i].method : SIZING_QUANT_GPTQ));
+    ck_assert(e.quant_method_defaulted == (int4_cases[_i].method == SIZING_QUANT_DEFAULT));
+}
+END_TEST
+
+/* The formula's parts: 0.5 + 2.5/128 bytes a GPTQ weight; quantising the
+ * embeddings and output too takes 2 × V·h × (2 − that) bytes off. */
+START_TEST(test_quantised_layout)
+{
+    ck_assert_double_eq_tol(sizing_quant_bytes_per_weight(SIZING_QUANT_GPTQ, 4, 128, 4096),
+                            0.5 + 2.5 / 128.0, TOLERANCE);
+    ck_assert_double_eq_tol(sizing_quant_bytes_per_weight(SIZING_QUANT_GPTQ, 8, -1, 4096),
+                            1.0 + 3.0 / 4096.0, TOLERANCE);
+    ck_assert_double_eq_tol(
+        sizing_quant_bytes_per_weight(SIZING_QUANT_BITSANDBYTES_NF4, 4, 0, 4096), 0.5625,
+        TOLERANCE);
+    struct sizing_workload workload = {
+        .task = SIZING_TASK_INFERENCE, .model = "llama-3-8b", .precision = SIZING_PRECISION_INT4};
+    struct sizing_estimate kept = estimate_with(&workload);
+    workload.quantization.modules_given = true;
+    struct sizing_estimate all = estimate_with(&workload);
+    double table = 128256.0 * 4096.0;
+    ck_assert_double_eq_tol(kept.weights_gb - all.weights_gb,
+                            2.0 * table * (2.0 - (0.5 + 2.5 / 128.0)) / 1e9, 1e-6);
+    /* QLoRA's default is bitsandbytes nf4. */
+    workload.task = SIZING_TASK_LORA;
+    workload.quantization.modules_given = false;
+    struct sizing_estimate lora = estimate_with(&workload);
+    ck_assert(lora.quant_method == SIZING_QUANT_BITSANDBYTES_NF4);
+    ck_assert_int_eq(lora.quant_group_size, 0);
+}
+END_TEST
+
+/* A quantisation the precision contradicts is refused, naming the field. */
+START_TEST(test_quantisation_contradictions)
+{
+    struct sizing_estimate e;
+    struct gq_error err;
+    struct sizing_workload workload = {.task = SIZING_TASK_INFERENCE,
+                                       .model = "llama-3-8b",
+                                       .precision = SIZING_PRECISION_FP16,
+                                       .quantization.method = SIZING_QUANT_GPTQ};
+    gq_error_clear(&err);
+    ck_assert_int_eq(sizing_estimate_workload(&workload, catalog, NULL, &e, &err),
+                     GQ_ERR_INVALID_VALUE);
+    ck_assert_str_eq(err.field, "workload.quantization");
+    workload.precision = SIZING_PRECISION_INT8;
+    workload.quantization.method = SIZING_QUANT_AWQ;
+    ck_assert_int_eq(sizing_estimate_workload(&workload, catalog, NULL, &e, &err),
+                     GQ_ERR_INVALID_VALUE);
+    ck_assert_str_eq(err.field, "workload.precision");
+    workload.quantization.method = SIZING_QUANT_BITSANDBYTES_INT8;
+    workload.quantization.group_size = 64;
+    ck_assert_int_eq(sizing_estimate_workload(&workload, catalog, NULL, &e, &err),
+                     GQ_ERR_INVALID_VALUE);
+    ck_assert_str_eq(err.field, "workload.quantization.group_size");
+}
+END_TEST
+
 /* ---- the named models --------------------------------------------------- */
 
 /* Every named model: its KV cache per token in fp16 (2 × layers × KV heads
@@ -112,9 +201,13 @@ START_TEST(test_parameter_count_from_the_shape)
                                 .model = named_cases[_i].id};
     struct sizing_estimate e = estimate_with(&w);
     ck_assert_double_eq_tol(e.weights_gb, (double)model->params * 2 / 1e9, TOLERANCE);
+    /* int4 (GPTQ, group 128): the linear layers packed, the rest fp16. */
     w.precision = SIZING_PRECISION_INT4;
     e = estimate_with(&w);
-    ck_assert_double_eq_tol(e.weights_gb, (double)model->params * 0.5 / 1e9, TOLERANCE);
+    double linear = sizing_linear_params(&shape);
+    ck_assert_double_eq_tol(
+        e.weights_gb, (linear * (0.5 + 2.5 / 128.0) + ((double)model->params - linear) * 2) / 1e9,
+        TOLERANCE);
 }
 END_TEST
 
@@ -370,6 +463,10 @@ static Suite *published_suite(void)
 
     TCase *papers = tcase_create("papers");
     tcase_add_checked_fixture(papers, setup, teardown);
+    tcase_add_loop_test(papers, test_int4_checkpoints, 0,
+                        (int)(sizeof int4_cases / sizeof int4_cases[0]));
+    tcase_add_test(papers, test_quantised_layout);
+    tcase_add_test(papers, test_quantisation_contradictions);
     tcase_add_test(papers, test_korthikanti_gpt3);
     tcase_add_test(papers, test_korthikanti_other_configurations);
     tcase_add_test(papers, test_activations_of_a_model);

@@ -189,13 +189,46 @@ START_TEST(test_recommend_echoes_tiny_workload_unrounded)
 }
 END_TEST
 
+/* Qwen2.5-14B as its AWQ checkpoint is published: 9.99 GB of weights, not
+ * params × 0.5 = 7.39; the precision follows from the method's bits. */
+START_TEST(test_recommend_quantized_checkpoint)
+{
+    struct http_response *response =
+        recommend("{\"workload\":{\"task\":\"inference\",\"model\":\"qwen2.5-14b\","
+                  "\"quantization\":{\"method\":\"awq\"}}}");
+    json_t *r = response->json;
+    expect_str(r, "estimate.precision", "int4");
+    expect_str(r, "estimate.quantization.method", "awq");
+    expect_text(r, "estimate.quantization.method_defaulted", "false");
+    expect_text(r, "estimate.quantization.bits", "4");
+    expect_text(r, "estimate.weights_gb", "9.98");
+    http_response_free(response);
+}
+END_TEST
+
+/* A Hugging Face id, in any case, is the shipped shape of its config.json. */
+START_TEST(test_recommend_hugging_face_id)
+{
+    struct http_response *response =
+        recommend("{\"workload\":{\"task\":\"inference\",\"model\":\"META-LLAMA/Llama-2-7b-hf\"}}");
+    expect_str(response->json, "estimate.model.id", "llama-2-7b");
+    http_response_free(response);
+}
+END_TEST
+
 START_TEST(test_recommend_7b_inference_int8)
 {
     struct http_response *response = recommend(
         "{\"workload\":{\"task\":\"inference\",\"model_params_b\":7,\"precision\":\"int8\"}}");
     json_t *r = response->json;
-    expect_text(r, "estimate.bytes_per_param", "1.0");
-    expect_text(r, "estimate.memory_gb", "10.32");
+    /* GPTQ int8 by default, said so: the fp16 embeddings and output, and a
+     * scale and zero per 128 weights, take it past 1 byte a weight. */
+    expect_text(r, "estimate.bytes_per_param", "1.06115178571");
+    expect_str(r, "estimate.quantization.method", "gptq");
+    expect_text(r, "estimate.quantization.method_defaulted", "true");
+    expect_text(r, "estimate.quantization.group_size", "128");
+    expect_text(r, "estimate.quantization.modules_not_quantized", "[\"embeddings\",\"output\"]");
+    expect_text(r, "estimate.memory_gb", "10.8");
     expect_absent(r, "hint");
     expect_text(r, "rejected", "[]");
     expect_text(r, "rejected_total", "0");
@@ -348,26 +381,26 @@ START_TEST(test_recommend_concurrent_requests)
     expect_text(r, "estimate.serving.kv_bytes_per_token", "409600.0");
     expect_text(r, "estimate.serving.kv_gb_per_request", "3.36");
     expect_text(r, "estimate.serving.kv_gb", "67.11");
-    expect_text(r, "estimate.memory_gb", "18.18");
+    expect_text(r, "estimate.memory_gb", "18.97");
     expect_join(r, "recommendations", "sku", "v100-32g-x4,v100-32g-x8,v100-16g-x2");
     expect_join(r, "recommendations", "quantity", "1,1,5");
     expect_join(r, "recommendations", "total", "5227.00,10411.00,11555.00");
     expect_text(r, "recommendations[0].serving",
                 "{\"replicas\":1,\"requests_per_replica\":20,\"max_requests_per_replica\":28,"
-                "\"tokens_per_second_per_request\":20.32,\"tokens_per_second\":406.38,"
-                "\"time_to_first_token_seconds\":1.15,\"decode_step_ms\":38.74,"
+                "\"tokens_per_second_per_request\":20.16,\"tokens_per_second\":403.2,"
+                "\"time_to_first_token_seconds\":1.15,\"decode_step_ms\":39.13,"
                 "\"decode_bound\":\"memory\",\"kv_cache_gb\":67.11}");
-    expect_text(r, "recommendations[0].memory_gb_needed", "89.01");
+    expect_text(r, "recommendations[0].memory_gb_needed", "89.81");
     expect_str(r, "recommendations[0].reasons[1]",
-               "serves 20 requests at 20.3 tok/s each, 406.4 tok/s in all: 1 replica \xc3\x97 20, "
-               "memory-bound decode step 38.7 ms");
+               "serves 20 requests at 20.2 tok/s each, 403.2 tok/s in all: 1 replica \xc3\x97 20, "
+               "memory-bound decode step 39.1 ms");
     /* Two V100 16GB hold four requests: five replicas for twenty. */
     expect_text(r, "recommendations[2].serving.requests_per_replica", "4");
     expect_str(r, "recommendations[2].reasons[1]",
-               "serves 20 requests at 32.2 tok/s each, 644.8 tok/s in all: 5 replicas \xc3\x97 4, "
-               "memory-bound decode step 26.8 ms");
+               "serves 20 requests at 31.5 tok/s each, 629.1 tok/s in all: 5 replicas \xc3\x97 4, "
+               "memory-bound decode step 27.6 ms");
     expect_str(r, "rejected[0].detail",
-               "needs 18.2 GB for one request of 8192 tokens, has 16 GB: 3417 tokens of context "
+               "needs 19.0 GB for one request of 8192 tokens, has 16 GB: 1679 tokens of context "
                "fit");
     expect_absent(r, "hint");
     http_response_free(response);
@@ -375,8 +408,8 @@ START_TEST(test_recommend_concurrent_requests)
 END_TEST
 
 /* A sizing case: 13B int4 at 2,000 tok/s in all for a quarter. Batched,
- * two V100 32GB × 8 reach it (1246 tok/s at most each, 8 requests each at
- * 125.4 tok/s), where one request at a time took four; an int8 KV cache
+ * two V100 32GB × 8 reach it (1246 tok/s at most each, 9 requests each at
+ * 111.3 tok/s), where one request at a time took four; an int8 KV cache
  * halves it again. */
 START_TEST(test_recommend_aggregate_target_is_batched)
 {
@@ -388,11 +421,11 @@ START_TEST(test_recommend_aggregate_target_is_batched)
     expect_join(r, "recommendations", "sku", "v100-32g-x8,v100-32g-x4");
     expect_join(r, "recommendations", "quantity", "2,4");
     expect_join(r, "recommendations", "total", "55814.00,56072.00");
-    expect_text(r, "recommendations[0].serving.requests_per_replica", "8");
+    expect_text(r, "recommendations[0].serving.requests_per_replica", "9");
     expect_text(r, "recommendations[0].serving.max_requests_per_replica", "66");
-    expect_text(r, "recommendations[0].serving.tokens_per_second", "2006.37");
+    expect_text(r, "recommendations[0].serving.tokens_per_second", "2002.77");
     expect_str(r, "rejected[0].detail",
-               "needs 9 replicas for 2000.0 tok/s at 233.5 tok/s each (6 requests), max 8 "
+               "needs 9 replicas for 2000.0 tok/s at 225.2 tok/s each (6 requests), max 8 "
                "instances");
     expect_str(r, "hint",
                "cheaper with an int8 KV cache: v100-32g-x8 \xc3\x97 1 for \xc2\xa5"
@@ -748,6 +781,27 @@ static const struct invalid_recommend invalid_requests[] = {
     {"{\"workload\":{\"task\":\"lora\",\"lora_rank\":8},\"assumptions\":{"
      "\"lora_trainable_fraction\":0.02}}",
      422, "invalid_value", "workload.lora_rank"},
+    /* Quantisation the precision contradicts. */
+    {"{\"workload\":{\"task\":\"inference\",\"precision\":\"fp16\",\"quantization\":{"
+     "\"method\":\"gptq\"}}}",
+     422, "invalid_value", "workload.quantization"},
+    {"{\"workload\":{\"task\":\"inference\",\"precision\":\"int8\",\"quantization\":{"
+     "\"method\":\"awq\"}}}",
+     422, "invalid_value", "workload.precision"},
+    {"{\"workload\":{\"task\":\"inference\",\"quantization\":{\"method\":\"gptq\",\"bits\":3}}}",
+     422, "out_of_range", "workload.quantization.bits"},
+    {"{\"workload\":{\"task\":\"inference\",\"quantization\":{\"method\":\"gptq\",\"bits\":6}}}",
+     422, "invalid_value", "workload.quantization.bits"},
+    {"{\"workload\":{\"task\":\"inference\",\"quantization\":{\"method\":\"hqq\"}}}", 422,
+     "invalid_value", "workload.quantization.method"},
+    {"{\"workload\":{\"task\":\"inference\",\"quantization\":{\"method\":\"w8a8\","
+     "\"group_size\":64}}}",
+     422, "invalid_value", "workload.quantization.group_size"},
+    {"{\"workload\":{\"task\":\"inference\",\"quantization\":{\"modules_not_quantized\":["
+     "\"lm_head\"]}}}",
+     422, "invalid_value", "workload.quantization.modules_not_quantized[0]"},
+    {"{\"workload\":{\"task\":\"inference\",\"quantization\":{\"scheme\":1}}}", 422,
+     "unknown_field", "workload.quantization.scheme"},
     {"[]", 422, "invalid_type", NULL},
     {"{\"workload\":", 400, "malformed_json", NULL},
     {"", 400, "malformed_json", NULL},
@@ -789,6 +843,8 @@ static Suite *make_suite(void)
     tcase_add_test(cases, test_recommend_memory_need_is_rounded_up);
     tcase_add_test(cases, test_recommend_seconds_long_run_shows_its_hours);
     tcase_add_test(cases, test_recommend_7b_inference_int8);
+    tcase_add_test(cases, test_recommend_quantized_checkpoint);
+    tcase_add_test(cases, test_recommend_hugging_face_id);
     tcase_add_test(cases, test_recommend_echoes_tiny_workload_unrounded);
     tcase_add_test(cases, test_recommend_null_assumption_is_the_default);
     tcase_add_test(cases, test_recommend_learning_student);
