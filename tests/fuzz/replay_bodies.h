@@ -579,6 +579,9 @@ static inline int fuzz_choice_order(const struct fuzz_choice *a, const struct fu
     int by_time = (a->hours > b->hours) - (a->hours < b->hours);
     int order = objective == RECOMMEND_OBJECTIVE_TIME ? (by_time ? by_time : by_cost)
                                                       : (by_cost ? by_cost : by_time);
+    /* two free answers tie on cost: fewer cards win before the time */
+    if (objective != RECOMMEND_OBJECTIVE_TIME && a->total == 0 && b->total == 0)
+        order = 0;
     int32_t cards_a = a->instances * a->sku->gpu_count, cards_b = b->instances * b->sku->gpu_count;
     if (order == 0)
         order = (cards_a > cards_b) - (cards_a < cards_b);
