@@ -293,6 +293,18 @@ struct price_list_write {
     struct catalog_write_rows rows[CATALOG_WRITE_COUNT];
 };
 
+/* ---- Customers (customers.c) ---- */
+
+/* One write of a customer with its event and audit line (one
+ * transaction): an insert when `create`, else an update of a customer
+ * that is not erased. */
+struct customer_write {
+    bool create;
+    const struct stored_customer *customer;
+    const struct store_event *event;
+    const struct audit_line *audit;
+};
+
 /* ---- The table of operations ---- */
 
 struct store_backend_ops {
@@ -456,6 +468,16 @@ struct store_backend_ops {
                                      const struct price_list_write *write,
                                      const struct audit_line *audit, bool *applied,
                                      struct gq_error *err);
+    /* Customers (store.h): one write (above; *found false when an update
+     * found no customer to change: nothing written), and the customers
+     * `filter` selects, reading limit + 1 rows of a page (the neutral
+     * code trims the extra one into has_more). */
+    enum gq_code (*customer_write)(struct store_backend *backend,
+                                   const struct customer_write *write, bool *found,
+                                   struct gq_error *err);
+    enum gq_code (*customers_read)(struct store_backend *backend,
+                                   const struct customer_filter *filter, struct customer_page *out,
+                                   struct gq_error *err);
 };
 
 extern const struct store_backend_ops sqlite_backend_ops;

@@ -248,6 +248,25 @@ const struct store_sql_text store_sql[STORE_SQL_COUNT] = {
     [STORE_SQL_DELIVERY_RETRY] = {.shared = "UPDATE webhook_deliveries SET status = 'pending',"
                                             " next_attempt_at = ?3, lease_until = 0,"
                                             " updated_at = ?3 WHERE id = ?2 AND endpoint_id = ?1"},
+    [STORE_SQL_CUSTOMER_INSERT] = {.shared = "INSERT INTO customers (" STORE_SQL_CUSTOMER_COLUMNS
+                                             ") VALUES (?1, ?2, ?3, ?4, ?5, ?6)"},
+    /* An erased customer is never written again. */
+    [STORE_SQL_CUSTOMER_UPDATE] = {.shared = "UPDATE customers SET email = ?2, deleted = ?3,"
+                                             " document = ?4, updated_at = ?5"
+                                             " WHERE id = ?1 AND deleted = 0"},
+    /* Ids are ordered by time: newest first is by id. */
+    [STORE_SQL_CUSTOMERS] = {.sqlite = "SELECT " STORE_SQL_CUSTOMER_COLUMNS " FROM customers"
+                                       " WHERE (?1 IS NULL OR id = ?1)"
+                                       " AND (?2 IS NULL OR email = ?2)"
+                                       " AND (?3 = 1 OR deleted = 0)"
+                                       " AND (?4 IS NULL OR id < ?4)"
+                                       " ORDER BY id DESC LIMIT ?5",
+                             .postgres = "SELECT " STORE_SQL_CUSTOMER_COLUMNS " FROM customers"
+                                         " WHERE ($1::text IS NULL OR id = $1)"
+                                         " AND ($2::text IS NULL OR email = $2)"
+                                         " AND ($3::integer = 1 OR deleted = 0)"
+                                         " AND ($4::text IS NULL OR id < $4)"
+                                         " ORDER BY id DESC LIMIT $5::bigint"},
 };
 
 /* A `?` followed by digits becomes `$`; inside '...' (where '' is a quote)

@@ -256,6 +256,17 @@ enum audit_column {
 /* A webhook endpoint, without its secret. */
 #define STORE_SQL_ENDPOINT_COLUMNS "id, url, description, events, enabled, created_at, updated_at"
 
+/* A customer (store.h's struct stored_customer). */
+#define STORE_SQL_CUSTOMER_COLUMNS "id, email, deleted, document, created_at, updated_at"
+enum customer_column {
+    CUSTOMER_COL_ID,
+    CUSTOMER_COL_EMAIL,
+    CUSTOMER_COL_DELETED,
+    CUSTOMER_COL_DOCUMENT,
+    CUSTOMER_COL_CREATED_AT,
+    CUSTOMER_COL_UPDATED_AT,
+};
+
 /* Each statement's text: `.shared` where the dialects agree (?N), else
  * `.sqlite` and `.postgres` side by side (store_sql in queries.c). A
  * backend reads its text through sqlite_sql() or pg_sql(). */
@@ -285,6 +296,9 @@ enum store_sql {
     STORE_SQL_ENDPOINT_DELETE,
     STORE_SQL_DELIVERIES_PAGE,
     STORE_SQL_DELIVERY_RETRY,
+    STORE_SQL_CUSTOMER_INSERT,
+    STORE_SQL_CUSTOMER_UPDATE,
+    STORE_SQL_CUSTOMERS,
     STORE_SQL_COUNT
 };
 
