@@ -462,7 +462,7 @@ static enum gq_code read_filter(struct http_request *request, struct list_query 
     const char *include = query->text[PARAM_INCLUDE_DELETED];
     if (query->present[PARAM_INCLUDE_DELETED] && strcmp(include, "true") != 0 &&
         strcmp(include, "false") != 0)
-        return gq_fail_msg(err, GQ_ERR_INVALID_VALUE, "include_deleted", MSG_FIELD_ONE_OF,
+        return gq_fail_msg(err, GQ_ERR_INVALID_PARAMETER, "include_deleted", MSG_FIELD_ONE_OF,
                            MSG_TEXT("include_deleted"), MSG_TEXT("true, false"));
     *filter = (struct customer_filter){
         .email = query->present[PARAM_EMAIL] ? query->text[PARAM_EMAIL] : NULL,

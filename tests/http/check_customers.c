@@ -241,7 +241,7 @@ START_TEST(test_list_pages_and_email_filter)
     http_response_free(page);
 
     struct http_response *bad = call("GET", "/customers?include_deleted=yes", NULL);
-    expect_error(bad, 422, "invalid_value", "include_deleted");
+    expect_error(bad, 400, "invalid_parameter", "include_deleted");
     http_response_free(bad);
     bad = call("GET", "/customers/" UNKNOWN_CUSTOMER, NULL);
     expect_error(bad, 404, "not_found", NULL);
