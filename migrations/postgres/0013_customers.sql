@@ -2,7 +2,9 @@
 -- (name, phone, company, metadata) is kept as the API's JSON in `document`;
 -- the email also in a column of its own, to find a customer by it. Deleting
 -- a customer erases the person: `document` becomes '{}', `email` NULL and
--- `deleted` 1, while the row and its id stay for what refers to it.
+-- `deleted` 1, while the row and its id stay for what refers to it; the
+-- events that carried the person (customer_events links them) are rewritten
+-- around the erased record in the same transaction.
 CREATE TABLE customers (
     id         text     PRIMARY KEY CHECK (id ~ '^cus_'),
     email      text,
@@ -13,3 +15,9 @@ CREATE TABLE customers (
     CHECK (deleted = 0 OR (email IS NULL AND document = '{}'))
 );
 CREATE INDEX customers_by_email ON customers (email) WHERE email IS NOT NULL;
+
+CREATE TABLE customer_events (
+    event_id    text PRIMARY KEY,
+    customer_id text NOT NULL REFERENCES customers (id)
+);
+CREATE INDEX customer_events_by_customer ON customer_events (customer_id);

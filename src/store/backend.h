@@ -219,6 +219,12 @@ enum gq_code store_event_for_save(struct quote_save *save, struct gq_error *err)
 enum gq_code store_event_of_quote(const char *type, const struct stored_quote *quote, int64_t now,
                                   struct store_event *out, struct gq_error *err);
 
+/* The event `id` of `type`, made at `created_at` (unix seconds), remade
+ * around `object` into *out (the caller clears it): how a customer's
+ * erasure rewrites the events that carried the person. */
+enum gq_code store_event_remake(const char *id, const char *type, int64_t created_at,
+                                const char *object, struct store_event *out, struct gq_error *err);
+
 /* Tells the store's event listener (store_listen_for_events) that events
  * were committed. */
 void store_events_committed(struct store *store);
@@ -297,11 +303,15 @@ struct price_list_write {
 
 /* One write of a customer with its event and audit line (one
  * transaction): an insert when `create`, else an update of a customer
- * that is not erased. */
+ * that is not erased. Each write links its event to the customer
+ * (customer_events); an erasure (customer->deleted) also remakes every
+ * earlier event of the customer around `object`, the erased record, so
+ * that no stored event keeps the person. */
 struct customer_write {
     bool create;
     const struct stored_customer *customer;
     const struct store_event *event;
+    const char *object;
     const struct audit_line *audit;
 };
 

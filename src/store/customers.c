@@ -78,7 +78,7 @@ enum gq_code store_customer_write(struct store *store, bool create,
     code = store_event_make(event_type, object, &event, err);
     if (code != GQ_OK)
         return code;
-    struct customer_write write = {create, customer, &event, &line};
+    struct customer_write write = {create, customer, &event, object, &line};
     bool found = false;
     code = store_ops(store)->customer_write(store_backend(store), &write, &found, err);
     store_event_clear(&event);

@@ -267,6 +267,14 @@ const struct store_sql_text store_sql[STORE_SQL_COUNT] = {
                                          " AND ($3::integer = 1 OR deleted = 0)"
                                          " AND ($4::text IS NULL OR id < $4)"
                                          " ORDER BY id DESC LIMIT $5::bigint"},
+    [STORE_SQL_CUSTOMER_EVENT_LINK] = {.shared = "INSERT INTO customer_events (event_id,"
+                                                 " customer_id) VALUES (?1, ?2)"},
+    /* The customer's events but the one of this write (?2). */
+    [STORE_SQL_CUSTOMER_EVENTS] = {.shared = "SELECT e.id, e.type, e.created_at FROM events e"
+                                             " JOIN customer_events c ON c.event_id = e.id"
+                                             " WHERE c.customer_id = ?1 AND e.id <> ?2"},
+    [STORE_SQL_EVENT_BODY_REPLACE] = {.shared = "UPDATE events SET body = NULL, body_lz4 = ?2,"
+                                                " body_size = ?3 WHERE id = ?1"},
 };
 
 /* A `?` followed by digits becomes `$`; inside '...' (where '' is a quote)

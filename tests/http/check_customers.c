@@ -7,7 +7,8 @@
  * - deleting erases the person: the stored row, read directly, holds no
  *   name, email, phone, company or metadata, while GET still answers the
  *   erased record (deleted: true) and the list shows it only when asked;
- *   a second DELETE is 404;
+ *   a second DELETE is 404; the events that carried the person are
+ *   rewritten around the erased record;
  * - each write's event (customer.created, .updated, .deleted, the last
  *   one carrying the erased record) and audit line, which names the
  *   fields that changed and never their values;
@@ -196,6 +197,16 @@ START_TEST(test_deleting_erases_the_person)
     ck_assert_int_eq(json_count(events->json, "data"), 1);
     expect_text(events->json, "data[0].data.object.deleted", "true");
     expect_text(events->json, "data[0].data.object.email", "null");
+    http_response_free(events);
+    /* The earlier event that carried the person now carries the erased
+     * record too, under its own id and type. */
+    events = call("GET", "/events?type=customer.created", NULL);
+    ck_assert_int_eq(json_count(events->json, "data"), 1);
+    expect_str(events->json, "data[0].type", "customer.created");
+    expect_str(events->json, "data[0].data.object.id", id);
+    expect_text(events->json, "data[0].data.object.deleted", "true");
+    expect_text(events->json, "data[0].data.object.name", "null");
+    ck_assert_ptr_null(strstr(json_text(events->json, ""), "li.wei@example.cn"));
     http_response_free(events);
     struct http_response *audit = call("GET", "/admin/audit", NULL);
     long lines = json_count(audit->json, "data");

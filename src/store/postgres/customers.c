@@ -27,6 +27,65 @@ static PGresult *run(struct pg_conn *conn, const char *sql, int n, const char *c
     return NULL;
 }
 
+static enum gq_code command(struct pg_conn *conn, enum store_sql sql, int n,
+                            const char *const *values, const int *lengths, const int *formats,
+                            const char *what, struct gq_error *err)
+{
+    PGresult *result =
+        PQexecParams(conn->conn, pg_sql(conn, sql), n, NULL, values, lengths, formats, 0);
+    if (PQresultStatus(result) != PGRES_COMMAND_OK) {
+        pg_fail(conn, result, what, err);
+        PQclear(result);
+        return failed(err);
+    }
+    PQclear(result);
+    return GQ_OK;
+}
+
+static enum gq_code link_event(struct pg_conn *conn, const struct customer_write *write,
+                               struct gq_error *err)
+{
+    const char *const values[] = {write->event->id, write->customer->id};
+    return command(conn, STORE_SQL_CUSTOMER_EVENT_LINK, 2, values, NULL, NULL,
+                   "linking a customer's event", err);
+}
+
+static enum gq_code replace_body(struct pg_conn *conn, const struct store_event *event,
+                                 struct gq_error *err)
+{
+    char size[24];
+    snprintf(size, sizeof size, "%lld", (long long)event->packed.size);
+    const char *const values[] = {event->id, event->packed.block, size};
+    /* The block goes as its bytes (binary), the rest as text. */
+    const int lengths[] = {0, (int)event->packed.block_size, 0};
+    const int formats[] = {0, 1, 0};
+    return command(conn, STORE_SQL_EVENT_BODY_REPLACE, 3, values, lengths, formats,
+                   "erasing a customer's event", err);
+}
+
+/* Every earlier event of the customer remade around the erased record. */
+static enum gq_code erase_events(struct pg_conn *conn, const struct customer_write *write,
+                                 struct gq_error *err)
+{
+    const char *const values[] = {write->customer->id, write->event->id};
+    PGresult *result = run(conn, pg_sql(conn, STORE_SQL_CUSTOMER_EVENTS), 2, values,
+                           PGRES_TUPLES_OK, "reading a customer's events", err);
+    if (result == NULL)
+        return failed(err);
+    enum gq_code code = GQ_OK;
+    for (int row = 0; code == GQ_OK && row < PQntuples(result); row++) {
+        struct store_event remade;
+        code = store_event_remake(PQgetvalue(result, row, 0), PQgetvalue(result, row, 1),
+                                  strtoll(PQgetvalue(result, row, 2), NULL, 10), write->object,
+                                  &remade, err);
+        if (code == GQ_OK)
+            code = replace_body(conn, &remade, err);
+        store_event_clear(&remade);
+    }
+    PQclear(result);
+    return code;
+}
+
 struct write_context {
     const struct customer_write *write;
     bool *found;
@@ -58,7 +117,13 @@ static enum gq_code write_customer(struct pg_conn *conn, void *context, struct g
     if (!*ctx->found)
         return GQ_OK;
     enum gq_code code = pg_audit_append(conn, write->audit, err);
-    return code == GQ_OK ? pg_event_append(conn, write->event, err) : code;
+    if (code == GQ_OK)
+        code = pg_event_append(conn, write->event, err);
+    if (code == GQ_OK)
+        code = link_event(conn, write, err);
+    if (code == GQ_OK && customer->deleted)
+        code = erase_events(conn, write, err);
+    return code;
 }
 
 static enum gq_code write_in_transaction(struct pg_conn *conn, void *context, struct gq_error *err)
