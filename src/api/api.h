@@ -2,7 +2,7 @@
  * The public API's handlers, one file per endpoint or resource: catalog.c
  * (GET /catalog and below), quote.c (POST /quote, GET /quote/{id}, accept,
  * cancel), quote_pdf.c (GET /quote/{id}/pdf), quote_list.c (GET /quote),
- * recommend.c (POST /recommend),
+ * recommend.c (POST /recommend), customers.c (/customers),
  * events.c (GET /events, /events/{id}) and health.c (/healthz, /readyz,
  * /openapi.yaml). The route table (http/router.c) says each one's policy.
  */
@@ -37,6 +37,14 @@ http_handler quote_pdf_handle;
 
 /* quote_list.c: GET /quote, the saved quotes a page at a time. */
 http_handler quote_handle_list;
+
+/* customers.c: POST and GET /customers, GET, PATCH and DELETE
+ * /customers/{id}. */
+http_handler customers_handle_create;
+http_handler customers_handle_list;
+http_handler customers_handle_get;
+http_handler customers_handle_update;
+http_handler customers_handle_delete;
 
 /* recommend.c: POST /recommend. */
 http_handler recommend_handle;

@@ -142,6 +142,14 @@ static const char *const names[MSG_COUNT] = {
     [MSG_SCOPES_NONE] = "scopes_none",
     [MSG_NO_EVENT] = "no_event",
     [MSG_NO_ENDPOINT] = "no_endpoint",
+    [MSG_NO_CUSTOMER] = "no_customer",
+    [MSG_EMAIL_FORM] = "email_form",
+    [MSG_PHONE_FORM] = "phone_form",
+    [MSG_TAX_ID_LENGTH] = "tax_id_length",
+    [MSG_TAX_ID_CHARACTER] = "tax_id_character",
+    [MSG_TAX_ID_DIVISION] = "tax_id_division",
+    [MSG_TAX_ID_CHECK_CHARACTER] = "tax_id_check_character",
+    [MSG_SPECIAL_INVOICE_NEEDS] = "special_invoice_needs",
     [MSG_NO_DELIVERY] = "no_delivery",
     [MSG_WEBHOOK_URL_FORM] = "webhook_url_form",
     [MSG_WEBHOOK_URL_PRIVATE] = "webhook_url_private",
@@ -421,6 +429,19 @@ static const char *const english[MSG_COUNT] = {
     [MSG_SCOPES_NONE] = "{1} must name at least one scope",
     [MSG_NO_EVENT] = "no event '{1}'",
     [MSG_NO_ENDPOINT] = "no webhook endpoint '{1}'",
+    [MSG_NO_CUSTOMER] = "no customer '{1}'",
+    [MSG_EMAIL_FORM] = "{1} must be an email address (one @, a domain with a dot, no spaces, at "
+                       "most 254 bytes)",
+    [MSG_PHONE_FORM] = "{1} must be a telephone number: a mainland mobile number (1[3-9] and nine "
+                       "digits) or +country code and number, 8 to 15 digits",
+    [MSG_TAX_ID_LENGTH] = "{1} must be a unified social credit code of 18 characters",
+    [MSG_TAX_ID_CHARACTER] = "{1} holds a character a unified social credit code never uses "
+                             "(digits and capital letters but I, O, Z, S, V)",
+    [MSG_TAX_ID_DIVISION] = "{1}: the 3rd to 8th characters of a unified social credit code are "
+                            "the six digits of an administrative division",
+    [MSG_TAX_ID_CHECK_CHARACTER] = "{1}: the check character (the 18th) of this unified social "
+                                   "credit code is wrong; the code is mistyped",
+    [MSG_SPECIAL_INVOICE_NEEDS] = "{1} is required for a special VAT invoice (invoice_type special)",
     [MSG_NO_DELIVERY] = "no delivery '{1}' of this endpoint",
     [MSG_WEBHOOK_URL_FORM] = "{1} must be an https URL (http only where allowed) with a host",
     [MSG_WEBHOOK_URL_PRIVATE] = "{1} names an address that is not globally reachable (private, loopback, link-local, documentation or other special-purpose), which webhooks may not reach",
@@ -694,6 +715,16 @@ static const char *const chinese[MSG_COUNT] = {
     [MSG_SCOPES_NONE] = "{1} 必须至少指定一个权限范围",
     [MSG_NO_EVENT] = "没有事件 '{1}'",
     [MSG_NO_ENDPOINT] = "没有 webhook 端点 '{1}'",
+    [MSG_NO_CUSTOMER] = "没有客户 '{1}'",
+    [MSG_EMAIL_FORM] = "{1} 必须是电子邮件地址（一个 @，域名含点，无空格，至多 254 字节）",
+    [MSG_PHONE_FORM] = "{1} 必须是电话号码：大陆手机号（1[3-9] 加九位数字）或 +国家代码和号码，共 8 "
+                       "到 15 位数字",
+    [MSG_TAX_ID_LENGTH] = "{1} 必须是 18 位统一社会信用代码",
+    [MSG_TAX_ID_CHARACTER] = "{1} 含有统一社会信用代码不使用的字符（数字和除 I、O、Z、S、V "
+                             "外的大写字母）",
+    [MSG_TAX_ID_DIVISION] = "{1}：统一社会信用代码的第 3 至 8 位是六位行政区划代码",
+    [MSG_TAX_ID_CHECK_CHARACTER] = "{1}：统一社会信用代码的校验码（第 18 位）不符，代码有误",
+    [MSG_SPECIAL_INVOICE_NEEDS] = "开具增值税专用发票（invoice_type special）需要 {1}",
     [MSG_NO_DELIVERY] = "此端点没有投递 '{1}'",
     [MSG_WEBHOOK_URL_FORM] = "{1} 必须是带主机名的 https URL（仅在允许时可用 http）",
     [MSG_WEBHOOK_URL_PRIVATE] = "{1} 指向非全球可达的地址（私有、回环、链路本地、文档或其他特殊用途地址），webhook 不能访问",

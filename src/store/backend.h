@@ -225,6 +225,12 @@ enum gq_code store_event_for_save(struct quote_save *save, struct gq_error *err)
 enum gq_code store_event_of_quote(const char *type, const struct stored_quote *quote, int64_t now,
                                   struct store_event *out, struct gq_error *err);
 
+/* The event `id` of `type`, made at `created_at` (unix seconds), remade
+ * around `object` into *out (the caller clears it): how a customer's
+ * erasure rewrites the events that carried the person. */
+enum gq_code store_event_remake(const char *id, const char *type, int64_t created_at,
+                                const char *object, struct store_event *out, struct gq_error *err);
+
 /* Tells the store's event listener (store_listen_for_events) that events
  * were committed. */
 void store_events_committed(struct store *store);
@@ -301,6 +307,22 @@ struct price_list_write {
      * when the write applies (the outbox); NULL: none. */
     const struct store_event *event;
     struct catalog_write_rows rows[CATALOG_WRITE_COUNT];
+};
+
+/* ---- Customers (customers.c) ---- */
+
+/* One write of a customer with its event and audit line (one
+ * transaction): an insert when `create`, else an update of a customer
+ * that is not erased. Each write links its event to the customer
+ * (customer_events); an erasure (customer->deleted) also remakes every
+ * earlier event of the customer around `object`, the erased record, so
+ * that no stored event keeps the person. */
+struct customer_write {
+    bool create;
+    const struct stored_customer *customer;
+    const struct store_event *event;
+    const char *object;
+    const struct audit_line *audit;
 };
 
 /* ---- The table of operations ---- */
@@ -480,6 +502,16 @@ struct store_backend_ops {
                                               int64_t now, const struct audit_line *audit,
                                               struct stored_promotion_code *out, bool *found,
                                               struct gq_error *err);
+    /* Customers (store.h): one write (above; *found false when an update
+     * found no customer to change: nothing written), and the customers
+     * `filter` selects, reading limit + 1 rows of a page (the neutral
+     * code trims the extra one into has_more). */
+    enum gq_code (*customer_write)(struct store_backend *backend,
+                                   const struct customer_write *write, bool *found,
+                                   struct gq_error *err);
+    enum gq_code (*customers_read)(struct store_backend *backend,
+                                   const struct customer_filter *filter, struct customer_page *out,
+                                   struct gq_error *err);
 };
 
 extern const struct store_backend_ops sqlite_backend_ops;

@@ -78,20 +78,11 @@ static bool looks_like_object(const char *text)
     return end - start >= 2 && text[start] == '{' && text[end - 1] == '}';
 }
 
-enum gq_code store_event_make(const char *type, const char *object, struct store_event *out,
-                              struct gq_error *err)
+/* The body of event `out` (its id, type and times set) around `object`,
+ * and its packed form. */
+static enum gq_code fill_body(const char *object, struct store_event *out, struct gq_error *err)
 {
-    assert(type != NULL && object != NULL && out != NULL);
-    memset(out, 0, sizeof *out);
-    if (!looks_like_object(object))
-        return gq_fail(err, GQ_ERR_INVALID_VALUE, NULL, "an event's object is not a JSON object");
-    /* The type is one of STORE_EVENT_*, the id ours: neither needs escaping. */
-    if (strlen(type) >= sizeof out->type || strpbrk(type, "\"\\") != NULL ||
-        !ids_generate_ordered("evt_", out->id))
-        return gq_fail(err, GQ_ERR_INTERNAL, NULL, "cannot make an event");
-    snprintf(out->type, sizeof out->type, "%s", type);
-    out->created_ms = now_ms();
-    out->created_at = out->created_ms / 1000;
+    const char *type = out->type;
     char created[CLOCK_RFC3339_SIZE];
     /* The object's own bytes, copied (printf's %s copies byte by byte):
      * the event carries it exactly as the API returned it. */
@@ -114,6 +105,48 @@ enum gq_code store_event_make(const char *type, const char *object, struct store
     if (code != GQ_OK)
         store_event_clear(out);
     return code;
+}
+
+/* The checks of an event's type and object: the type is one of
+ * STORE_EVENT_* and the id ours, so neither needs escaping. */
+static enum gq_code check_event(const char *type, const char *object, struct store_event *out,
+                                struct gq_error *err)
+{
+    assert(type != NULL && object != NULL && out != NULL);
+    memset(out, 0, sizeof *out);
+    if (!looks_like_object(object))
+        return gq_fail(err, GQ_ERR_INVALID_VALUE, NULL, "an event's object is not a JSON object");
+    if (strlen(type) >= sizeof out->type || strpbrk(type, "\"\\") != NULL)
+        return gq_fail(err, GQ_ERR_INTERNAL, NULL, "cannot make an event");
+    snprintf(out->type, sizeof out->type, "%s", type);
+    return GQ_OK;
+}
+
+enum gq_code store_event_make(const char *type, const char *object, struct store_event *out,
+                              struct gq_error *err)
+{
+    enum gq_code code = check_event(type, object, out, err);
+    if (code != GQ_OK)
+        return code;
+    if (!ids_generate_ordered("evt_", out->id))
+        return gq_fail(err, GQ_ERR_INTERNAL, NULL, "cannot make an event");
+    out->created_ms = now_ms();
+    out->created_at = out->created_ms / 1000;
+    return fill_body(object, out, err);
+}
+
+enum gq_code store_event_remake(const char *id, const char *type, int64_t created_at,
+                                const char *object, struct store_event *out, struct gq_error *err)
+{
+    enum gq_code code = check_event(type, object, out, err);
+    if (code != GQ_OK)
+        return code;
+    if (strlen(id) >= sizeof out->id || strpbrk(id, "\"\\") != NULL)
+        return gq_fail(err, GQ_ERR_INTERNAL, NULL, "cannot remake event %.40s", id);
+    snprintf(out->id, sizeof out->id, "%s", id);
+    out->created_at = created_at;
+    out->created_ms = created_at * 1000;
+    return fill_body(object, out, err);
 }
 
 enum gq_code store_event_for_save(struct quote_save *save, struct gq_error *err)

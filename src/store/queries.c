@@ -279,6 +279,33 @@ const struct store_sql_text store_sql[STORE_SQL_COUNT] = {
                                              " redemptions + 1, updated_at = ?2 WHERE code = ?1"
                                              " AND (max_redemptions IS NULL"
                                              " OR redemptions < max_redemptions)"},
+    [STORE_SQL_CUSTOMER_INSERT] = {.shared = "INSERT INTO customers (" STORE_SQL_CUSTOMER_COLUMNS
+                                             ") VALUES (?1, ?2, ?3, ?4, ?5, ?6)"},
+    /* An erased customer is never written again. */
+    [STORE_SQL_CUSTOMER_UPDATE] = {.shared = "UPDATE customers SET email = ?2, deleted = ?3,"
+                                             " document = ?4, updated_at = ?5"
+                                             " WHERE id = ?1 AND deleted = 0"},
+    /* Ids are ordered by time: newest first is by id. */
+    [STORE_SQL_CUSTOMERS] = {.sqlite = "SELECT " STORE_SQL_CUSTOMER_COLUMNS " FROM customers"
+                                       " WHERE (?1 IS NULL OR id = ?1)"
+                                       " AND (?2 IS NULL OR email = ?2)"
+                                       " AND (?3 = 1 OR deleted = 0)"
+                                       " AND (?4 IS NULL OR id < ?4)"
+                                       " ORDER BY id DESC LIMIT ?5",
+                             .postgres = "SELECT " STORE_SQL_CUSTOMER_COLUMNS " FROM customers"
+                                         " WHERE ($1::text IS NULL OR id = $1)"
+                                         " AND ($2::text IS NULL OR email = $2)"
+                                         " AND ($3::integer = 1 OR deleted = 0)"
+                                         " AND ($4::text IS NULL OR id < $4)"
+                                         " ORDER BY id DESC LIMIT $5::bigint"},
+    [STORE_SQL_CUSTOMER_EVENT_LINK] = {.shared = "INSERT INTO customer_events (event_id,"
+                                                 " customer_id) VALUES (?1, ?2)"},
+    /* The customer's events but the one of this write (?2). */
+    [STORE_SQL_CUSTOMER_EVENTS] = {.shared = "SELECT e.id, e.type, e.created_at FROM events e"
+                                             " JOIN customer_events c ON c.event_id = e.id"
+                                             " WHERE c.customer_id = ?1 AND e.id <> ?2"},
+    [STORE_SQL_EVENT_BODY_REPLACE] = {.shared = "UPDATE events SET body = NULL, body_lz4 = ?2,"
+                                                " body_size = ?3 WHERE id = ?1"},
 };
 
 /* A `?` followed by digits becomes `$`; inside '...' (where '' is a quote)

@@ -273,6 +273,17 @@ enum promotion_code_column {
     PROMO_COL_UPDATED_AT,
 };
 
+/* A customer (store.h's struct stored_customer). */
+#define STORE_SQL_CUSTOMER_COLUMNS "id, email, deleted, document, created_at, updated_at"
+enum customer_column {
+    CUSTOMER_COL_ID,
+    CUSTOMER_COL_EMAIL,
+    CUSTOMER_COL_DELETED,
+    CUSTOMER_COL_DOCUMENT,
+    CUSTOMER_COL_CREATED_AT,
+    CUSTOMER_COL_UPDATED_AT,
+};
+
 /* Each statement's text: `.shared` where the dialects agree (?N), else
  * `.sqlite` and `.postgres` side by side (store_sql in queries.c). A
  * backend reads its text through sqlite_sql() or pg_sql(). */
@@ -308,6 +319,12 @@ enum store_sql {
     STORE_SQL_PROMOTION_CODE_INSERT,
     STORE_SQL_PROMOTION_CODE_DEACTIVATE,
     STORE_SQL_PROMOTION_CODE_REDEEM,
+    STORE_SQL_CUSTOMER_INSERT,
+    STORE_SQL_CUSTOMER_UPDATE,
+    STORE_SQL_CUSTOMERS,
+    STORE_SQL_CUSTOMER_EVENT_LINK,
+    STORE_SQL_CUSTOMER_EVENTS,
+    STORE_SQL_EVENT_BODY_REPLACE,
     STORE_SQL_COUNT
 };
 

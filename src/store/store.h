@@ -388,6 +388,9 @@ enum gq_code store_audit_read(struct store *store, int64_t since, const char *st
 #define STORE_EVENT_PRICE_LIST_PUBLISHED "price_list.published"
 #define STORE_EVENT_PRICE_LIST_CANCELED "price_list.canceled"
 #define STORE_EVENT_ENDPOINT_DISABLED "webhook_endpoint.disabled"
+#define STORE_EVENT_CUSTOMER_CREATED "customer.created"
+#define STORE_EVENT_CUSTOMER_UPDATED "customer.updated"
+#define STORE_EVENT_CUSTOMER_DELETED "customer.deleted"
 
 /* One event: its id ("evt_" and 32 hex digits, ordered by time), its type,
  * when it was made, and its JSON as the API returns it ({"id", "object":
@@ -775,6 +778,21 @@ struct stored_promotion_code {
     int64_t updated_at;
 };
 
+/* ---- Customers (customers.c) ---- */
+
+/* A customer as stored: its email in a column of its own (to be found by
+ * it) and the rest of what was given as the API's JSON text. An erased
+ * customer has `deleted`, no email and the document "{}". Strings are
+ * owned: store_customer_clear() frees them. */
+struct stored_customer {
+    char id[STORE_ID_SIZE]; /* "cus_" and 32 hex digits */
+    char *email;            /* NULL: none */
+    char *document;
+    bool deleted;
+    int64_t created_at;
+    int64_t updated_at;
+};
+
 struct promotion_code_list {
     struct stored_promotion_code *items;
     size_t count;
@@ -814,5 +832,44 @@ enum gq_code store_promotion_code_deactivate(struct store *store, const char *co
 enum gq_code store_quote_accept_with_code(struct store *store, const char *id, int64_t now,
                                           const char *acceptance, const char *code,
                                           struct stored_quote *out, struct gq_error *err);
+
+void store_customer_clear(struct stored_customer *customer);
+
+struct customer_page {
+    struct stored_customer *items;
+    size_t count;
+    bool has_more;
+};
+
+void store_customer_page_free(struct customer_page *page);
+
+/* Which customers to read: the one `id` (deleted or not), or a page of
+ * at most `limit`, newest first, after `starting_after` (NULL: from the
+ * newest), of those with `email` (NULL: any), erased ones only when
+ * `include_deleted`. */
+struct customer_filter {
+    const char *id;
+    const char *email;
+    bool include_deleted;
+    const char *starting_after;
+    size_t limit;
+};
+
+enum gq_code store_customers_read(struct store *store, const struct customer_filter *filter,
+                                  struct customer_page *out, struct gq_error *err);
+
+/* The customer `id` into *out (the caller clears it); GQ_ERR_NOT_FOUND
+ * when there is none. */
+enum gq_code store_customer_get(struct store *store, const char *id, struct stored_customer *out,
+                                struct gq_error *err);
+
+/* Stores `customer`, new when `create`, else over the customer of its id
+ * if that is not erased (GQ_ERR_NOT_FOUND otherwise, nothing written),
+ * with the event `event_type` whose object is the JSON text `object`
+ * and the audit line, all in one transaction. */
+enum gq_code store_customer_write(struct store *store, bool create,
+                                  const struct stored_customer *customer, const char *event_type,
+                                  const char *object, const struct audit_entry *audit,
+                                  struct gq_error *err);
 
 #endif

@@ -12,8 +12,8 @@
 #include <sys/random.h>
 
 static const char *const scope_names[SCOPE_COUNT] = {
-    "quotes:write", "quotes:read",  "quotes:accept",  "catalog:write",
-    "keys:write",   "metrics:read", "webhooks:write",
+    "quotes:write", "quotes:read",    "quotes:accept",   "catalog:write",  "keys:write",
+    "metrics:read", "webhooks:write", "customers:write", "customers:read",
 };
 
 unsigned api_scope_at(size_t i)

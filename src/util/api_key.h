@@ -27,16 +27,18 @@
 /* One bit per scope. */
 enum api_scope {
     SCOPE_NONE = 0,
-    SCOPE_QUOTES_WRITE = 1u << 0,  /* save quotes for any segment */
-    SCOPE_QUOTES_READ = 1u << 1,   /* list quotes and events */
-    SCOPE_QUOTES_ACCEPT = 1u << 2, /* accept and cancel quotes */
-    SCOPE_CATALOG_WRITE = 1u << 3, /* the admin API: price lists, audit */
-    SCOPE_KEYS_WRITE = 1u << 4,    /* create, list and revoke keys */
-    SCOPE_METRICS_READ = 1u << 5,  /* GET /metrics */
-    SCOPE_WEBHOOKS_WRITE = 1u << 6 /* webhook endpoints */
+    SCOPE_QUOTES_WRITE = 1u << 0,    /* save quotes for any segment */
+    SCOPE_QUOTES_READ = 1u << 1,     /* list quotes and events */
+    SCOPE_QUOTES_ACCEPT = 1u << 2,   /* accept and cancel quotes */
+    SCOPE_CATALOG_WRITE = 1u << 3,   /* the admin API: price lists, audit */
+    SCOPE_KEYS_WRITE = 1u << 4,      /* create, list and revoke keys */
+    SCOPE_METRICS_READ = 1u << 5,    /* GET /metrics */
+    SCOPE_WEBHOOKS_WRITE = 1u << 6,  /* webhook endpoints */
+    SCOPE_CUSTOMERS_WRITE = 1u << 7, /* create, change and delete customers */
+    SCOPE_CUSTOMERS_READ = 1u << 8   /* read and list customers */
 };
 
-#define SCOPE_COUNT 7
+#define SCOPE_COUNT 9
 #define SCOPE_ALL ((1u << SCOPE_COUNT) - 1u)
 
 /* "quotes:write" for one scope bit; NULL for anything else. */

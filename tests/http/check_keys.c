@@ -45,6 +45,7 @@
 #define UNKNOWN_EVENT "evt_0123456789abcdef0123456789abcdef"
 #define UNKNOWN_ENDPOINT "we_0123456789abcdef0123456789abcdef"
 #define UNKNOWN_DELIVERY "whd_0123456789abcdef0123456789abcdef"
+#define UNKNOWN_CUSTOMER "cus_0123456789abcdef0123456789abcdef"
 #define NOT_A_KEY "gq_sk_AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA"
 
 static struct server server;
@@ -124,6 +125,11 @@ static const struct route_case routes[] = {
     {"GET", "/admin/webhook-endpoints/" UNKNOWN_ENDPOINT "/deliveries", NULL, "webhooks:write"},
     {"POST", "/admin/webhook-endpoints/" UNKNOWN_ENDPOINT "/deliveries/" UNKNOWN_DELIVERY "/retry",
      NULL, "webhooks:write"},
+    {"POST", "/customers", "{}", "customers:write"},
+    {"GET", "/customers", NULL, "customers:read"},
+    {"GET", "/customers/" UNKNOWN_CUSTOMER, NULL, "customers:read"},
+    {"PATCH", "/customers/" UNKNOWN_CUSTOMER, "{}", "customers:write"},
+    {"DELETE", "/customers/" UNKNOWN_CUSTOMER, NULL, "customers:write"},
     {"POST", "/admin/price-lists", NULL, "catalog:write"},
     {"GET", "/admin/price-lists", NULL, "catalog:write"},
     {"GET", "/admin/price-lists/1", NULL, "catalog:write"},

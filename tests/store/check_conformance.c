@@ -955,6 +955,104 @@ START_TEST(test_a_batch_tells_whether_deliveries_are_due)
 }
 END_TEST
 
+/* ---- Customers (migration 0013). ---- */
+
+static struct stored_customer test_customer(const char *id, const char *email, const char *document)
+{
+    struct stored_customer customer = {
+        .email = (char *)email, .document = (char *)document, .created_at = 100, .updated_at = 100};
+    snprintf(customer.id, sizeof customer.id, "%s", id);
+    return customer;
+}
+
+static void write_customer_ok(bool create, const struct stored_customer *customer, const char *type)
+{
+    struct audit_entry audit = test_audit("customer.write");
+    audit.target = customer->id;
+    audit.change = "{\"fields\":[]}";
+    struct gq_error err;
+    ck_assert_int_eq(store_customer_write(store, create, customer, type,
+                                          "{\"object\":\"customer\"}", &audit, &err),
+                     GQ_OK);
+}
+
+/* Written with its event and audit line, read back, listed newest first
+ * by email, erased once: an erased customer is never written again. */
+START_TEST(test_customers_written_listed_and_erased)
+{
+    const char *a = "cus_00000000000000000000000000000001";
+    const char *b = "cus_00000000000000000000000000000002";
+    const char *c = "cus_00000000000000000000000000000003";
+    struct stored_customer first = test_customer(a, "x@example.cn", "{\"name\":\"A\"}");
+    struct stored_customer second = test_customer(b, NULL, "{}");
+    struct stored_customer third = test_customer(c, "x@example.cn", "{\"name\":\"C\"}");
+    write_customer_ok(true, &first, STORE_EVENT_CUSTOMER_CREATED);
+    write_customer_ok(true, &second, STORE_EVENT_CUSTOMER_CREATED);
+    write_customer_ok(true, &third, STORE_EVENT_CUSTOMER_CREATED);
+    ck_assert_int_eq(
+        query_integer("SELECT count(*) FROM events WHERE type = 'customer.created'", NULL), 3);
+    ck_assert_int_eq(query_integer("SELECT count(*) FROM audit_log WHERE target = ?1", a), 1);
+
+    struct gq_error err;
+    struct stored_customer read;
+    ck_assert_int_eq(store_customer_get(store, a, &read, &err), GQ_OK);
+    ck_assert_str_eq(read.email, "x@example.cn");
+    ck_assert_str_eq(read.document, "{\"name\":\"A\"}");
+    ck_assert(!read.deleted);
+    ck_assert_int_eq(read.created_at, 100);
+    store_customer_clear(&read);
+    ck_assert_int_eq(store_customer_get(store, b, &read, &err), GQ_OK);
+    ck_assert_ptr_null(read.email);
+    store_customer_clear(&read);
+
+    struct customer_filter by_email = {.email = "x@example.cn", .limit = 1};
+    struct customer_page page;
+    ck_assert_int_eq(store_customers_read(store, &by_email, &page, &err), GQ_OK);
+    ck_assert_uint_eq(page.count, 1);
+    ck_assert_str_eq(page.items[0].id, c);
+    ck_assert(page.has_more);
+    store_customer_page_free(&page);
+    by_email.starting_after = c;
+    ck_assert_int_eq(store_customers_read(store, &by_email, &page, &err), GQ_OK);
+    ck_assert_uint_eq(page.count, 1);
+    ck_assert_str_eq(page.items[0].id, a);
+    ck_assert(!page.has_more);
+    store_customer_page_free(&page);
+
+    struct stored_customer erased = test_customer(a, NULL, "{}");
+    erased.deleted = true;
+    erased.updated_at = 200;
+    write_customer_ok(false, &erased, STORE_EVENT_CUSTOMER_DELETED);
+    ck_assert_int_eq(store_customer_get(store, a, &read, &err), GQ_OK);
+    ck_assert(read.deleted);
+    ck_assert_ptr_null(read.email);
+    ck_assert_str_eq(read.document, "{}");
+    ck_assert_int_eq(read.updated_at, 200);
+    store_customer_clear(&read);
+    struct customer_filter live = {.limit = 10};
+    ck_assert_int_eq(store_customers_read(store, &live, &page, &err), GQ_OK);
+    ck_assert_uint_eq(page.count, 2);
+    store_customer_page_free(&page);
+    live.include_deleted = true;
+    ck_assert_int_eq(store_customers_read(store, &live, &page, &err), GQ_OK);
+    ck_assert_uint_eq(page.count, 3);
+    store_customer_page_free(&page);
+
+    /* Erased once: a second write finds no customer and writes nothing. */
+    struct audit_entry audit = test_audit("customer.write");
+    audit.target = a;
+    audit.change = "{}";
+    ck_assert_int_eq(store_customer_write(store, false, &first, STORE_EVENT_CUSTOMER_UPDATED, "{}",
+                                          &audit, &err),
+                     GQ_ERR_NOT_FOUND);
+    ck_assert_int_eq(
+        query_integer("SELECT count(*) FROM events WHERE type = 'customer.updated'", NULL), 0);
+    ck_assert_int_eq(query_integer("SELECT count(*) FROM audit_log WHERE target = ?1", a), 2);
+    ck_assert_int_eq(store_customer_get(store, "cus_00000000000000000000000000000009", &read, &err),
+                     GQ_ERR_NOT_FOUND);
+}
+END_TEST
+
 static const struct sku *sku_of(const struct catalog *catalog, const char *id)
 {
     const struct sku *sku = catalog_find_sku(catalog, id);
@@ -1232,6 +1330,7 @@ static void add_tests(TCase *tcase)
     tcase_add_test(tcase, test_price_list_cycle_switches_at_the_instant);
     tcase_add_test(tcase, test_price_list_refusals_change_nothing);
     tcase_add_test(tcase, test_a_direct_edit_skips_a_drafts_number);
+    tcase_add_test(tcase, test_customers_written_listed_and_erased);
     tcase_set_timeout(tcase, 30);
 }
 

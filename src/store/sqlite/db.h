@@ -245,6 +245,13 @@ enum gq_code sqlite_append_event(struct store_backend *backend, const struct sto
 enum gq_code sqlite_events_read(struct store_backend *backend, const char *type, const char *id,
                                 const char *starting_after, size_t limit, struct event_page *out,
                                 struct gq_error *err);
+/* customers.c */
+enum gq_code sqlite_customer_write(struct store_backend *backend,
+                                   const struct customer_write *write, bool *found,
+                                   struct gq_error *err);
+enum gq_code sqlite_customers_read(struct store_backend *backend,
+                                   const struct customer_filter *filter, struct customer_page *out,
+                                   struct gq_error *err);
 enum gq_code sqlite_endpoint_insert(struct store_backend *backend,
                                     const struct stored_endpoint *endpoint,
                                     const struct audit_line *audit, struct gq_error *err);
