@@ -453,6 +453,11 @@ enum gq_code store_price_list_create(struct store *store, int64_t now, struct au
     return code;
 }
 
+/* The edit is a callback rather than a document the caller hands back so
+ * that the read, the edit and the write stay one store operation, with the
+ * write refused when the list stopped being a draft meanwhile, as before
+ * the rules left the store; a caller cannot write a document it did not
+ * read here. */
 enum gq_code store_price_list_edit(struct store *store, int64_t version,
                                    store_price_list_editor editor, const void *context,
                                    struct audit_entry *audit, struct gq_error *err)
