@@ -85,7 +85,7 @@ CODEC_SRC := $(wildcard src/codec/*.c)
 # store's helpers, so they link wherever the store does, apart from the
 # others.
 STORE_JSON_SRC := $(addprefix src/codec/,quote_json.c endpoint_json.c price_list_json.c \
-                                         store_render.c)
+                                         store_render.c price_list_document.c)
 # The webhook sender, on libcurl: in the server alone.
 WEBHOOK_SRC := $(wildcard src/webhooks/*.c)
 
@@ -198,7 +198,7 @@ $(BUILD)/bodies/%: $(BUILD)/obj/tests/bodies/%.o $(BODY_OBJ) $(UTIL_OBJ) $(CORE_
 	$(Q)$(CC) $(CFLAGS_ALL) $(LDFLAGS_SAN) -o $@ $^ $(LIBS_CHECK) $(LIBS_UTIL) $(LIBS_CORE)
 
 $(BUILD)/store/%: $(BUILD)/obj/tests/store/%.o $(BUILD)/obj/tests/support/testdb.o $(STORE_OBJ) \
-                  $(STORE_JSON_OBJ) $(UTIL_OBJ) $(CORE_OBJ)
+                  $(STORE_JSON_OBJ) $(call obj,src/codec/price_list_merge.c) $(UTIL_OBJ) $(CORE_OBJ)
 	@mkdir -p $(dir $@)
 	$(call say,LINK,$@)
 	$(Q)$(CC) $(CFLAGS_ALL) $(LDFLAGS_SAN) -o $@ $^ $(LIBS_CHECK) $(LIBS_STORE) $(LIBS_UTIL) $(LIBS_CORE)

@@ -6,9 +6,11 @@
  * A PUT body is the entity in the API's own shape, money as decimal
  * strings and times as RFC 3339, and replaces the entity whole (it is
  * created when the draft has none). This file turns it into the rows the
- * store keeps (struct price_list_edit, store.h); the store checks the
- * whole list before it writes anything (references, catalog_validate(),
- * price_list_check()) and writes the audit line with the change.
+ * store keeps (struct price_list_edit, codec/price_list_document.h); the
+ * document module applies it and checks the whole list (references,
+ * catalog_validate(), price_list_check()) inside the store's read and
+ * write of the draft, which writes nothing unless it passes, and the
+ * audit line with the change.
  *
  * The answer is {"version", "entity", "id", "value"}: the body as it was
  * read (null after a DELETE), so that a client sees what was taken.
@@ -17,6 +19,7 @@
 
 #include "admin/admin.h"
 #include "codec/bodies.h"
+#include "codec/price_list_document.h"
 #include "core/catalog.h"
 #include "http/app.h"
 #include "http/auth.h"
@@ -504,7 +507,7 @@ static enum MHD_Result edit_entity(struct http_request *request, enum price_list
     struct price_list_edit edit = {entity, id, NULL, record, children};
     struct audit_entry audit = auth_audit_entry(request, action, NULL, NULL);
     if (code == GQ_OK)
-        code = store_price_list_edit(request->app->store, version, &edit, &audit, &err);
+        code = price_list_document_edit_list(request->app->store, version, &edit, &audit, &err);
     json_decref(record);
     json_decref(children);
     if (code != GQ_OK)

@@ -12,6 +12,7 @@
 #include "codec/store_json.h"
 #include "admin/admin.h"
 #include "codec/bodies.h"
+#include "codec/price_list_document.h"
 #include "codec/list_query.h"
 #include "http/app.h"
 #include "http/auth.h"
@@ -91,7 +92,8 @@ enum MHD_Result price_lists_handle_rebase(struct http_request *request)
         return reply_error(request, &err);
     struct audit_entry audit = auth_audit_entry(request, "price_list.rebase", NULL, NULL);
     json_t *conflicts = NULL;
-    if (store_price_list_rebase(request->app->store, version, &audit, &conflicts, &err) != GQ_OK)
+    if (store_price_list_rebase(request->app->store, version, price_list_document_merge, &audit,
+                                &conflicts, &err) != GQ_OK)
         return price_lists_reply_listing(request, &err, "conflicts", conflicts);
     return reply_state(request, version);
 }

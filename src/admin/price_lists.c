@@ -13,6 +13,7 @@
 
 #include "admin/admin.h"
 #include "codec/bodies.h"
+#include "codec/price_list_document.h"
 #include "codec/store_json.h"
 #include "core/catalog.h"
 #include "http/app.h"
@@ -224,7 +225,7 @@ enum MHD_Result price_lists_handle_diff(struct http_request *request)
         return price_lists_reply_no_list(request);
     json_t *diff;
     struct gq_error err;
-    if (store_price_list_diff(request->app->store, version, &diff, &err) != GQ_OK)
+    if (price_list_document_diff_list(request->app->store, version, &diff, &err) != GQ_OK)
         return reply_error(request, &err);
     return reply_json(request, MHD_HTTP_OK,
                       json_pack("{s:I, s:o}", "version", (json_int_t)version, "changes", diff));
@@ -265,7 +266,8 @@ static enum MHD_Result edit_price(struct http_request *request, bool remove)
     struct price_list_edit edit = {PRICE_LIST_PRICE, sku, billing_mode_id(mode), record, NULL};
     struct audit_entry audit = auth_audit_entry(
         request, remove ? "price_list.price.delete" : "price_list.price.put", NULL, NULL);
-    enum gq_code code = store_price_list_edit(request->app->store, version, &edit, &audit, &err);
+    enum gq_code code =
+        price_list_document_edit_list(request->app->store, version, &edit, &audit, &err);
     json_decref(record);
     if (code != GQ_OK)
         return reply_error(request, &err);
@@ -309,10 +311,11 @@ enum MHD_Result price_lists_handle_publish(struct http_request *request)
     }
     struct audit_entry audit = auth_audit_entry(request, "price_list.publish", NULL, NULL);
     bool activated = false;
-    json_t *reverts = NULL;
-    if (store_price_list_publish(request->app->store, version, effective_at, now, allow_revert,
-                                 &reverts, &audit, &activated, &err) != GQ_OK)
-        return price_lists_reply_listing(request, &err, "reverts", reverts);
+    struct price_list_publish_check check = {.allow_revert = allow_revert};
+    if (store_price_list_publish(request->app->store, version, effective_at, now,
+                                 price_list_document_publish_check, &check, &audit, &activated,
+                                 &err) != GQ_OK)
+        return price_lists_reply_listing(request, &err, "reverts", check.reverts);
     if (activated)
         snapshot_reload(request->app); /* served here at once; elsewhere within a poll */
     return reply_list(request, MHD_HTTP_OK, version);

@@ -12,6 +12,7 @@
 
 #include "admin/admin.h"
 #include "api/api.h"
+#include "codec/price_list_document.h"
 #include "http/metrics.h"
 #include "http/request.h"
 #include "http/router.h"

@@ -10,41 +10,20 @@
  * (read through the backend's read_catalog), and activating a list writes
  * its rows back into them (the backend's PRICE_LIST_WRITE_ACTIVATE).
  *
- * Edits work on the document's rows (an entity and the rows that come with
- * it), and every edit is checked as a whole list before it is written:
- * references (a SKU's GPU model, a bundle's SKUs), catalog_validate() and
- * price_list_check() (the business's rules). Nothing is written when a
- * check fails.
+ * What goes into a document is not decided here: an edit, the check
+ * before publishing and a rebase's merge are callbacks (store.h; the
+ * codec's price_list_document.c), run between reading a list and writing
+ * it with its audit line, so that each reads and writes in one call.
  */
 #include <assert.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/price_list.h"
-#include "store/price_list_merge.h"
 #include "store/backend.h"
 #include "store/queries.h"
 #include "store/store.h"
 #include "util/clock.h"
-
-/* ---- The document's tables. ---- */
-
-/* What the diff and the audit call each written table's rows, and the
- * columns that tell one row from another. */
-static const struct entity_spec {
-    const char *entity;
-    const char *keys[2];
-} entities[CATALOG_WRITE_COUNT] = {
-    [CATALOG_WRITE_MODELS] = {"gpu_model", {"id", NULL}},
-    [CATALOG_WRITE_SKUS] = {"sku", {"id", NULL}},
-    [CATALOG_WRITE_PRICES] = {"price", {"sku_id", "mode_id"}},
-    [CATALOG_WRITE_RULES] = {"discount_rule", {"id", NULL}},
-    [CATALOG_WRITE_BUNDLES] = {"bundle", {"id", NULL}},
-    [CATALOG_WRITE_BUNDLE_ITEMS] = {"bundle_item", {"bundle_id", "sku_id"}},
-    [CATALOG_WRITE_SKU_TEXTS] = {"sku_text", {"sku_id", "lang"}},
-    [CATALOG_WRITE_BUNDLE_TEXTS] = {"bundle_text", {"bundle_id", "lang"}},
-};
 
 static size_t column_count(const struct store_catalog_table *spec)
 {
@@ -172,8 +151,7 @@ static json_t *empty_document(void)
     return document;
 }
 
-/* The catalog tables' content as a new document in *out. */
-static enum gq_code capture_live(struct store *store, json_t **out, struct gq_error *err)
+enum gq_code store_price_list_live_document(struct store *store, json_t **out, struct gq_error *err)
 {
     struct capture capture = {{capture_row, capture_end}, empty_document()};
     if (capture.document == NULL)
@@ -258,9 +236,9 @@ static enum gq_code feed_document(void *context, struct catalog_reader *reader,
     return GQ_OK;
 }
 
-/* The catalog of `document` (borrowed; its price_list row is renumbered). */
-static enum gq_code document_catalog(json_t *document, int64_t version, int64_t updated_at,
-                                     struct catalog **out, struct gq_error *err)
+enum gq_code store_price_list_document_catalog(json_t *document, int64_t version,
+                                               int64_t updated_at, struct catalog **out,
+                                               struct gq_error *err)
 {
     struct doc_feed feed = {document, version, updated_at};
     return store_build_catalog(feed_document, &feed, out, err);
@@ -314,7 +292,7 @@ enum gq_code store_price_list_get(struct store *store, int64_t version, struct p
     if (code != GQ_OK || out->state != PRICE_LIST_ACTIVE)
         return code;
     json_t *live;
-    code = capture_live(store, &live, err);
+    code = store_price_list_live_document(store, &live, err);
     if (code == GQ_OK) {
         free(out->document);
         out->document = json_dumps(live, JSON_COMPACT);
@@ -327,9 +305,9 @@ enum gq_code store_price_list_get(struct store *store, int64_t version, struct p
     return code;
 }
 
-/* The document of `version` as JSON, and its list. */
-static enum gq_code get_document(struct store *store, int64_t version, struct price_list_info *info,
-                                 json_t **document, struct gq_error *err)
+enum gq_code store_price_list_document(struct store *store, int64_t version,
+                                       struct price_list_info *info, json_t **document,
+                                       struct gq_error *err)
 {
     *document = NULL;
     enum gq_code code = store_price_list_get(store, version, info, err);
@@ -355,8 +333,8 @@ enum gq_code store_price_list_catalog(struct store *store, int64_t version, stru
     json_t *document = NULL;
     code = parse_document(info.document, &document, err);
     if (code == GQ_OK)
-        code = document_catalog(document, version,
-                                info.effective_at ? info.effective_at : info.created_at, out, err);
+        code = store_price_list_document_catalog(
+            document, version, info.effective_at ? info.effective_at : info.created_at, out, err);
     json_decref(document);
     store_price_list_info_clear(&info);
     return code;
@@ -405,282 +383,6 @@ enum gq_code store_price_list_at(struct store *store, int64_t at, int64_t *versi
     return code;
 }
 
-/* ---- Rows as the API shows them (the diff, the audit). ---- */
-
-static bool ends_with(const char *text, const char *suffix)
-{
-    size_t length = strlen(text), suffix_length = strlen(suffix);
-    return length >= suffix_length && strcmp(text + length - suffix_length, suffix) == 0;
-}
-
-/* A column's name and value in the API's words: "amount_fen": 228 is
- * "amount": "2.28"; valid_from and valid_until are RFC 3339 times. The
- * name goes into `name` (96 bytes); the value is a new reference. */
-static json_t *api_value(const char *column, const json_t *value, char name[96])
-{
-    snprintf(name, 96, "%s", column);
-    if (ends_with(column, "_fen")) {
-        name[strlen(column) - 4] = '\0';
-        if (json_is_integer(value)) {
-            char money[MONEY_FORMAT_SIZE];
-            return json_string(money_format((gq_money)json_integer_value(value), money));
-        }
-    } else if ((strcmp(column, "valid_from") == 0 || strcmp(column, "valid_until") == 0) &&
-               json_is_integer(value) && json_integer_value(value) > 0) {
-        char when[CLOCK_RFC3339_SIZE];
-        return json_string(clock_format_rfc3339((int64_t)json_integer_value(value), when));
-    }
-    return value != NULL ? json_deep_copy(value) : json_null();
-}
-
-static json_t *api_row(const json_t *row)
-{
-    if (row == NULL)
-        return json_null();
-    json_t *out = json_object();
-    const char *column;
-    json_t *value;
-    json_object_foreach((json_t *)row, column, value)
-    {
-        char name[96];
-        json_object_set_new(out, name, api_value(column, value, name));
-    }
-    return out;
-}
-
-/* ---- Finding rows. ---- */
-
-static bool row_has(const json_t *row, const char *column, const char *text)
-{
-    const char *value = json_string_value(json_object_get(row, column));
-    return value != NULL && text != NULL && strcmp(value, text) == 0;
-}
-
-static bool same_key(const struct entity_spec *entity, const json_t *a, const json_t *b)
-{
-    for (int k = 0; k < 2 && entity->keys[k] != NULL; k++) {
-        const char *value = json_string_value(json_object_get(a, entity->keys[k]));
-        if (!row_has(b, entity->keys[k], value))
-            return false;
-    }
-    return true;
-}
-
-/* The index of the first row of `rows` whose `column` is `text`, or -1. */
-static long find_row(const json_t *rows, const char *column, const char *text)
-{
-    for (size_t i = 0; i < json_array_size(rows); i++)
-        if (row_has(json_array_get(rows, i), column, text))
-            return (long)i;
-    return -1;
-}
-
-/* Removes every row of `rows` whose `column` is `text`. */
-static void remove_rows(json_t *rows, const char *column, const char *text)
-{
-    for (size_t i = json_array_size(rows); i-- > 0;)
-        if (row_has(json_array_get(rows, i), column, text))
-            json_array_remove(rows, i);
-}
-
-/* ---- Applying an edit. ---- */
-
-static const struct {
-    enum catalog_write_table table;
-    const char *noun; /* for a 404 */
-} edited[] = {
-    [PRICE_LIST_GPU_MODEL] = {CATALOG_WRITE_MODELS, "GPU model"},
-    [PRICE_LIST_SKU] = {CATALOG_WRITE_SKUS, "SKU"},
-    [PRICE_LIST_PRICE] = {CATALOG_WRITE_PRICES, "price"},
-    [PRICE_LIST_DISCOUNT_RULE] = {CATALOG_WRITE_RULES, "discount rule"},
-    [PRICE_LIST_BUNDLE] = {CATALOG_WRITE_BUNDLES, "bundle"},
-};
-
-static json_t *write_table(json_t *document, enum catalog_write_table table)
-{
-    return doc_table(document, store_catalog_written_query[table]);
-}
-
-/* The index of the entity's row in its table, or -1. */
-static long find_entity(json_t *document, const struct price_list_edit *edit)
-{
-    json_t *rows = write_table(document, edited[edit->entity].table);
-    for (size_t i = 0; i < json_array_size(rows); i++) {
-        json_t *row = json_array_get(rows, i);
-        const char *first = edit->entity == PRICE_LIST_PRICE ? "sku_id" : "id";
-        if (row_has(row, first, edit->id) &&
-            (edit->entity != PRICE_LIST_PRICE || row_has(row, "mode_id", edit->mode)))
-            return (long)i;
-    }
-    return -1;
-}
-
-/* Refuses a deletion that would leave a reference dangling. */
-static enum gq_code check_deletion(json_t *document, const struct price_list_edit *edit,
-                                   struct gq_error *err)
-{
-    if (edit->entity == PRICE_LIST_SKU) {
-        json_t *items = write_table(document, CATALOG_WRITE_BUNDLE_ITEMS);
-        long item = find_row(items, "sku_id", edit->id);
-        if (item >= 0)
-            return gq_fail_msg(err, GQ_ERR_INVALID_VALUE, NULL, MSG_SKU_IN_BUNDLE,
-                               MSG_TEXT_CUT(edit->id, 64),
-                               MSG_TEXT(json_string_value(json_object_get(
-                                   json_array_get(items, (size_t)item), "bundle_id"))));
-    }
-    if (edit->entity == PRICE_LIST_GPU_MODEL) {
-        json_t *skus = write_table(document, CATALOG_WRITE_SKUS);
-        long sku = find_row(skus, "gpu_model_id", edit->id);
-        if (sku >= 0)
-            return gq_fail_msg(err, GQ_ERR_INVALID_VALUE, NULL, MSG_MODEL_IN_USE,
-                               MSG_TEXT_CUT(edit->id, 64),
-                               MSG_TEXT(json_string_value(
-                                   json_object_get(json_array_get(skus, (size_t)sku), "id"))));
-    }
-    return GQ_OK;
-}
-
-/* What goes with an entity: deleted with it, or replaced by `children`. */
-static void drop_dependents(json_t *document, const struct price_list_edit *edit, bool deleting)
-{
-    const json_t *children = edit->children;
-    if (edit->entity == PRICE_LIST_SKU) {
-        if (deleting || json_object_get(children, "sku_prices") != NULL)
-            remove_rows(write_table(document, CATALOG_WRITE_PRICES), "sku_id", edit->id);
-        if (deleting || json_object_get(children, "sku_texts") != NULL)
-            remove_rows(write_table(document, CATALOG_WRITE_SKU_TEXTS), "sku_id", edit->id);
-        if (deleting) {
-            remove_rows(write_table(document, CATALOG_WRITE_RULES), "sku_id", edit->id);
-            remove_rows(doc_table(document, CATALOG_QUERY_SKU_HOSTS), "sku_id", edit->id);
-        }
-    }
-    if (edit->entity == PRICE_LIST_BUNDLE) {
-        if (deleting || json_object_get(children, "bundle_items") != NULL)
-            remove_rows(write_table(document, CATALOG_WRITE_BUNDLE_ITEMS), "bundle_id", edit->id);
-        if (deleting || json_object_get(children, "bundle_texts") != NULL)
-            remove_rows(write_table(document, CATALOG_WRITE_BUNDLE_TEXTS), "bundle_id", edit->id);
-    }
-}
-
-/* Appends `children`'s arrays to their tables, each row given its parent. */
-static enum gq_code add_children(json_t *document, const struct price_list_edit *edit,
-                                 struct gq_error *err)
-{
-    static const struct {
-        enum price_list_entity entity;
-        const char *name;
-        enum catalog_write_table table;
-        const char *parent;
-    } kinds[] = {
-        {PRICE_LIST_SKU, "sku_prices", CATALOG_WRITE_PRICES, "sku_id"},
-        {PRICE_LIST_SKU, "sku_texts", CATALOG_WRITE_SKU_TEXTS, "sku_id"},
-        {PRICE_LIST_BUNDLE, "bundle_items", CATALOG_WRITE_BUNDLE_ITEMS, "bundle_id"},
-        {PRICE_LIST_BUNDLE, "bundle_texts", CATALOG_WRITE_BUNDLE_TEXTS, "bundle_id"},
-    };
-    for (size_t k = 0; k < sizeof kinds / sizeof kinds[0]; k++) {
-        if (kinds[k].entity != edit->entity)
-            continue;
-        json_t *rows = json_object_get(edit->children, kinds[k].name);
-        size_t index;
-        json_t *row;
-        json_array_foreach(rows, index, row)
-        {
-            json_t *copy = json_deep_copy(row);
-            if (copy == NULL ||
-                json_object_set_new(copy, kinds[k].parent, json_string(edit->id)) != 0 ||
-                json_array_append_new(write_table(document, kinds[k].table), copy) != 0)
-                return no_memory(err);
-        }
-    }
-    return GQ_OK;
-}
-
-/* The references a new row makes must hold in the list. */
-static enum gq_code check_references(json_t *document, int64_t version,
-                                     const struct price_list_edit *edit, struct gq_error *err)
-{
-    json_t *skus = write_table(document, CATALOG_WRITE_SKUS);
-    if (edit->entity == PRICE_LIST_SKU) {
-        const char *model = json_string_value(json_object_get(edit->record, "gpu_model_id"));
-        if (find_row(write_table(document, CATALOG_WRITE_MODELS), "id", model) < 0)
-            return gq_fail_msg(err, GQ_ERR_INVALID_VALUE, "gpu_model", MSG_NO_GPU_MODEL,
-                               MSG_TEXT_CUT(model ? model : "", 64));
-    }
-    if (edit->entity == PRICE_LIST_PRICE && find_row(skus, "id", edit->id) < 0)
-        return gq_fail_msg(err, GQ_ERR_NOT_FOUND, NULL, MSG_NO_LIST_ENTITY, MSG_INT(version),
-                           MSG_TEXT("SKU"), MSG_TEXT_CUT(edit->id, 64));
-    if (edit->entity == PRICE_LIST_DISCOUNT_RULE) {
-        const char *sku = json_string_value(json_object_get(edit->record, "sku_id"));
-        if (sku != NULL && find_row(skus, "id", sku) < 0)
-            return gq_fail_msg(err, GQ_ERR_UNKNOWN_SKU, "sku", MSG_NO_SKU, MSG_TEXT_CUT(sku, 64));
-    }
-    if (edit->entity == PRICE_LIST_BUNDLE) {
-        json_t *items = json_object_get(edit->children, "bundle_items");
-        size_t index;
-        json_t *item;
-        json_array_foreach(items, index, item)
-        {
-            const char *sku = json_string_value(json_object_get(item, "sku_id"));
-            if (find_row(skus, "id", sku) < 0) {
-                char field[48];
-                snprintf(field, sizeof field, "contents[%zu].sku", index);
-                return gq_fail_msg(err, GQ_ERR_UNKNOWN_SKU, field, MSG_NO_SKU,
-                                   MSG_TEXT_CUT(sku ? sku : "", 64));
-            }
-        }
-    }
-    return GQ_OK;
-}
-
-/* Applies `edit` to `document`; *old receives the entity's row before
- * (a new reference, or NULL when there was none). */
-static enum gq_code apply_edit(json_t *document, int64_t version,
-                               const struct price_list_edit *edit, json_t **old,
-                               struct gq_error *err)
-{
-    json_t *rows = write_table(document, edited[edit->entity].table);
-    long at = find_entity(document, edit);
-    *old = at >= 0 ? json_incref(json_array_get(rows, (size_t)at)) : NULL;
-    if (edit->record == NULL) {
-        if (at < 0) {
-            char id[140];
-            snprintf(id, sizeof id, "%s%s%s", edit->id, edit->mode ? "/" : "",
-                     edit->mode ? edit->mode : "");
-            return gq_fail_msg(err, GQ_ERR_NOT_FOUND, NULL, MSG_NO_LIST_ENTITY, MSG_INT(version),
-                               MSG_TEXT(edited[edit->entity].noun), MSG_TEXT_CUT(id, 80));
-        }
-        enum gq_code code = check_deletion(document, edit, err);
-        if (code != GQ_OK)
-            return code;
-        json_array_remove(rows, (size_t)at);
-        drop_dependents(document, edit, true);
-        return GQ_OK;
-    }
-    enum gq_code code = check_references(document, version, edit, err);
-    if (code != GQ_OK)
-        return code;
-    json_t *copy = json_deep_copy(edit->record);
-    if (copy == NULL)
-        return no_memory(err);
-    if ((at >= 0 ? json_array_set_new(rows, (size_t)at, copy)
-                 : json_array_append_new(rows, copy)) != 0)
-        return no_memory(err);
-    drop_dependents(document, edit, false);
-    return add_children(document, edit, err);
-}
-
-/* The whole list checked as it would be sold: the catalog's invariants,
- * then the business's rules. */
-static enum gq_code check_document(json_t *document, int64_t version, struct gq_error *err)
-{
-    struct catalog *catalog;
-    enum gq_code code = document_catalog(document, version, 0, &catalog, err);
-    if (code == GQ_OK)
-        code = price_list_check(catalog, err);
-    catalog_free(catalog);
-    return code;
-}
-
 static enum gq_code not_draft(const struct price_list_info *info, struct gq_error *err)
 {
     return gq_fail_msg(err, GQ_ERR_PRICE_LIST_NOT_DRAFT, NULL, MSG_PRICE_LIST_NOT_DRAFT,
@@ -698,16 +400,6 @@ static enum gq_code write_with_audit(struct store *store, const struct price_lis
         code = store_ops(store)->price_list_write(store_backend(store), write, &line, applied, err);
     return code;
 }
-
-static char *change_text(json_t *old, json_t *new_value)
-{
-    json_t *change = json_pack("{s:o, s:o}", "old", old ? old : json_null(), "new",
-                               new_value ? new_value : json_null());
-    char *text = change != NULL ? json_dumps(change, JSON_COMPACT) : NULL;
-    json_decref(change);
-    return text;
-}
-
 static void target_of(int64_t version, char target[40])
 {
     snprintf(target, 40, "price_list_%lld", (long long)version);
@@ -717,7 +409,7 @@ enum gq_code store_price_list_create(struct store *store, int64_t now, struct au
                                      int64_t *version, struct gq_error *err)
 {
     json_t *live = NULL;
-    enum gq_code code = capture_live(store, &live, err);
+    enum gq_code code = store_price_list_live_document(store, &live, err);
     char *document = code == GQ_OK ? json_dumps(live, JSON_COMPACT) : NULL;
     json_decref(live);
     if (code == GQ_OK && document == NULL)
@@ -761,26 +453,27 @@ enum gq_code store_price_list_create(struct store *store, int64_t now, struct au
     return code;
 }
 
+/* The edit is a callback rather than a document the caller hands back so
+ * that the read, the edit and the write stay one store operation, with the
+ * write refused when the list stopped being a draft meanwhile, as before
+ * the rules left the store; a caller cannot write a document it did not
+ * read here. */
 enum gq_code store_price_list_edit(struct store *store, int64_t version,
-                                   const struct price_list_edit *edit, struct audit_entry *audit,
-                                   struct gq_error *err)
+                                   store_price_list_editor editor, const void *context,
+                                   struct audit_entry *audit, struct gq_error *err)
 {
-    assert(edit != NULL && (unsigned)edit->entity <= PRICE_LIST_BUNDLE);
+    assert(editor != NULL);
     struct price_list_info info;
-    json_t *document, *old = NULL;
-    enum gq_code code = get_document(store, version, &info, &document, err);
+    json_t *document;
+    char *change = NULL;
+    enum gq_code code = store_price_list_document(store, version, &info, &document, err);
     if (code != GQ_OK)
         return code;
     if (info.state != PRICE_LIST_DRAFT)
         code = not_draft(&info, err);
     if (code == GQ_OK)
-        code = apply_edit(document, version, edit, &old, err);
-    if (code == GQ_OK)
-        code = check_document(document, version, err);
+        code = editor(document, version, context, &change, err);
     char *text = code == GQ_OK ? json_dumps(document, JSON_COMPACT) : NULL;
-    char *change = code == GQ_OK
-                       ? change_text(api_row(old), edit->record ? api_row(edit->record) : NULL)
-                       : NULL;
     if (code == GQ_OK && (text == NULL || change == NULL))
         code = no_memory(err);
     if (code == GQ_OK) {
@@ -798,7 +491,6 @@ enum gq_code store_price_list_edit(struct store *store, int64_t version,
     }
     free(text);
     free(change);
-    json_decref(old);
     json_decref(document);
     store_price_list_info_clear(&info);
     return code;
@@ -875,7 +567,7 @@ static enum gq_code activate(struct store *store, int64_t version, int64_t now,
     struct price_list_info info;
     json_t *document, *live = NULL;
     *applied = false;
-    enum gq_code code = get_document(store, version, &info, &document, err);
+    enum gq_code code = store_price_list_document(store, version, &info, &document, err);
     if (code != GQ_OK)
         return code;
     if (info.state != PRICE_LIST_SCHEDULED) {
@@ -888,7 +580,7 @@ static enum gq_code activate(struct store *store, int64_t version, int64_t now,
         .kind = PRICE_LIST_WRITE_ACTIVATE, .version = version, .now = now};
     code = rows_of(document, &rows, &write, err);
     if (code == GQ_OK)
-        code = capture_live(store, &live, err);
+        code = store_price_list_live_document(store, &live, err);
     char *before = code == GQ_OK ? json_dumps(live, JSON_COMPACT) : NULL;
     char *models = code == GQ_OK ? model_ids(document) : NULL;
     if (code == GQ_OK && (before == NULL || models == NULL))
@@ -915,126 +607,35 @@ static enum gq_code activate(struct store *store, int64_t version, int64_t now,
     return code;
 }
 
-/* ---- What a list would undo. ---- */
-
-/* An entry of the core's comparison in the API's words (amount_fen is
- * "amount": "8.80"), for list `version`. */
-static void api_entry(json_t *entry, int64_t version)
-{
-    const char *column = json_string_value(json_object_get(entry, "field"));
-    const char *key;
-    json_t *value;
-    void *tmp;
-    json_object_foreach_safe(entry, tmp, key, value)
-    {
-        if (strcmp(key, "entity") == 0 || strcmp(key, "id") == 0 || strcmp(key, "field") == 0)
-            continue;
-        char name[96];
-        json_object_set_new(entry, key, column ? api_value(column, value, name) : api_row(value));
-    }
-    if (column != NULL) {
-        char name[96];
-        json_decref(api_value(column, NULL, name));
-        json_object_set_new(entry, "field", json_string(name));
-    }
-    json_object_set_new(entry, "version", json_integer(version));
-}
-
 /* The document of list `version` (the active one's from the tables). */
 static enum gq_code document_of(struct store *store, int64_t version, json_t **document,
                                 struct gq_error *err)
 {
     struct price_list_info info;
-    enum gq_code code = get_document(store, version, &info, document, err);
+    enum gq_code code = store_price_list_document(store, version, &info, document, err);
     store_price_list_info_clear(&info);
     return code;
 }
 
-/* Appends to *all what `list` (its document `content`) would undo of
- * `active` when it takes effect, judged against its base. */
-static enum gq_code add_reverts(struct store *store, const struct price_list_info *list,
-                                json_t *content, json_t *active, json_t *all, struct gq_error *err)
-{
-    json_t *base = NULL;
-    if (list->based_on == 0)
-        return GQ_OK; /* drafted before lists knew their base */
-    enum gq_code code = document_of(store, list->based_on, &base, err);
-    json_t *found = code == GQ_OK ? price_list_merge_reverts(base, content, active) : NULL;
-    if (code == GQ_OK && found == NULL)
-        code = no_memory(err);
-    size_t index;
-    json_t *entry;
-    json_array_foreach(found, index, entry)
-    {
-        api_entry(entry, list->version);
-    }
-    if (code == GQ_OK && json_array_extend(all, found) != 0)
-        code = no_memory(err);
-    json_decref(found);
-    json_decref(base);
-    return code;
-}
-
-/* GQ_ERR_PRICE_LIST_WOULD_REVERT, *reverts listing them, when publishing
- * `info` (its document `content`) at `effective_at` lets a list undo
- * another's changes: a list scheduled after it undoing its own, or it
- * undoing the active list's (drafted from an older one). */
-static enum gq_code check_reverts(struct store *store, const struct price_list_info *info,
-                                  json_t *content, int64_t effective_at, json_t **reverts,
-                                  struct gq_error *err)
-{
-    struct price_list_set set;
-    json_t *all = json_array(), *active = NULL;
-    enum gq_code code = all != NULL ? store_price_lists_read(store, &set, err) : no_memory(err);
-    if (code != GQ_OK) {
-        json_decref(all);
-        return code;
-    }
-    code = capture_live(store, &active, err);
-    for (size_t i = 0; code == GQ_OK && i < set.count; i++) {
-        const struct price_list_info *other = &set.items[i];
-        if (other->state == PRICE_LIST_ACTIVE && other->version != info->based_on)
-            code = add_reverts(store, info, content, active, all, err);
-        if (other->state != PRICE_LIST_SCHEDULED || other->effective_at <= effective_at)
-            continue;
-        json_t *later = NULL;
-        if (code == GQ_OK)
-            code = document_of(store, other->version, &later, err);
-        if (code == GQ_OK)
-            code = add_reverts(store, other, later, content, all, err);
-        json_decref(later);
-    }
-    store_price_list_set_free(&set);
-    json_decref(active);
-    if (code == GQ_OK && json_array_size(all) > 0) {
-        *reverts = all;
-        return gq_fail_msg(err, GQ_ERR_PRICE_LIST_WOULD_REVERT, NULL, MSG_PRICE_LIST_WOULD_REVERT,
-                           MSG_INT((int64_t)json_array_size(all)));
-    }
-    json_decref(all);
-    return code;
-}
+/* ---- Publishing. ---- */
 
 enum gq_code store_price_list_publish(struct store *store, int64_t version, int64_t effective_at,
-                                      int64_t now, bool allow_revert, json_t **reverts,
-                                      struct audit_entry *audit, bool *activated,
+                                      int64_t now, store_price_list_publish_check check,
+                                      void *context, struct audit_entry *audit, bool *activated,
                                       struct gq_error *err)
 {
     struct price_list_info info;
     json_t *document;
     *activated = false;
-    *reverts = NULL;
     if (effective_at < now)
         effective_at = now;
-    enum gq_code code = get_document(store, version, &info, &document, err);
+    enum gq_code code = store_price_list_document(store, version, &info, &document, err);
     if (code != GQ_OK)
         return code;
     if (info.state != PRICE_LIST_DRAFT)
         code = not_draft(&info, err);
     if (code == GQ_OK)
-        code = check_document(document, version, err);
-    if (code == GQ_OK && !allow_revert)
-        code = check_reverts(store, &info, document, effective_at, reverts, err);
+        code = check(store, &info, document, effective_at, context, err);
     json_decref(document);
     char target[40], change[160], when[CLOCK_RFC3339_SIZE];
     target_of(version, target);
@@ -1093,97 +694,6 @@ enum gq_code store_price_lists_activate_due(struct store *store, int64_t now, in
         *activated = version;
     return code;
 }
-
-/* ---- The diff. ---- */
-
-static json_t *find_same(json_t *rows, const struct entity_spec *entity, const json_t *row)
-{
-    for (size_t i = 0; i < json_array_size(rows); i++)
-        if (same_key(entity, json_array_get(rows, i), row))
-            return json_array_get(rows, i);
-    return NULL;
-}
-
-static void entity_id(const struct entity_spec *entity, const json_t *row, char id[160])
-{
-    const char *first = json_string_value(json_object_get(row, entity->keys[0]));
-    const char *second =
-        entity->keys[1] ? json_string_value(json_object_get(row, entity->keys[1])) : NULL;
-    snprintf(id, 160, "%s%s%s", first ? first : "", second ? "/" : "", second ? second : "");
-}
-
-static int append_change(json_t *diff, const char *entity, const char *id, const char *field,
-                         json_t *old, json_t *new_value)
-{
-    return json_array_append_new(
-        diff, json_pack("{s:s, s:s, s:o, s:o, s:o}", "entity", entity, "id", id, "field",
-                        field ? json_string(field) : json_null(), "old", old, "new", new_value));
-}
-
-/* Rows of `from` changed or gone in `to` (and, with `added`, rows only in
- * `to`), into diff. */
-static void diff_table(json_t *diff, const struct entity_spec *entity, json_t *active,
-                       json_t *draft)
-{
-    size_t index;
-    json_t *row;
-    char id[160];
-    json_array_foreach(active, index, row)
-    {
-        json_t *other = find_same(draft, entity, row);
-        entity_id(entity, row, id);
-        if (other == NULL) {
-            append_change(diff, entity->entity, id, NULL, api_row(row), json_null());
-            continue;
-        }
-        const char *column;
-        json_t *value;
-        json_object_foreach(row, column, value)
-        {
-            json_t *next = json_object_get(other, column);
-            if (next != NULL && json_equal(value, next))
-                continue;
-            char name[96];
-            json_t *old_value = api_value(column, value, name);
-            append_change(diff, entity->entity, id, name, old_value, api_value(column, next, name));
-        }
-    }
-    json_array_foreach(draft, index, row)
-    {
-        if (find_same(active, entity, row) != NULL)
-            continue;
-        entity_id(entity, row, id);
-        append_change(diff, entity->entity, id, NULL, json_null(), api_row(row));
-    }
-}
-
-enum gq_code store_price_list_diff(struct store *store, int64_t version, json_t **out,
-                                   struct gq_error *err)
-{
-    struct price_list_info info;
-    json_t *document, *live = NULL;
-    *out = NULL;
-    enum gq_code code = get_document(store, version, &info, &document, err);
-    if (code != GQ_OK)
-        return code;
-    code = capture_live(store, &live, err);
-    json_t *diff = code == GQ_OK ? json_array() : NULL;
-    if (code == GQ_OK && diff == NULL)
-        code = no_memory(err);
-    for (int t = 0; code == GQ_OK && t < CATALOG_WRITE_COUNT; t++)
-        diff_table(diff, &entities[t], doc_table(live, store_catalog_written_query[t]),
-                   doc_table(document, store_catalog_written_query[t]));
-    if (code == GQ_OK)
-        *out = diff;
-    else
-        json_decref(diff);
-    json_decref(live);
-    json_decref(document);
-    store_price_list_info_clear(&info);
-    return code;
-}
-
-/* ---- Withdrawing and rebasing. ---- */
 
 static enum gq_code canceled_event(const struct price_list_info *info, struct store_event *event,
                                    struct gq_error *err)
@@ -1259,10 +769,8 @@ static enum gq_code write_rebase(struct store *store, const struct price_list_in
                                  json_t *merged, int64_t active, struct audit_entry *audit,
                                  struct gq_error *err)
 {
-    enum gq_code code = check_document(merged, info->version, err);
-    char *text = code == GQ_OK ? json_dumps(merged, JSON_COMPACT) : NULL;
-    if (code == GQ_OK && text == NULL)
-        code = no_memory(err);
+    char *text = json_dumps(merged, JSON_COMPACT);
+    enum gq_code code = text != NULL ? GQ_OK : no_memory(err);
     if (code == GQ_OK) {
         char target[40], change[128];
         target_of(info->version, target);
@@ -1285,14 +793,14 @@ static enum gq_code write_rebase(struct store *store, const struct price_list_in
 }
 
 enum gq_code store_price_list_rebase(struct store *store, int64_t version,
-                                     struct audit_entry *audit, json_t **conflicts,
-                                     struct gq_error *err)
+                                     store_price_list_merger merge, struct audit_entry *audit,
+                                     json_t **conflicts, struct gq_error *err)
 {
     struct price_list_info info;
     json_t *content = NULL, *base = NULL, *live = NULL, *merged = NULL;
     int64_t active = 0;
     *conflicts = NULL;
-    enum gq_code code = get_document(store, version, &info, &content, err);
+    enum gq_code code = store_price_list_document(store, version, &info, &content, err);
     if (code != GQ_OK)
         return code;
     if (!withdrawable(&info))
@@ -1302,26 +810,11 @@ enum gq_code store_price_list_rebase(struct store *store, int64_t version,
     if (code == GQ_OK)
         code = document_of(store, info.based_on ? info.based_on : active, &base, err);
     if (code == GQ_OK)
-        code = capture_live(store, &live, err);
-    json_t *found = NULL;
-    if (code == GQ_OK && !price_list_merge(base, content, live, &merged, &found))
-        code = no_memory(err);
-    if (code == GQ_OK && merged == NULL) {
-        size_t index;
-        json_t *entry;
-        json_array_foreach(found, index, entry)
-        {
-            api_entry(entry, version);
-        }
-        *conflicts = found;
-        found = NULL;
-        code = gq_fail_msg(err, GQ_ERR_PRICE_LIST_REBASE_CONFLICT, NULL,
-                           MSG_PRICE_LIST_REBASE_CONFLICT, MSG_INT(version),
-                           MSG_INT((int64_t)json_array_size(*conflicts)));
-    }
+        code = store_price_list_live_document(store, &live, err);
+    if (code == GQ_OK)
+        code = merge(base, content, live, version, &merged, conflicts, err);
     if (code == GQ_OK)
         code = write_rebase(store, &info, merged, active, audit, err);
-    json_decref(found);
     json_decref(merged);
     json_decref(live);
     json_decref(base);

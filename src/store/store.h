@@ -652,28 +652,6 @@ void store_price_list_set_free(struct price_list_set *set);
 
 void store_price_list_info_clear(struct price_list_info *info);
 
-/* What an edit of a draft names. */
-enum price_list_entity {
-    PRICE_LIST_GPU_MODEL,
-    PRICE_LIST_SKU,
-    PRICE_LIST_PRICE,
-    PRICE_LIST_DISCOUNT_RULE,
-    PRICE_LIST_BUNDLE
-};
-
-/* One edit of a draft: `record` is the entity's row as the document holds
- * it (its key columns included; NULL deletes the entity), `children` the
- * rows that come with it and replace its old ones (a SKU's "sku_texts" and
- * "sku_prices", a bundle's "bundle_items" and "bundle_texts": an object of
- * arrays; NULL or a missing array keeps what the draft has). Borrowed. */
-struct price_list_edit {
-    enum price_list_entity entity;
-    const char *id;   /* the entity's id (a price: its SKU's) */
-    const char *mode; /* a price's billing mode, else NULL */
-    json_t *record;   /* an object, or NULL to delete */
-    json_t *children; /* an object of arrays, or NULL */
-};
-
 /* Every list, newest first, without documents. */
 enum gq_code store_price_lists_read(struct store *store, struct price_list_set *out,
                                     struct gq_error *err);
@@ -690,28 +668,56 @@ enum gq_code store_price_list_get(struct store *store, int64_t version, struct p
 enum gq_code store_price_list_create(struct store *store, int64_t now, struct audit_entry *audit,
                                      int64_t *version, struct gq_error *err);
 
-/* Applies `edit` to draft `version` and checks the result as a whole
- * (price_list_check(), catalog_validate()), writing it with its audit line
- * (the store writes the change, {"old", "new"} of the entity) only when it
- * passes. GQ_ERR_NOT_FOUND (no such list or entity to delete),
- * GQ_ERR_PRICE_LIST_NOT_DRAFT, or the check's code (422) with nothing
+/* The document of list `version` (the active one's read from the catalog
+ * tables) as a new JSON object with every table, and its list in *info
+ * (the caller clears both). GQ_ERR_NOT_FOUND when there is none. */
+enum gq_code store_price_list_document(struct store *store, int64_t version,
+                                       struct price_list_info *info, json_t **document,
+                                       struct gq_error *err);
+
+/* The catalog tables' content, the active list's document, as a new
+ * JSON object. */
+enum gq_code store_price_list_live_document(struct store *store, json_t **document,
+                                            struct gq_error *err);
+
+/* The catalog of `document` (borrowed; its price_list row renumbered to
+ * `version`, `updated_at`), passed through catalog_validate(); the caller
+ * frees it with catalog_free(). */
+enum gq_code store_price_list_document_catalog(json_t *document, int64_t version,
+                                               int64_t updated_at, struct catalog **out,
+                                               struct gq_error *err);
+
+/* Edits `document`, draft `version`'s, with what `context` says, checking
+ * the result; *change receives the audit's change text (malloc'd). On an
+ * error nothing is written. */
+typedef enum gq_code (*store_price_list_editor)(json_t *document, int64_t version,
+                                                const void *context, char **change,
+                                                struct gq_error *err);
+
+/* Reads draft `version`, runs `editor` on its document and writes the
+ * result with its audit line (the change the editor gives), in one call:
+ * the store holds no rule of what an edit does. GQ_ERR_NOT_FOUND (no such
+ * list), GQ_ERR_PRICE_LIST_NOT_DRAFT, or the editor's code with nothing
  * changed. */
 enum gq_code store_price_list_edit(struct store *store, int64_t version,
-                                   const struct price_list_edit *edit, struct audit_entry *audit,
-                                   struct gq_error *err);
+                                   store_price_list_editor editor, const void *context,
+                                   struct audit_entry *audit, struct gq_error *err);
+
+/* Judges whether draft `info` (its `document`) may be published at
+ * `effective_at`; any error stops the publishing with nothing changed. */
+typedef enum gq_code (*store_price_list_publish_check)(struct store *store,
+                                                       const struct price_list_info *info,
+                                                       json_t *document, int64_t effective_at,
+                                                       void *context, struct gq_error *err);
 
 /* Publishes draft `version` to take effect at `effective_at` (at once
- * when <= now): scheduled, or active at once (the catalog tables
- * rewritten, the active list superseded, price_list.version = version),
- * with its audit line. *activated says which. Unless `allow_revert`,
- * GQ_ERR_PRICE_LIST_WOULD_REVERT with nothing changed when a list
- * scheduled after it would undo its changes, or it would undo the active
- * list's (drafted from an older list): *reverts (a new array the caller
- * decrefs) lists each {"version", "entity", "id", "field", "now",
- * "reverted_to"}. */
+ * when <= now) once `check` passes: scheduled, or active at once (the
+ * catalog tables rewritten, the active list superseded,
+ * price_list.version = version), with its audit line. *activated says
+ * which. */
 enum gq_code store_price_list_publish(struct store *store, int64_t version, int64_t effective_at,
-                                      int64_t now, bool allow_revert, json_t **reverts,
-                                      struct audit_entry *audit, bool *activated,
+                                      int64_t now, store_price_list_publish_check check,
+                                      void *context, struct audit_entry *audit, bool *activated,
                                       struct gq_error *err);
 
 /* Withdraws draft or scheduled list `version`: canceled, never to take
@@ -720,15 +726,21 @@ enum gq_code store_price_list_publish(struct store *store, int64_t version, int6
 enum gq_code store_price_list_cancel(struct store *store, int64_t version,
                                      struct audit_entry *audit, struct gq_error *err);
 
+/* Merges list `version`'s own changes (`content` against its `base`)
+ * onto `active` into *merged, checked; a conflict is an error with
+ * *conflicts (a new array) listing them. */
+typedef enum gq_code (*store_price_list_merger)(json_t *base, json_t *content, json_t *active,
+                                                int64_t version, json_t **merged,
+                                                json_t **conflicts, struct gq_error *err);
+
 /* Re-applies draft or scheduled list `version`'s own changes (against the
- * list it was drafted from) onto the active list, a three-way merge
- * (store/price_list_merge.h): its document and based_on rewritten, its
- * state and instant kept, with its audit line. When a field changed on
- * both sides differently: GQ_ERR_PRICE_LIST_REBASE_CONFLICT, *conflicts
- * (a new array the caller decrefs) listing them, and nothing changed. */
+ * list it was drafted from) onto the active list with `merge`: its
+ * document and based_on rewritten, its state and instant kept, with its
+ * audit line. On the merger's error (GQ_ERR_PRICE_LIST_REBASE_CONFLICT,
+ * *conflicts listing them) nothing is changed. */
 enum gq_code store_price_list_rebase(struct store *store, int64_t version,
-                                     struct audit_entry *audit, json_t **conflicts,
-                                     struct gq_error *err);
+                                     store_price_list_merger merge, struct audit_entry *audit,
+                                     json_t **conflicts, struct gq_error *err);
 
 /* Activates the latest scheduled list whose effective_at <= now, if any
  * (an earlier one it overtakes is superseded unseen); any replica may
@@ -750,12 +762,6 @@ enum gq_code store_price_list_at(struct store *store, int64_t at, int64_t *versi
  * caller frees it with catalog_free(). */
 enum gq_code store_price_list_catalog(struct store *store, int64_t version, struct catalog **out,
                                       struct gq_error *err);
-
-/* What draft `version` changes against the active list, field by field:
- * a new JSON array (the caller decrefs) of {"entity", "id",
- * "field", "old", "new"}, money as decimal strings. */
-enum gq_code store_price_list_diff(struct store *store, int64_t version, json_t **out,
-                                   struct gq_error *err);
 
 /* ---- Promotion codes (promotion_codes.c, migration 0014) ---- */
 

@@ -27,6 +27,7 @@
 
 #include "core/catalog.h"
 #include "core/fixture_catalog.h"
+#include "codec/price_list_document.h"
 #include "codec/store_json.h"
 #include "store/backend.h"
 #include "store/store.h"
@@ -1078,7 +1079,7 @@ static enum gq_code set_price(int64_t version, const char *sku, const char *mode
         json_pack("{s:s, s:s, s:I}", "sku_id", sku, "mode_id", mode, "amount_fen", (json_int_t)fen);
     struct price_list_edit edit = {PRICE_LIST_PRICE, sku, mode, record, NULL};
     struct audit_entry audit = test_audit("price_list.edit");
-    enum gq_code code = store_price_list_edit(store, version, &edit, &audit, err);
+    enum gq_code code = price_list_document_edit_list(store, version, &edit, &audit, err);
     json_decref(record);
     return code;
 }
@@ -1123,7 +1124,7 @@ START_TEST(test_price_list_cycle_switches_at_the_instant)
     ck_assert_int_eq(set_price(draft, "v100-16g-x1", "on_demand", 250, &err), GQ_OK);
 
     json_t *diff = NULL;
-    ck_assert_int_eq(store_price_list_diff(store, draft, &diff, &err), GQ_OK);
+    ck_assert_int_eq(price_list_document_diff_list(store, draft, &diff, &err), GQ_OK);
     ck_assert_uint_eq(json_array_size(diff), 1);
     json_t *change = json_array_get(diff, 0);
     ck_assert_str_eq(json_string_value(json_object_get(change, "entity")), "price");
@@ -1143,10 +1144,11 @@ START_TEST(test_price_list_cycle_switches_at_the_instant)
     int64_t now = time(NULL), at = now + 100;
     struct audit_entry audit = test_audit("price_list.publish");
     bool activated = true;
-    json_t *reverts = NULL;
-    ck_assert_int_eq(
-        store_price_list_publish(store, draft, at, now, true, &reverts, &audit, &activated, &err),
-        GQ_OK);
+    struct price_list_publish_check check = {.allow_revert = true};
+    ck_assert_int_eq(store_price_list_publish(store, draft, at, now,
+                                              price_list_document_publish_check, &check, &audit,
+                                              &activated, &err),
+                     GQ_OK);
     ck_assert(!activated);
     int64_t due, version, made;
     ck_assert_int_eq(store_price_list_next_due(store, &due, &err), GQ_OK);
@@ -1223,7 +1225,8 @@ START_TEST(test_price_list_refusals_change_nothing)
                                  "quantity", 1, "hours", 10);
     struct price_list_edit edit = {PRICE_LIST_BUNDLE, "b1", NULL, bundle, children};
     struct audit_entry audit = test_audit("price_list.edit");
-    ck_assert_int_eq(store_price_list_edit(store, draft, &edit, &audit, &err), GQ_ERR_UNKNOWN_SKU);
+    ck_assert_int_eq(price_list_document_edit_list(store, draft, &edit, &audit, &err),
+                     GQ_ERR_UNKNOWN_SKU);
     ck_assert_str_eq(err.field, "contents[0].sku");
     json_decref(bundle);
     json_decref(children);
@@ -1233,20 +1236,20 @@ START_TEST(test_price_list_refusals_change_nothing)
                              "basis_points", 500, "fixed_amount_fen", "valid_from", 2000000000,
                              "valid_until", 1900000000, "priority", 0, "stackable", 0);
     struct price_list_edit rule_edit = {PRICE_LIST_DISCOUNT_RULE, "r1", NULL, rule, NULL};
-    enum gq_code code = store_price_list_edit(store, draft, &rule_edit, &audit, &err);
+    enum gq_code code = price_list_document_edit_list(store, draft, &rule_edit, &audit, &err);
     ck_assert_msg(code == GQ_ERR_INVALID_VALIDITY, "%d %s", code, err.message);
     json_decref(rule);
 
     /* A SKU in a bundle is not deleted; a GPU model a SKU uses neither. */
     struct price_list_edit delete_sku = {PRICE_LIST_SKU, "v100-16g-x1", NULL, NULL, NULL};
-    ck_assert_int_eq(store_price_list_edit(store, draft, &delete_sku, &audit, &err),
+    ck_assert_int_eq(price_list_document_edit_list(store, draft, &delete_sku, &audit, &err),
                      GQ_ERR_INVALID_VALUE);
     struct price_list_edit delete_model = {PRICE_LIST_GPU_MODEL, "t4-16g", NULL, NULL, NULL};
-    ck_assert_int_eq(store_price_list_edit(store, draft, &delete_model, &audit, &err),
+    ck_assert_int_eq(price_list_document_edit_list(store, draft, &delete_model, &audit, &err),
                      GQ_ERR_INVALID_VALUE);
 
     json_t *diff = NULL;
-    ck_assert_int_eq(store_price_list_diff(store, draft, &diff, &err), GQ_OK);
+    ck_assert_int_eq(price_list_document_diff_list(store, draft, &diff, &err), GQ_OK);
     ck_assert_uint_eq(json_array_size(diff), 0); /* 1231.00 -> 1641.60 -> 1231.00 */
     json_decref(diff);
     ck_assert_uint_eq(audit_count("price_list.edit"), 2);
@@ -1254,14 +1257,15 @@ START_TEST(test_price_list_refusals_change_nothing)
     /* Deleting a SKU no bundle has takes its prices along; published now,
      * the catalog has four SKUs and says so at once. */
     struct price_list_edit delete_x8 = {PRICE_LIST_SKU, "v100-32g-x8", NULL, NULL, NULL};
-    ck_assert_int_eq(store_price_list_edit(store, draft, &delete_x8, &audit, &err), GQ_OK);
+    ck_assert_int_eq(price_list_document_edit_list(store, draft, &delete_x8, &audit, &err), GQ_OK);
     bool activated = false;
-    json_t *reverts = NULL;
+    struct price_list_publish_check check = {.allow_revert = true};
     int64_t now = time(NULL);
     struct audit_entry publish = test_audit("price_list.publish");
-    ck_assert_int_eq(
-        store_price_list_publish(store, draft, 0, now, true, &reverts, &publish, &activated, &err),
-        GQ_OK);
+    ck_assert_int_eq(store_price_list_publish(store, draft, 0, now,
+                                              price_list_document_publish_check, &check, &publish,
+                                              &activated, &err),
+                     GQ_OK);
     ck_assert(activated);
     struct catalog *catalog;
     ck_assert_int_eq(store_load_catalog(store, &catalog, &err), GQ_OK);

@@ -12,12 +12,12 @@
  *
  * Rows are told apart by their key columns (a price by its SKU and mode,
  * a rule by its id); a row missing from a document is a field-less change
- * (field null). Pure functions over the documents, beside the store's
- * other work on them (price_lists.c): no SQL, no HTTP. They stay out of
+ * (field null). Pure functions over the documents, beside the other
+ * rules of a document (price_list_document.c): no SQL, no HTTP. They stay out of
  * src/core/, which holds no JSON.
  */
-#ifndef GQ_STORE_PRICE_LIST_MERGE_H
-#define GQ_STORE_PRICE_LIST_MERGE_H
+#ifndef GQ_CODEC_PRICE_LIST_MERGE_H
+#define GQ_CODEC_PRICE_LIST_MERGE_H
 
 #include <jansson.h>
 #include <stdbool.h>

@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "store/price_list_merge.h"
+#include "codec/price_list_merge.h"
 
 /* A document of on-demand prices: "t4=990,v100=300" (fen). */
 static json_t *prices(const char *spec)

@@ -2,7 +2,7 @@
  * The three-way comparison of price-list documents (see
  * price_list_merge.h): revert detection and the merge, field by field.
  */
-#include "store/price_list_merge.h"
+#include "codec/price_list_merge.h"
 
 #include <stdio.h>
 #include <string.h>
