@@ -306,6 +306,26 @@ const struct store_sql_text store_sql[STORE_SQL_COUNT] = {
                                              " WHERE c.customer_id = ?1 AND e.id <> ?2"},
     [STORE_SQL_EVENT_BODY_REPLACE] = {.shared = "UPDATE events SET body = NULL, body_lz4 = ?2,"
                                                 " body_size = ?3 WHERE id = ?1"},
+
+    /* The migration history. Its table is created by the code, before any
+     * migration file runs, in each dialect's types: SQLite's INTEGER
+     * PRIMARY KEY is the rowid, PostgreSQL's applied_at a bigint. */
+    [STORE_SQL_MIGRATIONS_CREATE] = {.sqlite = "CREATE TABLE IF NOT EXISTS schema_migrations ("
+                                               " version INTEGER PRIMARY KEY,"
+                                               " name TEXT NOT NULL,"
+                                               " checksum TEXT NOT NULL,"
+                                               " applied_at INTEGER NOT NULL)",
+                                     .postgres = "CREATE TABLE IF NOT EXISTS schema_migrations ("
+                                                 " version integer PRIMARY KEY,"
+                                                 " name text NOT NULL,"
+                                                 " checksum text NOT NULL,"
+                                                 " applied_at bigint NOT NULL)"},
+    [STORE_SQL_MIGRATIONS] = {.shared = "SELECT " STORE_SQL_MIGRATION_COLUMNS
+                                        " FROM schema_migrations ORDER BY version"},
+    [STORE_SQL_MIGRATION_CHECKSUM] = {.shared = "SELECT checksum FROM schema_migrations"
+                                                " WHERE version = ?1"},
+    [STORE_SQL_MIGRATION_RECORD] = {.shared = "INSERT INTO schema_migrations (version, name,"
+                                              " checksum, applied_at) VALUES (?1, ?2, ?3, ?4)"},
 };
 
 /* A `?` followed by digits becomes `$`; inside '...' (where '' is a quote)

@@ -284,6 +284,10 @@ enum customer_column {
     CUSTOMER_COL_UPDATED_AT,
 };
 
+/* The migration history (schema_migrations), as both backends read it. */
+#define STORE_SQL_MIGRATION_COLUMNS "version, name, checksum"
+enum migration_column { MIGRATION_COL_VERSION, MIGRATION_COL_NAME, MIGRATION_COL_CHECKSUM };
+
 /* Each statement's text: `.shared` where the dialects agree (?N), else
  * `.sqlite` and `.postgres` side by side (store_sql in queries.c). A
  * backend reads its text through sqlite_sql() or pg_sql(). */
@@ -325,6 +329,10 @@ enum store_sql {
     STORE_SQL_CUSTOMER_EVENT_LINK,
     STORE_SQL_CUSTOMER_EVENTS,
     STORE_SQL_EVENT_BODY_REPLACE,
+    STORE_SQL_MIGRATIONS_CREATE,
+    STORE_SQL_MIGRATIONS,
+    STORE_SQL_MIGRATION_CHECKSUM,
+    STORE_SQL_MIGRATION_RECORD,
     STORE_SQL_COUNT
 };
 

@@ -204,6 +204,10 @@ static const struct named_column {
     {"SELECT " STORE_SQL_KEY_COLUMNS " FROM api_keys", KEY_COL_REVOKED_AT, "revoked_at"},
     {"SELECT " STORE_SQL_AUDIT_COLUMNS " FROM audit_log", AUDIT_COL_KEY_ID, "key_id"},
     {"SELECT " STORE_SQL_AUDIT_COLUMNS " FROM audit_log", AUDIT_COL_CHANGE, "change"},
+    {"SELECT " STORE_SQL_MIGRATION_COLUMNS " FROM schema_migrations", MIGRATION_COL_VERSION,
+     "version"},
+    {"SELECT " STORE_SQL_MIGRATION_COLUMNS " FROM schema_migrations", MIGRATION_COL_CHECKSUM,
+     "checksum"},
 };
 
 START_TEST(sqlite_columns_are_where_their_names_say)
