@@ -15,9 +15,10 @@
  * where it first appears, so the shared form is SQLite's and the PostgreSQL
  * backend rewrites it (store_sql_for_postgres(), once per statement when it
  * opens). A statement whose dialects differ in more than that is written
- * twice, side by side in store_sql (queries.c), so that a reader sees both;
- * the hot paths' statements stay in the backends' files beside the code
- * that binds them (postgres/statements.c, sqlite/quotes.c).
+ * twice, side by side in store_sql (queries.c), so that a reader sees both.
+ * A backend's statement with no twin in the other (SQLite's undo of a
+ * failed quote, its due quotes read before each is marked) stays in the
+ * backend's file.
  */
 #ifndef GQ_STORE_QUERIES_H
 #define GQ_STORE_QUERIES_H
@@ -284,6 +285,17 @@ enum customer_column {
     CUSTOMER_COL_UPDATED_AT,
 };
 
+/* What a batch's INSERT returns for each quote it wrote (PostgreSQL). */
+enum quote_inserted_column { QUOTE_INSERTED_COL_ID, QUOTE_INSERTED_COL_DELIVERIES_DUE };
+
+/* Retention's quotes: two arms, so that each searches its index (quotes_ended,
+ * quotes_accepted_by_time) where one WHERE of two ORed terms scanned every
+ * quote. */
+#define QUOTES_ENDED_IDS                                                                           \
+    "SELECT id FROM quotes WHERE coalesce(canceled_at, expired_at) < ?1"                           \
+    " AND status IN ('canceled', 'expired')"                                                       \
+    " UNION ALL SELECT id FROM quotes WHERE ?2 > 0 AND status = 'accepted' AND accepted_at < ?2"
+
 /* The migration history (schema_migrations), as both backends read it. */
 #define STORE_SQL_MIGRATION_COLUMNS "version, name, checksum"
 enum migration_column { MIGRATION_COL_VERSION, MIGRATION_COL_NAME, MIGRATION_COL_CHECKSUM };
@@ -329,6 +341,17 @@ enum store_sql {
     STORE_SQL_CUSTOMER_EVENT_LINK,
     STORE_SQL_CUSTOMER_EVENTS,
     STORE_SQL_EVENT_BODY_REPLACE,
+    STORE_SQL_QUOTE_INSERT,
+    STORE_SQL_QUOTE_BY_ID,
+    STORE_SQL_QUOTE_BY_KEY,
+    STORE_SQL_QUOTE_ACCEPT,
+    STORE_SQL_QUOTE_CANCEL,
+    STORE_SQL_QUOTES_LIST,
+    STORE_SQL_QUOTES_EXPIRE,
+    STORE_SQL_QUOTES_DELETE_ENDED,
+    STORE_SQL_QUOTE_RELEASE_KEY,
+    STORE_SQL_RECENT_REQUESTS,
+    STORE_SQL_PRICE_LIST_VERSION,
     STORE_SQL_MIGRATIONS_CREATE,
     STORE_SQL_MIGRATIONS,
     STORE_SQL_MIGRATION_CHECKSUM,
