@@ -426,6 +426,89 @@ const struct store_sql_text store_sql[STORE_SQL_COUNT] = {
     /* The catalog poller's check. */
     [STORE_SQL_PRICE_LIST_VERSION] = {.shared = "SELECT version FROM price_list WHERE id = 1"},
 
+    /* Events and their webhook deliveries. An event is written with its
+     * deliveries (the outbox): in PostgreSQL one statement; SQLite inserts
+     * the event, then fans it out with a statement of its own
+     * (sqlite/events.c), inside the caller's write transaction. */
+    [STORE_SQL_EVENT_APPEND] =
+        {.sqlite = "INSERT INTO events (id, type, created_at, body_lz4, body_size) VALUES (?1, ?2, "
+                   "?3, ?4, ?5)",
+         .postgres = "WITH e AS (INSERT INTO events (id, type, created_at, body_lz4, body_size)"
+                     " VALUES ($1, $2, $3, $4, $6) RETURNING id)"
+                     " INSERT INTO webhook_deliveries (id, endpoint_id, event_id, next_attempt_at,"
+                     " created_at, updated_at) SELECT 'whd_' || md5(random()::text ||"
+                     " clock_timestamp()::text || w.id), w.id, e.id, $5, $5, $5"
+                     " FROM e, webhook_endpoints w WHERE w.enabled"
+                     " AND " STORE_SQL_ENDPOINT_TAKES("strpos", "w.events", "$2")},
+    /* PostgreSQL compares ids bytewise (COLLATE "C"), as SQLite does. */
+    [STORE_SQL_EVENTS_PAGE] =
+        {.sqlite = "SELECT id, type, created_at, body, body_lz4, body_size FROM events"
+                   " WHERE (?1 IS NULL OR type = ?1)"
+                   " AND (?2 IS NULL OR id = ?2) AND (?3 IS NULL OR id > ?3) ORDER BY id LIMIT ?4",
+         .postgres = "SELECT id, type, created_at, body, body_lz4, body_size FROM events"
+                     " WHERE ($1::text IS NULL OR type = $1) AND ($2::text IS NULL OR id = $2)"
+                     " AND ($3::text IS NULL OR id COLLATE \"C\" > $3)"
+                     " ORDER BY id COLLATE \"C\" LIMIT $4"},
+    [STORE_SQL_ATTEMPTS] = {.shared =
+                                "SELECT attempt, at, status_code, error, duration_ms"
+                                " FROM webhook_attempts WHERE delivery_id = ?1 ORDER BY attempt"},
+    /* The sender's claim. PostgreSQL locks and leases the due deliveries
+     * in one statement, skipping those another replica holds; SQLite reads
+     * them, then leases each (sqlite/events.c) in one write transaction.
+     * Both return the same columns (claimed_column). */
+    [STORE_SQL_DELIVERIES_CLAIM] =
+        {.sqlite =
+             "SELECT d.id, d.event_id, d.attempts, w.url, w.secret, e.body, e.body_lz4, "
+             "e.body_size,"
+             " w.id FROM webhook_deliveries d"
+             " JOIN webhook_endpoints w ON w.id = d.endpoint_id JOIN events e ON e.id = d.event_id"
+             " WHERE d.status = 'pending' AND d.next_attempt_at <= ?1 AND d.lease_until <= ?1"
+             " AND w.enabled = 1 ORDER BY d.next_attempt_at, d.id LIMIT ?2",
+         .postgres =
+             "WITH due AS (SELECT d.id FROM webhook_deliveries d"
+             " JOIN webhook_endpoints w ON w.id = d.endpoint_id"
+             " WHERE d.status = 'pending' AND d.next_attempt_at <= $1 AND d.lease_until <= $1"
+             " AND w.enabled ORDER BY d.next_attempt_at, d.id LIMIT $3 FOR UPDATE OF d SKIP "
+             "LOCKED),"
+             " leased AS (UPDATE webhook_deliveries d SET lease_until = $2 FROM due"
+             " WHERE d.id = due.id RETURNING d.id, d.event_id, d.attempts, d.endpoint_id)"
+             " SELECT l.id, l.event_id, l.attempts, w.url, w.secret, e.body, e.body_lz4,"
+             " e.body_size, w.id FROM leased l"
+             " JOIN webhook_endpoints w ON w.id = l.endpoint_id JOIN events e ON e.id = "
+             "l.event_id"},
+    /* A delivery's attempt recorded: in PostgreSQL with its attempt row in
+     * one statement; SQLite inserts the attempt first (sqlite/events.c). */
+    [STORE_SQL_DELIVERY_FINISH] =
+        {.sqlite = "UPDATE webhook_deliveries SET status = ?2, attempts = attempts + 1, "
+                   "next_attempt_at = ?3,"
+                   " lease_until = 0, updated_at = ?4 WHERE id = ?1",
+         .postgres = "WITH a AS (INSERT INTO webhook_attempts (delivery_id, attempt, at,"
+                     " status_code, error, duration_ms) SELECT id, attempts + 1, $2, $3::integer,"
+                     " $4, $5 FROM webhook_deliveries WHERE id = $1 ON CONFLICT DO NOTHING)"
+                     " UPDATE webhook_deliveries SET status = $6, attempts = attempts + 1,"
+                     " next_attempt_at = $7, lease_until = 0, updated_at = $2 WHERE id = $1"},
+    [STORE_SQL_ENDPOINT_SUCCEEDED] = {.shared =
+                                          "UPDATE webhook_endpoints SET failing_since = NULL"
+                                          " WHERE id = (SELECT endpoint_id FROM webhook_deliveries"
+                                          " WHERE id = ?1) AND failing_since IS NOT NULL"},
+    /* PostgreSQL is told ?2's type, which coalesce() alone does not give. */
+    [STORE_SQL_ENDPOINT_FAILED] =
+        {.sqlite = "UPDATE webhook_endpoints SET failing_since = coalesce(failing_since, ?2)"
+                   " WHERE id = (SELECT endpoint_id FROM webhook_deliveries WHERE id = ?1)",
+         .postgres = "UPDATE webhook_endpoints SET failing_since ="
+                     " coalesce(failing_since, $2::bigint)"
+                     " WHERE id = (SELECT endpoint_id FROM webhook_deliveries"
+                     " WHERE id = $1)"},
+    /* enabled is an integer in SQLite, a boolean in PostgreSQL. */
+    [STORE_SQL_ENDPOINT_DISABLE] =
+        {.sqlite = "UPDATE webhook_endpoints SET enabled = 0, updated_at = ?3"
+                   " WHERE id = (SELECT endpoint_id FROM webhook_deliveries WHERE id = ?1)"
+                   " AND enabled = 1 AND failing_since <= ?2 RETURNING " STORE_SQL_ENDPOINT_COLUMNS,
+         .postgres = "UPDATE webhook_endpoints SET enabled = false, updated_at = $3"
+                     " WHERE id = (SELECT endpoint_id FROM webhook_deliveries WHERE id = $1)"
+                     " AND enabled AND failing_since <= $2"
+                     " RETURNING id, url, description, events, enabled, created_at, updated_at"},
+
     /* The migration history. Its table is created by the code, before any
      * migration file runs, in each dialect's types: SQLite's INTEGER
      * PRIMARY KEY is the rowid, PostgreSQL's applied_at a bigint. */

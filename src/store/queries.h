@@ -296,6 +296,31 @@ enum quote_inserted_column { QUOTE_INSERTED_COL_ID, QUOTE_INSERTED_COL_DELIVERIE
     " AND status IN ('canceled', 'expired')"                                                       \
     " UNION ALL SELECT id FROM quotes WHERE ?2 > 0 AND status = 'accepted' AND accepted_at < ?2"
 
+/* An event as the events' page reads it; the body is the three columns
+ * from EVENT_COL_BODY on (its text, or its LZ4 block and size). */
+enum event_column { EVENT_COL_ID, EVENT_COL_TYPE, EVENT_COL_CREATED_AT, EVENT_COL_BODY };
+
+/* A delivery's attempts, oldest first. */
+enum attempt_column {
+    ATTEMPT_COL_ATTEMPT,
+    ATTEMPT_COL_AT,
+    ATTEMPT_COL_STATUS_CODE,
+    ATTEMPT_COL_ERROR,
+    ATTEMPT_COL_DURATION_MS,
+};
+
+/* A delivery claimed, with what sending it needs; the event's body is
+ * the three columns from CLAIMED_COL_BODY on. */
+enum claimed_column {
+    CLAIMED_COL_ID,
+    CLAIMED_COL_EVENT_ID,
+    CLAIMED_COL_ATTEMPTS,
+    CLAIMED_COL_URL,
+    CLAIMED_COL_SECRET,
+    CLAIMED_COL_BODY,
+    CLAIMED_COL_ENDPOINT_ID = CLAIMED_COL_BODY + 3,
+};
+
 /* The migration history (schema_migrations), as both backends read it. */
 #define STORE_SQL_MIGRATION_COLUMNS "version, name, checksum"
 enum migration_column { MIGRATION_COL_VERSION, MIGRATION_COL_NAME, MIGRATION_COL_CHECKSUM };
@@ -352,6 +377,14 @@ enum store_sql {
     STORE_SQL_QUOTE_RELEASE_KEY,
     STORE_SQL_RECENT_REQUESTS,
     STORE_SQL_PRICE_LIST_VERSION,
+    STORE_SQL_EVENT_APPEND,
+    STORE_SQL_EVENTS_PAGE,
+    STORE_SQL_ATTEMPTS,
+    STORE_SQL_DELIVERIES_CLAIM,
+    STORE_SQL_DELIVERY_FINISH,
+    STORE_SQL_ENDPOINT_SUCCEEDED,
+    STORE_SQL_ENDPOINT_FAILED,
+    STORE_SQL_ENDPOINT_DISABLE,
     STORE_SQL_MIGRATIONS_CREATE,
     STORE_SQL_MIGRATIONS,
     STORE_SQL_MIGRATION_CHECKSUM,
