@@ -256,6 +256,26 @@ enum audit_column {
 
 /* A webhook endpoint, without its secret. */
 #define STORE_SQL_ENDPOINT_COLUMNS "id, url, description, events, enabled, created_at, updated_at"
+enum endpoint_column {
+    ENDPOINT_COL_ID,
+    ENDPOINT_COL_URL,
+    ENDPOINT_COL_DESCRIPTION,
+    ENDPOINT_COL_EVENTS,
+    ENDPOINT_COL_ENABLED,
+    ENDPOINT_COL_CREATED_AT,
+    ENDPOINT_COL_UPDATED_AT,
+};
+
+/* A page of an endpoint's deliveries (STORE_SQL_DELIVERIES_PAGE). */
+enum delivery_column {
+    DELIVERY_COL_ID,
+    DELIVERY_COL_ENDPOINT_ID,
+    DELIVERY_COL_EVENT_ID,
+    DELIVERY_COL_STATUS,
+    DELIVERY_COL_ATTEMPTS,
+    DELIVERY_COL_NEXT_ATTEMPT_AT,
+    DELIVERY_COL_CREATED_AT,
+};
 
 /* A promotion code (migration 0014); NULL reads as 0. */
 #define STORE_SQL_PROMOTION_CODE_COLUMNS                                                           \

@@ -244,6 +244,11 @@ static const struct statement_column {
     {STORE_SQL_DELIVERIES_CLAIM, CLAIMED_COL_BODY, "body"},
     {STORE_SQL_DELIVERIES_CLAIM, CLAIMED_COL_ENDPOINT_ID, "id"},
     {STORE_SQL_QUOTE_BY_KEY, QUOTE_COL_IDEMPOTENCY_KEY, "idempotency_key"},
+    {STORE_SQL_ENDPOINTS, ENDPOINT_COL_ENABLED, "enabled"},
+    {STORE_SQL_ENDPOINTS, ENDPOINT_COL_UPDATED_AT, "updated_at"},
+    {STORE_SQL_ENDPOINT_DISABLE, ENDPOINT_COL_DESCRIPTION, "description"},
+    {STORE_SQL_DELIVERIES_PAGE, DELIVERY_COL_STATUS, "status"},
+    {STORE_SQL_DELIVERIES_PAGE, DELIVERY_COL_CREATED_AT, "created_at"},
 };
 
 START_TEST(sqlite_statement_columns_are_where_their_names_say)

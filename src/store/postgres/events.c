@@ -238,13 +238,13 @@ static enum gq_code read_endpoints(struct pg_conn *conn, void *context, struct g
                             : GQ_OK;
     for (int row = 0; code == GQ_OK && row < rows; row++) {
         struct stored_endpoint *endpoint = &list->items[list->count++];
-        snprintf(endpoint->id, sizeof endpoint->id, "%s", PQgetvalue(result, row, 0));
-        endpoint->url = strdup(PQgetvalue(result, row, 1));
-        endpoint->description = strdup(PQgetvalue(result, row, 2));
-        endpoint->events = strdup(PQgetvalue(result, row, 3));
-        endpoint->enabled = strcmp(PQgetvalue(result, row, 4), "t") == 0;
-        endpoint->created_at = integer_at(result, row, 5);
-        endpoint->updated_at = integer_at(result, row, 6);
+        snprintf(endpoint->id, sizeof endpoint->id, "%s", PQgetvalue(result, row, ENDPOINT_COL_ID));
+        endpoint->url = strdup(PQgetvalue(result, row, ENDPOINT_COL_URL));
+        endpoint->description = strdup(PQgetvalue(result, row, ENDPOINT_COL_DESCRIPTION));
+        endpoint->events = strdup(PQgetvalue(result, row, ENDPOINT_COL_EVENTS));
+        endpoint->enabled = strcmp(PQgetvalue(result, row, ENDPOINT_COL_ENABLED), "t") == 0;
+        endpoint->created_at = integer_at(result, row, ENDPOINT_COL_CREATED_AT);
+        endpoint->updated_at = integer_at(result, row, ENDPOINT_COL_UPDATED_AT);
         if (endpoint->url == NULL || endpoint->description == NULL || endpoint->events == NULL)
             code = gq_fail(err, GQ_ERR_NO_MEMORY, NULL, "out of memory");
     }
@@ -411,14 +411,16 @@ static enum gq_code read_deliveries(struct pg_conn *conn, void *context, struct 
                             : GQ_OK;
     for (int row = 0; code == GQ_OK && row < rows; row++) {
         struct stored_delivery *delivery = &page->items[page->count++];
-        snprintf(delivery->id, sizeof delivery->id, "%s", PQgetvalue(result, row, 0));
+        snprintf(delivery->id, sizeof delivery->id, "%s", PQgetvalue(result, row, DELIVERY_COL_ID));
         snprintf(delivery->endpoint_id, sizeof delivery->endpoint_id, "%s",
-                 PQgetvalue(result, row, 1));
-        snprintf(delivery->event_id, sizeof delivery->event_id, "%s", PQgetvalue(result, row, 2));
-        snprintf(delivery->status, sizeof delivery->status, "%s", PQgetvalue(result, row, 3));
-        delivery->attempts = (int)integer_at(result, row, 4);
-        delivery->next_attempt_at = integer_at(result, row, 5);
-        delivery->created_at = integer_at(result, row, 6);
+                 PQgetvalue(result, row, DELIVERY_COL_ENDPOINT_ID));
+        snprintf(delivery->event_id, sizeof delivery->event_id, "%s",
+                 PQgetvalue(result, row, DELIVERY_COL_EVENT_ID));
+        snprintf(delivery->status, sizeof delivery->status, "%s",
+                 PQgetvalue(result, row, DELIVERY_COL_STATUS));
+        delivery->attempts = (int)integer_at(result, row, DELIVERY_COL_ATTEMPTS);
+        delivery->next_attempt_at = integer_at(result, row, DELIVERY_COL_NEXT_ATTEMPT_AT);
+        delivery->created_at = integer_at(result, row, DELIVERY_COL_CREATED_AT);
     }
     PQclear(result);
     for (size_t i = 0; code == GQ_OK && i < page->count && i < query->limit; i++)
@@ -549,12 +551,12 @@ static enum gq_code disable_if_failing(struct pg_conn *conn, const struct delive
     enum gq_code code = GQ_OK;
     if (PQntuples(result) == 1) {
         struct stored_endpoint endpoint = {0};
-        snprintf(endpoint.id, sizeof endpoint.id, "%s", PQgetvalue(result, 0, 0));
-        endpoint.url = PQgetvalue(result, 0, 1); /* borrowed until PQclear */
-        endpoint.description = PQgetvalue(result, 0, 2);
-        endpoint.events = PQgetvalue(result, 0, 3);
-        endpoint.created_at = integer_at(result, 0, 5);
-        endpoint.updated_at = integer_at(result, 0, 6);
+        snprintf(endpoint.id, sizeof endpoint.id, "%s", PQgetvalue(result, 0, ENDPOINT_COL_ID));
+        endpoint.url = PQgetvalue(result, 0, ENDPOINT_COL_URL); /* borrowed until PQclear */
+        endpoint.description = PQgetvalue(result, 0, ENDPOINT_COL_DESCRIPTION);
+        endpoint.events = PQgetvalue(result, 0, ENDPOINT_COL_EVENTS);
+        endpoint.created_at = integer_at(result, 0, ENDPOINT_COL_CREATED_AT);
+        endpoint.updated_at = integer_at(result, 0, ENDPOINT_COL_UPDATED_AT);
         struct store_event event;
         code = store_event_endpoint_disabled(&endpoint, &event, err);
         if (code == GQ_OK)

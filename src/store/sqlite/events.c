@@ -176,13 +176,13 @@ static enum gq_code append_endpoint_row(struct endpoint_list *list, sqlite3_stmt
     list->items = items;
     struct stored_endpoint *endpoint = &items[list->count++];
     memset(endpoint, 0, sizeof *endpoint);
-    snprintf(endpoint->id, sizeof endpoint->id, "%s", text_of(stmt, 0));
-    bool copied = sqlite_db_column_strdup(stmt, 1, &endpoint->url) &&
-                  sqlite_db_column_strdup(stmt, 2, &endpoint->description) &&
-                  sqlite_db_column_strdup(stmt, 3, &endpoint->events);
-    endpoint->enabled = sqlite3_column_int(stmt, 4) != 0;
-    endpoint->created_at = sqlite3_column_int64(stmt, 5);
-    endpoint->updated_at = sqlite3_column_int64(stmt, 6);
+    snprintf(endpoint->id, sizeof endpoint->id, "%s", text_of(stmt, ENDPOINT_COL_ID));
+    bool copied = sqlite_db_column_strdup(stmt, ENDPOINT_COL_URL, &endpoint->url) &&
+                  sqlite_db_column_strdup(stmt, ENDPOINT_COL_DESCRIPTION, &endpoint->description) &&
+                  sqlite_db_column_strdup(stmt, ENDPOINT_COL_EVENTS, &endpoint->events);
+    endpoint->enabled = sqlite3_column_int(stmt, ENDPOINT_COL_ENABLED) != 0;
+    endpoint->created_at = sqlite3_column_int64(stmt, ENDPOINT_COL_CREATED_AT);
+    endpoint->updated_at = sqlite3_column_int64(stmt, ENDPOINT_COL_UPDATED_AT);
     return copied ? GQ_OK
                   : gq_fail(err, GQ_ERR_NO_MEMORY, NULL, "out of memory reading webhook endpoints");
 }
@@ -361,13 +361,15 @@ static enum gq_code append_delivery_row(struct delivery_page *page, sqlite3_stmt
     page->items = items;
     struct stored_delivery *delivery = &items[page->count++];
     memset(delivery, 0, sizeof *delivery);
-    snprintf(delivery->id, sizeof delivery->id, "%s", text_of(stmt, 0));
-    snprintf(delivery->endpoint_id, sizeof delivery->endpoint_id, "%s", text_of(stmt, 1));
-    snprintf(delivery->event_id, sizeof delivery->event_id, "%s", text_of(stmt, 2));
-    snprintf(delivery->status, sizeof delivery->status, "%s", text_of(stmt, 3));
-    delivery->attempts = sqlite3_column_int(stmt, 4);
-    delivery->next_attempt_at = sqlite3_column_int64(stmt, 5);
-    delivery->created_at = sqlite3_column_int64(stmt, 6);
+    snprintf(delivery->id, sizeof delivery->id, "%s", text_of(stmt, DELIVERY_COL_ID));
+    snprintf(delivery->endpoint_id, sizeof delivery->endpoint_id, "%s",
+             text_of(stmt, DELIVERY_COL_ENDPOINT_ID));
+    snprintf(delivery->event_id, sizeof delivery->event_id, "%s",
+             text_of(stmt, DELIVERY_COL_EVENT_ID));
+    snprintf(delivery->status, sizeof delivery->status, "%s", text_of(stmt, DELIVERY_COL_STATUS));
+    delivery->attempts = sqlite3_column_int(stmt, DELIVERY_COL_ATTEMPTS);
+    delivery->next_attempt_at = sqlite3_column_int64(stmt, DELIVERY_COL_NEXT_ATTEMPT_AT);
+    delivery->created_at = sqlite3_column_int64(stmt, DELIVERY_COL_CREATED_AT);
     return GQ_OK;
 }
 
