@@ -140,6 +140,9 @@ const char *const store_catalog_write_sql[CATALOG_WRITE_COUNT] = {
                                    " VALUES (?1, ?2, ?3, ?4)",
 };
 
+#define ENDPOINT_TAKES_QUOTE_CREATED                                                               \
+    STORE_SQL_ENDPOINT_TAKES("strpos", "w.events", "'quote.created'")
+
 const struct store_sql_text store_sql[STORE_SQL_COUNT] = {
     /* API keys and the audit log. PostgreSQL needs the parameters' types
      * where nothing else tells them; it also sorts ids byte by byte only
@@ -306,6 +309,225 @@ const struct store_sql_text store_sql[STORE_SQL_COUNT] = {
                                              " WHERE c.customer_id = ?1 AND e.id <> ?2"},
     [STORE_SQL_EVENT_BODY_REPLACE] = {.shared = "UPDATE events SET body = NULL, body_lz4 = ?2,"
                                                 " body_size = ?3 WHERE id = ?1"},
+
+    /* Quotes, the hot path. A batch of quotes is one statement in
+     * PostgreSQL: one array a column (the quote's ten, then its
+     * quote.created event's five: $11 its id, $12 its time in seconds, $13
+     * in milliseconds, $14 its JSON's LZ4 block, $15 the JSON's length),
+     * with each event and its webhook deliveries in the same statement:
+     * written only when the quote is (the outbox). A key already stored (by
+     * any replica, or earlier in this batch: the first, ORDER BY n, is
+     * inserted) inserts nothing, and the caller then reads the stored
+     * quote; only the key's conflict is taken so, and a duplicate id stays
+     * an error. Returns the ids of the quotes inserted, each with whether
+     * its event fanned out to a delivery (quote_inserted_column). SQLite,
+     * where one process writes at a time and a statement costs no round
+     * trip, inserts each quote by itself after looking its key up, its
+     * event and deliveries beside it (sqlite/events.c). */
+    [STORE_SQL_QUOTE_INSERT] =
+        {.sqlite = "INSERT INTO quotes (id, status, request_json, response_lz4, response_size, "
+                   "idempotency_key,"
+                   " price_list_version, created_at, expires_at, accepted_at)"
+                   " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
+         .postgres =
+             "WITH r AS (SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::bytea[],"
+             " $5::int8[], $6::text[], $7::int8[], $8::int8[], $9::int8[], $10::int8[], "
+             "$11::text[],"
+             " $12::int8[], $13::int8[], $14::bytea[], $15::int8[]) WITH ORDINALITY AS r (id, "
+             "status,"
+             " request_json, response_lz4, response_size, idempotency_key, price_list_version,"
+             " created_at, expires_at, accepted_at, event_id, event_at, event_ms, event_lz4,"
+             " event_size, n)),"
+             " q AS (INSERT INTO quotes (id, status, request_json, response_lz4, response_size,"
+             " idempotency_key, price_list_version, created_at, expires_at, accepted_at)"
+             " SELECT id, status, request_json, response_lz4, response_size, idempotency_key,"
+             " price_list_version, created_at, expires_at, accepted_at FROM r ORDER BY n"
+             " ON CONFLICT (idempotency_key) DO NOTHING RETURNING id),"
+             " inserted AS (SELECT r.* FROM r JOIN q USING (id)),"
+             " d AS (INSERT INTO webhook_deliveries (id, endpoint_id, event_id, next_attempt_at,"
+             " created_at, updated_at) SELECT 'whd_' || md5(random()::text || "
+             "clock_timestamp()::text"
+             " || w.id || i.event_id), w.id, i.event_id, i.event_ms, i.event_ms, i.event_ms"
+             " FROM inserted i, webhook_endpoints w WHERE w.enabled"
+             " AND " ENDPOINT_TAKES_QUOTE_CREATED " RETURNING event_id),"
+             " e AS (INSERT INTO events (id, type, created_at, body_lz4, body_size)"
+             " SELECT event_id, 'quote.created', event_at, event_lz4, event_size FROM inserted)"
+             " SELECT i.id, EXISTS (SELECT 1 FROM d WHERE d.event_id = i.event_id) FROM inserted "
+             "i"},
+    [STORE_SQL_QUOTE_BY_ID] = {.shared =
+                                   "SELECT " STORE_SQL_QUOTE_COLUMNS " FROM quotes WHERE id = ?1"},
+    [STORE_SQL_QUOTE_BY_KEY] = {.shared = "SELECT " STORE_SQL_QUOTE_COLUMNS
+                                          " FROM quotes WHERE idempotency_key = ?1"},
+    /* One conditional write: of two replicas accepting at once, one
+     * updates the row and the other finds it accepted. PostgreSQL returns
+     * the row it wrote; SQLite reads it after, under its write lock. */
+    [STORE_SQL_QUOTE_ACCEPT] =
+        {.sqlite = "UPDATE quotes SET status = 'accepted', accepted_at = ?2, acceptance = ?3"
+                   " WHERE id = ?1 AND status = 'open' AND expires_at > ?2",
+         .postgres = "UPDATE quotes SET status = 'accepted', accepted_at = $2, acceptance = $3"
+                     " WHERE id = $1 AND status = 'open' AND expires_at > $2"
+                     " RETURNING " STORE_SQL_QUOTE_COLUMNS},
+    [STORE_SQL_QUOTE_CANCEL] =
+        {.sqlite = "UPDATE quotes SET status = 'canceled', canceled_at = ?2, cancel_reason = ?3"
+                   " WHERE id = ?1 AND status = 'open' AND expires_at > ?2",
+         .postgres = "UPDATE quotes SET status = 'canceled', canceled_at = $2,"
+                     " cancel_reason = $3"
+                     " WHERE id = $1 AND status = 'open' AND expires_at > $2"
+                     " RETURNING " STORE_SQL_QUOTE_COLUMNS},
+    /* GET /quote: every filter optional (NULL is "any"); "expired" is also
+     * an open quote past expires_at that the sweeper has not marked yet.
+     * PostgreSQL is told the types of the parameters only tested for NULL. */
+    [STORE_SQL_QUOTES_LIST] =
+        {.sqlite = "SELECT " STORE_SQL_QUOTE_COLUMNS " FROM quotes"
+                   " WHERE (?1 IS NULL OR client_reference_id = ?1)"
+                   " AND (?2 IS NULL OR created_at >= ?2) AND (?3 IS NULL OR created_at < ?3)"
+                   " AND (?4 IS NULL OR (?4 = 'open' AND status = 'open' AND expires_at > ?5)"
+                   " OR (?4 = 'expired' AND (status = 'expired' OR (status = 'open' AND expires_at "
+                   "<= ?5)))"
+                   " OR (?4 IN ('accepted', 'canceled') AND status = ?4))"
+                   " AND (?7 IS NULL OR (created_at, id) < (?6, ?7))"
+                   " ORDER BY created_at DESC, id DESC LIMIT ?8",
+         .postgres = "SELECT " STORE_SQL_QUOTE_COLUMNS " FROM quotes"
+                     " WHERE ($1::text IS NULL OR client_reference_id = $1)"
+                     " AND ($2::bigint IS NULL OR created_at >= $2)"
+                     " AND ($3::bigint IS NULL OR created_at < $3)"
+                     " AND ($4::text IS NULL OR ($4 = 'open' AND status = 'open'"
+                     " AND expires_at > $5::bigint) OR ($4 = 'expired' AND (status = 'expired'"
+                     " OR (status = 'open' AND expires_at <= $5::bigint)))"
+                     " OR ($4 IN ('accepted', 'canceled') AND status = $4))"
+                     " AND ($7::text IS NULL OR (created_at, id) < ($6::bigint, $7))"
+                     " ORDER BY created_at DESC, id DESC LIMIT $8"},
+    /* The sweeper. PostgreSQL marks a batch in one statement: each replica
+     * locks the quotes it marks and skips those another holds, so a quote
+     * is marked (and its event written) once. SQLite marks one quote at a
+     * time, of those it read due, inside its write transaction. */
+    [STORE_SQL_QUOTES_EXPIRE] = {.sqlite =
+                                     "UPDATE quotes SET status = 'expired', expired_at = ?2"
+                                     " WHERE id = ?1 AND status = 'open' AND expires_at <= ?2",
+                                 .postgres =
+                                     "UPDATE quotes SET status = 'expired', expired_at = $1"
+                                     " WHERE id IN (SELECT id FROM quotes WHERE status = 'open'"
+                                     " AND expires_at <= $1 ORDER BY expires_at LIMIT $2"
+                                     " FOR UPDATE SKIP LOCKED)"
+                                     " RETURNING " STORE_SQL_QUOTE_COLUMNS},
+    /* Retention. SQLite's two arms each search their index; PostgreSQL
+     * skips the rows another replica holds. */
+    [STORE_SQL_QUOTES_DELETE_ENDED] =
+        {.sqlite = "DELETE FROM quotes WHERE id IN (" QUOTES_ENDED_IDS " LIMIT ?3)",
+         .postgres =
+             "DELETE FROM quotes WHERE id IN (SELECT id FROM quotes"
+             " WHERE (status IN ('canceled', 'expired') AND coalesce(canceled_at, expired_at) < $1)"
+             " OR ($2::bigint > 0 AND status = 'accepted' AND accepted_at < $2::bigint)"
+             " LIMIT $3 FOR UPDATE SKIP LOCKED)"},
+    [STORE_SQL_QUOTE_RELEASE_KEY] = {.shared = "UPDATE quotes SET idempotency_key = NULL"
+                                               " WHERE id = ?1 AND idempotency_key = ?2"},
+    [STORE_SQL_RECENT_REQUESTS] = {.shared = "SELECT request_json FROM quotes"
+                                             " ORDER BY created_at DESC, id DESC LIMIT ?1"},
+    /* The catalog poller's check. */
+    [STORE_SQL_PRICE_LIST_VERSION] = {.shared = "SELECT version FROM price_list WHERE id = 1"},
+
+    /* Events and their webhook deliveries. An event is written with its
+     * deliveries (the outbox): in PostgreSQL one statement; SQLite inserts
+     * the event, then fans it out with a statement of its own
+     * (sqlite/events.c), inside the caller's write transaction. */
+    [STORE_SQL_EVENT_APPEND] =
+        {.sqlite = "INSERT INTO events (id, type, created_at, body_lz4, body_size) VALUES (?1, ?2, "
+                   "?3, ?4, ?5)",
+         .postgres = "WITH e AS (INSERT INTO events (id, type, created_at, body_lz4, body_size)"
+                     " VALUES ($1, $2, $3, $4, $6) RETURNING id)"
+                     " INSERT INTO webhook_deliveries (id, endpoint_id, event_id, next_attempt_at,"
+                     " created_at, updated_at) SELECT 'whd_' || md5(random()::text ||"
+                     " clock_timestamp()::text || w.id), w.id, e.id, $5, $5, $5"
+                     " FROM e, webhook_endpoints w WHERE w.enabled"
+                     " AND " STORE_SQL_ENDPOINT_TAKES("strpos", "w.events", "$2")},
+    /* PostgreSQL compares ids bytewise (COLLATE "C"), as SQLite does. */
+    [STORE_SQL_EVENTS_PAGE] =
+        {.sqlite = "SELECT id, type, created_at, body, body_lz4, body_size FROM events"
+                   " WHERE (?1 IS NULL OR type = ?1)"
+                   " AND (?2 IS NULL OR id = ?2) AND (?3 IS NULL OR id > ?3) ORDER BY id LIMIT ?4",
+         .postgres = "SELECT id, type, created_at, body, body_lz4, body_size FROM events"
+                     " WHERE ($1::text IS NULL OR type = $1) AND ($2::text IS NULL OR id = $2)"
+                     " AND ($3::text IS NULL OR id COLLATE \"C\" > $3)"
+                     " ORDER BY id COLLATE \"C\" LIMIT $4"},
+    [STORE_SQL_ATTEMPTS] = {.shared =
+                                "SELECT attempt, at, status_code, error, duration_ms"
+                                " FROM webhook_attempts WHERE delivery_id = ?1 ORDER BY attempt"},
+    /* The sender's claim. PostgreSQL locks and leases the due deliveries
+     * in one statement, skipping those another replica holds; SQLite reads
+     * them, then leases each (sqlite/events.c) in one write transaction.
+     * Both return the same columns (claimed_column). */
+    [STORE_SQL_DELIVERIES_CLAIM] =
+        {.sqlite =
+             "SELECT d.id, d.event_id, d.attempts, w.url, w.secret, e.body, e.body_lz4, "
+             "e.body_size,"
+             " w.id FROM webhook_deliveries d"
+             " JOIN webhook_endpoints w ON w.id = d.endpoint_id JOIN events e ON e.id = d.event_id"
+             " WHERE d.status = 'pending' AND d.next_attempt_at <= ?1 AND d.lease_until <= ?1"
+             " AND w.enabled = 1 ORDER BY d.next_attempt_at, d.id LIMIT ?2",
+         .postgres =
+             "WITH due AS (SELECT d.id FROM webhook_deliveries d"
+             " JOIN webhook_endpoints w ON w.id = d.endpoint_id"
+             " WHERE d.status = 'pending' AND d.next_attempt_at <= $1 AND d.lease_until <= $1"
+             " AND w.enabled ORDER BY d.next_attempt_at, d.id LIMIT $3 FOR UPDATE OF d SKIP "
+             "LOCKED),"
+             " leased AS (UPDATE webhook_deliveries d SET lease_until = $2 FROM due"
+             " WHERE d.id = due.id RETURNING d.id, d.event_id, d.attempts, d.endpoint_id)"
+             " SELECT l.id, l.event_id, l.attempts, w.url, w.secret, e.body, e.body_lz4,"
+             " e.body_size, w.id FROM leased l"
+             " JOIN webhook_endpoints w ON w.id = l.endpoint_id JOIN events e ON e.id = "
+             "l.event_id"},
+    /* A delivery's attempt recorded: in PostgreSQL with its attempt row in
+     * one statement; SQLite inserts the attempt first (sqlite/events.c). */
+    [STORE_SQL_DELIVERY_FINISH] =
+        {.sqlite = "UPDATE webhook_deliveries SET status = ?2, attempts = attempts + 1, "
+                   "next_attempt_at = ?3,"
+                   " lease_until = 0, updated_at = ?4 WHERE id = ?1",
+         .postgres = "WITH a AS (INSERT INTO webhook_attempts (delivery_id, attempt, at,"
+                     " status_code, error, duration_ms) SELECT id, attempts + 1, $2, $3::integer,"
+                     " $4, $5 FROM webhook_deliveries WHERE id = $1 ON CONFLICT DO NOTHING)"
+                     " UPDATE webhook_deliveries SET status = $6, attempts = attempts + 1,"
+                     " next_attempt_at = $7, lease_until = 0, updated_at = $2 WHERE id = $1"},
+    [STORE_SQL_ENDPOINT_SUCCEEDED] = {.shared =
+                                          "UPDATE webhook_endpoints SET failing_since = NULL"
+                                          " WHERE id = (SELECT endpoint_id FROM webhook_deliveries"
+                                          " WHERE id = ?1) AND failing_since IS NOT NULL"},
+    /* PostgreSQL is told ?2's type, which coalesce() alone does not give. */
+    [STORE_SQL_ENDPOINT_FAILED] =
+        {.sqlite = "UPDATE webhook_endpoints SET failing_since = coalesce(failing_since, ?2)"
+                   " WHERE id = (SELECT endpoint_id FROM webhook_deliveries WHERE id = ?1)",
+         .postgres = "UPDATE webhook_endpoints SET failing_since ="
+                     " coalesce(failing_since, $2::bigint)"
+                     " WHERE id = (SELECT endpoint_id FROM webhook_deliveries"
+                     " WHERE id = $1)"},
+    /* enabled is an integer in SQLite, a boolean in PostgreSQL. */
+    [STORE_SQL_ENDPOINT_DISABLE] =
+        {.sqlite = "UPDATE webhook_endpoints SET enabled = 0, updated_at = ?3"
+                   " WHERE id = (SELECT endpoint_id FROM webhook_deliveries WHERE id = ?1)"
+                   " AND enabled = 1 AND failing_since <= ?2 RETURNING " STORE_SQL_ENDPOINT_COLUMNS,
+         .postgres = "UPDATE webhook_endpoints SET enabled = false, updated_at = $3"
+                     " WHERE id = (SELECT endpoint_id FROM webhook_deliveries WHERE id = $1)"
+                     " AND enabled AND failing_since <= $2"
+                     " RETURNING id, url, description, events, enabled, created_at, updated_at"},
+
+    /* The migration history. Its table is created by the code, before any
+     * migration file runs, in each dialect's types: SQLite's INTEGER
+     * PRIMARY KEY is the rowid, PostgreSQL's applied_at a bigint. */
+    [STORE_SQL_MIGRATIONS_CREATE] = {.sqlite = "CREATE TABLE IF NOT EXISTS schema_migrations ("
+                                               " version INTEGER PRIMARY KEY,"
+                                               " name TEXT NOT NULL,"
+                                               " checksum TEXT NOT NULL,"
+                                               " applied_at INTEGER NOT NULL)",
+                                     .postgres = "CREATE TABLE IF NOT EXISTS schema_migrations ("
+                                                 " version integer PRIMARY KEY,"
+                                                 " name text NOT NULL,"
+                                                 " checksum text NOT NULL,"
+                                                 " applied_at bigint NOT NULL)"},
+    [STORE_SQL_MIGRATIONS] = {.shared = "SELECT " STORE_SQL_MIGRATION_COLUMNS
+                                        " FROM schema_migrations ORDER BY version"},
+    [STORE_SQL_MIGRATION_CHECKSUM] = {.shared = "SELECT checksum FROM schema_migrations"
+                                                " WHERE version = ?1"},
+    [STORE_SQL_MIGRATION_RECORD] = {.shared = "INSERT INTO schema_migrations (version, name,"
+                                              " checksum, applied_at) VALUES (?1, ?2, ?3, ?4)"},
 };
 
 /* A `?` followed by digits becomes `$`; inside '...' (where '' is a quote)

@@ -15,9 +15,10 @@
  * where it first appears, so the shared form is SQLite's and the PostgreSQL
  * backend rewrites it (store_sql_for_postgres(), once per statement when it
  * opens). A statement whose dialects differ in more than that is written
- * twice, side by side in store_sql (queries.c), so that a reader sees both;
- * the hot paths' statements stay in the backends' files beside the code
- * that binds them (postgres/statements.c, sqlite/quotes.c).
+ * twice, side by side in store_sql (queries.c), so that a reader sees both.
+ * A backend's statement with no twin in the other (SQLite's undo of a
+ * failed quote, its due quotes read before each is marked) stays in the
+ * backend's file.
  */
 #ifndef GQ_STORE_QUERIES_H
 #define GQ_STORE_QUERIES_H
@@ -255,6 +256,26 @@ enum audit_column {
 
 /* A webhook endpoint, without its secret. */
 #define STORE_SQL_ENDPOINT_COLUMNS "id, url, description, events, enabled, created_at, updated_at"
+enum endpoint_column {
+    ENDPOINT_COL_ID,
+    ENDPOINT_COL_URL,
+    ENDPOINT_COL_DESCRIPTION,
+    ENDPOINT_COL_EVENTS,
+    ENDPOINT_COL_ENABLED,
+    ENDPOINT_COL_CREATED_AT,
+    ENDPOINT_COL_UPDATED_AT,
+};
+
+/* A page of an endpoint's deliveries (STORE_SQL_DELIVERIES_PAGE). */
+enum delivery_column {
+    DELIVERY_COL_ID,
+    DELIVERY_COL_ENDPOINT_ID,
+    DELIVERY_COL_EVENT_ID,
+    DELIVERY_COL_STATUS,
+    DELIVERY_COL_ATTEMPTS,
+    DELIVERY_COL_NEXT_ATTEMPT_AT,
+    DELIVERY_COL_CREATED_AT,
+};
 
 /* A promotion code (migration 0014); NULL reads as 0. */
 #define STORE_SQL_PROMOTION_CODE_COLUMNS                                                           \
@@ -283,6 +304,46 @@ enum customer_column {
     CUSTOMER_COL_CREATED_AT,
     CUSTOMER_COL_UPDATED_AT,
 };
+
+/* What a batch's INSERT returns for each quote it wrote (PostgreSQL). */
+enum quote_inserted_column { QUOTE_INSERTED_COL_ID, QUOTE_INSERTED_COL_DELIVERIES_DUE };
+
+/* Retention's quotes: two arms, so that each searches its index (quotes_ended,
+ * quotes_accepted_by_time) where one WHERE of two ORed terms scanned every
+ * quote. */
+#define QUOTES_ENDED_IDS                                                                           \
+    "SELECT id FROM quotes WHERE coalesce(canceled_at, expired_at) < ?1"                           \
+    " AND status IN ('canceled', 'expired')"                                                       \
+    " UNION ALL SELECT id FROM quotes WHERE ?2 > 0 AND status = 'accepted' AND accepted_at < ?2"
+
+/* An event as the events' page reads it; the body is the three columns
+ * from EVENT_COL_BODY on (its text, or its LZ4 block and size). */
+enum event_column { EVENT_COL_ID, EVENT_COL_TYPE, EVENT_COL_CREATED_AT, EVENT_COL_BODY };
+
+/* A delivery's attempts, oldest first. */
+enum attempt_column {
+    ATTEMPT_COL_ATTEMPT,
+    ATTEMPT_COL_AT,
+    ATTEMPT_COL_STATUS_CODE,
+    ATTEMPT_COL_ERROR,
+    ATTEMPT_COL_DURATION_MS,
+};
+
+/* A delivery claimed, with what sending it needs; the event's body is
+ * the three columns from CLAIMED_COL_BODY on. */
+enum claimed_column {
+    CLAIMED_COL_ID,
+    CLAIMED_COL_EVENT_ID,
+    CLAIMED_COL_ATTEMPTS,
+    CLAIMED_COL_URL,
+    CLAIMED_COL_SECRET,
+    CLAIMED_COL_BODY,
+    CLAIMED_COL_ENDPOINT_ID = CLAIMED_COL_BODY + 3,
+};
+
+/* The migration history (schema_migrations), as both backends read it. */
+#define STORE_SQL_MIGRATION_COLUMNS "version, name, checksum"
+enum migration_column { MIGRATION_COL_VERSION, MIGRATION_COL_NAME, MIGRATION_COL_CHECKSUM };
 
 /* Each statement's text: `.shared` where the dialects agree (?N), else
  * `.sqlite` and `.postgres` side by side (store_sql in queries.c). A
@@ -325,6 +386,29 @@ enum store_sql {
     STORE_SQL_CUSTOMER_EVENT_LINK,
     STORE_SQL_CUSTOMER_EVENTS,
     STORE_SQL_EVENT_BODY_REPLACE,
+    STORE_SQL_QUOTE_INSERT,
+    STORE_SQL_QUOTE_BY_ID,
+    STORE_SQL_QUOTE_BY_KEY,
+    STORE_SQL_QUOTE_ACCEPT,
+    STORE_SQL_QUOTE_CANCEL,
+    STORE_SQL_QUOTES_LIST,
+    STORE_SQL_QUOTES_EXPIRE,
+    STORE_SQL_QUOTES_DELETE_ENDED,
+    STORE_SQL_QUOTE_RELEASE_KEY,
+    STORE_SQL_RECENT_REQUESTS,
+    STORE_SQL_PRICE_LIST_VERSION,
+    STORE_SQL_EVENT_APPEND,
+    STORE_SQL_EVENTS_PAGE,
+    STORE_SQL_ATTEMPTS,
+    STORE_SQL_DELIVERIES_CLAIM,
+    STORE_SQL_DELIVERY_FINISH,
+    STORE_SQL_ENDPOINT_SUCCEEDED,
+    STORE_SQL_ENDPOINT_FAILED,
+    STORE_SQL_ENDPOINT_DISABLE,
+    STORE_SQL_MIGRATIONS_CREATE,
+    STORE_SQL_MIGRATIONS,
+    STORE_SQL_MIGRATION_CHECKSUM,
+    STORE_SQL_MIGRATION_RECORD,
     STORE_SQL_COUNT
 };
 

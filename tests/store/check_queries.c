@@ -204,6 +204,10 @@ static const struct named_column {
     {"SELECT " STORE_SQL_KEY_COLUMNS " FROM api_keys", KEY_COL_REVOKED_AT, "revoked_at"},
     {"SELECT " STORE_SQL_AUDIT_COLUMNS " FROM audit_log", AUDIT_COL_KEY_ID, "key_id"},
     {"SELECT " STORE_SQL_AUDIT_COLUMNS " FROM audit_log", AUDIT_COL_CHANGE, "change"},
+    {"SELECT " STORE_SQL_MIGRATION_COLUMNS " FROM schema_migrations", MIGRATION_COL_VERSION,
+     "version"},
+    {"SELECT " STORE_SQL_MIGRATION_COLUMNS " FROM schema_migrations", MIGRATION_COL_CHECKSUM,
+     "checksum"},
 };
 
 START_TEST(sqlite_columns_are_where_their_names_say)
@@ -219,6 +223,43 @@ START_TEST(sqlite_columns_are_where_their_names_say)
         ck_assert_int_eq(sqlite3_column_count(stmt) - 1 >= named_columns[i].index, 1);
         sqlite3_finalize(stmt);
     }
+    sqlite3_close(db);
+}
+END_TEST
+
+/* The statements of store_sql read by column name: each enum's name for a
+ * column is that column in the statement, in both dialects. */
+static const struct statement_column {
+    enum store_sql id;
+    int index;
+    const char *name;
+} statement_columns[] = {
+    {STORE_SQL_MIGRATIONS, MIGRATION_COL_CHECKSUM, "checksum"},
+    {STORE_SQL_EVENTS_PAGE, EVENT_COL_CREATED_AT, "created_at"},
+    {STORE_SQL_EVENTS_PAGE, EVENT_COL_BODY, "body"},
+    {STORE_SQL_ATTEMPTS, ATTEMPT_COL_DURATION_MS, "duration_ms"},
+    {STORE_SQL_ATTEMPTS, ATTEMPT_COL_ERROR, "error"},
+    {STORE_SQL_DELIVERIES_CLAIM, CLAIMED_COL_ATTEMPTS, "attempts"},
+    {STORE_SQL_DELIVERIES_CLAIM, CLAIMED_COL_SECRET, "secret"},
+    {STORE_SQL_DELIVERIES_CLAIM, CLAIMED_COL_BODY, "body"},
+    {STORE_SQL_DELIVERIES_CLAIM, CLAIMED_COL_ENDPOINT_ID, "id"},
+    {STORE_SQL_QUOTE_BY_KEY, QUOTE_COL_IDEMPOTENCY_KEY, "idempotency_key"},
+    {STORE_SQL_ENDPOINTS, ENDPOINT_COL_ENABLED, "enabled"},
+    {STORE_SQL_ENDPOINTS, ENDPOINT_COL_UPDATED_AT, "updated_at"},
+    {STORE_SQL_ENDPOINT_DISABLE, ENDPOINT_COL_DESCRIPTION, "description"},
+    {STORE_SQL_DELIVERIES_PAGE, DELIVERY_COL_STATUS, "status"},
+    {STORE_SQL_DELIVERIES_PAGE, DELIVERY_COL_CREATED_AT, "created_at"},
+};
+
+START_TEST(sqlite_statement_columns_are_where_their_names_say)
+{
+    sqlite3 *db = NULL;
+    ck_assert_int_eq(sqlite3_open(database, &db), SQLITE_OK);
+    const struct statement_column *c = &statement_columns[_i];
+    sqlite3_stmt *stmt = sqlite_prepare(db, sqlite_text(c->id));
+    ck_assert_int_gt(sqlite3_column_count(stmt), c->index);
+    ck_assert_str_eq(sqlite3_column_name(stmt, c->index), c->name);
+    sqlite3_finalize(stmt);
     sqlite3_close(db);
 }
 END_TEST
@@ -308,6 +349,20 @@ START_TEST(postgres_accepts_every_shared_statement)
 }
 END_TEST
 
+START_TEST(postgres_statement_columns_are_where_their_names_say)
+{
+    PGconn *conn = PQconnectdb(database);
+    ck_assert_msg(PQstatus(conn) == CONNECTION_OK, "%s", PQerrorMessage(conn));
+    const struct statement_column *c = &statement_columns[_i];
+    const struct store_sql_text *text = &store_sql[c->id];
+    PGresult *described = pg_describe(conn, text->shared != NULL ? text->shared : text->postgres);
+    ck_assert_int_gt(PQnfields(described), c->index);
+    ck_assert_str_eq(PQfname(described, c->index), c->name);
+    PQclear(described);
+    PQfinish(conn);
+}
+END_TEST
+
 /* A shared statement takes as many parameters in both dialects. */
 START_TEST(postgres_accepts_every_statement)
 {
@@ -362,6 +417,8 @@ static Suite *queries_suite(void)
     tcase_add_test(sqlite, sqlite_statements_take_numbered_parameters);
     tcase_add_test(sqlite, sqlite_columns_are_where_their_names_say);
     tcase_add_test(sqlite, sqlite_endpoint_takes_its_types);
+    tcase_add_loop_test(sqlite, sqlite_statement_columns_are_where_their_names_say, 0,
+                        (int)(sizeof statement_columns / sizeof statement_columns[0]));
     suite_add_tcase(suite, sqlite);
     if (testdb_is_postgres()) {
         TCase *postgres = tcase_create("postgres");
@@ -369,6 +426,8 @@ static Suite *queries_suite(void)
         tcase_add_test(postgres, postgres_accepts_every_shared_statement);
         tcase_add_test(postgres, postgres_accepts_every_statement);
         tcase_add_test(postgres, postgres_endpoint_takes_its_types);
+        tcase_add_loop_test(postgres, postgres_statement_columns_are_where_their_names_say, 0,
+                            (int)(sizeof statement_columns / sizeof statement_columns[0]));
         suite_add_tcase(suite, postgres);
     }
     return suite;

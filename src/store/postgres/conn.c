@@ -237,7 +237,8 @@ enum gq_code pg_prepare(struct pg_conn *conn, enum pg_statement statement, struc
     if (conn->prepared & (1u << statement))
         return GQ_OK;
     const struct pg_statement_text *text = &pg_statements[statement];
-    PGresult *result = PQprepare(conn->conn, text->name, text->sql, text->n_params, NULL);
+    PGresult *result =
+        PQprepare(conn->conn, text->name, pg_sql(conn, text->sql), text->n_params, NULL);
     enum gq_code code = GQ_OK;
     if (PQresultStatus(result) != PGRES_COMMAND_OK)
         code = pg_fail(conn, result, "preparing a statement", err);

@@ -111,16 +111,9 @@ enum gq_code pg_event_append(struct pg_conn *conn, const struct store_event *eve
     /* The body's block goes as its bytes (binary), the rest as text. */
     const int lengths[] = {0, 0, 0, (int)event->packed.block_size, 0, 0};
     const int formats[] = {0, 0, 0, 1, 0, 0};
-    PGresult *result = run_with_formats(
-        conn,
-        "WITH e AS (INSERT INTO events (id, type, created_at, body_lz4, body_size)"
-        " VALUES ($1, $2, $3, $4, $6) RETURNING id)"
-        " INSERT INTO webhook_deliveries (id, endpoint_id, event_id, next_attempt_at,"
-        " created_at, updated_at) SELECT 'whd_' || md5(random()::text ||"
-        " clock_timestamp()::text || w.id), w.id, e.id, $5, $5, $5"
-        " FROM e, webhook_endpoints w WHERE w.enabled"
-        " AND " STORE_SQL_ENDPOINT_TAKES("strpos", "w.events", "$2"),
-        6, values, lengths, formats, PGRES_COMMAND_OK, "writing an event", err);
+    PGresult *result =
+        run_with_formats(conn, pg_sql(conn, STORE_SQL_EVENT_APPEND), 6, values, lengths, formats,
+                         PGRES_COMMAND_OK, "writing an event", err);
     if (result == NULL)
         return failed(err);
     PQclear(result);
@@ -155,13 +148,8 @@ static enum gq_code read_events(struct pg_conn *conn, void *context, struct gq_e
     char limit[24];
     number_text((int64_t)query->limit + 1, limit); /* one more tells has_more */
     const char *const values[] = {query->type, query->id, query->starting_after, limit};
-    PGresult *result =
-        run(conn,
-            "SELECT id, type, created_at, body, body_lz4, body_size FROM events"
-            " WHERE ($1::text IS NULL OR type = $1) AND ($2::text IS NULL OR id = $2)"
-            " AND ($3::text IS NULL OR id COLLATE \"C\" > $3)"
-            " ORDER BY id COLLATE \"C\" LIMIT $4",
-            4, values, PGRES_TUPLES_OK, "reading events", err);
+    PGresult *result = run(conn, pg_sql(conn, STORE_SQL_EVENTS_PAGE), 4, values, PGRES_TUPLES_OK,
+                           "reading events", err);
     if (result == NULL)
         return failed(err);
     store_event_page_free(query->out);
@@ -173,10 +161,10 @@ static enum gq_code read_events(struct pg_conn *conn, void *context, struct gq_e
                             : GQ_OK;
     for (int row = 0; code == GQ_OK && row < rows; row++) {
         struct store_event *event = &page->items[page->count++];
-        snprintf(event->id, sizeof event->id, "%s", PQgetvalue(result, row, 0));
-        snprintf(event->type, sizeof event->type, "%s", PQgetvalue(result, row, 1));
-        event->created_at = integer_at(result, row, 2);
-        code = read_body(result, row, 3, event->id, &event->body, err);
+        snprintf(event->id, sizeof event->id, "%s", PQgetvalue(result, row, EVENT_COL_ID));
+        snprintf(event->type, sizeof event->type, "%s", PQgetvalue(result, row, EVENT_COL_TYPE));
+        event->created_at = integer_at(result, row, EVENT_COL_CREATED_AT);
+        code = read_body(result, row, EVENT_COL_BODY, event->id, &event->body, err);
     }
     PQclear(result);
     return code;
@@ -250,13 +238,13 @@ static enum gq_code read_endpoints(struct pg_conn *conn, void *context, struct g
                             : GQ_OK;
     for (int row = 0; code == GQ_OK && row < rows; row++) {
         struct stored_endpoint *endpoint = &list->items[list->count++];
-        snprintf(endpoint->id, sizeof endpoint->id, "%s", PQgetvalue(result, row, 0));
-        endpoint->url = strdup(PQgetvalue(result, row, 1));
-        endpoint->description = strdup(PQgetvalue(result, row, 2));
-        endpoint->events = strdup(PQgetvalue(result, row, 3));
-        endpoint->enabled = strcmp(PQgetvalue(result, row, 4), "t") == 0;
-        endpoint->created_at = integer_at(result, row, 5);
-        endpoint->updated_at = integer_at(result, row, 6);
+        snprintf(endpoint->id, sizeof endpoint->id, "%s", PQgetvalue(result, row, ENDPOINT_COL_ID));
+        endpoint->url = strdup(PQgetvalue(result, row, ENDPOINT_COL_URL));
+        endpoint->description = strdup(PQgetvalue(result, row, ENDPOINT_COL_DESCRIPTION));
+        endpoint->events = strdup(PQgetvalue(result, row, ENDPOINT_COL_EVENTS));
+        endpoint->enabled = strcmp(PQgetvalue(result, row, ENDPOINT_COL_ENABLED), "t") == 0;
+        endpoint->created_at = integer_at(result, row, ENDPOINT_COL_CREATED_AT);
+        endpoint->updated_at = integer_at(result, row, ENDPOINT_COL_UPDATED_AT);
         if (endpoint->url == NULL || endpoint->description == NULL || endpoint->events == NULL)
             code = gq_fail(err, GQ_ERR_NO_MEMORY, NULL, "out of memory");
     }
@@ -381,10 +369,8 @@ static enum gq_code read_attempts(struct pg_conn *conn, struct stored_delivery *
                                   struct gq_error *err)
 {
     const char *const values[] = {delivery->id};
-    PGresult *result = run(conn,
-                           "SELECT attempt, at, status_code, error, duration_ms"
-                           " FROM webhook_attempts WHERE delivery_id = $1 ORDER BY attempt",
-                           1, values, PGRES_TUPLES_OK, "reading deliveries", err);
+    PGresult *result = run(conn, pg_sql(conn, STORE_SQL_ATTEMPTS), 1, values, PGRES_TUPLES_OK,
+                           "reading deliveries", err);
     if (result == NULL)
         return failed(err);
     int rows = PQntuples(result);
@@ -394,12 +380,12 @@ static enum gq_code read_attempts(struct pg_conn *conn, struct stored_delivery *
                             : GQ_OK;
     for (int row = 0; code == GQ_OK && row < rows; row++) {
         struct stored_attempt *attempt = &delivery->tries[delivery->n_tries++];
-        attempt->attempt = (int)integer_at(result, row, 0);
-        attempt->at_ms = integer_at(result, row, 1);
-        attempt->status_code = (int)integer_at(result, row, 2);
-        attempt->error = copy_or_null(result, row, 3);
-        attempt->duration_ms = integer_at(result, row, 4);
-        if (attempt->error == NULL && !PQgetisnull(result, row, 3))
+        attempt->attempt = (int)integer_at(result, row, ATTEMPT_COL_ATTEMPT);
+        attempt->at_ms = integer_at(result, row, ATTEMPT_COL_AT);
+        attempt->status_code = (int)integer_at(result, row, ATTEMPT_COL_STATUS_CODE);
+        attempt->error = copy_or_null(result, row, ATTEMPT_COL_ERROR);
+        attempt->duration_ms = integer_at(result, row, ATTEMPT_COL_DURATION_MS);
+        if (attempt->error == NULL && !PQgetisnull(result, row, ATTEMPT_COL_ERROR))
             code = gq_fail(err, GQ_ERR_NO_MEMORY, NULL, "out of memory");
     }
     PQclear(result);
@@ -425,14 +411,16 @@ static enum gq_code read_deliveries(struct pg_conn *conn, void *context, struct 
                             : GQ_OK;
     for (int row = 0; code == GQ_OK && row < rows; row++) {
         struct stored_delivery *delivery = &page->items[page->count++];
-        snprintf(delivery->id, sizeof delivery->id, "%s", PQgetvalue(result, row, 0));
+        snprintf(delivery->id, sizeof delivery->id, "%s", PQgetvalue(result, row, DELIVERY_COL_ID));
         snprintf(delivery->endpoint_id, sizeof delivery->endpoint_id, "%s",
-                 PQgetvalue(result, row, 1));
-        snprintf(delivery->event_id, sizeof delivery->event_id, "%s", PQgetvalue(result, row, 2));
-        snprintf(delivery->status, sizeof delivery->status, "%s", PQgetvalue(result, row, 3));
-        delivery->attempts = (int)integer_at(result, row, 4);
-        delivery->next_attempt_at = integer_at(result, row, 5);
-        delivery->created_at = integer_at(result, row, 6);
+                 PQgetvalue(result, row, DELIVERY_COL_ENDPOINT_ID));
+        snprintf(delivery->event_id, sizeof delivery->event_id, "%s",
+                 PQgetvalue(result, row, DELIVERY_COL_EVENT_ID));
+        snprintf(delivery->status, sizeof delivery->status, "%s",
+                 PQgetvalue(result, row, DELIVERY_COL_STATUS));
+        delivery->attempts = (int)integer_at(result, row, DELIVERY_COL_ATTEMPTS);
+        delivery->next_attempt_at = integer_at(result, row, DELIVERY_COL_NEXT_ATTEMPT_AT);
+        delivery->created_at = integer_at(result, row, DELIVERY_COL_CREATED_AT);
     }
     PQclear(result);
     for (size_t i = 0; code == GQ_OK && i < page->count && i < query->limit; i++)
@@ -496,18 +484,8 @@ static enum gq_code claim_due(struct pg_conn *conn, void *context, struct gq_err
     number_text(claim->now_ms + claim->lease_ms, until);
     number_text((int64_t)claim->max, max);
     const char *const values[] = {now, until, max};
-    PGresult *result =
-        run(conn,
-            "WITH due AS (SELECT d.id FROM webhook_deliveries d"
-            " JOIN webhook_endpoints w ON w.id = d.endpoint_id"
-            " WHERE d.status = 'pending' AND d.next_attempt_at <= $1 AND d.lease_until <= $1"
-            " AND w.enabled ORDER BY d.next_attempt_at, d.id LIMIT $3 FOR UPDATE OF d SKIP LOCKED),"
-            " leased AS (UPDATE webhook_deliveries d SET lease_until = $2 FROM due"
-            " WHERE d.id = due.id RETURNING d.id, d.event_id, d.attempts, d.endpoint_id)"
-            " SELECT l.id, l.event_id, l.attempts, w.url, w.secret, e.body, e.body_lz4,"
-            " e.body_size, w.id FROM leased l"
-            " JOIN webhook_endpoints w ON w.id = l.endpoint_id JOIN events e ON e.id = l.event_id",
-            3, values, PGRES_TUPLES_OK, "claiming deliveries", err);
+    PGresult *result = run(conn, pg_sql(conn, STORE_SQL_DELIVERIES_CLAIM), 3, values,
+                           PGRES_TUPLES_OK, "claiming deliveries", err);
     if (result == NULL)
         return failed(err);
     store_claimed_free(claim->items, claim->count);
@@ -519,16 +497,18 @@ static enum gq_code claim_due(struct pg_conn *conn, void *context, struct gq_err
                             : GQ_OK;
     for (int row = 0; code == GQ_OK && row < rows; row++) {
         struct claimed_delivery *item = &claim->items[claim->count++];
-        snprintf(item->id, sizeof item->id, "%s", PQgetvalue(result, row, 0));
-        snprintf(item->event_id, sizeof item->event_id, "%s", PQgetvalue(result, row, 1));
-        item->attempts = (int)integer_at(result, row, 2);
-        snprintf(item->endpoint_id, sizeof item->endpoint_id, "%s", PQgetvalue(result, row, 8));
-        item->url = strdup(PQgetvalue(result, row, 3));
-        item->secret = strdup(PQgetvalue(result, row, 4));
+        snprintf(item->id, sizeof item->id, "%s", PQgetvalue(result, row, CLAIMED_COL_ID));
+        snprintf(item->event_id, sizeof item->event_id, "%s",
+                 PQgetvalue(result, row, CLAIMED_COL_EVENT_ID));
+        item->attempts = (int)integer_at(result, row, CLAIMED_COL_ATTEMPTS);
+        snprintf(item->endpoint_id, sizeof item->endpoint_id, "%s",
+                 PQgetvalue(result, row, CLAIMED_COL_ENDPOINT_ID));
+        item->url = strdup(PQgetvalue(result, row, CLAIMED_COL_URL));
+        item->secret = strdup(PQgetvalue(result, row, CLAIMED_COL_SECRET));
         if (item->url == NULL || item->secret == NULL)
             code = gq_fail(err, GQ_ERR_NO_MEMORY, NULL, "out of memory");
         else
-            code = read_body(result, row, 5, item->event_id, &item->body, err);
+            code = read_body(result, row, CLAIMED_COL_BODY, item->event_id, &item->body, err);
     }
     PQclear(result);
     return code;
@@ -564,24 +544,19 @@ static enum gq_code disable_if_failing(struct pg_conn *conn, const struct delive
     number_text(end->disable_before_ms, before);
     number_text(end->attempt->at_ms / 1000, now);
     const char *const values[] = {end->id, before, now};
-    PGresult *result =
-        run(conn,
-            "UPDATE webhook_endpoints SET enabled = false, updated_at = $3"
-            " WHERE id = (SELECT endpoint_id FROM webhook_deliveries WHERE id = $1)"
-            " AND enabled AND failing_since <= $2"
-            " RETURNING id, url, description, events, enabled, created_at, updated_at",
-            3, values, PGRES_TUPLES_OK, "disabling a webhook endpoint", err);
+    PGresult *result = run(conn, pg_sql(conn, STORE_SQL_ENDPOINT_DISABLE), 3, values,
+                           PGRES_TUPLES_OK, "disabling a webhook endpoint", err);
     if (result == NULL)
         return failed(err);
     enum gq_code code = GQ_OK;
     if (PQntuples(result) == 1) {
         struct stored_endpoint endpoint = {0};
-        snprintf(endpoint.id, sizeof endpoint.id, "%s", PQgetvalue(result, 0, 0));
-        endpoint.url = PQgetvalue(result, 0, 1); /* borrowed until PQclear */
-        endpoint.description = PQgetvalue(result, 0, 2);
-        endpoint.events = PQgetvalue(result, 0, 3);
-        endpoint.created_at = integer_at(result, 0, 5);
-        endpoint.updated_at = integer_at(result, 0, 6);
+        snprintf(endpoint.id, sizeof endpoint.id, "%s", PQgetvalue(result, 0, ENDPOINT_COL_ID));
+        endpoint.url = PQgetvalue(result, 0, ENDPOINT_COL_URL); /* borrowed until PQclear */
+        endpoint.description = PQgetvalue(result, 0, ENDPOINT_COL_DESCRIPTION);
+        endpoint.events = PQgetvalue(result, 0, ENDPOINT_COL_EVENTS);
+        endpoint.created_at = integer_at(result, 0, ENDPOINT_COL_CREATED_AT);
+        endpoint.updated_at = integer_at(result, 0, ENDPOINT_COL_UPDATED_AT);
         struct store_event event;
         code = store_event_endpoint_disabled(&endpoint, &event, err);
         if (code == GQ_OK)
@@ -606,26 +581,15 @@ static enum gq_code finish_delivery(struct pg_conn *conn, void *context, struct 
     const char *const values[] = {
         end->id,     at,  attempt->status_code > 0 ? code_text : NULL, attempt->error, duration,
         end->status, next};
-    enum gq_code code =
-        command(conn,
-                "WITH a AS (INSERT INTO webhook_attempts (delivery_id, attempt, at,"
-                " status_code, error, duration_ms) SELECT id, attempts + 1, $2, $3::integer,"
-                " $4, $5 FROM webhook_deliveries WHERE id = $1 ON CONFLICT DO NOTHING)"
-                " UPDATE webhook_deliveries SET status = $6, attempts = attempts + 1,"
-                " next_attempt_at = $7, lease_until = 0, updated_at = $2 WHERE id = $1",
-                7, values, NULL, "recording a delivery", err);
+    enum gq_code code = command(conn, pg_sql(conn, STORE_SQL_DELIVERY_FINISH), 7, values, NULL,
+                                "recording a delivery", err);
     bool succeeded = strcmp(end->status, "succeeded") == 0;
     const char *const health[] = {end->id, at};
     if (code == GQ_OK)
-        code = command(conn,
-                       succeeded ? "UPDATE webhook_endpoints SET failing_since = NULL"
-                                   " WHERE id = (SELECT endpoint_id FROM webhook_deliveries"
-                                   " WHERE id = $1) AND failing_since IS NOT NULL"
-                                 : "UPDATE webhook_endpoints SET failing_since ="
-                                   " coalesce(failing_since, $2::bigint)"
-                                   " WHERE id = (SELECT endpoint_id FROM webhook_deliveries"
-                                   " WHERE id = $1)",
-                       succeeded ? 1 : 2, health, NULL, "recording an endpoint's health", err);
+        code = command(
+            conn,
+            pg_sql(conn, succeeded ? STORE_SQL_ENDPOINT_SUCCEEDED : STORE_SQL_ENDPOINT_FAILED),
+            succeeded ? 1 : 2, health, NULL, "recording an endpoint's health", err);
     if (code == GQ_OK && !succeeded && end->disable_before_ms > 0)
         code = disable_if_failing(conn, end, finish->disabled, err);
     return code;

@@ -16,12 +16,6 @@
 /* The advisory lock's key: any number no other user of the database takes. */
 #define MIGRATION_LOCK "7302019"
 
-static const char SQL_CREATE_HISTORY[] = "CREATE TABLE IF NOT EXISTS schema_migrations ("
-                                         " version integer PRIMARY KEY,"
-                                         " name text NOT NULL,"
-                                         " checksum text NOT NULL,"
-                                         " applied_at bigint NOT NULL)";
-
 static enum gq_code append_recorded(struct migration_history *history, const PGresult *result,
                                     int row, struct gq_error *err)
 {
@@ -31,9 +25,11 @@ static enum gq_code append_recorded(struct migration_history *history, const PGr
         return gq_fail(err, GQ_ERR_NO_MEMORY, NULL, "out of memory reading schema_migrations");
     history->items = items;
     struct recorded_migration *recorded = &items[history->count++];
-    recorded->version = atoi(PQgetvalue(result, row, 0));
-    snprintf(recorded->name, sizeof recorded->name, "%s", PQgetvalue(result, row, 1));
-    snprintf(recorded->checksum, sizeof recorded->checksum, "%s", PQgetvalue(result, row, 2));
+    recorded->version = atoi(PQgetvalue(result, row, MIGRATION_COL_VERSION));
+    snprintf(recorded->name, sizeof recorded->name, "%s",
+             PQgetvalue(result, row, MIGRATION_COL_NAME));
+    snprintf(recorded->checksum, sizeof recorded->checksum, "%s",
+             PQgetvalue(result, row, MIGRATION_COL_CHECKSUM));
     return GQ_OK;
 }
 
@@ -47,8 +43,7 @@ enum gq_code pg_read_history(struct store_backend *backend, struct migration_his
     if (conn == NULL)
         return GQ_ERR_NOT_READY;
     /* A database never migrated has no history: every file is pending. */
-    PGresult *result = PQexec(
-        conn->conn, "SELECT version, name, checksum FROM schema_migrations ORDER BY version");
+    PGresult *result = PQexec(conn->conn, pg_sql(conn, STORE_SQL_MIGRATIONS));
     enum gq_code code = GQ_OK;
     if (PQresultStatus(result) == PGRES_FATAL_ERROR && strcmp(pg_state(result), "42P01") == 0)
         code = GQ_OK; /* undefined_table: never migrated */
@@ -74,9 +69,8 @@ static enum gq_code find_recorded(struct pg_conn *conn, int version, char out[65
     char number[16];
     snprintf(number, sizeof number, "%d", version);
     const char *const values[] = {number};
-    PGresult *result =
-        PQexecParams(conn->conn, "SELECT checksum FROM schema_migrations WHERE version = $1", 1,
-                     NULL, values, NULL, NULL, 0);
+    PGresult *result = PQexecParams(conn->conn, pg_sql(conn, STORE_SQL_MIGRATION_CHECKSUM), 1, NULL,
+                                    values, NULL, NULL, 0);
     enum gq_code code = GQ_OK;
     out[0] = '\0';
     if (PQresultStatus(result) != PGRES_TUPLES_OK)
@@ -94,10 +88,8 @@ static enum gq_code record_migration(struct pg_conn *conn, const struct migratio
     snprintf(version, sizeof version, "%d", migration->version);
     snprintf(applied_at, sizeof applied_at, "%lld", (long long)time(NULL));
     const char *const values[] = {version, migration->name, migration->checksum, applied_at};
-    PGresult *result = PQexecParams(conn->conn,
-                                    "INSERT INTO schema_migrations (version, name, checksum,"
-                                    " applied_at) VALUES ($1, $2, $3, $4)",
-                                    4, NULL, values, NULL, NULL, 0);
+    PGresult *result = PQexecParams(conn->conn, pg_sql(conn, STORE_SQL_MIGRATION_RECORD), 4, NULL,
+                                    values, NULL, NULL, 0);
     enum gq_code code = GQ_OK;
     if (PQresultStatus(result) != PGRES_COMMAND_OK)
         code = pg_fail(conn, result, "recording a migration", err);
@@ -126,8 +118,8 @@ static enum gq_code execute_migration(struct pg_conn *conn, const struct migrati
 static enum gq_code apply_locked(struct pg_conn *conn, const struct migration *migration,
                                  bool *applied, struct gq_error *err)
 {
-    enum gq_code code =
-        pg_command(conn, SQL_CREATE_HISTORY, PGRES_COMMAND_OK, "creating schema_migrations", err);
+    enum gq_code code = pg_command(conn, pg_sql(conn, STORE_SQL_MIGRATIONS_CREATE),
+                                   PGRES_COMMAND_OK, "creating schema_migrations", err);
     char recorded[65] = "";
     if (code == GQ_OK)
         code = find_recorded(conn, migration->version, recorded, err);

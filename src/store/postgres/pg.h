@@ -37,8 +37,8 @@ enum pg_statement {
 };
 
 struct pg_statement_text {
-    const char *name; /* the prepared statement's name on the server */
-    const char *sql;
+    const char *name;   /* the prepared statement's name on the server */
+    enum store_sql sql; /* its text: pg_sql() */
     int n_params;
 };
 

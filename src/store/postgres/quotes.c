@@ -252,9 +252,10 @@ static void mark_replays(struct quote_save *first, size_t count, const PGresult 
         /* The ids come back in the batch's order, as a rule: searched from
          * where the last was found, then from the start. */
         for (int tried = 0; tried < rows; tried++, next = (next + 1) % rows) {
-            if (strcmp(PQgetvalue(inserted, next, 0), save->quote.id) == 0) {
+            if (strcmp(PQgetvalue(inserted, next, QUOTE_INSERTED_COL_ID), save->quote.id) == 0) {
                 save->replayed = false;
-                save->deliveries_due = PQgetvalue(inserted, next, 1)[0] == 't';
+                save->deliveries_due =
+                    PQgetvalue(inserted, next, QUOTE_INSERTED_COL_DELIVERIES_DUE)[0] == 't';
                 next = (next + 1) % rows;
                 break;
             }
@@ -564,9 +565,8 @@ static enum gq_code recent_on(struct pg_conn *conn, void *context, struct gq_err
     char limit[16];
     snprintf(limit, sizeof limit, "%d", recent->limit);
     const char *values[] = {limit};
-    PGresult *result = PQexecParams(
-        conn->conn, "SELECT request_json FROM quotes ORDER BY created_at DESC, id DESC LIMIT $1", 1,
-        NULL, values, NULL, NULL, 0);
+    PGresult *result = PQexecParams(conn->conn, pg_sql(conn, STORE_SQL_RECENT_REQUESTS), 1, NULL,
+                                    values, NULL, NULL, 0);
     enum gq_code code = GQ_OK;
     if (PQresultStatus(result) != PGRES_TUPLES_OK)
         code = pg_fail(conn, result, "reading the newest quotes", err);
@@ -740,13 +740,8 @@ static enum gq_code delete_on(struct pg_conn *conn, void *context, struct gq_err
     snprintf(accepted, sizeof accepted, "%lld", (long long)remove->accepted_before);
     snprintf(limit, sizeof limit, "%d", remove->limit);
     const char *const values[] = {ended, accepted, limit};
-    PGresult *result = PQexecParams(
-        conn->conn,
-        "DELETE FROM quotes WHERE id IN (SELECT id FROM quotes"
-        " WHERE (status IN ('canceled', 'expired') AND coalesce(canceled_at, expired_at) < $1)"
-        " OR ($2::bigint > 0 AND status = 'accepted' AND accepted_at < $2::bigint)"
-        " LIMIT $3 FOR UPDATE SKIP LOCKED)",
-        3, NULL, values, NULL, NULL, 0);
+    PGresult *result = PQexecParams(conn->conn, pg_sql(conn, STORE_SQL_QUOTES_DELETE_ENDED), 3,
+                                    NULL, values, NULL, NULL, 0);
     enum gq_code code = GQ_OK;
     if (PQresultStatus(result) != PGRES_COMMAND_OK)
         code = pg_fail(conn, result, "deleting ended quotes", err);
@@ -773,10 +768,8 @@ static enum gq_code release_on(struct pg_conn *conn, void *context, struct gq_er
 {
     struct release_context *release = context;
     const char *const values[] = {release->quote_id, release->key};
-    PGresult *result = PQexecParams(
-        conn->conn,
-        "UPDATE quotes SET idempotency_key = NULL WHERE id = $1 AND idempotency_key = $2", 2, NULL,
-        values, NULL, NULL, 0);
+    PGresult *result = PQexecParams(conn->conn, pg_sql(conn, STORE_SQL_QUOTE_RELEASE_KEY), 2, NULL,
+                                    values, NULL, NULL, 0);
     enum gq_code code = GQ_OK;
     if (PQresultStatus(result) != PGRES_COMMAND_OK)
         code = pg_fail(conn, result, "releasing an idempotency key", err);

@@ -13,7 +13,6 @@
 
 static const char SQL_HAS_SCHEMA[] =
     "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = 'price_list'";
-static const char SQL_VERSION[] = "SELECT version FROM price_list WHERE id = 1";
 
 /* ---- A row of a statement, as the loader reads it. ---- */
 
@@ -102,7 +101,7 @@ enum gq_code sqlite_price_list_version(struct store_backend *backend, int64_t *v
 {
     struct sqlite_store *store = sqlite_store_of(backend);
     struct sqlite_conn *conn = sqlite_db_checkout(store);
-    sqlite3_stmt *stmt = sqlite_db_cached(conn, SQL_VERSION, err);
+    sqlite3_stmt *stmt = sqlite_db_cached(conn, sqlite_sql(STORE_SQL_PRICE_LIST_VERSION), err);
     enum gq_code code = stmt != NULL ? GQ_OK : (err != NULL ? err->code : GQ_ERR_INTERNAL);
     int rc = stmt != NULL ? sqlite3_step(stmt) : SQLITE_ERROR;
     if (code == GQ_OK && rc == SQLITE_ROW)

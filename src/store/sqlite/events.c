@@ -13,35 +13,17 @@
 #include "store/queries.h"
 #include "store/sqlite/db.h"
 
-static const char SQL_EVENT_INSERT[] =
-    "INSERT INTO events (id, type, created_at, body_lz4, body_size) VALUES (?1, ?2, ?3, ?4, ?5)";
 /* One delivery per enabled endpoint that takes the type, due at once. */
 static const char SQL_EVENT_FAN_OUT[] =
     "INSERT INTO webhook_deliveries (id, endpoint_id, event_id, next_attempt_at, created_at,"
     " updated_at) SELECT 'whd_' || lower(hex(randomblob(16))), id, ?1, ?2, ?2, ?2"
     " FROM webhook_endpoints WHERE enabled = 1"
     " AND " STORE_SQL_ENDPOINT_TAKES("instr", "events", "?3");
-static const char SQL_EVENTS_PAGE[] =
-    "SELECT id, type, created_at, body, body_lz4, body_size FROM events"
-    " WHERE (?1 IS NULL OR type = ?1)"
-    " AND (?2 IS NULL OR id = ?2) AND (?3 IS NULL OR id > ?3) ORDER BY id LIMIT ?4";
 
-static const char SQL_ATTEMPTS[] =
-    "SELECT attempt, at, status_code, error, duration_ms FROM webhook_attempts"
-    " WHERE delivery_id = ?1 ORDER BY attempt";
-static const char SQL_DUE[] =
-    "SELECT d.id, d.event_id, d.attempts, w.url, w.secret, e.body, e.body_lz4, e.body_size,"
-    " w.id FROM webhook_deliveries d"
-    " JOIN webhook_endpoints w ON w.id = d.endpoint_id JOIN events e ON e.id = d.event_id"
-    " WHERE d.status = 'pending' AND d.next_attempt_at <= ?1 AND d.lease_until <= ?1"
-    " AND w.enabled = 1 ORDER BY d.next_attempt_at, d.id LIMIT ?2";
 static const char SQL_LEASE[] = "UPDATE webhook_deliveries SET lease_until = ?2 WHERE id = ?1";
 static const char SQL_ATTEMPT_INSERT[] =
     "INSERT OR REPLACE INTO webhook_attempts (delivery_id, attempt, at, status_code, error,"
     " duration_ms) SELECT id, attempts + 1, ?2, ?3, ?4, ?5 FROM webhook_deliveries WHERE id = ?1";
-static const char SQL_DELIVERY_FINISH[] =
-    "UPDATE webhook_deliveries SET status = ?2, attempts = attempts + 1, next_attempt_at = ?3,"
-    " lease_until = 0, updated_at = ?4 WHERE id = ?1";
 
 static const char *text_of(sqlite3_stmt *stmt, int column)
 {
@@ -77,7 +59,7 @@ static enum gq_code read_body(sqlite3_stmt *stmt, int column, const char *id, ch
 enum gq_code sqlite_event_append(struct sqlite_conn *conn, const struct store_event *event,
                                  struct gq_error *err)
 {
-    sqlite3_stmt *stmt = sqlite_db_cached(conn, SQL_EVENT_INSERT, err);
+    sqlite3_stmt *stmt = sqlite_db_cached(conn, sqlite_sql(STORE_SQL_EVENT_APPEND), err);
     if (stmt == NULL)
         return prepare_failed(err);
     sqlite3_bind_text(stmt, 1, event->id, -1, SQLITE_STATIC);
@@ -118,10 +100,10 @@ static enum gq_code append_event_row(struct event_page *page, sqlite3_stmt *stmt
     page->items = items;
     struct store_event *event = &items[page->count++];
     memset(event, 0, sizeof *event);
-    snprintf(event->id, sizeof event->id, "%s", text_of(stmt, 0));
-    snprintf(event->type, sizeof event->type, "%s", text_of(stmt, 1));
-    event->created_at = sqlite3_column_int64(stmt, 2);
-    return read_body(stmt, 3, event->id, &event->body, err);
+    snprintf(event->id, sizeof event->id, "%s", text_of(stmt, EVENT_COL_ID));
+    snprintf(event->type, sizeof event->type, "%s", text_of(stmt, EVENT_COL_TYPE));
+    event->created_at = sqlite3_column_int64(stmt, EVENT_COL_CREATED_AT);
+    return read_body(stmt, EVENT_COL_BODY, event->id, &event->body, err);
 }
 
 enum gq_code sqlite_events_read(struct store_backend *backend, const char *type, const char *id,
@@ -130,7 +112,7 @@ enum gq_code sqlite_events_read(struct store_backend *backend, const char *type,
 {
     struct sqlite_store *store = sqlite_store_of(backend);
     struct sqlite_conn *conn = sqlite_db_checkout(store);
-    sqlite3_stmt *stmt = sqlite_db_cached(conn, SQL_EVENTS_PAGE, err);
+    sqlite3_stmt *stmt = sqlite_db_cached(conn, sqlite_sql(STORE_SQL_EVENTS_PAGE), err);
     enum gq_code code = stmt != NULL ? GQ_OK : prepare_failed(err);
     if (stmt != NULL) {
         sqlite3_bind_text(stmt, 1, type, -1, SQLITE_STATIC);
@@ -194,13 +176,13 @@ static enum gq_code append_endpoint_row(struct endpoint_list *list, sqlite3_stmt
     list->items = items;
     struct stored_endpoint *endpoint = &items[list->count++];
     memset(endpoint, 0, sizeof *endpoint);
-    snprintf(endpoint->id, sizeof endpoint->id, "%s", text_of(stmt, 0));
-    bool copied = sqlite_db_column_strdup(stmt, 1, &endpoint->url) &&
-                  sqlite_db_column_strdup(stmt, 2, &endpoint->description) &&
-                  sqlite_db_column_strdup(stmt, 3, &endpoint->events);
-    endpoint->enabled = sqlite3_column_int(stmt, 4) != 0;
-    endpoint->created_at = sqlite3_column_int64(stmt, 5);
-    endpoint->updated_at = sqlite3_column_int64(stmt, 6);
+    snprintf(endpoint->id, sizeof endpoint->id, "%s", text_of(stmt, ENDPOINT_COL_ID));
+    bool copied = sqlite_db_column_strdup(stmt, ENDPOINT_COL_URL, &endpoint->url) &&
+                  sqlite_db_column_strdup(stmt, ENDPOINT_COL_DESCRIPTION, &endpoint->description) &&
+                  sqlite_db_column_strdup(stmt, ENDPOINT_COL_EVENTS, &endpoint->events);
+    endpoint->enabled = sqlite3_column_int(stmt, ENDPOINT_COL_ENABLED) != 0;
+    endpoint->created_at = sqlite3_column_int64(stmt, ENDPOINT_COL_CREATED_AT);
+    endpoint->updated_at = sqlite3_column_int64(stmt, ENDPOINT_COL_UPDATED_AT);
     return copied ? GQ_OK
                   : gq_fail(err, GQ_ERR_NO_MEMORY, NULL, "out of memory reading webhook endpoints");
 }
@@ -341,7 +323,7 @@ enum gq_code sqlite_endpoint_delete(struct store_backend *backend, const char *i
 static enum gq_code read_attempts(struct sqlite_conn *conn, struct stored_delivery *delivery,
                                   struct gq_error *err)
 {
-    sqlite3_stmt *stmt = sqlite_db_cached(conn, SQL_ATTEMPTS, err);
+    sqlite3_stmt *stmt = sqlite_db_cached(conn, sqlite_sql(STORE_SQL_ATTEMPTS), err);
     if (stmt == NULL)
         return prepare_failed(err);
     sqlite3_bind_text(stmt, 1, delivery->id, -1, SQLITE_STATIC);
@@ -357,12 +339,12 @@ static enum gq_code read_attempts(struct sqlite_conn *conn, struct stored_delive
         delivery->tries = tries;
         struct stored_attempt *attempt = &tries[delivery->n_tries++];
         memset(attempt, 0, sizeof *attempt);
-        attempt->attempt = sqlite3_column_int(stmt, 0);
-        attempt->at_ms = sqlite3_column_int64(stmt, 1);
-        attempt->status_code = sqlite3_column_int(stmt, 2);
-        if (!sqlite_db_column_strdup(stmt, 3, &attempt->error))
+        attempt->attempt = sqlite3_column_int(stmt, ATTEMPT_COL_ATTEMPT);
+        attempt->at_ms = sqlite3_column_int64(stmt, ATTEMPT_COL_AT);
+        attempt->status_code = sqlite3_column_int(stmt, ATTEMPT_COL_STATUS_CODE);
+        if (!sqlite_db_column_strdup(stmt, ATTEMPT_COL_ERROR, &attempt->error))
             code = gq_fail(err, GQ_ERR_NO_MEMORY, NULL, "out of memory reading deliveries");
-        attempt->duration_ms = sqlite3_column_int64(stmt, 4);
+        attempt->duration_ms = sqlite3_column_int64(stmt, ATTEMPT_COL_DURATION_MS);
     }
     if (code == GQ_OK && rc != SQLITE_DONE)
         code = sqlite_db_fail(conn, rc, "reading deliveries", err);
@@ -379,13 +361,15 @@ static enum gq_code append_delivery_row(struct delivery_page *page, sqlite3_stmt
     page->items = items;
     struct stored_delivery *delivery = &items[page->count++];
     memset(delivery, 0, sizeof *delivery);
-    snprintf(delivery->id, sizeof delivery->id, "%s", text_of(stmt, 0));
-    snprintf(delivery->endpoint_id, sizeof delivery->endpoint_id, "%s", text_of(stmt, 1));
-    snprintf(delivery->event_id, sizeof delivery->event_id, "%s", text_of(stmt, 2));
-    snprintf(delivery->status, sizeof delivery->status, "%s", text_of(stmt, 3));
-    delivery->attempts = sqlite3_column_int(stmt, 4);
-    delivery->next_attempt_at = sqlite3_column_int64(stmt, 5);
-    delivery->created_at = sqlite3_column_int64(stmt, 6);
+    snprintf(delivery->id, sizeof delivery->id, "%s", text_of(stmt, DELIVERY_COL_ID));
+    snprintf(delivery->endpoint_id, sizeof delivery->endpoint_id, "%s",
+             text_of(stmt, DELIVERY_COL_ENDPOINT_ID));
+    snprintf(delivery->event_id, sizeof delivery->event_id, "%s",
+             text_of(stmt, DELIVERY_COL_EVENT_ID));
+    snprintf(delivery->status, sizeof delivery->status, "%s", text_of(stmt, DELIVERY_COL_STATUS));
+    delivery->attempts = sqlite3_column_int(stmt, DELIVERY_COL_ATTEMPTS);
+    delivery->next_attempt_at = sqlite3_column_int64(stmt, DELIVERY_COL_NEXT_ATTEMPT_AT);
+    delivery->created_at = sqlite3_column_int64(stmt, DELIVERY_COL_CREATED_AT);
     return GQ_OK;
 }
 
@@ -467,20 +451,21 @@ static enum gq_code append_claim(struct claim *claim, sqlite3_stmt *stmt, struct
     claim->items = items;
     struct claimed_delivery *item = &items[claim->count++];
     memset(item, 0, sizeof *item);
-    snprintf(item->id, sizeof item->id, "%s", text_of(stmt, 0));
-    snprintf(item->event_id, sizeof item->event_id, "%s", text_of(stmt, 1));
-    item->attempts = sqlite3_column_int(stmt, 2);
-    snprintf(item->endpoint_id, sizeof item->endpoint_id, "%s", text_of(stmt, 8));
-    bool copied = sqlite_db_column_strdup(stmt, 3, &item->url) &&
-                  sqlite_db_column_strdup(stmt, 4, &item->secret);
-    return copied ? read_body(stmt, 5, item->event_id, &item->body, err)
+    snprintf(item->id, sizeof item->id, "%s", text_of(stmt, CLAIMED_COL_ID));
+    snprintf(item->event_id, sizeof item->event_id, "%s", text_of(stmt, CLAIMED_COL_EVENT_ID));
+    item->attempts = sqlite3_column_int(stmt, CLAIMED_COL_ATTEMPTS);
+    snprintf(item->endpoint_id, sizeof item->endpoint_id, "%s",
+             text_of(stmt, CLAIMED_COL_ENDPOINT_ID));
+    bool copied = sqlite_db_column_strdup(stmt, CLAIMED_COL_URL, &item->url) &&
+                  sqlite_db_column_strdup(stmt, CLAIMED_COL_SECRET, &item->secret);
+    return copied ? read_body(stmt, CLAIMED_COL_BODY, item->event_id, &item->body, err)
                   : gq_fail(err, GQ_ERR_NO_MEMORY, NULL, "out of memory claiming deliveries");
 }
 
 static enum gq_code claim_due(struct sqlite_conn *conn, void *context, struct gq_error *err)
 {
     struct claim *claim = context;
-    sqlite3_stmt *stmt = sqlite_db_cached(conn, SQL_DUE, err);
+    sqlite3_stmt *stmt = sqlite_db_cached(conn, sqlite_sql(STORE_SQL_DELIVERIES_CLAIM), err);
     if (stmt == NULL)
         return prepare_failed(err);
     sqlite3_bind_int64(stmt, 1, (sqlite3_int64)claim->now_ms);
@@ -520,18 +505,6 @@ enum gq_code sqlite_deliveries_claim(struct store_backend *backend, int64_t now_
     return code;
 }
 
-static const char SQL_ENDPOINT_SUCCEEDED[] =
-    "UPDATE webhook_endpoints SET failing_since = NULL"
-    " WHERE id = (SELECT endpoint_id FROM webhook_deliveries WHERE id = ?1)"
-    " AND failing_since IS NOT NULL";
-static const char SQL_ENDPOINT_FAILED[] =
-    "UPDATE webhook_endpoints SET failing_since = coalesce(failing_since, ?2)"
-    " WHERE id = (SELECT endpoint_id FROM webhook_deliveries WHERE id = ?1)";
-static const char SQL_ENDPOINT_DISABLE[] =
-    "UPDATE webhook_endpoints SET enabled = 0, updated_at = ?3"
-    " WHERE id = (SELECT endpoint_id FROM webhook_deliveries WHERE id = ?1)"
-    " AND enabled = 1 AND failing_since <= ?2 RETURNING " STORE_SQL_ENDPOINT_COLUMNS;
-
 struct finish {
     const struct delivery_end *end;
     bool *disabled;
@@ -542,7 +515,7 @@ struct finish {
 static enum gq_code disable_if_failing(struct sqlite_conn *conn, const struct delivery_end *end,
                                        bool *disabled, struct gq_error *err)
 {
-    sqlite3_stmt *stmt = sqlite_db_cached(conn, SQL_ENDPOINT_DISABLE, err);
+    sqlite3_stmt *stmt = sqlite_db_cached(conn, sqlite_sql(STORE_SQL_ENDPOINT_DISABLE), err);
     if (stmt == NULL)
         return prepare_failed(err);
     sqlite3_bind_text(stmt, 1, end->id, -1, SQLITE_STATIC);
@@ -575,8 +548,10 @@ static enum gq_code track_endpoint(struct sqlite_conn *conn, const struct delive
                                    bool *disabled, struct gq_error *err)
 {
     bool succeeded = strcmp(end->status, "succeeded") == 0;
-    sqlite3_stmt *stmt =
-        sqlite_db_cached(conn, succeeded ? SQL_ENDPOINT_SUCCEEDED : SQL_ENDPOINT_FAILED, err);
+    sqlite3_stmt *stmt = sqlite_db_cached(conn,
+                                          succeeded ? sqlite_sql(STORE_SQL_ENDPOINT_SUCCEEDED)
+                                                    : sqlite_sql(STORE_SQL_ENDPOINT_FAILED),
+                                          err);
     if (stmt == NULL)
         return prepare_failed(err);
     sqlite3_bind_text(stmt, 1, end->id, -1, SQLITE_STATIC);
@@ -605,7 +580,7 @@ static enum gq_code finish_delivery(struct sqlite_conn *conn, void *context, str
     enum gq_code code = step_write(conn, stmt, "recording a delivery", err);
     if (code != GQ_OK)
         return code;
-    stmt = sqlite_db_cached(conn, SQL_DELIVERY_FINISH, err);
+    stmt = sqlite_db_cached(conn, sqlite_sql(STORE_SQL_DELIVERY_FINISH), err);
     if (stmt == NULL)
         return prepare_failed(err);
     sqlite3_bind_text(stmt, 1, end->id, -1, SQLITE_STATIC);

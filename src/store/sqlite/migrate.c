@@ -13,18 +13,6 @@
 
 #include "store/sqlite/db.h"
 
-static const char SQL_CREATE_HISTORY[] = "CREATE TABLE IF NOT EXISTS schema_migrations ("
-                                         " version INTEGER PRIMARY KEY,"
-                                         " name TEXT NOT NULL,"
-                                         " checksum TEXT NOT NULL,"
-                                         " applied_at INTEGER NOT NULL)";
-static const char SQL_RECORDED_CHECKSUM[] =
-    "SELECT checksum FROM schema_migrations WHERE version = ?1";
-static const char SQL_RECORD[] =
-    "INSERT INTO schema_migrations (version, name, checksum, applied_at) VALUES (?1, ?2, ?3, ?4)";
-static const char SQL_RECORDED[] =
-    "SELECT version, name, checksum FROM schema_migrations ORDER BY version";
-
 static bool has_history(struct sqlite_conn *conn)
 {
     return sqlite3_table_column_metadata(conn->db, "main", "schema_migrations", NULL, NULL, NULL,
@@ -40,9 +28,9 @@ static enum gq_code append_recorded(struct migration_history *history, sqlite3_s
         return gq_fail(err, GQ_ERR_NO_MEMORY, NULL, "out of memory reading schema_migrations");
     history->items = items;
     struct recorded_migration *recorded = &items[history->count++];
-    const unsigned char *name = sqlite3_column_text(stmt, 1);
-    const unsigned char *checksum = sqlite3_column_text(stmt, 2);
-    recorded->version = sqlite3_column_int(stmt, 0);
+    const unsigned char *name = sqlite3_column_text(stmt, MIGRATION_COL_NAME);
+    const unsigned char *checksum = sqlite3_column_text(stmt, MIGRATION_COL_CHECKSUM);
+    recorded->version = sqlite3_column_int(stmt, MIGRATION_COL_VERSION);
     snprintf(recorded->name, sizeof recorded->name, "%s", name ? (const char *)name : "?");
     snprintf(recorded->checksum, sizeof recorded->checksum, "%s",
              checksum ? (const char *)checksum : "?");
@@ -58,7 +46,8 @@ enum gq_code sqlite_read_history(struct store_backend *backend, struct migration
     struct sqlite_conn *conn = sqlite_db_checkout(store);
     enum gq_code code = GQ_OK;
     /* A database never migrated has no history: every file is pending. */
-    sqlite3_stmt *stmt = has_history(conn) ? sqlite_db_prepare(conn, SQL_RECORDED, err) : NULL;
+    sqlite3_stmt *stmt =
+        has_history(conn) ? sqlite_db_prepare(conn, sqlite_sql(STORE_SQL_MIGRATIONS), err) : NULL;
     if (has_history(conn) && stmt == NULL)
         code = err != NULL ? err->code : GQ_ERR_INTERNAL;
     int rc = SQLITE_DONE;
@@ -81,7 +70,7 @@ enum gq_code sqlite_read_history(struct store_backend *backend, struct migration
 static enum gq_code find_recorded(struct sqlite_conn *conn, int version, char out[65],
                                   struct gq_error *err)
 {
-    sqlite3_stmt *stmt = sqlite_db_prepare(conn, SQL_RECORDED_CHECKSUM, err);
+    sqlite3_stmt *stmt = sqlite_db_prepare(conn, sqlite_sql(STORE_SQL_MIGRATION_CHECKSUM), err);
     if (stmt == NULL)
         return err != NULL ? err->code : GQ_ERR_INTERNAL;
     sqlite3_bind_int(stmt, 1, version);
@@ -101,7 +90,7 @@ static enum gq_code find_recorded(struct sqlite_conn *conn, int version, char ou
 static enum gq_code record_migration(struct sqlite_conn *conn, const struct migration *migration,
                                      struct gq_error *err)
 {
-    sqlite3_stmt *stmt = sqlite_db_prepare(conn, SQL_RECORD, err);
+    sqlite3_stmt *stmt = sqlite_db_prepare(conn, sqlite_sql(STORE_SQL_MIGRATION_RECORD), err);
     if (stmt == NULL)
         return err != NULL ? err->code : GQ_ERR_INTERNAL;
     sqlite3_bind_int(stmt, 1, migration->version);
@@ -149,7 +138,8 @@ static enum gq_code apply_locked(struct sqlite_conn *conn, const struct migratio
 {
     char name[160];
     snprintf(name, sizeof name, "migration %s", migration->name);
-    enum gq_code code = execute(conn, SQL_CREATE_HISTORY, "creating schema_migrations", err);
+    enum gq_code code =
+        execute(conn, sqlite_sql(STORE_SQL_MIGRATIONS_CREATE), "creating schema_migrations", err);
     char recorded[65];
     if (code == GQ_OK)
         code = find_recorded(conn, migration->version, recorded, err);

@@ -17,39 +17,13 @@
 
 #include "store/sqlite/db.h"
 
-static const char SQL_QUOTE_BY_ID[] =
-    "SELECT " STORE_SQL_QUOTE_COLUMNS " FROM quotes WHERE id = ?1";
-static const char SQL_QUOTE_BY_KEY[] =
-    "SELECT " STORE_SQL_QUOTE_COLUMNS " FROM quotes WHERE idempotency_key = ?1";
-static const char SQL_QUOTE_INSERT[] =
-    "INSERT INTO quotes (id, status, request_json, response_lz4, response_size, idempotency_key,"
-    " price_list_version, created_at, expires_at, accepted_at)"
-    " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)";
 static const char SQL_UNDO_QUOTE[] = "DELETE FROM quotes WHERE id = ?1";
 static const char SQL_UNDO_EVENT[] = "DELETE FROM events WHERE id = ?1";
 static const char SQL_UNDO_DELIVERIES[] = "DELETE FROM webhook_deliveries WHERE event_id = ?1";
-static const char SQL_QUOTE_ACCEPT[] =
-    "UPDATE quotes SET status = 'accepted', accepted_at = ?2, acceptance = ?3"
-    " WHERE id = ?1 AND status = 'open' AND expires_at > ?2";
-static const char SQL_QUOTE_CANCEL[] =
-    "UPDATE quotes SET status = 'canceled', canceled_at = ?2, cancel_reason = ?3"
-    " WHERE id = ?1 AND status = 'open' AND expires_at > ?2";
 static const char SQL_QUOTES_DUE[] = "SELECT id FROM quotes WHERE status = 'open'"
                                      " AND expires_at <= ?1 ORDER BY expires_at LIMIT ?2";
-static const char SQL_QUOTE_EXPIRE[] = "UPDATE quotes SET status = 'expired', expired_at = ?2"
-                                       " WHERE id = ?1 AND status = 'open' AND expires_at <= ?2";
-/* Retention's quotes: two arms, so that each searches its index (quotes_ended,
- * quotes_accepted_by_time) where one WHERE of two ORed terms scanned every
- * quote. */
-#define QUOTES_ENDED_IDS                                                                           \
-    "SELECT id FROM quotes WHERE coalesce(canceled_at, expired_at) < ?1"                           \
-    " AND status IN ('canceled', 'expired')"                                                       \
-    " UNION ALL SELECT id FROM quotes WHERE ?2 > 0 AND status = 'accepted' AND accepted_at < ?2"
-static const char SQL_QUOTES_DELETE_ENDED[] =
-    "DELETE FROM quotes WHERE id IN (" QUOTES_ENDED_IDS " LIMIT ?3)";
+/* Whether retention has anything to delete, read before its write lock. */
 static const char SQL_QUOTES_ANY_ENDED[] = QUOTES_ENDED_IDS " LIMIT (?3 > 0)";
-static const char SQL_QUOTE_RELEASE_KEY[] =
-    "UPDATE quotes SET idempotency_key = NULL WHERE id = ?1 AND idempotency_key = ?2";
 
 /* ---- Rows. ---- */
 
@@ -129,7 +103,7 @@ static void bind_optional_int64(sqlite3_stmt *stmt, int index, bool present, int
 static enum gq_code insert_row(struct sqlite_conn *conn, const struct quote_save *save,
                                struct gq_error *err)
 {
-    sqlite3_stmt *stmt = sqlite_db_cached(conn, SQL_QUOTE_INSERT, err);
+    sqlite3_stmt *stmt = sqlite_db_cached(conn, sqlite_sql(STORE_SQL_QUOTE_INSERT), err);
     if (stmt == NULL)
         return err != NULL ? err->code : GQ_ERR_INTERNAL;
     const struct stored_quote *quote = &save->quote;
@@ -178,8 +152,8 @@ static void save_locked(struct sqlite_conn *conn, struct quote_save *save)
     save->replayed = false;
     const char *key = save->quote.idempotency_key;
     if (key != NULL) {
-        save->code =
-            select_quote(conn, SQL_QUOTE_BY_KEY, key, &save->existing, &save->replayed, &save->err);
+        save->code = select_quote(conn, sqlite_sql(STORE_SQL_QUOTE_BY_KEY), key, &save->existing,
+                                  &save->replayed, &save->err);
         if (save->code != GQ_OK || save->replayed)
             return;
     }
@@ -245,24 +219,12 @@ enum gq_code sqlite_get_quote(struct store_backend *backend, const char *id,
 {
     struct sqlite_store *store = sqlite_store_of(backend);
     struct sqlite_conn *conn = sqlite_db_checkout(store);
-    enum gq_code code = select_quote(conn, SQL_QUOTE_BY_ID, id, out, found, err);
+    enum gq_code code = select_quote(conn, sqlite_sql(STORE_SQL_QUOTE_BY_ID), id, out, found, err);
     sqlite_db_checkin(store, conn);
     return code;
 }
 
 /* ---- A page of quotes. ---- */
-
-/* Every filter optional (a NULL parameter is "any"); "expired" is also an
- * open quote past expires_at that the sweeper has not marked yet. */
-static const char SQL_QUOTES_LIST[] =
-    "SELECT " STORE_SQL_QUOTE_COLUMNS " FROM quotes"
-    " WHERE (?1 IS NULL OR client_reference_id = ?1)"
-    " AND (?2 IS NULL OR created_at >= ?2) AND (?3 IS NULL OR created_at < ?3)"
-    " AND (?4 IS NULL OR (?4 = 'open' AND status = 'open' AND expires_at > ?5)"
-    " OR (?4 = 'expired' AND (status = 'expired' OR (status = 'open' AND expires_at <= ?5)))"
-    " OR (?4 IN ('accepted', 'canceled') AND status = ?4))"
-    " AND (?7 IS NULL OR (created_at, id) < (?6, ?7))"
-    " ORDER BY created_at DESC, id DESC LIMIT ?8";
 
 static void bind_optional_bound(sqlite3_stmt *stmt, int index, int64_t value)
 {
@@ -278,7 +240,7 @@ enum gq_code sqlite_list_quotes(struct store_backend *backend, const struct quot
     if (out->items == NULL)
         return gq_fail(err, GQ_ERR_NO_MEMORY, NULL, "out of memory listing quotes");
     struct sqlite_conn *conn = sqlite_db_checkout(store);
-    sqlite3_stmt *stmt = sqlite_db_cached(conn, SQL_QUOTES_LIST, err);
+    sqlite3_stmt *stmt = sqlite_db_cached(conn, sqlite_sql(STORE_SQL_QUOTES_LIST), err);
     enum gq_code code = stmt != NULL ? GQ_OK : (err != NULL ? err->code : GQ_ERR_INTERNAL);
     if (code == GQ_OK) {
         sqlite3_bind_text(stmt, 1, filter->client_reference_id, -1, SQLITE_STATIC);
@@ -309,8 +271,7 @@ enum gq_code sqlite_recent_requests(struct store_backend *backend, int limit, js
 {
     struct sqlite_store *store = sqlite_store_of(backend);
     struct sqlite_conn *conn = sqlite_db_checkout(store);
-    sqlite3_stmt *stmt = sqlite_db_prepare(
-        conn, "SELECT request_json FROM quotes ORDER BY created_at DESC, id DESC LIMIT ?1", err);
+    sqlite3_stmt *stmt = sqlite_db_prepare(conn, sqlite_sql(STORE_SQL_RECENT_REQUESTS), err);
     enum gq_code code = stmt != NULL ? GQ_OK : err->code;
     json_t *requests = code == GQ_OK ? json_array() : NULL;
     if (code == GQ_OK && requests == NULL)
@@ -381,11 +342,12 @@ static enum gq_code end_locked(struct sqlite_conn *conn, const struct quote_end 
                                struct gq_error *err)
 {
     bool accept = end->ending == QUOTE_END_ACCEPT, updated = false, found;
-    enum gq_code code = update_quote(conn, accept ? SQL_QUOTE_ACCEPT : SQL_QUOTE_CANCEL, end->id,
-                                     end->now, end->detail, true, &updated,
-                                     accept ? "accepting a quote" : "canceling a quote", err);
+    enum gq_code code = update_quote(
+        conn, accept ? sqlite_sql(STORE_SQL_QUOTE_ACCEPT) : sqlite_sql(STORE_SQL_QUOTE_CANCEL),
+        end->id, end->now, end->detail, true, &updated,
+        accept ? "accepting a quote" : "canceling a quote", err);
     if (code == GQ_OK)
-        code = select_quote(conn, SQL_QUOTE_BY_ID, end->id, quote, &found, err);
+        code = select_quote(conn, sqlite_sql(STORE_SQL_QUOTE_BY_ID), end->id, quote, &found, err);
     if (code != GQ_OK)
         return code;
     if (updated && found) /* the outbox: in the same transaction */
@@ -469,13 +431,13 @@ static enum gq_code due_ids(struct sqlite_conn *conn, int64_t now, int limit,
 static enum gq_code expire_one(struct sqlite_conn *conn, const char *id, int64_t now, bool *marked,
                                struct gq_error *err)
 {
-    enum gq_code code =
-        update_quote(conn, SQL_QUOTE_EXPIRE, id, now, NULL, false, marked, "expiring a quote", err);
+    enum gq_code code = update_quote(conn, sqlite_sql(STORE_SQL_QUOTES_EXPIRE), id, now, NULL,
+                                     false, marked, "expiring a quote", err);
     if (code != GQ_OK || !*marked)
         return code;
     struct stored_quote quote;
     bool found = false;
-    code = select_quote(conn, SQL_QUOTE_BY_ID, id, &quote, &found, err);
+    code = select_quote(conn, sqlite_sql(STORE_SQL_QUOTE_BY_ID), id, &quote, &found, err);
     if (code == GQ_OK && found)
         code = append_quote_event(conn, STORE_EVENT_QUOTE_EXPIRED, &quote, now, err);
     if (found)
@@ -579,7 +541,7 @@ enum gq_code sqlite_delete_ended_quotes(struct store_backend *backend, int64_t e
     enum gq_code code = any_to_delete(sqlite_store_of(backend), &values, &any, err);
     if (code != GQ_OK || !any)
         return code;
-    struct one_write write = {SQL_QUOTES_DELETE_ENDED, bind_delete, &values,
+    struct one_write write = {sqlite_sql(STORE_SQL_QUOTES_DELETE_ENDED), bind_delete, &values,
                               "deleting ended quotes", count};
     return sqlite_db_in_write_transaction(sqlite_store_of(backend), run_one_write, &write, err);
 }
@@ -600,7 +562,7 @@ enum gq_code sqlite_release_key(struct store_backend *backend, const char *quote
 {
     struct release_values values = {quote_id, key};
     int changes = 0;
-    struct one_write write = {SQL_QUOTE_RELEASE_KEY, bind_release, &values,
+    struct one_write write = {sqlite_sql(STORE_SQL_QUOTE_RELEASE_KEY), bind_release, &values,
                               "releasing an idempotency key", &changes};
     enum gq_code code =
         sqlite_db_in_write_transaction(sqlite_store_of(backend), run_one_write, &write, err);
