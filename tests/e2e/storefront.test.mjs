@@ -744,10 +744,12 @@ describe('the storefront page', () => {
       await Promise.all([page.waitForResponse((r) => r.url().endsWith('/recommend')), page.click('#wizard-hint button')]);
       await page.waitForFunction(() => document.querySelector('#recommendations .total')?.textContent === '¥1,090.34');
       assert.equal(await page.inputValue('#w-budget'), '1090.34');
-      /* a deadline nothing meets */
+      /* a deadline nothing meets, even with as many instances as allowed and no checkpointing */
       await page.fill('#w-budget', '');
-      await page.fill('#w-tokens', '20');
-      await page.fill('#w-deadline', '3');
+      await page.fill('#w-tokens', '40');
+      await page.fill('#w-deadline', '1');
+      await page.fill('#w-instances', '64');
+      await page.selectOption('#w-checkpointing', 'none');
       await page.click('#wiz button[type=submit]');
       await page.waitForFunction(() => /(deadline|期限)/.test(document.querySelector('#wizard-hint:not([hidden]) button')?.textContent || ''));
       const offer = await text(page, '#wizard-hint p');
@@ -757,6 +759,33 @@ describe('the storefront page', () => {
       await Promise.all([page.waitForResponse((r) => r.url().endsWith('/recommend')), page.click('#wizard-hint button')]);
       await page.waitForSelector('#recommendations li.recommendation');
       assert.equal(await page.inputValue('#w-deadline'), String(deadline));
+      await page.close();
+    }
+  });
+
+  test('when more instances would meet the deadline, the wizard offers that many as a button that sets it', async () => {
+    for (const language of ['zh-CN', 'en']) {
+      const page = await openPage(browser.context, `${api.origin}/`);
+      await page.click(language === 'en' ? '#lang-en' : '#lang-zh');
+      await page.waitForFunction((l) => document.documentElement.lang === l, language);
+      await page.fill('#w-tokens', '1');
+      await page.fill('#w-deadline', '1');
+      await page.fill('#w-instances', '1');
+      await page.selectOption('#w-checkpointing', 'none');
+      await page.click('#wiz button[type=submit]');
+      await page.waitForSelector('#wizard-hint:not([hidden]) button');
+      assert.equal(await page.locator('#recommendations li.recommendation').count(), 0);
+      const x8 = language === 'en' ? 'V100 32GB × 8' : 'V100 32GB 八卡';
+      assert.equal(
+        await text(page, '#wizard-hint p'),
+        language === 'en' ? `With up to 26 instances this finishes in 0.2 days for ¥1,362.92 on ${x8}.` : `最多实例数放宽到 26 台，在 ${x8} 上约 0.2 天完成，费用 ¥1,362.92。`,
+      );
+      assert.equal(await text(page, '#wizard-hint button'), language === 'en' ? 'Allow up to 26 instances' : '最多实例数改为 26 台');
+      await page.locator('#wizard').screenshot({ path: join(SHOTS, `storefront-wizard-instances-${language}.png`) });
+      await Promise.all([page.waitForResponse((r) => r.url().endsWith('/recommend')), page.click('#wizard-hint button')]);
+      await page.waitForFunction(() => document.querySelector('#recommendations .total')?.textContent === '¥1,362.92');
+      assert.equal(await page.inputValue('#w-instances'), '26');
+      assert.equal(await page.inputValue('#w-deadline'), '1');
       await page.close();
     }
   });

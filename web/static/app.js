@@ -30,6 +30,7 @@
   const CHART_COLOURS = { on_demand: '#0b5cad', monthly: '#b8420f', quarterly: '#197a3e', student: '#7a3ea8' };
 
   const TRAINING_TASKS = ['finetune', 'lora', 'pretrain', 'learning'];
+  const DEFAULT_MAX_INSTANCES = 8; // the API's, when the wizard sends none
   const NARROW_CHART = 560; /* px: below this the break-even labels would collide */
 
   const state = {
@@ -741,11 +742,13 @@
     const workload = { task: value('w-task'), model_params_b: Number(value('w-params')), precision: value('w-precision') };
     if (value('w-tokens') !== '') workload.tokens_b = Number(value('w-tokens'));
     if (isTraining(workload.task)) workload.activation_checkpointing = value('w-checkpointing');
-    const { drop, ...setting } = change;
+    const { drop, max_instances: instances, ...setting } = change;
     Object.assign(workload, setting);
     const body = { workload, customer: { segment: 'individual' } };
     if (value('w-deadline') !== '') body.deadline_days = Number(value('w-deadline'));
     if (value('w-budget') !== '') body.budget = Number(value('w-budget')).toFixed(2);
+    if (instances !== undefined) body.assumptions = { max_instances: instances };
+    else if (value('w-instances') !== '') body.assumptions = { max_instances: Number(value('w-instances')) };
     if (drop) delete body[drop];
     return body;
   }
@@ -783,6 +786,17 @@
     return changes;
   }
 
+  /* When nothing is fast enough, as many instances as the form allows: the
+   * answer says how many it takes (and those are the ones the API hints at
+   * when it says to allow more). */
+  function instancesChanges(result, body) {
+    if (result.recommendations.length) return [];
+    const most = Number(document.getElementById('w-instances').max);
+    const now = body.assumptions?.max_instances ?? DEFAULT_MAX_INSTANCES;
+    const late = result.rejected.some((r) => r.reason === 'misses_deadline' || r.reason === 'exceeds_max_rental');
+    return late && now < most ? [{ max_instances: most }] : [];
+  }
+
   /* When nothing fits, the limits the form has that ruled everything out:
    * asked again without the limit, the answer says what it would take. */
   function limitChanges(result, body) {
@@ -794,6 +808,10 @@
     return changes;
   }
 
+  function skuDisplayName(id) {
+    return state.skus.get(id)?.name ?? id;
+  }
+
   /* The offer's sentence and its button's words. */
   function offerWords(best, body, where) {
     const { change, top } = best;
@@ -802,6 +820,7 @@
     if (change.drop === 'budget')
       return [training ? t('offer_budget_training', yuan(top.total), days, where) : t('offer_budget_rental', yuan(top.total), where), t('offer_budget_apply', yuan(top.total))];
     if (change.drop === 'deadline_days') return [t('offer_deadline', Math.ceil(top.estimated_days), days, yuan(top.total), where), t('offer_deadline_apply', Math.ceil(top.estimated_days))];
+    if (change.max_instances) return [t('offer_instances', top.quantity, days, yuan(top.total), skuDisplayName(top.sku)), t('offer_instances_apply', top.quantity)];
     const sentence = training ? t('offer_training', changeWords(change), days, yuan(top.total), where) : t('offer_rental', changeWords(change), yuan(top.total), where);
     return [sentence, t('offer_apply')];
   }
@@ -811,18 +830,26 @@
     return t(`offer_ckpt_${change.activation_checkpointing}`);
   }
 
+  /* The cheapest answer among `changes` that beats `now`, or null. */
+  async function cheapestChange(changes, now) {
+    let best = null;
+    for (const change of changes) {
+      const other = await api('/recommend', wizardBody(change)).catch(() => null);
+      const top = other && other.recommendations[0];
+      if (top && (!now || fen(top.total) < fen(now.total)) && (!best || fen(top.total) < fen(best.top.total))) best = { change, top };
+    }
+    return best;
+  }
+
+  /* A change that keeps every limit the customer gave comes before one
+   * that gives a limit up, however much cheaper that would be. */
   async function offerBetterSetting(result, body) {
     const box = document.getElementById('wizard-hint');
     box.hidden = true;
     box.replaceChildren();
     if (!result.hint) return;
     const now = result.recommendations[0];
-    let best = null;
-    for (const change of [...candidateChanges(body), ...limitChanges(result, body)]) {
-      const other = await api('/recommend', wizardBody(change)).catch(() => null);
-      const top = other && other.recommendations[0];
-      if (top && (!now || fen(top.total) < fen(now.total)) && (!best || fen(top.total) < fen(best.top.total))) best = { change, top };
-    }
+    const best = (await cheapestChange([...candidateChanges(body), ...instancesChanges(result, body)], now)) ?? (await cheapestChange(limitChanges(result, body), now));
     if (!best) {
       if (!now) {
         box.replaceChildren(element('p', {}, t('hint_none_fit')));
@@ -830,8 +857,8 @@
       }
       return;
     }
-    const skuName = state.skus.get(best.top.sku)?.name ?? best.top.sku;
-    const where = best.top.quantity > 1 ? `${skuName}（${t('w_instances', best.top.quantity)}）` : skuName;
+    const name = skuDisplayName(best.top.sku);
+    const where = best.top.quantity > 1 ? `${name}（${t('w_instances', best.top.quantity)}）` : name;
     const [sentence, action] = offerWords(best, body, where);
     box.replaceChildren(element('p', {}, sentence), element('button', { type: 'button', class: 'secondary', onclick: () => applySetting(best.change, best.top) }, action));
     box.hidden = false;
@@ -842,6 +869,7 @@
     if (change.drop === 'deadline_days') document.getElementById('w-deadline').value = String(Math.ceil(top.estimated_days));
     if (change.activation_checkpointing) document.getElementById('w-checkpointing').value = change.activation_checkpointing;
     if (change.precision) document.getElementById('w-precision').value = change.precision;
+    if (change.max_instances) document.getElementById('w-instances').value = String(top.quantity);
     await recommend();
   }
 
