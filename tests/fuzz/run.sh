@@ -63,7 +63,7 @@ done
 # The libraries of each target.
 packages() {
     case "$1" in
-    request_front) echo jansson libmicrohttpd sqlite3 libpq nettle liblz4 pangocairo ;;
+    request_front) echo jansson libmicrohttpd sqlite3 libpq nettle liblz4 pangocairo fontconfig ;;
     *) echo jansson ;;
     esac
 }
