@@ -159,8 +159,9 @@ static bool within_rate_limit(struct http_request *request, bool identified, str
 
 enum policy_verdict policy_decide(struct http_request *request, struct gq_error *err)
 {
-    struct gq_error refusal = {0};
-    bool identified = auth_identify(request, &refusal) == GQ_OK;
+    /* A refused key's error waits in `err`: a spent rate limit, checked
+     * first, overwrites it, and no other verdict reads it. */
+    bool identified = auth_identify(request, err) == GQ_OK;
     if (!within_rate_limit(request, identified, err))
         return POLICY_REFUSED;
     if (request->allowed_methods == 0)
@@ -173,10 +174,8 @@ enum policy_verdict policy_decide(struct http_request *request, struct gq_error 
         return POLICY_BODY_TOO_LARGE;
     if (!request->route->takes_query && request->query[0] != '\0')
         return POLICY_QUERY_REFUSED;
-    if (!identified) {
-        *err = refusal;
+    if (!identified)
         return POLICY_REFUSED;
-    }
     if (auth_require(request, request->route->scope, err) != GQ_OK)
         return POLICY_REFUSED;
     if (request->route->body != BODY_NONE && check_body_media(request, err) != GQ_OK)

@@ -187,7 +187,11 @@ static void match_in(const struct route *table, size_t count, const char *path,
     size_t n_params;
     for (size_t i = 0; i < count; i++) {
         const struct route *route = &table[i];
-        if (!path_matches(route->pattern, path, params, &n_params))
+        /* Most routes part from the path at its first letter (every
+         * pattern starts with '/'). */
+        bool first_differs =
+            path[0] == '\0' || (route->pattern[1] != path[1] && route->pattern[1] != '{');
+        if (first_differs || !path_matches(route->pattern, path, params, &n_params))
             continue;
         if (out->path_route == NULL)
             out->path_route = route;

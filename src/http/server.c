@@ -216,17 +216,23 @@ static bool head_layout_known(void)
     return strcmp(MHD_get_version(), "0.9.75") == 0;
 }
 
-/* A header name is a token (RFC 9110 5.6.2): no space, control or
- * separator. */
+/* A tchar (RFC 9110 5.6.2): a letter, a digit or one of !#$%&'*+-.^_`|~.
+ * Letters and '-' first: they are what header names are made of. */
+static bool is_tchar(unsigned char c)
+{
+    bool letter = (c | 0x20) >= 'a' && (c | 0x20) <= 'z';
+    bool digit = c >= '0' && c <= '9';
+    return letter || c == '-' || digit || (c != '\0' && strchr("!#$%&'*+.^_`|~", c) != NULL);
+}
+
+/* A header name is a token: at least one tchar, and nothing else. */
 static bool is_token(const char *name, size_t length)
 {
     if (length == 0)
         return false;
-    for (size_t i = 0; i < length; i++) {
-        unsigned char c = (unsigned char)name[i];
-        if (c <= 0x20 || c >= 0x7f || strchr("\"(),/:;<=>?@[\\]{}", c) != NULL)
+    for (size_t i = 0; i < length; i++)
+        if (!is_tchar((unsigned char)name[i]))
             return false;
-    }
     return true;
 }
 
@@ -259,37 +265,94 @@ static bool is_identity_coding(const char *value)
            value[length + strspn(value + length, " \t")] == '\0';
 }
 
+/* The headers a request's handling reads. */
+enum known_header {
+    HEADER_HOST,
+    HEADER_CONTENT_LENGTH,
+    HEADER_TRANSFER_ENCODING,
+    HEADER_CONTENT_TYPE,
+    HEADER_CONTENT_ENCODING,
+    HEADER_IDEMPOTENCY_KEY,
+    HEADER_AUTHORIZATION,
+    HEADER_ACCEPT_LANGUAGE,
+    HEADER_REQUEST_ID,
+    HEADER_OTHER
+};
+
+/* Which header `name` is, in any case; lengths first, since most headers
+ * of a request (User-Agent, Accept) are none of these. */
+static enum known_header known_header(const char *name, size_t length)
+{
+#define KNOWN(text, which)                                                                         \
+    {                                                                                              \
+        text, sizeof text - 1, which                                                               \
+    }
+    static const struct {
+        const char *name;
+        size_t length;
+        enum known_header which;
+    } known[] = {
+        KNOWN(MHD_HTTP_HEADER_HOST, HEADER_HOST),
+        KNOWN(MHD_HTTP_HEADER_CONTENT_LENGTH, HEADER_CONTENT_LENGTH),
+        KNOWN(MHD_HTTP_HEADER_TRANSFER_ENCODING, HEADER_TRANSFER_ENCODING),
+        KNOWN(MHD_HTTP_HEADER_CONTENT_TYPE, HEADER_CONTENT_TYPE),
+        KNOWN(MHD_HTTP_HEADER_CONTENT_ENCODING, HEADER_CONTENT_ENCODING),
+        KNOWN("Idempotency-Key", HEADER_IDEMPOTENCY_KEY),
+        KNOWN(MHD_HTTP_HEADER_AUTHORIZATION, HEADER_AUTHORIZATION),
+        KNOWN(MHD_HTTP_HEADER_ACCEPT_LANGUAGE, HEADER_ACCEPT_LANGUAGE),
+        KNOWN(REQUEST_ID_HEADER, HEADER_REQUEST_ID),
+    };
+#undef KNOWN
+    for (size_t i = 0; i < sizeof known / sizeof known[0]; i++)
+        if (known[i].length == length && strcasecmp(known[i].name, name) == 0)
+            return known[i].which;
+    return HEADER_OTHER;
+}
+
 static enum MHD_Result note_header(void *context, enum MHD_ValueKind kind, const char *name,
                                    size_t name_length, const char *value, size_t value_length)
 {
     (void)kind;
     struct headers_seen *seen = context;
+    struct http_request *request = seen->request;
     note_line_syntax(seen, name, name_length, value, value_length);
-    if (strcasecmp(name, MHD_HTTP_HEADER_HOST) == 0) {
+    switch (known_header(name, name_length)) {
+    case HEADER_HOST:
         seen->host++;
-    } else if (strcasecmp(name, MHD_HTTP_HEADER_CONTENT_LENGTH) == 0) {
+        break;
+    case HEADER_CONTENT_LENGTH:
         seen->content_length++;
-        seen->request->declared_length = value;
-    } else if (strcasecmp(name, MHD_HTTP_HEADER_TRANSFER_ENCODING) == 0) {
+        request->declared_length = value;
+        break;
+    case HEADER_TRANSFER_ENCODING:
         seen->transfer_encoding++;
         seen->coding = value;
-    } else if (strcasecmp(name, MHD_HTTP_HEADER_CONTENT_TYPE) == 0) {
-        seen->request->content_types++;
-        seen->request->content_type = value;
-    } else if (strcasecmp(name, MHD_HTTP_HEADER_CONTENT_ENCODING) == 0) {
-        if (!is_identity_coding(value) && seen->request->content_encoding == NULL)
-            seen->request->content_encoding = value; /* the first coding not allowed */
-    } else if (strcasecmp(name, "Idempotency-Key") == 0) {
-        seen->request->idempotency_keys++;
-    } else if (strcasecmp(name, MHD_HTTP_HEADER_AUTHORIZATION) == 0) {
-        seen->request->authorizations++;
-        seen->request->authorization = value;
-    } else if (strcasecmp(name, MHD_HTTP_HEADER_ACCEPT_LANGUAGE) == 0) {
+        break;
+    case HEADER_CONTENT_TYPE:
+        request->content_types++;
+        request->content_type = value;
+        break;
+    case HEADER_CONTENT_ENCODING:
+        if (!is_identity_coding(value) && request->content_encoding == NULL)
+            request->content_encoding = value; /* the first coding not allowed */
+        break;
+    case HEADER_IDEMPOTENCY_KEY:
+        request->idempotency_keys++;
+        break;
+    case HEADER_AUTHORIZATION:
+        request->authorizations++;
+        request->authorization = value;
+        break;
+    case HEADER_ACCEPT_LANGUAGE:
         language_choice_add(&seen->languages, value);
-    } else if (strcasecmp(name, REQUEST_ID_HEADER) == 0) {
+        break;
+    case HEADER_REQUEST_ID:
         seen->request_ids++;
         seen->request_id = value;
         seen->request_id_length = value_length;
+        break;
+    case HEADER_OTHER:
+        break;
     }
     return MHD_YES;
 }
