@@ -28,6 +28,11 @@ http_handler quote_handle_get;
 http_handler quote_handle_accept;
 http_handler quote_handle_cancel;
 
+/* The caller's namespace of Idempotency-Keys and client_reference_ids into
+ * `owner` (`size` bytes): "key:<key id>" for a key, else "anon:<client
+ * address>". No caller sees or collides with another's. */
+void quote_owner_of(const struct http_request *request, char *owner, size_t size);
+
 /* POST /quote's rule on its body (the route's `authorize`): GQ_OK, or the
  * 401/403 in `err` for a customer segment that needs a key's quotes:write. */
 enum gq_code quote_authorize_segment(const struct http_request *request, struct gq_error *err);

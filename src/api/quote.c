@@ -35,6 +35,9 @@
 
 #define QUOTE_ID_PREFIX "q_"
 
+/* The most items and bundles, together, of a quote saved without a key. */
+#define QUOTE_KEYLESS_SAVE_MAX_LINES 10
+
 static void add_location(struct MHD_Response *response, const char *id)
 {
     char location[64];
@@ -299,6 +302,7 @@ static enum MHD_Result store_new_quote(struct http_request *request, char *text,
     quote->request_json = strndup(request->body, request->body_length); /* as sent */
     quote->response_json = text;
     quote->idempotency_key = (char *)key;
+    quote_owner_of(request, save->owner, sizeof save->owner);
     quote->price_list_version = request->snapshot->catalog->price_list_version;
     quote->created_at = meta->created_at;
     quote->expires_at = meta->expires_at;
@@ -320,6 +324,36 @@ static enum MHD_Result store_new_quote(struct http_request *request, char *text,
     MHD_suspend_connection(request->connection);
     store_quote_submit(request->app->store, save);
     return MHD_YES;
+}
+
+void quote_owner_of(const struct http_request *request, char *owner, size_t size)
+{
+    if (request->has_key)
+        snprintf(owner, size, "key:%s", request->key_id);
+    else
+        snprintf(owner, size, "anon:%s", request->client);
+}
+
+/* A keyless save writes to the database for anyone: it is kept small,
+ * and what only an order system uses (its own reference, its metadata)
+ * needs a key. */
+static enum gq_code check_keyless_save(const struct http_request *request,
+                                       const struct parsed_quote *parsed, struct gq_error *err)
+{
+    if (!parsed->save || request->has_key)
+        return GQ_OK;
+    size_t items = parsed->request.n_items;
+    if (items + parsed->request.n_bundles > QUOTE_KEYLESS_SAVE_MAX_LINES)
+        return gq_fail_msg(err, GQ_ERR_OUT_OF_RANGE,
+                           items > QUOTE_KEYLESS_SAVE_MAX_LINES ? "items" : "bundles",
+                           MSG_KEYLESS_SAVE_ITEMS, MSG_INT(QUOTE_KEYLESS_SAVE_MAX_LINES));
+    if (parsed->client_reference_id != NULL)
+        return gq_fail_msg(err, GQ_ERR_FORBIDDEN, "client_reference_id", MSG_KEYLESS_SAVE_FIELD,
+                           MSG_TEXT("client_reference_id"));
+    if (parsed->metadata != NULL && json_object_size(parsed->metadata) > 0)
+        return gq_fail_msg(err, GQ_ERR_FORBIDDEN, "metadata", MSG_KEYLESS_SAVE_FIELD,
+                           MSG_TEXT("metadata"));
+    return GQ_OK;
 }
 
 /* A price for a customer segment other than "individual" (a student's)
@@ -368,6 +402,8 @@ enum MHD_Result quote_handle_create(struct http_request *request)
     parsed->request.now = now;
     /* A quote saved without a key writes to the database: its own, smaller
      * rate limit (rate_limit_keyless_saves_per_minute). */
+    if (code == GQ_OK)
+        code = check_keyless_save(request, parsed, &err);
     if (code == GQ_OK && parsed->save)
         code = rate_limits_take(request, true, &err);
     if (code == GQ_OK && parsed->promotion_code != NULL)

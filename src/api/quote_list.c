@@ -79,9 +79,12 @@ enum MHD_Result quote_handle_list(struct http_request *request)
     if (status != NULL && !status_known(status))
         return reply_fail_msg(request, GQ_ERR_INVALID_PARAMETER, "status", MSG_FIELD_ONE_OF,
                               MSG_TEXT("status"), MSG_TEXT("open, accepted, canceled, expired"));
+    char owner[STORE_OWNER_SIZE];
+    quote_owner_of(request, owner, sizeof owner);
     struct quote_filter filter = {
         .status = status,
         .client_reference_id = text_of(&query, PARAM_CLIENT_REFERENCE),
+        .owner = owner,
         .created_gte = time_of(&query, PARAM_CREATED_GTE),
         .created_lt = time_of(&query, PARAM_CREATED_LT),
         .starting_after = text_of(&query, PARAM_STARTING_AFTER),

@@ -313,7 +313,8 @@ const struct store_sql_text store_sql[STORE_SQL_COUNT] = {
     /* Quotes, the hot path. A batch of quotes is one statement in
      * PostgreSQL: one array a column (the quote's ten, then its
      * quote.created event's five: $11 its id, $12 its time in seconds, $13
-     * in milliseconds, $14 its JSON's LZ4 block, $15 the JSON's length),
+     * in milliseconds, $14 its JSON's LZ4 block, $15 the JSON's length, then
+     * $16 the quote's owner),
      * with each event and its webhook deliveries in the same statement:
      * written only when the quote is (the outbox). A key already stored (by
      * any replica, or earlier in this batch: the first, ORDER BY n, is
@@ -327,22 +328,24 @@ const struct store_sql_text store_sql[STORE_SQL_COUNT] = {
     [STORE_SQL_QUOTE_INSERT] =
         {.sqlite = "INSERT INTO quotes (id, status, request_json, response_lz4, response_size, "
                    "idempotency_key,"
-                   " price_list_version, created_at, expires_at, accepted_at)"
-                   " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
+                   " price_list_version, created_at, expires_at, accepted_at, owner)"
+                   " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)",
          .postgres =
              "WITH r AS (SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::bytea[],"
              " $5::int8[], $6::text[], $7::int8[], $8::int8[], $9::int8[], $10::int8[], "
              "$11::text[],"
-             " $12::int8[], $13::int8[], $14::bytea[], $15::int8[]) WITH ORDINALITY AS r (id, "
+             " $12::int8[], $13::int8[], $14::bytea[], $15::int8[], $16::text[]) WITH ORDINALITY "
+             "AS r"
+             " (id, "
              "status,"
              " request_json, response_lz4, response_size, idempotency_key, price_list_version,"
              " created_at, expires_at, accepted_at, event_id, event_at, event_ms, event_lz4,"
-             " event_size, n)),"
+             " event_size, owner, n)),"
              " q AS (INSERT INTO quotes (id, status, request_json, response_lz4, response_size,"
-             " idempotency_key, price_list_version, created_at, expires_at, accepted_at)"
+             " idempotency_key, price_list_version, created_at, expires_at, accepted_at, owner)"
              " SELECT id, status, request_json, response_lz4, response_size, idempotency_key,"
-             " price_list_version, created_at, expires_at, accepted_at FROM r ORDER BY n"
-             " ON CONFLICT (idempotency_key) DO NOTHING RETURNING id),"
+             " price_list_version, created_at, expires_at, accepted_at, owner FROM r ORDER BY n"
+             " ON CONFLICT (owner, idempotency_key) DO NOTHING RETURNING id),"
              " inserted AS (SELECT r.* FROM r JOIN q USING (id)),"
              " d AS (INSERT INTO webhook_deliveries (id, endpoint_id, event_id, next_attempt_at,"
              " created_at, updated_at) SELECT 'whd_' || md5(random()::text || "
@@ -357,7 +360,8 @@ const struct store_sql_text store_sql[STORE_SQL_COUNT] = {
     [STORE_SQL_QUOTE_BY_ID] = {.shared =
                                    "SELECT " STORE_SQL_QUOTE_COLUMNS " FROM quotes WHERE id = ?1"},
     [STORE_SQL_QUOTE_BY_KEY] = {.shared = "SELECT " STORE_SQL_QUOTE_COLUMNS
-                                          " FROM quotes WHERE idempotency_key = ?1"},
+                                          " FROM quotes WHERE idempotency_key = ?1"
+                                          " AND owner = ?2"},
     /* One conditional write: of two replicas accepting at once, one
      * updates the row and the other finds it accepted. PostgreSQL returns
      * the row it wrote; SQLite reads it after, under its write lock. */
@@ -379,7 +383,7 @@ const struct store_sql_text store_sql[STORE_SQL_COUNT] = {
      * PostgreSQL is told the types of the parameters only tested for NULL. */
     [STORE_SQL_QUOTES_LIST] =
         {.sqlite = "SELECT " STORE_SQL_QUOTE_COLUMNS " FROM quotes"
-                   " WHERE (?1 IS NULL OR client_reference_id = ?1)"
+                   " WHERE (?1 IS NULL OR (owner = coalesce(?9, '') AND client_reference_id = ?1))"
                    " AND (?2 IS NULL OR created_at >= ?2) AND (?3 IS NULL OR created_at < ?3)"
                    " AND (?4 IS NULL OR (?4 = 'open' AND status = 'open' AND expires_at > ?5)"
                    " OR (?4 = 'expired' AND (status = 'expired' OR (status = 'open' AND expires_at "
@@ -388,7 +392,8 @@ const struct store_sql_text store_sql[STORE_SQL_COUNT] = {
                    " AND (?7 IS NULL OR (created_at, id) < (?6, ?7))"
                    " ORDER BY created_at DESC, id DESC LIMIT ?8",
          .postgres = "SELECT " STORE_SQL_QUOTE_COLUMNS " FROM quotes"
-                     " WHERE ($1::text IS NULL OR client_reference_id = $1)"
+                     " WHERE ($1::text IS NULL OR (owner = coalesce($9::text, '')"
+                     " AND client_reference_id = $1))"
                      " AND ($2::bigint IS NULL OR created_at >= $2)"
                      " AND ($3::bigint IS NULL OR created_at < $3)"
                      " AND ($4::text IS NULL OR ($4 = 'open' AND status = 'open'"

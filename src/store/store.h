@@ -134,6 +134,10 @@ void store_wait_for_catalog_change(struct store *store, int timeout_ms, int wake
 
 #define STORE_QUOTE_ID_SIZE 40
 
+/* A caller's namespace of idempotency keys and client references:
+ * "key:<key id>" or "anon:<client address>", and its NUL. */
+#define STORE_OWNER_SIZE 64
+
 /* A quote as stored. Strings are owned by the struct: stored_quote_clear()
  * frees them. */
 struct stored_quote {
@@ -183,6 +187,9 @@ struct quote_save {
     struct store_event *event;     /* the store's, while it writes: its quote.created */
     bool deliveries_due; /* the store's: its event fanned out to a webhook delivery (or may have) */
     struct quote_save *next; /* the store's queue */
+    /* Whose namespace the idempotency key is in (STORE_OWNER_SIZE): a key is
+     * replayed only to the owner that stored it. "" for none. */
+    char owner[STORE_OWNER_SIZE];
 };
 
 /* Queues `save`. One writer thread takes every queued save into one
@@ -253,8 +260,9 @@ enum gq_code store_quote_release_key(struct store *store, const char *quote_id, 
 
 /* What GET /quote lists: each member NULL or 0 when not asked. */
 struct quote_filter {
-    const char *status; /* "open", "accepted", "canceled", "expired" (at `now`) */
-    const char *client_reference_id;
+    const char *status;              /* "open", "accepted", "canceled", "expired" (at `now`) */
+    const char *client_reference_id; /* looked up among `owner`'s only */
+    const char *owner;               /* a quote_save's owner; NULL: "" */
     int64_t created_gte, created_lt; /* unix seconds; 0: no bound */
     const char *starting_after;      /* a quote id: the page after it */
     size_t limit;                    /* 1..100 */

@@ -429,6 +429,43 @@ static void free_batch(struct quote_save *saves, int n)
     }
 }
 
+/* A key and a client reference are each owner's own: the same key under
+ * two owners stores two quotes (and replays within its owner), and a
+ * reference lists the quotes of the owner that asks. */
+START_TEST(test_keys_and_references_are_per_owner)
+{
+    static const char *const request =
+        "{\"client_reference_id\":\"order-1\",\"items\":[{\"sku\":\"v100-16g-x1\"}]}";
+    static const char *const ids[] = {"q_of_a", "q_of_b", "q_of_a_again"};
+    static const char *const owners[] = {"key:a", "anon:10.0.0.1", "key:a"};
+    struct quote_save saves[3];
+    memset(saves, 0, sizeof saves);
+    for (int i = 0; i < 3; i++) {
+        saves[i].quote = make_quote(ids[i], "order-6000", 100 + i, 200);
+        saves[i].quote.request_json = (char *)request;
+        snprintf(saves[i].owner, sizeof saves[i].owner, "%s", owners[i]);
+    }
+    save_batch(saves, 3);
+    ck_assert(saves[0].code == GQ_OK && !saves[0].replayed);
+    ck_assert(saves[1].code == GQ_OK && !saves[1].replayed);
+    ck_assert(saves[2].code == GQ_OK && saves[2].replayed);
+    ck_assert_str_eq(saves[2].existing.id, "q_of_a");
+    stored_quote_clear(&saves[2].existing);
+    free_batch(saves, 3);
+
+    for (int i = 0; i < 2; i++) {
+        struct quote_filter mine = {
+            .limit = 10, .now = 150, .client_reference_id = "order-1", .owner = owners[i]};
+        struct quote_page page;
+        struct gq_error err;
+        ck_assert_int_eq(store_quotes_list(store, &mine, &page, &err), GQ_OK);
+        ck_assert_uint_eq(page.count, 1);
+        ck_assert_str_eq(page.items[0].id, ids[i]);
+        store_quote_page_free(&page);
+    }
+}
+END_TEST
+
 /* The backend's batch as one statement: each quote's columns as given (an
  * accepted one with its time, one without a key), a key repeated in the
  * batch replaying the first, and each stored quote's event. */
@@ -1316,6 +1353,7 @@ static void add_tests(TCase *tcase)
     tcase_add_test(tcase, test_lifecycle_operations);
     tcase_add_test(tcase, test_same_key_replays_the_first_quote);
     tcase_add_test(tcase, test_a_batch_stores_each_quote_and_replays_a_repeated_key);
+    tcase_add_test(tcase, test_keys_and_references_are_per_owner);
     tcase_add_test(tcase, test_a_refused_quote_fails_alone_in_its_batch);
     tcase_add_test(tcase, test_a_batch_tells_whether_deliveries_are_due);
     tcase_add_test(tcase, test_bad_quote_is_refused);

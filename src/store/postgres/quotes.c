@@ -87,13 +87,15 @@ static enum gq_code read_quote(const PGresult *result, int row, struct stored_qu
     return GQ_OK;
 }
 
-/* Runs a one-parameter quote query; *found tells whether a row came back,
- * and *out is written only then. */
-static enum gq_code select_quote(struct pg_conn *conn, enum pg_statement statement, const char *key,
-                                 struct stored_quote *out, bool *found, struct gq_error *err)
+/* Runs a quote query of one parameter, or two (the key's owner, ignored by
+ * a one-parameter statement); *found tells whether a row came back, and
+ * *out is written only then. */
+static enum gq_code select_owned(struct pg_conn *conn, enum pg_statement statement, const char *key,
+                                 const char *owner, struct stored_quote *out, bool *found,
+                                 struct gq_error *err)
 {
     *found = false;
-    const char *const values[] = {key};
+    const char *const values[] = {key, owner};
     PGresult *result = pg_execute(conn, statement, values, NULL, NULL, 1, err);
     if (result == NULL)
         return err != NULL ? err->code : GQ_ERR_INTERNAL;
@@ -106,11 +108,17 @@ static enum gq_code select_quote(struct pg_conn *conn, enum pg_statement stateme
     return code;
 }
 
+static enum gq_code select_quote(struct pg_conn *conn, enum pg_statement statement, const char *key,
+                                 struct stored_quote *out, bool *found, struct gq_error *err)
+{
+    return select_owned(conn, statement, key, NULL, out, found, err);
+}
+
 /* ---- A batch. ---- */
 
 /* PG_QUOTE_INSERT_BATCH's parameters: the quote's ten columns, then its
- * event's five. */
-#define INSERT_PARAMS 15
+ * event's five, then the quote's owner. */
+#define INSERT_PARAMS 16
 
 /* How a run of the batch ended. */
 enum batch_outcome {
@@ -146,9 +154,9 @@ struct batch_arrays {
 };
 
 static const uint32_t column_types[INSERT_PARAMS] = {
-    PG_OID_TEXT, PG_OID_TEXT, PG_OID_TEXT, PG_OID_BYTEA, PG_OID_INT8,
-    PG_OID_TEXT, PG_OID_INT8, PG_OID_INT8, PG_OID_INT8,  PG_OID_INT8,
-    PG_OID_TEXT, PG_OID_INT8, PG_OID_INT8, PG_OID_BYTEA, PG_OID_INT8};
+    PG_OID_TEXT, PG_OID_TEXT,  PG_OID_TEXT, PG_OID_BYTEA, PG_OID_INT8, PG_OID_TEXT,
+    PG_OID_INT8, PG_OID_INT8,  PG_OID_INT8, PG_OID_INT8,  PG_OID_TEXT, PG_OID_INT8,
+    PG_OID_INT8, PG_OID_BYTEA, PG_OID_INT8, PG_OID_TEXT};
 
 static void free_arrays(struct batch_arrays *arrays)
 {
@@ -186,6 +194,7 @@ static bool fill_arrays(struct batch_arrays *arrays, const struct quote_save *fi
         pg_array_add_int64(&c[12], event->created_ms);
         pg_array_add(&c[13], event->packed.block, event->packed.block_size);
         pg_array_add_int64(&c[14], (int64_t)event->packed.size);
+        pg_array_add_text(&c[15], save->owner);
     }
     bool complete = true;
     for (int i = 0; i < INSERT_PARAMS; i++)
@@ -417,7 +426,7 @@ static void read_replays(struct pg_conn *conn, struct quote_save *batch)
         if (save->code != GQ_OK || !save->replayed)
             continue;
         bool found = false;
-        save->code = select_quote(conn, PG_QUOTE_BY_KEY, save->quote.idempotency_key,
+        save->code = select_owned(conn, PG_QUOTE_BY_KEY, save->quote.idempotency_key, save->owner,
                                   &save->existing, &found, &save->err);
         if (save->code == GQ_OK && !found)
             save->code = gq_fail(&save->err, GQ_ERR_INTERNAL, NULL,
@@ -527,7 +536,8 @@ static enum gq_code list_on(struct pg_conn *conn, void *context, struct gq_error
                                   now,
                                   after,
                                   list->after_id,
-                                  limit};
+                                  limit,
+                                  filter->owner};
     store_quote_page_free(list->out); /* a retry starts again */
     PGresult *result = pg_execute(conn, PG_QUOTES_LIST, values, NULL, NULL, 1, err);
     if (result == NULL)

@@ -70,16 +70,20 @@ static enum gq_code read_quote(sqlite3_stmt *stmt, struct stored_quote *out, str
     return GQ_OK;
 }
 
-/* Runs a one-parameter STORE_SQL_QUOTE_COLUMNS query. *found tells whether a row came
- * back; *out is written only then. */
-static enum gq_code select_quote(struct sqlite_conn *conn, const char *sql, const char *key,
-                                 struct stored_quote *out, bool *found, struct gq_error *err)
+/* Runs a STORE_SQL_QUOTE_COLUMNS query of one parameter, or two when
+ * `owner` (the key's) is not NULL. *found tells whether a row came back;
+ * *out is written only then. */
+static enum gq_code select_owned(struct sqlite_conn *conn, const char *sql, const char *key,
+                                 const char *owner, struct stored_quote *out, bool *found,
+                                 struct gq_error *err)
 {
     *found = false;
     sqlite3_stmt *stmt = sqlite_db_cached(conn, sql, err);
     if (stmt == NULL)
         return err != NULL ? err->code : GQ_ERR_INTERNAL;
     sqlite3_bind_text(stmt, 1, key, -1, SQLITE_STATIC);
+    if (owner != NULL)
+        sqlite3_bind_text(stmt, 2, owner, -1, SQLITE_STATIC);
     int rc = sqlite3_step(stmt);
     enum gq_code code = GQ_OK;
     if (rc == SQLITE_ROW) {
@@ -90,6 +94,12 @@ static enum gq_code select_quote(struct sqlite_conn *conn, const char *sql, cons
     }
     sqlite_db_done(stmt);
     return code;
+}
+
+static enum gq_code select_quote(struct sqlite_conn *conn, const char *sql, const char *id,
+                                 struct stored_quote *out, bool *found, struct gq_error *err)
+{
+    return select_owned(conn, sql, id, NULL, out, found, err);
 }
 
 static void bind_optional_int64(sqlite3_stmt *stmt, int index, bool present, int64_t value)
@@ -117,6 +127,7 @@ static enum gq_code insert_row(struct sqlite_conn *conn, const struct quote_save
     sqlite3_bind_int64(stmt, 8, (sqlite3_int64)quote->created_at);
     sqlite3_bind_int64(stmt, 9, (sqlite3_int64)quote->expires_at);
     bind_optional_int64(stmt, 10, quote->accepted, quote->accepted_at);
+    sqlite3_bind_text(stmt, 11, save->owner, -1, SQLITE_STATIC);
     int rc = sqlite3_step(stmt);
     sqlite_db_done(stmt); /* unbinds the block before the batcher frees it */
     if (rc != SQLITE_DONE)
@@ -152,8 +163,8 @@ static void save_locked(struct sqlite_conn *conn, struct quote_save *save)
     save->replayed = false;
     const char *key = save->quote.idempotency_key;
     if (key != NULL) {
-        save->code = select_quote(conn, sqlite_sql(STORE_SQL_QUOTE_BY_KEY), key, &save->existing,
-                                  &save->replayed, &save->err);
+        save->code = select_owned(conn, sqlite_sql(STORE_SQL_QUOTE_BY_KEY), key, save->owner,
+                                  &save->existing, &save->replayed, &save->err);
         if (save->code != GQ_OK || save->replayed)
             return;
     }
@@ -251,6 +262,7 @@ enum gq_code sqlite_list_quotes(struct store_backend *backend, const struct quot
         sqlite3_bind_int64(stmt, 6, (sqlite3_int64)after_created);
         sqlite3_bind_text(stmt, 7, after_id, -1, SQLITE_STATIC);
         sqlite3_bind_int64(stmt, 8, (sqlite3_int64)(filter->limit + 1));
+        sqlite3_bind_text(stmt, 9, filter->owner, -1, SQLITE_STATIC);
         int rc = SQLITE_DONE;
         while (code == GQ_OK && out->count <= filter->limit &&
                (rc = sqlite3_step(stmt)) == SQLITE_ROW)
