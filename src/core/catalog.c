@@ -99,6 +99,49 @@ bool interconnect_parse(const char *text, enum interconnect *out)
     return true;
 }
 
+/* Each feature's least compute capability (times ten), its id and its
+ * name; docs/sizing.md ("The cards' limits") gives the source of each. */
+static const struct {
+    const char *id;
+    const char *name;
+    int32_t min_compute_capability;
+} gpu_features[GPU_FEATURE_COUNT] = {
+    [GPU_FEATURE_BF16] = {"bf16", "bf16 tensor cores", 80},
+    [GPU_FEATURE_FLASH_ATTENTION_2] = {"flash_attention_2", "FlashAttention 2 kernels", 80},
+    [GPU_FEATURE_MEMORY_EFFICIENT_ATTENTION] = {"memory_efficient_attention",
+                                                "memory-efficient attention kernels", 70},
+    [GPU_FEATURE_GPTQ] = {"gptq", "GPTQ kernels", 70},
+    [GPU_FEATURE_AWQ] = {"awq", "AWQ kernels", 75},
+    [GPU_FEATURE_MARLIN] = {"marlin", "Marlin kernels", 80},
+    [GPU_FEATURE_BITSANDBYTES] = {"bitsandbytes", "bitsandbytes kernels", 70},
+    [GPU_FEATURE_W8A8_INT8] = {"w8a8_int8", "W8A8 int8 kernels", 75},
+    [GPU_FEATURE_W8A8_FP8] = {"w8a8_fp8", "W8A8 fp8 kernels", 89},
+    [GPU_FEATURE_FP8_KV_CACHE] = {"fp8_kv_cache", "FP8 KV cache kernels", 89},
+};
+
+const char *gpu_feature_id(enum gpu_feature feature)
+{
+    return (unsigned)feature < GPU_FEATURE_COUNT ? gpu_features[feature].id : "unknown";
+}
+
+const char *gpu_feature_name(enum gpu_feature feature)
+{
+    return (unsigned)feature < GPU_FEATURE_COUNT ? gpu_features[feature].name : "unknown";
+}
+
+int32_t gpu_feature_min_compute_capability(enum gpu_feature feature)
+{
+    return (unsigned)feature < GPU_FEATURE_COUNT ? gpu_features[feature].min_compute_capability
+                                                 : INT32_MAX;
+}
+
+bool gpu_model_supports(const struct gpu_model *gpu, enum gpu_feature feature)
+{
+    if (gpu->compute_capability <= 0)
+        return feature != GPU_FEATURE_BF16 || gpu->bf16_tflops > 0.0;
+    return gpu->compute_capability >= gpu_feature_min_compute_capability(feature);
+}
+
 int32_t sku_total_memory_gb(const struct sku *sku)
 {
     return sku->gpu->memory_gb * sku->gpu_count;
@@ -160,7 +203,7 @@ enum gq_code model_shape_check(const struct model_shape *shape, struct gq_error 
     if (!dimension_ok(shape->layers, 1) || !dimension_ok(shape->hidden, 1) ||
         !dimension_ok(shape->heads, 1) || !dimension_ok(shape->kv_heads, 1) ||
         !dimension_ok(shape->intermediate, 1) || !dimension_ok(shape->vocab, 1) ||
-        !dimension_ok(shape->sliding_window, 0))
+        !dimension_ok(shape->sliding_window, 0) || !dimension_ok(shape->max_position_embeddings, 0))
         return gq_fail(err, GQ_ERR_INVALID_VALUE, NULL,
                        "model shape '%s' has a dimension out of range (1 to %d)", id,
                        MODEL_SHAPE_MAX_DIMENSION);

@@ -63,6 +63,24 @@ struct gpu_model {
     double bf16_tflops; /* BF16 tensor peak; 0: no BF16 tensor cores */
     int32_t memory_bandwidth_gbps;
     int32_t tdp_watts;
+    int32_t compute_capability; /* NVIDIA's, times ten: 70 = 7.0; 0 = not known */
+};
+
+/* What a card may lack: each runs from a compute capability up
+ * (gpu_feature_min_compute_capability(); docs/sizing.md, "The cards'
+ * limits", cites each minimum). */
+enum gpu_feature {
+    GPU_FEATURE_BF16,                       /* bf16 tensor cores; vLLM refuses bf16 below */
+    GPU_FEATURE_FLASH_ATTENTION_2,          /* FlashAttention 2 */
+    GPU_FEATURE_MEMORY_EFFICIENT_ATTENTION, /* xformers, PyTorch SDPA */
+    GPU_FEATURE_GPTQ,                       /* vLLM's GPTQ (exllama) kernel */
+    GPU_FEATURE_AWQ,                        /* vLLM's AWQ kernel */
+    GPU_FEATURE_MARLIN,                     /* vLLM's Marlin kernel (GPTQ, AWQ, FP8) */
+    GPU_FEATURE_BITSANDBYTES,               /* nf4 and LLM.int8() */
+    GPU_FEATURE_W8A8_INT8,                  /* int8 weights and activations */
+    GPU_FEATURE_W8A8_FP8,                   /* fp8 weights and activations */
+    GPU_FEATURE_FP8_KV_CACHE,               /* an FP8 KV cache */
+    GPU_FEATURE_COUNT
 };
 
 /* What a person reads of a catalog entry in one language; NULLs where the
@@ -174,7 +192,8 @@ struct model_shape {
     int32_t vocab;          /* vocab_size */
     int32_t sliding_window; /* tokens a token attends to; 0 = the whole context */
     int64_t params;         /* parameter count */
-    char *source;           /* where the figures come from: the config.json's URL */
+    int32_t max_position_embeddings; /* the longest context; 0 = not known */
+    char *source;                    /* where the figures come from: the config.json's URL */
 };
 
 /* Largest accepted figure of a shape: far above any published model, low
@@ -229,6 +248,18 @@ bool segment_parse(const char *text, enum customer_segment *out);
 /* "none", "pcie", "nvlink". */
 const char *interconnect_id(enum interconnect interconnect);
 bool interconnect_parse(const char *text, enum interconnect *out);
+
+/* "bf16", "flash_attention_2", "memory_efficient_attention", "gptq", "awq",
+ * "marlin", "bitsandbytes", "w8a8_int8", "w8a8_fp8", "fp8_kv_cache". */
+const char *gpu_feature_id(enum gpu_feature feature);
+/* The feature as a person names it, in the plural: "AWQ kernels". */
+const char *gpu_feature_name(enum gpu_feature feature);
+/* The least compute capability (times ten) that runs `feature`. */
+int32_t gpu_feature_min_compute_capability(enum gpu_feature feature);
+/* True when `gpu` runs `feature`: its compute capability reaches the
+ * feature's minimum. A card whose capability is not known is judged on
+ * bf16 alone, by its BF16 peak, and taken to run the rest. */
+bool gpu_model_supports(const struct gpu_model *gpu, enum gpu_feature feature);
 
 /* Memory and FP16 peak of the whole instance (all its cards). */
 int32_t sku_total_memory_gb(const struct sku *sku);

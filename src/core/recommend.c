@@ -34,6 +34,7 @@ static const char *const reject_reason_ids[RECOMMEND_REJECT_REASON_COUNT] = {
     [RECOMMEND_REJECT_EXCEEDS_MAX_RENTAL] = "exceeds_max_rental",
     [RECOMMEND_REJECT_INSUFFICIENT_THROUGHPUT] = "insufficient_throughput",
     [RECOMMEND_REJECT_INSUFFICIENT_MEMORY] = "insufficient_memory",
+    [RECOMMEND_REJECT_UNSUPPORTED_FEATURE] = "unsupported_feature",
     [RECOMMEND_REJECT_NOT_PRICED] = "not_priced",
 };
 
@@ -377,6 +378,22 @@ static void reject_memory(struct scan *scan, const struct sku *sku)
     offer_miss(scan, &m);
 }
 
+/* A SKU whose GPU lacks `feature`; the first one also names it in the
+ * hint. */
+static void reject_unsupported(struct scan *scan, const struct sku *sku, enum gpu_feature feature)
+{
+    struct miss m = {.sku = sku, .instances = 1, .reason = RECOMMEND_REJECT_UNSUPPORTED_FEATURE};
+    m.feature = feature;
+    m.needed = gpu_feature_min_compute_capability(feature);
+    m.available = sku->gpu->compute_capability;
+    m.shortfall = m.available > 0 ? m.needed / m.available : HUGE_VAL;
+    if (!scan->has_lacking) {
+        scan->lacking = m;
+        scan->has_lacking = true;
+    }
+    offer_miss(scan, &m);
+}
+
 /* A SKU that holds one request but cannot serve at the per-request floor
  * (or has no figures to decode with), or needs more replicas than
  * max_instances. */
@@ -436,6 +453,11 @@ static void scan_sku(struct scan *scan, const struct sku *sku)
     assert(sku->gpu != NULL && sku->gpu_count >= 1);
     if (sku_total_memory_gb(sku) > scan->largest_memory_gb)
         scan->largest_memory_gb = sku_total_memory_gb(sku);
+    enum gpu_feature missing;
+    if (sizing_gpu_lacks_feature(scan->estimate, sku->gpu, &missing)) {
+        reject_unsupported(scan, sku, missing);
+        return;
+    }
     if (!sizing_fits(scan->estimate, sku)) {
         reject_memory(scan, sku);
         return;
@@ -567,7 +589,7 @@ static void write_better_variant(struct workspace *work, struct recommend_result
         if (variant->n_top == 0)
             continue;
         const struct candidate *c = &variant->top[0];
-        if (v == VARIANT_FP16 && c->sku->gpu->bf16_tflops > 0.0)
+        if (v == VARIANT_FP16 && gpu_model_supports(c->sku->gpu, GPU_FEATURE_BF16))
             continue; /* bf16 would have run as fast there */
         if (scan->n_top > 0 && !strictly_better(c, &scan->top[0], objective))
             continue;

@@ -4,14 +4,13 @@
  * ranked by cost or time, with the figures that decided it — and, for every
  * SKU that cannot serve, why not.
  *
- * For each SKU of the catalog: the workload must fit the memory of one
- * instance (sizing_fits). Training with tokens tries 1 … max_instances
- * instances running data-parallel; inference takes the replicas its
- * concurrency or tokens-per-second target needs (sizing_serve); any other
- * workload (a rental) takes one instance, since more would cost more and
- * finish no sooner. Each try is
- * scheduled at hours_per_day, checked against the deadline, priced by
- * quote_compute() exactly as POST /quote prices one item (billing
+ * For each SKU of the catalog: its GPU must run what the workload needs
+ * (sizing_gpu_lacks_feature: a quantisation kernel, an FP8 KV cache) and
+ * the workload must fit the memory of one instance (sizing_fits). Training with tokens tries 1 …
+ * max_instances instances running data-parallel; inference takes the replicas its concurrency or
+ * tokens-per-second target needs (sizing_serve); any other workload (a rental) takes one instance,
+ * since more would cost more and finish no sooner. Each try is scheduled at hours_per_day, checked
+ * against the deadline, priced by quote_compute() exactly as POST /quote prices one item (billing
  * "cheapest"), and checked against the budget. A SKU's best try under the
  * objective competes for the top `limit`; a SKU with no feasible try becomes
  * one rejection with its most informative reason (docs/sizing.md, "Choosing").
@@ -52,7 +51,7 @@
 #define RECOMMEND_LEARNING_MILLIHOURS_PER_DAY (8 * USAGE_MILLIHOURS_PER_HOUR)
 /* Rejections listed (nearest misses first); the rest are only counted. */
 #define RECOMMEND_MAX_REJECTED 32
-#define RECOMMEND_MAX_REASONS 6
+#define RECOMMEND_MAX_REASONS 7
 #define RECOMMEND_TEXT_SIZE 256
 
 enum recommend_objective {
@@ -68,6 +67,7 @@ enum recommend_reject_reason {
     RECOMMEND_REJECT_EXCEEDS_MAX_RENTAL,      /* would run past USAGE_MAX_DAYS */
     RECOMMEND_REJECT_INSUFFICIENT_THROUGHPUT, /* needs more replicas than max_instances */
     RECOMMEND_REJECT_INSUFFICIENT_MEMORY,     /* one instance cannot hold the workload */
+    RECOMMEND_REJECT_UNSUPPORTED_FEATURE,     /* the card lacks a kernel the workload needs */
     RECOMMEND_REJECT_NOT_PRICED,              /* quote_compute could not price it */
     RECOMMEND_REJECT_REASON_COUNT
 };
@@ -141,7 +141,8 @@ const char *recommend_objective_id(enum recommend_objective objective);
 bool recommend_objective_parse(const char *text, enum recommend_objective *out);
 
 /* "over_budget", "misses_deadline", "exceeds_max_rental",
- * "insufficient_throughput", "insufficient_memory", "not_priced". */
+ * "insufficient_throughput", "insufficient_memory", "unsupported_feature",
+ * "not_priced". */
 const char *recommend_reject_reason_id(enum recommend_reject_reason reason);
 
 /* Sets every field of `request` to its default: an fp16 inference preset

@@ -259,18 +259,39 @@ static const char *whole_figure(double value, char buf[FIGURE_SIZE])
     return buf;
 }
 
+/* A compute capability (times ten) as NVIDIA writes it: "7.5". */
+static const char *capability_text(int32_t tenths, char buf[FIGURE_SIZE])
+{
+    snprintf(buf, FIGURE_SIZE, "%d.%d", (int)(tenths / 10), (int)(tenths % 10));
+    return buf;
+}
+
+/* "served as fp16, not bf16: V100 has compute capability 7.0 and bf16
+ * needs 8.0"; false when the card runs bf16 or bf16 was not asked. */
+static bool reason_served_as_fp16(const struct scan *scan, const struct recommendation *r,
+                                  char *buf)
+{
+    const struct gpu_model *gpu = r->sku->gpu;
+    char has[FIGURE_SIZE], needs[FIGURE_SIZE];
+    if (!sizing_bf16_served_as_fp16(scan->estimate, gpu))
+        return false;
+    SAY(scan, buf, RECOMMEND_TEXT_SIZE, MSG_REC_SERVED_AS_FP16, MSG_TEXT(gpu->name),
+        MSG_TEXT(capability_text(gpu->compute_capability, has)),
+        MSG_TEXT(capability_text(gpu_feature_min_compute_capability(GPU_FEATURE_BF16), needs)));
+    return true;
+}
+
 /* "first token in 0.68 s: a 2048-token prompt, 2.9e+13 FLOPs on 2 × 125
  * TFLOPS fp16 at 35% MFU". */
 static void reason_first_token(const struct scan *scan, const struct recommendation *r, char *buf)
 {
     const struct sizing_estimate *e = scan->estimate;
     char seconds[FIGURE_SIZE], flops[FIGURE_SIZE], mfu[FIGURE_SIZE];
-    bool fp32 = sizing_bf16_without_tensor_cores(e, r->sku->gpu);
-    SAY(scan, buf, RECOMMEND_TEXT_SIZE, fp32 ? MSG_REC_FIRST_TOKEN_NO_BF16 : MSG_REC_FIRST_TOKEN,
+    SAY(scan, buf, RECOMMEND_TEXT_SIZE, MSG_REC_FIRST_TOKEN,
         MSG_TEXT(two_digits(r->serving.prefill_seconds, seconds)), MSG_INT(e->prompt_tokens),
         MSG_TEXT(two_digits(e->prefill_flops, flops)), MSG_INT(r->sku->gpu_count),
         MSG_REAL(sizing_peak_tflops(e, r->sku->gpu)),
-        MSG_TEXT(sizing_precision_id(fp32 ? SIZING_PRECISION_FP32 : sizing_compute_precision(e))),
+        MSG_TEXT(sizing_precision_id(sizing_precision_on(e, r->sku->gpu))),
         MSG_TEXT(three_digits(e->assumptions[SIZING_MFU] * 100.0, mfu)));
 }
 
@@ -280,13 +301,12 @@ static void reason_work(const struct scan *scan, const struct recommendation *r,
     char a[DECIMAL_SIZE], b[DECIMAL_SIZE];
     if (e->flops > 0.0) {
         char flops[FIGURE_SIZE], mfu[FIGURE_SIZE], scaling[FIGURE_SIZE];
-        enum sizing_precision compute = sizing_compute_precision(e);
         bool bf16_as_fp32 = sizing_bf16_without_tensor_cores(e, r->sku->gpu);
         SAY(scan, buf, RECOMMEND_TEXT_SIZE,
             bf16_as_fp32 ? MSG_REC_TRAINING_NO_BF16 : MSG_REC_TRAINING,
             MSG_TEXT(small_figure(r->estimated_hours, a)), MSG_TEXT(two_digits(e->flops, flops)),
             MSG_INT(r->cards), MSG_REAL(sizing_peak_tflops(e, r->sku->gpu)),
-            MSG_TEXT(sizing_precision_id(bf16_as_fp32 ? SIZING_PRECISION_FP32 : compute)),
+            MSG_TEXT(sizing_precision_id(sizing_precision_on(e, r->sku->gpu))),
             MSG_TEXT(three_digits(e->assumptions[SIZING_MFU] * 100.0, mfu)),
             MSG_TEXT(three_digits(r->scaling_efficiency * 100.0, scaling)));
     } else if (e->task == SIZING_TASK_INFERENCE)
@@ -370,6 +390,8 @@ static void write_reasons(const struct scan *scan, struct recommendation *r)
     reason_work(scan, r, r->reasons[r->n_reasons++]);
     if (scan->estimate->task == SIZING_TASK_INFERENCE)
         reason_first_token(scan, r, r->reasons[r->n_reasons++]);
+    if (reason_served_as_fp16(scan, r, r->reasons[r->n_reasons]))
+        r->n_reasons++;
     reason_plan(scan, r, r->reasons[r->n_reasons++]);
     if (reason_schedule(scan, r, r->reasons[r->n_reasons]))
         r->n_reasons++;
@@ -458,6 +480,17 @@ static void detail_serving(const struct scan *scan, const struct miss *m, char *
             MSG_TEXT(small_figure(m->available, b)), MSG_INT(v->batch), MSG_INT(m->instances));
 }
 
+/* "AWQ kernels need compute capability 7.5; V100 has 7.0". */
+static void detail_unsupported(const struct scan *scan, const struct miss *m, char *buf)
+{
+    char needs[FIGURE_SIZE], has[FIGURE_SIZE];
+    SAY(scan, buf, RECOMMEND_TEXT_SIZE, MSG_REC_LACKS_FEATURE,
+        MSG_TEXT(gpu_feature_name(m->feature)),
+        MSG_TEXT(capability_text(gpu_feature_min_compute_capability(m->feature), needs)),
+        MSG_TEXT(m->sku->gpu->name),
+        MSG_TEXT(capability_text(m->sku->gpu->compute_capability, has)));
+}
+
 static void write_detail(const struct scan *scan, const struct miss *m, char *buf)
 {
     char total[AMOUNT_TEXT_SIZE], budget[AMOUNT_TEXT_SIZE];
@@ -469,6 +502,9 @@ static void write_detail(const struct scan *scan, const struct miss *m, char *bu
         break;
     case RECOMMEND_REJECT_INSUFFICIENT_THROUGHPUT:
         detail_serving(scan, m, buf);
+        break;
+    case RECOMMEND_REJECT_UNSUPPORTED_FEATURE:
+        detail_unsupported(scan, m, buf);
         break;
     case RECOMMEND_REJECT_MISSES_DEADLINE:
         SAY(scan, buf, RECOMMEND_TEXT_SIZE, MSG_REC_MISSES_DEADLINE,
@@ -685,6 +721,15 @@ static void write_late_hint(const struct scan *scan, char *buf, size_t size)
         SAY(scan, buf, size, MSG_REC_HINT_LATE, sku, instances, taken);
 }
 
+/* What to change when every card lacks a feature the workload needs. */
+static void write_lacking_hint(const struct scan *scan, char *buf, size_t size)
+{
+    char needs[FIGURE_SIZE];
+    enum gpu_feature feature = scan->lacking.feature;
+    SAY(scan, buf, size, MSG_REC_HINT_LACKS_FEATURE, MSG_TEXT(gpu_feature_name(feature)),
+        MSG_TEXT(capability_text(gpu_feature_min_compute_capability(feature), needs)));
+}
+
 /* What to change when nothing fits, from the nearest miss. */
 void recommend_write_hint(const struct scan *scan, char *buf, size_t size)
 {
@@ -703,6 +748,8 @@ void recommend_write_hint(const struct scan *scan, char *buf, size_t size)
         write_slow_hint(scan, buf, size);
     else if (scan->by_reason[RECOMMEND_REJECT_INSUFFICIENT_MEMORY] == scan->n_rejected_total)
         write_memory_hint(scan, buf, size);
+    else if (scan->by_reason[RECOMMEND_REJECT_UNSUPPORTED_FEATURE] == scan->n_rejected_total)
+        write_lacking_hint(scan, buf, size);
     else if (scan->by_reason[RECOMMEND_REJECT_INSUFFICIENT_THROUGHPUT] > 0)
         say_args(scan, buf, size, MSG_REC_HINT_NO_BANDWIDTH, NULL, 0);
     else

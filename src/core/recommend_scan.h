@@ -35,6 +35,7 @@ struct miss {
     double replicas;  /* needed, uncapped (sizing caps its count at INT32_MAX) */
     gq_money total;
     enum gq_code code;
+    enum gpu_feature feature;      /* unsupported_feature: what the card lacks */
     struct sizing_serving serving; /* inference: how one instance serves, or why not */
 };
 
@@ -79,6 +80,8 @@ struct scan {
     bool has_slow;
     struct miss longest_context; /* inference: the longest context a SKU holds */
     bool has_context;
+    struct miss lacking; /* the first SKU whose GPU lacks a feature the workload needs */
+    bool has_lacking;
 };
 
 /* Variants of the workload that may serve it better, in the order their

@@ -71,12 +71,14 @@ static const char *const kv_precision_ids[SIZING_KV_PRECISION_COUNT] = {
     [SIZING_KV_DEFAULT] = "fp16",
     [SIZING_KV_FP16] = "fp16",
     [SIZING_KV_INT8] = "int8",
+    [SIZING_KV_FP8] = "fp8",
 };
 
 static const double kv_precision_bytes[SIZING_KV_PRECISION_COUNT] = {
     [SIZING_KV_DEFAULT] = 2.0,
     [SIZING_KV_FP16] = 2.0,
     [SIZING_KV_INT8] = 1.0,
+    [SIZING_KV_FP8] = 1.0,
 };
 
 static const char *const checkpointing_ids[SIZING_CHECKPOINTING_COUNT] = {
@@ -749,6 +751,27 @@ static enum gq_code find_model(const struct sizing_workload *w, const struct cat
                        MSG_TEXT_CUT(w->model, 40), MSG_CLAUSE(known));
 }
 
+/* A request's context (serving) or sequence (training), given or
+ * defaulted, must be one the model has positions for. */
+static enum gq_code check_max_positions(const struct sizing_workload *w,
+                                        const struct model_shape *model, struct gq_error *err)
+{
+    if (model == NULL || model->max_position_embeddings <= 0)
+        return GQ_OK;
+    bool serving = w->task == SIZING_TASK_INFERENCE;
+    const char *name = serving ? "context_tokens" : "sequence_length";
+    int32_t given = serving ? w->context_tokens : w->sequence_length;
+    int32_t tokens =
+        given > 0 ? given
+                  : (serving ? SIZING_DEFAULT_CONTEXT_TOKENS : SIZING_DEFAULT_SEQUENCE_LENGTH);
+    if (tokens <= model->max_position_embeddings)
+        return GQ_OK;
+    return gq_fail_msg(err, GQ_ERR_OUT_OF_RANGE,
+                       serving ? "workload.context_tokens" : "workload.sequence_length",
+                       MSG_REC_PAST_MAX_POSITIONS, MSG_TEXT(name), MSG_INT(tokens),
+                       MSG_TEXT(model->name), MSG_INT(model->max_position_embeddings));
+}
+
 /* ---- the estimate ---------------------------------------------------------- */
 
 /* Model size, shape and tokens: the model's, the request's, or the task's
@@ -819,7 +842,7 @@ static void compute_serving(const struct sizing_workload *w, struct sizing_estim
     if (out->concurrent_requests > 0 && out->tokens_per_second > 0.0 &&
         out->tokens_per_second / out->concurrent_requests > out->per_request_floor)
         out->per_request_floor = out->tokens_per_second / out->concurrent_requests;
-    out->kv_precision = w->kv_precision == SIZING_KV_INT8 ? SIZING_KV_INT8 : SIZING_KV_FP16;
+    out->kv_precision = w->kv_precision == SIZING_KV_DEFAULT ? SIZING_KV_FP16 : w->kv_precision;
     out->kv_bytes_per_token =
         sizing_kv_bytes_per_token(shape, kv_precision_bytes[out->kv_precision]);
     out->kv_gb_per_request = out->kv_bytes_per_token * out->kv_tokens_per_request / BYTES_PER_GB;
@@ -960,6 +983,8 @@ enum gq_code sizing_estimate_workload(const struct sizing_workload *workload,
         code = sizing_assumptions_resolve(assumptions, out->assumptions, err);
     if (code == GQ_OK)
         code = find_model(workload, catalog, &model, err);
+    if (code == GQ_OK)
+        code = check_max_positions(workload, model, err);
     if (code != GQ_OK)
         return code;
     out->task = workload->task;
@@ -1010,9 +1035,61 @@ enum sizing_precision sizing_compute_precision(const struct sizing_estimate *est
     return estimate->precision;
 }
 
+bool sizing_bf16_without_tensor_cores(const struct sizing_estimate *estimate,
+                                      const struct gpu_model *gpu)
+{
+    return estimate->precision == SIZING_PRECISION_BF16 &&
+           estimate->task != SIZING_TASK_INFERENCE && !gpu_model_supports(gpu, GPU_FEATURE_BF16);
+}
+
+bool sizing_bf16_served_as_fp16(const struct sizing_estimate *estimate, const struct gpu_model *gpu)
+{
+    return estimate->precision == SIZING_PRECISION_BF16 &&
+           estimate->task == SIZING_TASK_INFERENCE && !gpu_model_supports(gpu, GPU_FEATURE_BF16);
+}
+
+enum sizing_precision sizing_precision_on(const struct sizing_estimate *estimate,
+                                          const struct gpu_model *gpu)
+{
+    if (sizing_bf16_served_as_fp16(estimate, gpu))
+        return SIZING_PRECISION_FP16;
+    if (sizing_bf16_without_tensor_cores(estimate, gpu))
+        return SIZING_PRECISION_FP32;
+    return sizing_compute_precision(estimate);
+}
+
+/* The kernel int8 or int4 weights of `method` run on. */
+static enum gpu_feature quant_kernel(enum sizing_quant_method method)
+{
+    if (method == SIZING_QUANT_AWQ)
+        return GPU_FEATURE_AWQ;
+    if (method == SIZING_QUANT_W8A8)
+        return GPU_FEATURE_W8A8_INT8;
+    bool bitsandbytes =
+        method == SIZING_QUANT_BITSANDBYTES_NF4 || method == SIZING_QUANT_BITSANDBYTES_INT8;
+    return bitsandbytes ? GPU_FEATURE_BITSANDBYTES : GPU_FEATURE_GPTQ;
+}
+
+bool sizing_gpu_lacks_feature(const struct sizing_estimate *estimate, const struct gpu_model *gpu,
+                              enum gpu_feature *missing)
+{
+    enum gpu_feature needed[2];
+    int n = 0;
+    if (estimate->quant_method != SIZING_QUANT_DEFAULT)
+        needed[n++] = quant_kernel(estimate->quant_method);
+    if (estimate->task == SIZING_TASK_INFERENCE && estimate->kv_precision == SIZING_KV_FP8)
+        needed[n++] = GPU_FEATURE_FP8_KV_CACHE;
+    for (int i = 0; i < n; i++)
+        if (!gpu_model_supports(gpu, needed[i])) {
+            *missing = needed[i];
+            return true;
+        }
+    return false;
+}
+
 double sizing_peak_tflops(const struct sizing_estimate *estimate, const struct gpu_model *gpu)
 {
-    switch (sizing_compute_precision(estimate)) {
+    switch (sizing_precision_on(estimate, gpu)) {
     case SIZING_PRECISION_FP32:
         return gpu->fp32_tflops;
     case SIZING_PRECISION_BF16:
@@ -1020,12 +1097,6 @@ double sizing_peak_tflops(const struct sizing_estimate *estimate, const struct g
     default:
         return gpu->fp16_tflops;
     }
-}
-
-bool sizing_bf16_without_tensor_cores(const struct sizing_estimate *estimate,
-                                      const struct gpu_model *gpu)
-{
-    return estimate->precision == SIZING_PRECISION_BF16 && !(gpu->bf16_tflops > 0.0);
 }
 
 double sizing_training_hours(const struct sizing_estimate *estimate, const struct sku *sku,

@@ -56,6 +56,7 @@ enum sizing_kv_precision {
     SIZING_KV_DEFAULT,
     SIZING_KV_FP16,
     SIZING_KV_INT8,
+    SIZING_KV_FP8, /* vLLM's quantised KV cache: compute capability 8.9 and up */
     SIZING_KV_PRECISION_COUNT
 };
 
@@ -407,15 +408,32 @@ double sizing_scaling_efficiency(const struct sizing_estimate *estimate, const s
  * int4 weights are dequantised to fp16 for each matmul. */
 enum sizing_precision sizing_compute_precision(const struct sizing_estimate *estimate);
 
-/* The per-card peak, in TFLOPS, the matmuls run at on `gpu`: the FP16
- * tensor peak for fp16, the FP32 peak for fp32, the BF16 tensor peak for
- * bf16, or the FP32 peak on a GPU without BF16 tensor cores. */
+/* The per-card peak, in TFLOPS, the matmuls run at on `gpu` in
+ * sizing_precision_on(): the FP16 tensor peak for fp16, the FP32 peak for
+ * fp32, the BF16 tensor peak for bf16 (the FP32 peak if it has none). */
 double sizing_peak_tflops(const struct sizing_estimate *estimate, const struct gpu_model *gpu);
 
-/* True when the estimate asks for bf16 and `gpu` has no BF16 tensor cores,
- * so it runs at the FP32 peak. */
+/* True when a training estimate asks for bf16 and `gpu` does not run it
+ * (gpu_model_supports()), so it runs at the FP32 peak. */
 bool sizing_bf16_without_tensor_cores(const struct sizing_estimate *estimate,
                                       const struct gpu_model *gpu);
+
+/* True when an inference estimate asks for bf16 and `gpu` does not run it:
+ * vLLM refuses bf16 there, so the model is served as fp16 (same bytes, the
+ * FP16 peak). */
+bool sizing_bf16_served_as_fp16(const struct sizing_estimate *estimate,
+                                const struct gpu_model *gpu);
+
+/* The precision the matmuls run in on `gpu`: sizing_compute_precision(),
+ * except bf16 where `gpu` lacks it: fp32 for training, fp16 for serving. */
+enum sizing_precision sizing_precision_on(const struct sizing_estimate *estimate,
+                                          const struct gpu_model *gpu);
+
+/* True when the estimate needs a feature `gpu` lacks, which is then
+ * *missing: the kernel of its quantisation method (int8 and int4 weights)
+ * or an FP8 KV cache. bf16 is never missing: it falls back (above). */
+bool sizing_gpu_lacks_feature(const struct sizing_estimate *estimate, const struct gpu_model *gpu,
+                              enum gpu_feature *missing);
 
 /* Wall-clock hours of the training run on `instances` instances of `sku`:
  * flops ÷ (cards × peak × MFU × efficiency) ÷ 3600, the peak at the

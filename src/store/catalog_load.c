@@ -159,6 +159,7 @@ static enum gq_code read_model(struct loader *loader, const struct store_row *ro
     model->tdp_watts = row_int32(row, MODEL_COL_TDP_WATTS);
     model->fp32_tflops = row_real(row, MODEL_COL_FP32_TFLOPS);
     model->bf16_tflops = row_real(row, MODEL_COL_BF16_TFLOPS);
+    model->compute_capability = row_int32(row, MODEL_COL_COMPUTE_CAPABILITY);
     enum gq_code code = copy_text(row, MODEL_COL_ID, &model->id, err);
     if (code == GQ_OK)
         code = copy_text(row, MODEL_COL_NAME, &model->name, err);
@@ -558,6 +559,7 @@ static enum gq_code read_shape(struct loader *loader, const struct store_row *ro
     shape->vocab = row_int32(row, SHAPE_COL_VOCAB);
     shape->sliding_window = row_int32(row, SHAPE_COL_SLIDING_WINDOW);
     shape->params = row_integer(row, SHAPE_COL_PARAMS);
+    shape->max_position_embeddings = row_int32(row, SHAPE_COL_MAX_POSITION_EMBEDDINGS);
     return code;
 }
 

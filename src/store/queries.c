@@ -16,9 +16,10 @@ const struct store_catalog_table store_catalog_tables[CATALOG_QUERY_COUNT] = {
                                   {"version", "currency", "updated_at"}},
     [CATALOG_QUERY_MODELS] = {STORE_SQL_MODELS,
                               "gpu_models",
-                              "ttitriirr",
+                              "ttitriirri",
                               {"id", "name", "memory_gb", "memory_type", "fp16_tflops",
-                               "memory_bandwidth_gbps", "tdp_watts", "fp32_tflops", "bf16_tflops"}},
+                               "memory_bandwidth_gbps", "tdp_watts", "fp32_tflops", "bf16_tflops",
+                               "compute_capability"}},
     [CATALOG_QUERY_MODES] = {STORE_SQL_MODES,
                              "billing_modes",
                              "tttiii",
@@ -81,9 +82,10 @@ const struct store_catalog_table store_catalog_tables[CATALOG_QUERY_COUNT] = {
                                     {"region_id", "lang", "name"}},
     [CATALOG_QUERY_SHAPES] = {STORE_SQL_SHAPES,
                               "model_shapes",
-                              "ttiiiiiiiit",
+                              "ttiiiiiiiiti",
                               {"id", "name", "layers", "hidden", "heads", "kv_heads",
-                               "intermediate", "vocab", "sliding_window", "params", "source"}},
+                               "intermediate", "vocab", "sliding_window", "params", "source",
+                               "max_position_embeddings"}},
 };
 
 const enum catalog_query store_catalog_written_query[CATALOG_WRITE_COUNT] = {
@@ -110,13 +112,15 @@ const char *const store_catalog_clear_sql[STORE_CATALOG_CLEAR_COUNT] = {
 const char *const store_catalog_write_sql[CATALOG_WRITE_COUNT] = {
     [CATALOG_WRITE_MODELS] =
         "INSERT INTO gpu_models (id, name, memory_gb, memory_type, fp16_tflops,"
-        " memory_bandwidth_gbps, tdp_watts, fp32_tflops, bf16_tflops)"
-        " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9) ON CONFLICT (id) DO UPDATE SET"
+        " memory_bandwidth_gbps, tdp_watts, fp32_tflops, bf16_tflops, compute_capability)"
+        " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10) ON CONFLICT (id) DO UPDATE SET"
         " name = excluded.name, memory_gb = excluded.memory_gb,"
         " memory_type = excluded.memory_type, fp16_tflops = excluded.fp16_tflops,"
         " memory_bandwidth_gbps = excluded.memory_bandwidth_gbps,"
         " tdp_watts = excluded.tdp_watts, fp32_tflops = excluded.fp32_tflops,"
-        " bf16_tflops = excluded.bf16_tflops",
+        " bf16_tflops = excluded.bf16_tflops,"
+        " compute_capability = COALESCE(excluded.compute_capability, "
+        "gpu_models.compute_capability)",
     [CATALOG_WRITE_SKUS] =
         "INSERT INTO skus (id, name, gpu_model_id, gpu_count, interconnect, available, active)"
         " VALUES (?1, ?2, ?3, ?4, ?5, ?6, 1) ON CONFLICT (id) DO UPDATE SET"

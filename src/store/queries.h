@@ -38,7 +38,7 @@ enum price_list_column {
 
 #define STORE_SQL_MODELS                                                                           \
     "SELECT id, name, memory_gb, memory_type, fp16_tflops, memory_bandwidth_gbps, tdp_watts,"      \
-    " fp32_tflops, bf16_tflops FROM gpu_models"
+    " fp32_tflops, bf16_tflops, compute_capability FROM gpu_models"
 enum model_column {
     MODEL_COL_ID,
     MODEL_COL_NAME,
@@ -49,6 +49,7 @@ enum model_column {
     MODEL_COL_TDP_WATTS,
     MODEL_COL_FP32_TFLOPS, /* NULL reads as 0 */
     MODEL_COL_BF16_TFLOPS,
+    MODEL_COL_COMPUTE_CAPABILITY, /* NULL reads as 0: not known */
 };
 
 #define STORE_SQL_MODES                                                                            \
@@ -158,7 +159,7 @@ enum region_text_column { REGION_TEXT_COL_REGION_ID, REGION_TEXT_COL_LANG, REGIO
 
 #define STORE_SQL_SHAPES                                                                           \
     "SELECT id, name, layers, hidden, heads, kv_heads, intermediate, vocab, sliding_window,"       \
-    " params, source FROM model_shapes"
+    " params, source, max_position_embeddings FROM model_shapes"
 enum shape_column {
     SHAPE_COL_ID,
     SHAPE_COL_NAME,
@@ -171,6 +172,7 @@ enum shape_column {
     SHAPE_COL_SLIDING_WINDOW,
     SHAPE_COL_PARAMS,
     SHAPE_COL_SOURCE,
+    SHAPE_COL_MAX_POSITION_EMBEDDINGS, /* NULL reads as 0: not known */
 };
 
 /* Each catalog query's table as a price list's document names it, and its

@@ -460,19 +460,21 @@ START_TEST(test_qwen_50_chats)
     /* int8 weights leave 16 GB cards too little for 50 chats: two of them
      * cost more. Nothing is cheaper. */
     ck_assert_str_eq(result->hint, "");
-    /* In bf16, the model's own dtype, a V100 runs the prompt and the
-     * decoding's matmuls at its FP32 peak: two replicas, and the hint says
-     * what fp16 would cost. */
+    /* In bf16, the model's own dtype: vLLM refuses bf16 below compute
+     * capability 8.0, so a V100 serves it as fp16, at the FP16 peak and at
+     * the fp16 answer's price (not two replicas at the FP32 peak), and says
+     * so; fp16 would then buy nothing, so there is no hint. */
     request.workload.precision = SIZING_PRECISION_BF16;
     run_ok(&request);
     first = &result->recommendations[0];
     ck_assert_str_eq(first->sku->id, "v100-16g-x2");
-    ck_assert_int_eq(first->quantity, 2);
-    ck_assert_str_eq(first->reasons[2], "first token in 3.4 s: a 2048-token prompt, 3.2e+13 "
-                                        "FLOPs on 2 × 15.7 TFLOPS fp32 (no BF16 tensor cores) at "
-                                        "35% MFU");
-    ck_assert_str_eq(result->hint, "cheaper with fp16 instead of bf16 (V100 has no BF16 tensor "
-                                   "cores): v100-16g-x2 × 1 for ¥2311.00 (this answer: ¥4622.00)");
+    ck_assert_int_eq(first->quantity, 1);
+    ck_assert_int_eq(first->total, 231100);
+    ck_assert_str_eq(first->reasons[2], "first token in 0.43 s: a 2048-token prompt, 3.2e+13 "
+                                        "FLOPs on 2 × 125 TFLOPS fp16 at 35% MFU");
+    ck_assert_str_eq(first->reasons[3], "served as fp16, not bf16: V100 has compute capability "
+                                        "7.0 and bf16 needs 8.0");
+    ck_assert_str_eq(result->hint, "");
 }
 END_TEST
 
@@ -507,6 +509,7 @@ START_TEST(test_context_no_instance_holds)
         request_for(SIZING_TASK_INFERENCE, 0, SIZING_PRECISION_FP16, 0);
     request.workload.model = "llama-2-70b";
     request.workload.context_tokens = 500000;
+    fixture_forget_max_positions(catalog, "llama-2-70b"); /* 4,096 positions */
     run_ok(&request);
     ck_assert_int_eq(result->n_recommendations, 0);
     /* (230.4 − 137.95) GB ÷ 327,680 bytes = 282,124 tokens. */
@@ -935,6 +938,7 @@ START_TEST(test_edges_of_accepted_ranges_keep_text_sane)
     };
     static const double shares[] = {0.01, 1.0};
     static const int32_t millihours[] = {1, 24000};
+    fixture_forget_max_positions(catalog, "llama-2-70b");
     for (size_t w = 0; w < sizeof workloads / sizeof workloads[0]; w++)
         for (size_t s = 0; s < 2; s++)
             for (size_t h = 0; h < 2; h++) {
@@ -1159,6 +1163,15 @@ static int32_t rng_below(int32_t n)
     return (int32_t)(rng_next() % (uint32_t)n);
 }
 
+/* `tokens`, or the model's positions when it has fewer: a context past
+ * them is a 422 (check_card_limits.c). */
+static int32_t within_positions(const struct sizing_workload *w, int32_t tokens)
+{
+    const struct model_shape *shape = catalog_find_shape(catalog, w->model);
+    int32_t limit = shape != NULL ? shape->max_position_embeddings : 0;
+    return limit > 0 && tokens > limit ? limit : tokens;
+}
+
 /* A named model now and then, and the serving or training figures. */
 static void random_shape_and_sizes(struct sizing_workload *w)
 {
@@ -1171,12 +1184,12 @@ static void random_shape_and_sizes(struct sizing_workload *w)
     }
     if (w->task == SIZING_TASK_INFERENCE) {
         w->concurrent_requests = rng_below(2) ? 0 : 1 + rng_below(200);
-        w->context_tokens = contexts[rng_below(4)];
+        w->context_tokens = within_positions(w, contexts[rng_below(4)]);
         w->kv_precision = rng_below(3) == 0 ? SIZING_KV_INT8 : SIZING_KV_DEFAULT;
         w->min_tokens_per_second_per_request = rng_below(3) == 0 ? 1.0 + rng_below(40) : 0;
         return;
     }
-    w->sequence_length = contexts[rng_below(4)];
+    w->sequence_length = within_positions(w, contexts[rng_below(4)]);
     w->micro_batch_size = rng_below(3) == 0 ? 1 + rng_below(8) : 0;
     w->checkpointing = (enum sizing_checkpointing)rng_below(SIZING_CHECKPOINTING_COUNT);
     if (w->task == SIZING_TASK_LORA && rng_below(2))

@@ -390,11 +390,13 @@ START_TEST(test_training_peak_by_precision)
 }
 END_TEST
 
-/* A GPU with BF16 tensor cores trains bf16 at that peak. */
+/* A GPU with BF16 tensor cores (compute capability 8.0 and up) trains
+ * bf16 at that peak. */
 START_TEST(test_bf16_tensor_peak_is_used_where_there_is_one)
 {
     struct gpu_model *v100 = &catalog->models[FIXTURE_V100_16G];
     v100->bf16_tflops = 130.0;
+    v100->compute_capability = 80;
     struct sizing_estimate e = estimate_of(SIZING_TASK_FINETUNE, 1.3, SIZING_PRECISION_BF16, 1, 0);
     ck_assert_double_eq(sizing_peak_tflops(&e, v100), 130.0);
     ck_assert(!sizing_bf16_without_tensor_cores(&e, v100));
@@ -575,6 +577,7 @@ START_TEST(test_sliding_window_bounds_the_cache)
 {
     struct sizing_workload w = {.task = SIZING_TASK_INFERENCE, .model = "mistral-7b"};
     w.context_tokens = 32768;
+    fixture_forget_max_positions(catalog, "llama-3-8b"); /* 8,192 positions */
     struct sizing_estimate mistral = estimate_with(&w);
     w.model = "llama-3-8b";
     struct sizing_estimate llama = estimate_with(&w);

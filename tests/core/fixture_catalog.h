@@ -51,32 +51,33 @@ struct fixture_shape {
     int32_t layers, hidden, heads, kv_heads, intermediate, vocab, sliding_window;
     int64_t params;
     const char *source;
+    int32_t max_position_embeddings; /* migration 0018's */
 };
 
 #define FIXTURE_HF "https://huggingface.co/"
 static const struct fixture_shape fixture_shapes[] = {
     {"deepseek-llm-7b", "DeepSeek-LLM 7B", 30, 4096, 32, 32, 11008, 102400, 0, 6910365696,
-     FIXTURE_HF "deepseek-ai/deepseek-llm-7b-base/blob/main/config.json"},
+     FIXTURE_HF "deepseek-ai/deepseek-llm-7b-base/blob/main/config.json", 4096},
     {"llama-2-13b", "Llama-2 13B", 40, 5120, 40, 40, 13824, 32000, 0, 13015864320,
-     FIXTURE_HF "meta-llama/Llama-2-13b-hf/blob/main/config.json"},
+     FIXTURE_HF "meta-llama/Llama-2-13b-hf/blob/main/config.json", 4096},
     {"llama-2-70b", "Llama-2 70B", 80, 8192, 64, 8, 28672, 32000, 0, 68976648192,
-     FIXTURE_HF "meta-llama/Llama-2-70b-hf/blob/main/config.json"},
+     FIXTURE_HF "meta-llama/Llama-2-70b-hf/blob/main/config.json", 4096},
     {"llama-2-7b", "Llama-2 7B", 32, 4096, 32, 32, 11008, 32000, 0, 6738415616,
-     FIXTURE_HF "meta-llama/Llama-2-7b-hf/blob/main/config.json"},
+     FIXTURE_HF "meta-llama/Llama-2-7b-hf/blob/main/config.json", 4096},
     {"llama-3-70b", "Llama-3 70B", 80, 8192, 64, 8, 28672, 128256, 0, 70553706496,
-     FIXTURE_HF "meta-llama/Meta-Llama-3-70B/blob/main/config.json"},
+     FIXTURE_HF "meta-llama/Meta-Llama-3-70B/blob/main/config.json", 8192},
     {"llama-3-8b", "Llama-3 8B", 32, 4096, 32, 8, 14336, 128256, 0, 8030261248,
-     FIXTURE_HF "meta-llama/Meta-Llama-3-8B/blob/main/config.json"},
+     FIXTURE_HF "meta-llama/Meta-Llama-3-8B/blob/main/config.json", 8192},
     {"mistral-7b", "Mistral 7B", 32, 4096, 32, 8, 14336, 32000, 4096, 7241732096,
-     FIXTURE_HF "mistralai/Mistral-7B-v0.1/blob/main/config.json"},
+     FIXTURE_HF "mistralai/Mistral-7B-v0.1/blob/main/config.json", 32768},
     {"qwen2.5-14b", "Qwen2.5 14B", 48, 5120, 40, 8, 13824, 152064, 0, 14770033664,
-     FIXTURE_HF "Qwen/Qwen2.5-14B/blob/main/config.json"},
+     FIXTURE_HF "Qwen/Qwen2.5-14B/blob/main/config.json", 131072},
     {"qwen2.5-32b", "Qwen2.5 32B", 64, 5120, 40, 8, 27648, 152064, 0, 32763876352,
-     FIXTURE_HF "Qwen/Qwen2.5-32B/blob/main/config.json"},
+     FIXTURE_HF "Qwen/Qwen2.5-32B/blob/main/config.json", 131072},
     {"qwen2.5-72b", "Qwen2.5 72B", 80, 8192, 64, 8, 29568, 152064, 0, 72706203648,
-     FIXTURE_HF "Qwen/Qwen2.5-72B/blob/main/config.json"},
+     FIXTURE_HF "Qwen/Qwen2.5-72B/blob/main/config.json", 131072},
     {"qwen2.5-7b", "Qwen2.5 7B", 28, 3584, 28, 4, 18944, 152064, 0, 7615616512,
-     FIXTURE_HF "Qwen/Qwen2.5-7B/blob/main/config.json"},
+     FIXTURE_HF "Qwen/Qwen2.5-7B/blob/main/config.json", 131072},
 };
 #define FIXTURE_SHAPE_COUNT (sizeof fixture_shapes / sizeof fixture_shapes[0])
 
@@ -153,6 +154,10 @@ static inline void fixture_set_models(struct catalog *catalog)
                       15.7, 900, 300);
     fixture_set_model(&catalog->models[FIXTURE_T4_16G], "t4-16g", "T4", 16, "GDDR6", 65.0, 8.1, 320,
                       70);
+    /* Migration 0018's compute capabilities. */
+    catalog->models[FIXTURE_V100_16G].compute_capability = 70;
+    catalog->models[FIXTURE_V100_32G].compute_capability = 70;
+    catalog->models[FIXTURE_T4_16G].compute_capability = 75;
 }
 
 static inline void fixture_set_modes(struct catalog *catalog)
@@ -185,6 +190,7 @@ static inline void fixture_set_shapes(struct catalog *catalog)
         shape->sliding_window = spec->sliding_window;
         shape->params = spec->params;
         shape->source = fixture_strdup(spec->source);
+        shape->max_position_embeddings = spec->max_position_embeddings;
     }
 }
 
@@ -204,6 +210,15 @@ static inline struct catalog *fixture_catalog_from(const struct fixture_sku *spe
     for (size_t i = 0; i < n_skus; i++)
         fixture_set_sku(&catalog->skus[i], &specs[i], catalog->models);
     return catalog;
+}
+
+/* Drops the context limit of shape `id`, so that a test can size a context
+ * past it (the arithmetic, not the 422). */
+static inline void fixture_forget_max_positions(struct catalog *catalog, const char *id)
+{
+    for (size_t i = 0; i < catalog->n_shapes; i++)
+        if (strcmp(catalog->shapes[i].id, id) == 0)
+            catalog->shapes[i].max_position_embeddings = 0;
 }
 
 /* The seed catalog: five SKUs, no discount rules, no bundles. */

@@ -525,18 +525,20 @@ START_TEST(test_recommend_named_model_chats)
 }
 END_TEST
 
-/* Llama-2 70B's 8 KV heads keep 0.3125 MiB a token: a 200,000-token
- * request fits V100 32GB × 8 beside 138 GB of weights, and takes 90 s to
- * read its prompt. */
+/* Qwen2.5 72B's 8 KV heads keep 0.3125 MiB a token: a request of its whole
+ * 131,072 positions fits V100 32GB × 8 beside 145 GB of weights, and takes
+ * 51 s to read its prompt. (Llama-2 70B has the same KV cache a token but
+ * only 4,096 positions.) */
 START_TEST(test_recommend_named_model_long_context)
 {
     struct http_response *response = recommend("{\"workload\":{\"task\":\"inference\",\"model\":"
-                                               "\"llama-2-70b\",\"context_tokens\":200000}}");
+                                               "\"qwen2.5-72b\",\"context_tokens\":131072}}");
     json_t *r = response->json;
     expect_text(r, "estimate.serving.kv_bytes_per_token", "327680.0");
     expect_join(r, "recommendations", "sku", "v100-32g-x8");
-    expect_text(r, "recommendations[0].serving.time_to_first_token_seconds", "90.43");
-    expect_text(r, "recommendations[0].memory_gb_needed", "226.1");
+    expect_text(r, "recommendations[0].serving.time_to_first_token_seconds", "50.96");
+    /* (145.4 GB of weights + 131,072 × 327,680 bytes) ÷ 0.9. */
+    expect_text(r, "recommendations[0].memory_gb_needed", "209.3");
     expect_str(r, "hint",
                "cheaper with int4 weights: v100-32g-x4 \xc3\x97 1 for \xc2\xa5"
                "5227.00 (this answer: \xc2\xa5"

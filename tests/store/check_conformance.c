@@ -175,7 +175,9 @@ START_TEST(test_seed_catalog_loads_to_the_fen)
     ck_assert_str_eq(sku->gpu->id, "v100-16g");
     ck_assert(sku->gpu->fp32_tflops > 15.69 && sku->gpu->fp32_tflops < 15.71);
     ck_assert(sku->gpu->bf16_tflops == 0.0);
+    ck_assert_int_eq(sku->gpu->compute_capability, 70);
     const struct sku *t4 = catalog_find_sku(catalog, "t4-16g-x1");
+    ck_assert_int_eq(t4->gpu->compute_capability, 75);
     ck_assert_int_eq(t4->price[BILLING_QUARTERLY], 1432100);
     ck_assert_int_eq(catalog->modes[BILLING_STUDENT].segment_mask, SEGMENT_BIT(SEGMENT_STUDENT));
     ck_assert_int_eq(catalog->modes[BILLING_QUARTERLY].block_hours, 2160);
@@ -247,6 +249,7 @@ START_TEST(test_model_shapes_load_as_seeded)
         ck_assert_int_eq(got->sliding_window, want->sliding_window);
         ck_assert_int_eq(got->params, want->params);
         ck_assert_str_eq(got->source, want->source);
+        ck_assert_int_eq(got->max_position_embeddings, want->max_position_embeddings);
     }
     ck_assert_ptr_nonnull(catalog_find_shape(catalog, "qwen2.5-7b"));
     catalog_free(catalog);
