@@ -11,7 +11,8 @@
  * - 404 for an unknown or erased customer and an unknown verification;
  *   422 naming the field for a bad segment, expires_at or evidence, with
  *   nothing stored;
- * - erasing the customer clears the evidence.
+ * - erasing the customer clears the evidence;
+ * - webhook endpoints subscribe to the customer.verification.* types.
  */
 #include <check.h>
 #include <stdio.h>
@@ -238,6 +239,13 @@ END_TEST
 
 START_TEST(test_unknown_and_erased_are_404)
 {
+    /* The event types are subscribable (none of these is written here). */
+    struct http_response *hook =
+        call("POST", "/admin/webhook-endpoints",
+             "{\"url\":\"https://hooks.example.com/gpuquote\",\"events\":"
+             "[\"customer.verification.revoked\",\"customer.verification.expired\"]}");
+    expect_status(hook, 201);
+    http_response_free(hook);
     struct http_response *r = verify(NULL, "/customers/" UNKNOWN_CUSTOMER, "student", 86400);
     expect_error(r, 404, "not_found", NULL);
     http_response_free(r);
