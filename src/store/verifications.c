@@ -13,20 +13,20 @@
 
 void store_verification_clear(struct stored_verification *verification)
 {
-    if (verification == NULL)
-        return;
-    free(verification->evidence);
-    memset(verification, 0, sizeof *verification);
+    if (verification != NULL) {
+        free(verification->evidence);
+        *verification = (struct stored_verification){0};
+    }
 }
 
 void store_verification_list_free(struct verification_list *list)
 {
-    if (list == NULL)
-        return;
-    for (size_t i = 0; i < list->count; i++)
-        store_verification_clear(&list->items[i]);
-    free(list->items);
-    memset(list, 0, sizeof *list);
+    if (list != NULL) {
+        while (list->count > 0)
+            store_verification_clear(&list->items[--list->count]);
+        free(list->items);
+        list->items = NULL;
+    }
 }
 
 const char *store_verification_status(const struct stored_verification *verification, int64_t now)

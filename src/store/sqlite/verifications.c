@@ -25,24 +25,35 @@ static void copy_text(sqlite3_stmt *stmt, int column, char *out, size_t size)
     snprintf(out, size, "%s", text ? (const char *)text : "");
 }
 
+/* The current row of `stmt` into *row. */
+static bool copy_row(sqlite3_stmt *stmt, struct stored_verification *row)
+{
+    *row = (struct stored_verification){
+        .created_at = sqlite3_column_int64(stmt, VERIFICATION_COL_CREATED_AT),
+        .expires_at = sqlite3_column_int64(stmt, VERIFICATION_COL_EXPIRES_AT),
+        .revoked_at = sqlite3_column_int64(stmt, VERIFICATION_COL_REVOKED_AT),
+        .expired_at = sqlite3_column_int64(stmt, VERIFICATION_COL_EXPIRED_AT),
+    };
+    copy_text(stmt, VERIFICATION_COL_ID, row->id, sizeof row->id);
+    copy_text(stmt, VERIFICATION_COL_CUSTOMER_ID, row->customer_id, sizeof row->customer_id);
+    copy_text(stmt, VERIFICATION_COL_SEGMENT, row->segment, sizeof row->segment);
+    return sqlite_db_column_strdup(stmt, VERIFICATION_COL_EVIDENCE, &row->evidence);
+}
+
 /* The current row appended to `list`. */
 static enum gq_code append_row(struct verification_list *list, sqlite3_stmt *stmt,
                                struct gq_error *err)
 {
-    struct stored_verification *items = realloc(list->items, (list->count + 1) * sizeof *items);
-    if (items == NULL)
-        return gq_fail(err, GQ_ERR_NO_MEMORY, NULL, "out of memory reading verifications");
-    list->items = items;
-    struct stored_verification *row = &items[list->count++];
-    memset(row, 0, sizeof *row);
-    copy_text(stmt, VERIFICATION_COL_ID, row->id, sizeof row->id);
-    copy_text(stmt, VERIFICATION_COL_CUSTOMER_ID, row->customer_id, sizeof row->customer_id);
-    copy_text(stmt, VERIFICATION_COL_SEGMENT, row->segment, sizeof row->segment);
-    row->created_at = sqlite3_column_int64(stmt, VERIFICATION_COL_CREATED_AT);
-    row->expires_at = sqlite3_column_int64(stmt, VERIFICATION_COL_EXPIRES_AT);
-    row->revoked_at = sqlite3_column_int64(stmt, VERIFICATION_COL_REVOKED_AT);
-    row->expired_at = sqlite3_column_int64(stmt, VERIFICATION_COL_EXPIRED_AT);
-    return sqlite_db_column_strdup(stmt, VERIFICATION_COL_EVIDENCE, &row->evidence)
+    size_t grown = list->count + 1;
+    struct stored_verification *items = realloc(list->items, grown * sizeof *items);
+    if (items != NULL) {
+        list->items = items;
+        if (copy_row(stmt, &items[list->count]))
+            list->count = grown;
+        else
+            items = NULL;
+    }
+    return items != NULL
                ? GQ_OK
                : gq_fail(err, GQ_ERR_NO_MEMORY, NULL, "out of memory reading verifications");
 }
