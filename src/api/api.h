@@ -3,6 +3,7 @@
  * (GET /catalog and below), quote.c (POST /quote, GET /quote/{id}, accept,
  * cancel), quote_pdf.c (GET /quote/{id}/pdf), quote_list.c (GET /quote),
  * recommend.c (POST /recommend), customers.c (/customers),
+ * verifications.c (/customers/{id}/verifications),
  * events.c (GET /events, /events/{id}) and health.c (/healthz, /readyz,
  * /openapi.yaml). The route table (http/router.c) says each one's policy.
  */
@@ -50,6 +51,17 @@ http_handler customers_handle_list;
 http_handler customers_handle_get;
 http_handler customers_handle_update;
 http_handler customers_handle_delete;
+
+/* verifications.c: POST /customers/{id}/verifications and DELETE
+ * /customers/{id}/verifications/{ver_id}. */
+http_handler verifications_handle_create;
+http_handler verifications_handle_revoke;
+
+/* Adds `segments` and `verifications` (those that apply now) to the
+ * rendered `customer` (whose "id" names it). */
+struct store;
+enum gq_code verifications_add_to_customer(struct store *store, json_t *customer,
+                                           struct gq_error *err);
 
 /* recommend.c: POST /recommend. */
 http_handler recommend_handle;

@@ -386,8 +386,14 @@ enum MHD_Result customers_handle_get(struct http_request *request)
         return reply;
     json_t *rendered = render_customer(&customer);
     store_customer_clear(&customer);
-    return rendered != NULL ? reply_json(request, MHD_HTTP_OK, rendered)
-                            : reply_fail(request, GQ_ERR_INTERNAL, NULL, "unreadable customer");
+    struct gq_error err;
+    if (rendered == NULL)
+        return reply_fail(request, GQ_ERR_INTERNAL, NULL, "unreadable customer");
+    if (verifications_add_to_customer(request->app->store, rendered, &err) != GQ_OK) {
+        json_decref(rendered);
+        return reply_error(request, &err);
+    }
+    return reply_json(request, MHD_HTTP_OK, rendered);
 }
 
 /* The stored customer as a draft (its document parsed, its email
@@ -490,13 +496,22 @@ enum MHD_Result customers_handle_list(struct http_request *request)
         store_customers_read(request->app->store, &filter, &page, &err) != GQ_OK)
         return reply_error(request, &err);
     json_t *data = json_array();
-    for (size_t i = 0; data != NULL && i < page.count; i++)
-        if (json_array_append_new(data, render_customer(&page.items[i])) != 0) {
+    enum gq_code code = GQ_OK;
+    for (size_t i = 0; code == GQ_OK && data != NULL && i < page.count; i++) {
+        json_t *customer = render_customer(&page.items[i]);
+        if (customer != NULL)
+            code = verifications_add_to_customer(request->app->store, customer, &err);
+        if (json_array_append_new(data, customer) != 0) {
             json_decref(data);
             data = NULL;
         }
+    }
     bool has_more = page.has_more;
     store_customer_page_free(&page);
+    if (code != GQ_OK) {
+        json_decref(data);
+        return reply_error(request, &err);
+    }
     return reply_json(request, MHD_HTTP_OK,
                       data ? json_pack("{s:o, s:b}", "data", data, "has_more", has_more) : NULL);
 }

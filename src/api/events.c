@@ -13,6 +13,7 @@
 #include "http/reply.h"
 #include "http/request.h"
 #include "store/store.h"
+#include "store/verifications.h"
 #include "util/ids.h"
 
 enum { PARAM_TYPE, PARAM_STARTING_AFTER, PARAM_LIMIT };
@@ -23,13 +24,21 @@ static const struct list_param event_params[] = {
     [PARAM_LIMIT] = {"limit", LIST_LIMIT, NULL},
 };
 
-static const char *const event_types[] = {
-    STORE_EVENT_QUOTE_CREATED,        STORE_EVENT_QUOTE_ACCEPTED,
-    STORE_EVENT_QUOTE_CANCELED,       STORE_EVENT_QUOTE_EXPIRED,
-    STORE_EVENT_PRICE_LIST_PUBLISHED, STORE_EVENT_PRICE_LIST_CANCELED,
-    STORE_EVENT_ENDPOINT_DISABLED,    STORE_EVENT_PROMOTION_CODE_REDEEMED,
-    STORE_EVENT_CUSTOMER_CREATED,     STORE_EVENT_CUSTOMER_UPDATED,
-    STORE_EVENT_CUSTOMER_DELETED,     NULL};
+static const char *const event_types[] = {STORE_EVENT_QUOTE_CREATED,
+                                          STORE_EVENT_QUOTE_ACCEPTED,
+                                          STORE_EVENT_QUOTE_CANCELED,
+                                          STORE_EVENT_QUOTE_EXPIRED,
+                                          STORE_EVENT_PRICE_LIST_PUBLISHED,
+                                          STORE_EVENT_PRICE_LIST_CANCELED,
+                                          STORE_EVENT_ENDPOINT_DISABLED,
+                                          STORE_EVENT_PROMOTION_CODE_REDEEMED,
+                                          STORE_EVENT_CUSTOMER_CREATED,
+                                          STORE_EVENT_CUSTOMER_UPDATED,
+                                          STORE_EVENT_CUSTOMER_DELETED,
+                                          STORE_EVENT_VERIFICATION_CREATED,
+                                          STORE_EVENT_VERIFICATION_REVOKED,
+                                          STORE_EVENT_VERIFICATION_EXPIRED,
+                                          NULL};
 
 bool events_type_is_known(const char *type)
 {

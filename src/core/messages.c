@@ -309,6 +309,9 @@ static const char *const names[MSG_COUNT] = {
     [MSG_PROMO_NOT_APPLICABLE] = "promo_not_applicable",
     [MSG_PROMO_EXISTS] = "promo_exists",
     [MSG_PROMO_LOCKED] = "promo_locked",
+    [MSG_NO_VERIFICATION] = "no_verification",
+    [MSG_TIME_NOT_FUTURE] = "time_not_future",
+    [MSG_TIME_TOO_FAR] = "time_too_far",
 };
 
 static const char *const english[MSG_COUNT] = {
@@ -606,6 +609,9 @@ static const char *const english[MSG_COUNT] = {
     [MSG_PROMO_NOT_APPLICABLE] = "promotion code '{1}' applies to nothing in this quote",
     [MSG_PROMO_EXISTS] = "promotion code '{1}' exists already",
     [MSG_PROMO_LOCKED] = "a promotion code only changes by being deactivated: send {\"active\": false}",
+    [MSG_NO_VERIFICATION] = "customer '{1}' has no verification '{2}'",
+    [MSG_TIME_NOT_FUTURE] = "{1} must be in the future",
+    [MSG_TIME_TOO_FAR] = "{1} must be at most {2} days ahead",
 };
 
 static const char *const chinese[MSG_COUNT] = {
@@ -894,6 +900,9 @@ static const char *const chinese[MSG_COUNT] = {
     [MSG_PROMO_NOT_APPLICABLE] = "优惠码 '{1}' 不适用于本报价中的任何项目",
     [MSG_PROMO_EXISTS] = "优惠码 '{1}' 已存在",
     [MSG_PROMO_LOCKED] = "优惠码只能停用：请发送 {\"active\": false}",
+    [MSG_NO_VERIFICATION] = "客户 '{1}' 没有认证 '{2}'",
+    [MSG_TIME_NOT_FUTURE] = "{1} 必须是将来的时间",
+    [MSG_TIME_TOO_FAR] = "{1} 最多只能在 {2} 天之后",
 };
 /* clang-format on */
 

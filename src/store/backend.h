@@ -24,6 +24,7 @@
 
 #include "core/error.h"
 #include "store/store.h"
+#include "store/verifications.h"
 
 struct store_backend; /* a backend's own state */
 
@@ -512,6 +513,16 @@ struct store_backend_ops {
     enum gq_code (*customers_read)(struct store_backend *backend,
                                    const struct customer_filter *filter, struct customer_page *out,
                                    struct gq_error *err);
+    /* Verifications (verifications.h): one write (*done false: nothing
+     * written), those of a customer, and the sweeper's expiry. */
+    enum gq_code (*verification_write)(struct store_backend *backend,
+                                       const struct verification_write *write, bool *done,
+                                       struct gq_error *err);
+    enum gq_code (*verifications_read)(struct store_backend *backend, const char *customer_id,
+                                       const char *id, int64_t live_at,
+                                       struct verification_list *out, struct gq_error *err);
+    enum gq_code (*expire_verifications)(struct store_backend *backend, int64_t now, int limit,
+                                         int *count, struct gq_error *err);
 };
 
 extern const struct store_backend_ops sqlite_backend_ops;

@@ -537,6 +537,47 @@ const struct store_sql_text store_sql[STORE_SQL_COUNT] = {
                                                 " WHERE version = ?1"},
     [STORE_SQL_MIGRATION_RECORD] = {.shared = "INSERT INTO schema_migrations (version, name,"
                                               " checksum, applied_at) VALUES (?1, ?2, ?3, ?4)"},
+    /* Verifications (migration 0016). One is made only for a customer that
+     * is not erased, revoked only while it applies. */
+    [STORE_SQL_VERIFICATION_INSERT] = {.shared = "INSERT INTO customer_verifications ("
+                                                 STORE_SQL_VERIFICATION_COLUMNS ") SELECT"
+                                                 " CAST(?1 AS text), CAST(?2 AS text),"
+                                                 " CAST(?3 AS text), CAST(?4 AS text),"
+                                                 " CAST(?5 AS bigint), CAST(?6 AS bigint),"
+                                                 " NULL, NULL WHERE EXISTS (SELECT 1 FROM"
+                                                 " customers WHERE id = ?2 AND deleted = 0)"},
+    [STORE_SQL_VERIFICATION_REVOKE] = {.shared = "UPDATE customer_verifications SET revoked_at = ?3"
+                                                 " WHERE id = ?1 AND customer_id = ?2"
+                                                 " AND revoked_at IS NULL AND expired_at IS NULL"
+                                                 " AND expires_at > ?3"},
+    [STORE_SQL_VERIFICATIONS] = {.sqlite = "SELECT " STORE_SQL_VERIFICATION_COLUMNS
+                                           " FROM customer_verifications WHERE customer_id = ?1"
+                                           " AND (?2 IS NULL OR id = ?2) AND (?3 = 0"
+                                           " OR (revoked_at IS NULL AND expires_at > ?3))"
+                                           " ORDER BY created_at, id",
+                                 .postgres = "SELECT " STORE_SQL_VERIFICATION_COLUMNS
+                                             " FROM customer_verifications WHERE customer_id = $1"
+                                             " AND ($2::text IS NULL OR id = $2) AND ($3::bigint = 0"
+                                             " OR (revoked_at IS NULL AND expires_at > $3::bigint))"
+                                             " ORDER BY created_at, id"},
+    /* The sweeper, as for quotes: SQLite reads the due ones and marks each
+     * in its write transaction; PostgreSQL marks a batch in one statement,
+     * skipping the rows another replica holds, so each is marked once. */
+    [STORE_SQL_VERIFICATIONS_DUE] = {.shared = "SELECT " STORE_SQL_VERIFICATION_COLUMNS
+                                               " FROM customer_verifications"
+                                               " WHERE revoked_at IS NULL AND expired_at IS NULL"
+                                               " AND expires_at <= ?1 ORDER BY expires_at LIMIT ?2"},
+    [STORE_SQL_VERIFICATION_EXPIRE] =
+        {.sqlite = "UPDATE customer_verifications SET expired_at = ?2 WHERE id = ?1"
+                   " AND revoked_at IS NULL AND expired_at IS NULL AND expires_at <= ?2",
+         .postgres = "UPDATE customer_verifications SET expired_at = $1"
+                     " WHERE id IN (SELECT id FROM customer_verifications"
+                     " WHERE revoked_at IS NULL AND expired_at IS NULL AND expires_at <= $1"
+                     " ORDER BY expires_at LIMIT $2 FOR UPDATE SKIP LOCKED)"
+                     " AND revoked_at IS NULL AND expired_at IS NULL"
+                     " RETURNING " STORE_SQL_VERIFICATION_COLUMNS},
+    [STORE_SQL_VERIFICATIONS_ERASE] = {.shared = "UPDATE customer_verifications SET evidence = NULL"
+                                                 " WHERE customer_id = ?1"},
 };
 
 /* A `?` followed by digits becomes `$`; inside '...' (where '' is a quote)

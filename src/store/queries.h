@@ -307,6 +307,20 @@ enum customer_column {
     CUSTOMER_COL_UPDATED_AT,
 };
 
+/* A verification (verifications.h's struct stored_verification). */
+#define STORE_SQL_VERIFICATION_COLUMNS                                                             \
+    "id, customer_id, segment, evidence, created_at, expires_at, revoked_at, expired_at"
+enum verification_column {
+    VERIFICATION_COL_ID,
+    VERIFICATION_COL_CUSTOMER_ID,
+    VERIFICATION_COL_SEGMENT,
+    VERIFICATION_COL_EVIDENCE,
+    VERIFICATION_COL_CREATED_AT,
+    VERIFICATION_COL_EXPIRES_AT,
+    VERIFICATION_COL_REVOKED_AT,
+    VERIFICATION_COL_EXPIRED_AT,
+};
+
 /* What a batch's INSERT returns for each quote it wrote (PostgreSQL). */
 enum quote_inserted_column { QUOTE_INSERTED_COL_ID, QUOTE_INSERTED_COL_DELIVERIES_DUE };
 
@@ -411,6 +425,12 @@ enum store_sql {
     STORE_SQL_MIGRATIONS,
     STORE_SQL_MIGRATION_CHECKSUM,
     STORE_SQL_MIGRATION_RECORD,
+    STORE_SQL_VERIFICATION_INSERT,
+    STORE_SQL_VERIFICATION_REVOKE,
+    STORE_SQL_VERIFICATIONS,
+    STORE_SQL_VERIFICATIONS_DUE,
+    STORE_SQL_VERIFICATION_EXPIRE,
+    STORE_SQL_VERIFICATIONS_ERASE,
     STORE_SQL_COUNT
 };
 

@@ -1,16 +1,17 @@
 /*
  * The quote sweeper: a thread that, every quote_sweep_interval_ms, marks
  * open quotes past their expires_at expired (each with its quote.expired
- * event, store_quotes_expire) and deletes quotes kept past their retention
- * (store_quotes_delete_ended). Every replica runs one; the store makes
- * each quote's work happen once (a conditional update; SKIP LOCKED on
- * PostgreSQL). Work goes in small batches, each its own short transaction,
- * so that a backlog never holds the write lock for long: quotes being saved
- * wait at most one batch.
+ * event, store_quotes_expire), marks customers' verifications past their
+ * expires_at expired the same way (store_verifications_expire), and deletes quotes kept past their
+ * retention (store_quotes_delete_ended). Every replica runs one; the store makes each quote's work
+ * happen once (a conditional update; SKIP LOCKED on PostgreSQL). Work goes in small batches, each
+ * its own short transaction, so that a backlog never holds the write lock for long: quotes being
+ * saved wait at most one batch.
  */
 #include <stdlib.h>
 
 #include "store/store.h"
+#include "store/verifications.h"
 #include "util/clock.h"
 #include "util/config.h"
 #include "util/log.h"
@@ -29,13 +30,19 @@ struct quote_sweeper {
     struct worker *worker;
 };
 
-static void expire_due(struct quote_sweeper *sweeper, int64_t now)
+/* What expires in batches: quotes (store_quotes_expire) and
+ * verifications (store_verifications_expire), each with its event. */
+typedef enum gq_code (*expire_batch)(struct store *store, int64_t now, int limit, int *count,
+                                     struct gq_error *err);
+
+static void expire_due(struct quote_sweeper *sweeper, int64_t now, expire_batch expire,
+                       const char *what)
 {
     for (int batch = 0; batch < EXPIRE_BATCHES_PER_SWEEP; batch++) {
         int count = 0;
         struct gq_error err;
-        if (store_quotes_expire(sweeper->store, now, EXPIRE_BATCH, &count, &err) != GQ_OK) {
-            log_warning("sweeper: expiring quotes: %s", err.message);
+        if (expire(sweeper->store, now, EXPIRE_BATCH, &count, &err) != GQ_OK) {
+            log_warning("sweeper: expiring %s: %s", what, err.message);
             return;
         }
         if (count < EXPIRE_BATCH)
@@ -68,7 +75,8 @@ static void run(struct worker *worker, void *context)
     struct quote_sweeper *sweeper = context;
     while (worker_sleep(worker, sweeper->config->quote_sweep_interval_ms)) {
         int64_t now = clock_now_seconds();
-        expire_due(sweeper, now);
+        expire_due(sweeper, now, store_quotes_expire, "quotes");
+        expire_due(sweeper, now, store_verifications_expire, "verifications");
         delete_old(sweeper, now);
     }
 }

@@ -13,7 +13,7 @@
 
 static const char *const scope_names[SCOPE_COUNT] = {
     "quotes:write", "quotes:read",    "quotes:accept",   "catalog:write",  "keys:write",
-    "metrics:read", "webhooks:write", "customers:write", "customers:read",
+    "metrics:read", "webhooks:write", "customers:write", "customers:read", "customers:verify",
 };
 
 unsigned api_scope_at(size_t i)

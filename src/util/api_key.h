@@ -35,10 +35,11 @@ enum api_scope {
     SCOPE_METRICS_READ = 1u << 5,    /* GET /metrics */
     SCOPE_WEBHOOKS_WRITE = 1u << 6,  /* webhook endpoints */
     SCOPE_CUSTOMERS_WRITE = 1u << 7, /* create, change and delete customers */
-    SCOPE_CUSTOMERS_READ = 1u << 8   /* read and list customers */
+    SCOPE_CUSTOMERS_READ = 1u << 8,  /* read and list customers */
+    SCOPE_CUSTOMERS_VERIFY = 1u << 9 /* verify customers' segments, and revoke that */
 };
 
-#define SCOPE_COUNT 9
+#define SCOPE_COUNT 10
 #define SCOPE_ALL ((1u << SCOPE_COUNT) - 1u)
 
 /* "quotes:write" for one scope bit; NULL for anything else. */

@@ -31,6 +31,7 @@
 #include "codec/store_json.h"
 #include "store/backend.h"
 #include "store/store.h"
+#include "store/verifications.h"
 #include "store_fixture.h"
 #include "support/testdb.h"
 
@@ -819,6 +820,9 @@ struct sweep_work {
     pthread_barrier_t *start;
     int marked;
     enum gq_code code;
+    /* What it expires: NULL, quotes (store_quotes_expire). */
+    enum gq_code (*expire)(struct store *store, int64_t now, int limit, int *count,
+                           struct gq_error *err);
 };
 
 /* A replica's sweeper: small batches until nothing is due. */
@@ -829,7 +833,8 @@ static void *sweep_all(void *argument)
     for (int round = 0; round < 100; round++) {
         int count = 0;
         struct gq_error err;
-        work->code = store_quotes_expire(work->store, now_seconds(), 7, &count, &err);
+        work->code = (work->expire != NULL ? work->expire : store_quotes_expire)(
+            work->store, now_seconds(), 7, &count, &err);
         if (work->code != GQ_OK || count == 0)
             break;
         work->marked += count;
@@ -853,7 +858,7 @@ START_TEST(test_two_replicas_expire_each_quote_once)
     struct store *other = open_store(4);
     pthread_barrier_t start;
     pthread_barrier_init(&start, NULL, 2);
-    struct sweep_work works[2] = {{store, &start, 0, GQ_OK}, {other, &start, 0, GQ_OK}};
+    struct sweep_work works[2] = {{store, &start, 0, GQ_OK, NULL}, {other, &start, 0, GQ_OK, NULL}};
     pthread_t threads[2];
     for (int r = 0; r < 2; r++)
         ck_assert_int_eq(pthread_create(&threads[r], NULL, sweep_all, &works[r]), 0);
@@ -1091,6 +1096,133 @@ START_TEST(test_customers_written_listed_and_erased)
     ck_assert_int_eq(query_integer("SELECT count(*) FROM audit_log WHERE target = ?1", a), 2);
     ck_assert_int_eq(store_customer_get(store, "cus_00000000000000000000000000000009", &read, &err),
                      GQ_ERR_NOT_FOUND);
+}
+END_TEST
+
+/* ---- Verifications (migration 0016). ---- */
+
+static struct stored_verification test_verification(const char *id, const char *customer,
+                                                    int64_t created_at, int64_t expires_at)
+{
+    struct stored_verification verification = {
+        .created_at = created_at, .expires_at = expires_at, .evidence = (char *)"report no. 7"};
+    snprintf(verification.id, sizeof verification.id, "%s", id);
+    snprintf(verification.customer_id, sizeof verification.customer_id, "%s", customer);
+    snprintf(verification.segment, sizeof verification.segment, "student");
+    return verification;
+}
+
+static size_t count_verifications(const char *customer, int64_t live_at)
+{
+    struct verification_list list;
+    struct gq_error err;
+    ck_assert_int_eq(store_verifications_read(store, customer, NULL, live_at, &list, &err), GQ_OK);
+    size_t count = list.count;
+    store_verification_list_free(&list);
+    return count;
+}
+
+/* Made only for a live customer, with its event and audit line; read
+ * back; revoked once; its evidence cleared by the customer's erasure. */
+START_TEST(test_verifications_made_revoked_and_erased)
+{
+    const char *cus = "cus_00000000000000000000000000000011";
+    const char *ver = "ver_00000000000000000000000000000001";
+    struct stored_customer customer = test_customer(cus, NULL, "{}");
+    write_customer_ok(true, &customer, STORE_EVENT_CUSTOMER_CREATED);
+    int64_t now = now_seconds();
+    struct audit_entry audit = test_audit("customer.verification.create");
+    audit.target = ver;
+    audit.change = "{}";
+    struct gq_error err;
+    struct stored_verification made = test_verification(ver, cus, now, now + 1000);
+    ck_assert_int_eq(store_verification_create(store, &made, &audit, &err), GQ_OK);
+    struct stored_verification orphan =
+        test_verification("ver_00000000000000000000000000000002",
+                          "cus_00000000000000000000000000000019", now, now + 1000);
+    ck_assert_int_eq(store_verification_create(store, &orphan, &audit, &err), GQ_ERR_NOT_FOUND);
+    ck_assert_int_eq(
+        query_integer("SELECT count(*) FROM events WHERE type = 'customer.verification.created'",
+                      NULL),
+        1);
+    ck_assert_int_eq(query_integer("SELECT count(*) FROM audit_log WHERE target = ?1", ver), 1);
+
+    struct verification_list list;
+    ck_assert_int_eq(store_verifications_read(store, cus, ver, 0, &list, &err), GQ_OK);
+    ck_assert_uint_eq(list.count, 1);
+    ck_assert_str_eq(list.items[0].segment, "student");
+    ck_assert_str_eq(list.items[0].evidence, "report no. 7");
+    ck_assert_int_eq(list.items[0].expires_at, now + 1000);
+    ck_assert_int_eq(list.items[0].revoked_at, 0);
+    store_verification_list_free(&list);
+    ck_assert_uint_eq(count_verifications(cus, now), 1);
+    ck_assert_uint_eq(count_verifications(cus, now + 1000), 0); /* expired at expires_at */
+
+    made.revoked_at = now;
+    bool revoked = false;
+    ck_assert_int_eq(store_verification_revoke(store, &made, &audit, &revoked, &err), GQ_OK);
+    ck_assert(revoked);
+    ck_assert_int_eq(store_verification_revoke(store, &made, &audit, &revoked, &err), GQ_OK);
+    ck_assert(!revoked);
+    ck_assert_int_eq(
+        query_integer("SELECT count(*) FROM events WHERE type = 'customer.verification.revoked'",
+                      NULL),
+        1);
+    ck_assert_uint_eq(count_verifications(cus, now), 0);
+    ck_assert_uint_eq(count_verifications(cus, 0), 1);
+
+    struct stored_customer erased = test_customer(cus, NULL, "{}");
+    erased.deleted = true;
+    write_customer_ok(false, &erased, STORE_EVENT_CUSTOMER_DELETED);
+    ck_assert_int_eq(
+        query_integer("SELECT count(*) FROM customer_verifications WHERE evidence IS NULL", NULL),
+        1);
+}
+END_TEST
+
+/* Two replicas sweeping at once mark each due verification once, each
+ * with one customer.verification.expired, and leave the rest. */
+START_TEST(test_two_replicas_expire_each_verification_once)
+{
+    enum { DUE = 30 };
+    const char *cus = "cus_00000000000000000000000000000012";
+    struct stored_customer customer = test_customer(cus, NULL, "{}");
+    write_customer_ok(true, &customer, STORE_EVENT_CUSTOMER_CREATED);
+    struct audit_entry audit = test_audit("customer.verification.create");
+    audit.change = "{}";
+    int64_t now = now_seconds();
+    for (int i = 0; i < DUE + 3; i++) {
+        char id[STORE_ID_SIZE];
+        snprintf(id, sizeof id, "ver_%032d", i);
+        audit.target = id;
+        struct stored_verification verification =
+            test_verification(id, cus, now - 100, i < DUE ? now - 10 : now + 100000);
+        struct gq_error err;
+        ck_assert_int_eq(store_verification_create(store, &verification, &audit, &err), GQ_OK);
+    }
+    struct store *other = open_store(4);
+    pthread_barrier_t start;
+    pthread_barrier_init(&start, NULL, 2);
+    struct sweep_work works[2] = {{store, &start, 0, GQ_OK, store_verifications_expire},
+                                  {other, &start, 0, GQ_OK, store_verifications_expire}};
+    pthread_t threads[2];
+    for (int r = 0; r < 2; r++)
+        ck_assert_int_eq(pthread_create(&threads[r], NULL, sweep_all, &works[r]), 0);
+    for (int r = 0; r < 2; r++)
+        pthread_join(threads[r], NULL);
+    pthread_barrier_destroy(&start);
+    ck_assert_int_eq(works[0].code, GQ_OK);
+    ck_assert_int_eq(works[1].code, GQ_OK);
+    ck_assert_int_eq(works[0].marked + works[1].marked, DUE);
+    ck_assert_int_eq(
+        query_integer("SELECT count(*) FROM events WHERE type = 'customer.verification.expired'",
+                      NULL),
+        DUE);
+    ck_assert_int_eq(
+        query_integer("SELECT count(*) FROM customer_verifications WHERE expired_at IS NULL", NULL),
+        3);
+    ck_assert_uint_eq(count_verifications(cus, now), 3);
+    store_close(other);
 }
 END_TEST
 
@@ -1376,6 +1508,8 @@ static void add_tests(TCase *tcase)
     tcase_add_test(tcase, test_price_list_refusals_change_nothing);
     tcase_add_test(tcase, test_a_direct_edit_skips_a_drafts_number);
     tcase_add_test(tcase, test_customers_written_listed_and_erased);
+    tcase_add_test(tcase, test_verifications_made_revoked_and_erased);
+    tcase_add_test(tcase, test_two_replicas_expire_each_verification_once);
     tcase_set_timeout(tcase, 30);
 }
 

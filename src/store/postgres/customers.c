@@ -123,6 +123,8 @@ static enum gq_code write_customer(struct pg_conn *conn, void *context, struct g
         code = link_event(conn, write, err);
     if (code == GQ_OK && customer->deleted)
         code = erase_events(conn, write, err);
+    if (code == GQ_OK && customer->deleted)
+        code = pg_verifications_erase(conn, customer->id, err);
     return code;
 }
 

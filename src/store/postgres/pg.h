@@ -258,6 +258,18 @@ enum gq_code pg_customer_write(struct store_backend *backend, const struct custo
                                bool *found, struct gq_error *err);
 enum gq_code pg_customers_read(struct store_backend *backend, const struct customer_filter *filter,
                                struct customer_page *out, struct gq_error *err);
+/* verifications.c; pg_verifications_erase clears a customer's evidence
+ * inside the erasure's transaction. */
+enum gq_code pg_verification_write(struct store_backend *backend,
+                                   const struct verification_write *write, bool *done,
+                                   struct gq_error *err);
+enum gq_code pg_verifications_read(struct store_backend *backend, const char *customer_id,
+                                   const char *id, int64_t live_at, struct verification_list *out,
+                                   struct gq_error *err);
+enum gq_code pg_expire_verifications(struct store_backend *backend, int64_t now, int limit,
+                                     int *count, struct gq_error *err);
+enum gq_code pg_verifications_erase(struct pg_conn *conn, const char *customer_id,
+                                    struct gq_error *err);
 enum gq_code pg_endpoint_insert(struct store_backend *backend,
                                 const struct stored_endpoint *endpoint,
                                 const struct audit_line *audit, struct gq_error *err);

@@ -152,6 +152,8 @@ static enum gq_code write_customer(struct sqlite_conn *conn, void *context, stru
         code = link_event(conn, write, err);
     if (code == GQ_OK && customer->deleted)
         code = erase_events(conn, write, err);
+    if (code == GQ_OK && customer->deleted)
+        code = sqlite_verifications_erase(conn, customer->id, err);
     return code;
 }
 

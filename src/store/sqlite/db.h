@@ -252,6 +252,18 @@ enum gq_code sqlite_customer_write(struct store_backend *backend,
 enum gq_code sqlite_customers_read(struct store_backend *backend,
                                    const struct customer_filter *filter, struct customer_page *out,
                                    struct gq_error *err);
+/* verifications.c; sqlite_verifications_erase clears a customer's evidence
+ * inside the erasure's transaction. */
+enum gq_code sqlite_verification_write(struct store_backend *backend,
+                                       const struct verification_write *write, bool *done,
+                                       struct gq_error *err);
+enum gq_code sqlite_verifications_read(struct store_backend *backend, const char *customer_id,
+                                       const char *id, int64_t live_at,
+                                       struct verification_list *out, struct gq_error *err);
+enum gq_code sqlite_expire_verifications(struct store_backend *backend, int64_t now, int limit,
+                                         int *count, struct gq_error *err);
+enum gq_code sqlite_verifications_erase(struct sqlite_conn *conn, const char *customer_id,
+                                        struct gq_error *err);
 enum gq_code sqlite_endpoint_insert(struct store_backend *backend,
                                     const struct stored_endpoint *endpoint,
                                     const struct audit_line *audit, struct gq_error *err);
