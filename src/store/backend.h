@@ -235,10 +235,6 @@ enum gq_code store_event_remake(const char *id, const char *type, int64_t create
  * were committed. */
 void store_events_committed(struct store *store);
 
-/* A page read with one item more than `limit`: the extra dropped and
- * has_more set. */
-void store_event_page_trim(struct event_page *page, size_t limit);
-void store_delivery_page_trim(struct delivery_page *page, size_t limit);
 /* ---- Price lists (price_lists.c) ---- */
 
 /* A value of a row written into the catalog tables. */

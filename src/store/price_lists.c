@@ -21,6 +21,7 @@
 #include <string.h>
 
 #include "store/backend.h"
+#include "store/page.h"
 #include "store/queries.h"
 #include "store/store.h"
 #include "util/clock.h"
@@ -70,13 +71,7 @@ void store_price_list_info_clear(struct price_list_info *info)
 
 void store_price_list_set_free(struct price_list_set *set)
 {
-    if (set == NULL)
-        return;
-    for (size_t i = 0; i < set->count; i++)
-        free(set->items[i].document);
-    free(set->items);
-    set->items = NULL;
-    set->count = 0;
+    STORE_LIST_FREE(set, store_price_list_info_clear);
 }
 
 /* price_list.published for draft `info` scheduled at `effective_at`,
