@@ -153,6 +153,17 @@ enum gq_code store_event_for_save(struct quote_save *save, struct gq_error *err)
     return code;
 }
 
+enum gq_code store_event_of_text(const char *type, char *object, struct store_event *out,
+                                 struct gq_error *err)
+{
+    memset(out, 0, sizeof *out);
+    enum gq_code code = object != NULL
+                            ? store_event_make(type, object, out, err)
+                            : gq_fail(err, GQ_ERR_NO_MEMORY, NULL, "out of memory making an event");
+    free(object);
+    return code;
+}
+
 enum gq_code store_event_of_quote(const char *type, const struct stored_quote *quote, int64_t now,
                                   struct store_event *out, struct gq_error *err)
 {
@@ -161,9 +172,7 @@ enum gq_code store_event_of_quote(const char *type, const struct stored_quote *q
         memset(out, 0, sizeof *out);
         return gq_fail(err, GQ_ERR_INTERNAL, NULL, "stored quote %s is unreadable", quote->id);
     }
-    enum gq_code code = store_event_make(type, object, out, err);
-    free(object);
-    return code;
+    return store_event_of_text(type, object, out, err);
 }
 
 enum gq_code store_event_publish(struct store *store, const char *type, const char *object,

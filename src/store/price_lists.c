@@ -83,10 +83,7 @@ static enum gq_code list_event(const char *type, const struct price_list_info *i
     shown.document = NULL;
     const struct store_render *render = store_render();
     char *text = render != NULL ? render->price_list(&shown) : NULL;
-    memset(event, 0, sizeof *event);
-    enum gq_code code = text != NULL ? store_event_make(type, text, event, err) : no_memory(err);
-    free(text);
-    return code;
+    return store_event_of_text(type, text, event, err);
 }
 
 /* price_list.published for draft `info` scheduled at `effective_at`,

@@ -92,11 +92,7 @@ enum gq_code store_promotion_code_redeemed_event(const char *code, const char *q
                                "code", code, "quote", quote_id, "redeemed_at", (json_int_t)now);
     char *text = object != NULL ? json_dumps(object, JSON_COMPACT | JSON_PRESERVE_ORDER) : NULL;
     json_decref(object);
-    if (text == NULL)
-        return gq_fail(err, GQ_ERR_NO_MEMORY, NULL, "out of memory making an event");
-    enum gq_code result = store_event_make(STORE_EVENT_PROMOTION_CODE_REDEEMED, text, out, err);
-    free(text);
-    return result;
+    return store_event_of_text(STORE_EVENT_PROMOTION_CODE_REDEEMED, text, out, err);
 }
 
 enum gq_code store_promotion_code_report_exhausted(struct store *store, const char *code,

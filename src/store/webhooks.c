@@ -174,12 +174,7 @@ enum gq_code store_event_endpoint_disabled(const struct stored_endpoint *endpoin
 {
     const struct store_render *render = store_render();
     char *text = render != NULL ? render->endpoint(endpoint) : NULL;
-    memset(out, 0, sizeof *out);
-    enum gq_code code = text != NULL
-                            ? store_event_make(STORE_EVENT_ENDPOINT_DISABLED, text, out, err)
-                            : gq_fail(err, GQ_ERR_NO_MEMORY, NULL, "out of memory making an event");
-    free(text);
-    return code;
+    return store_event_of_text(STORE_EVENT_ENDPOINT_DISABLED, text, out, err);
 }
 
 /* Opens `stored` of endpoint `id`; GQ_ERR_NOT_READY naming them when it
