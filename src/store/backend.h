@@ -232,14 +232,16 @@ enum gq_code store_event_of_quote(const char *type, const struct stored_quote *q
 enum gq_code store_event_remake(const char *id, const char *type, int64_t created_at,
                                 const char *object, struct store_event *out, struct gq_error *err);
 
+/* Event `type` around `object`, an object's text a renderer made, which
+ * this frees, into *out (the caller clears it); NULL `object` (the
+ * renderer ran out of memory) is GQ_ERR_NO_MEMORY. */
+enum gq_code store_event_of_text(const char *type, char *object, struct store_event *out,
+                                 struct gq_error *err);
+
 /* Tells the store's event listener (store_listen_for_events) that events
  * were committed. */
 void store_events_committed(struct store *store);
 
-/* A page read with one item more than `limit`: the extra dropped and
- * has_more set. */
-void store_event_page_trim(struct event_page *page, size_t limit);
-void store_delivery_page_trim(struct delivery_page *page, size_t limit);
 /* ---- Price lists (price_lists.c) ---- */
 
 /* A value of a row written into the catalog tables. */

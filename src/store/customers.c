@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "store/backend.h"
+#include "store/page.h"
 #include "store/store.h"
 
 void store_customer_clear(struct stored_customer *customer)
@@ -20,12 +21,7 @@ void store_customer_clear(struct stored_customer *customer)
 
 void store_customer_page_free(struct customer_page *page)
 {
-    if (page == NULL)
-        return;
-    for (size_t i = 0; i < page->count; i++)
-        store_customer_clear(&page->items[i]);
-    free(page->items);
-    memset(page, 0, sizeof *page);
+    STORE_LIST_FREE(page, store_customer_clear);
 }
 
 static enum gq_code no_customer(const char *id, struct gq_error *err)
@@ -38,15 +34,8 @@ enum gq_code store_customers_read(struct store *store, const struct customer_fil
 {
     memset(out, 0, sizeof *out);
     enum gq_code code = store_ops(store)->customers_read(store_backend(store), filter, out, err);
-    if (code != GQ_OK) {
-        store_customer_page_free(out);
-        return code;
-    }
-    while (out->count > filter->limit) {
-        store_customer_clear(&out->items[--out->count]);
-        out->has_more = true;
-    }
-    return GQ_OK;
+    STORE_PAGE_END(code, out, filter->limit, store_customer_clear);
+    return code;
 }
 
 enum gq_code store_customer_get(struct store *store, const char *id, struct stored_customer *out,
@@ -55,12 +44,8 @@ enum gq_code store_customer_get(struct store *store, const char *id, struct stor
     struct customer_filter filter = {.id = id, .include_deleted = true, .limit = 1};
     struct customer_page page;
     enum gq_code code = store_customers_read(store, &filter, &page, err);
-    if (code == GQ_OK && page.count == 0)
+    if (code == GQ_OK && !store_items_take_first(page.items, page.count, sizeof *page.items, out))
         code = no_customer(id, err);
-    if (code == GQ_OK) {
-        *out = page.items[0];
-        memset(&page.items[0], 0, sizeof page.items[0]);
-    }
     store_customer_page_free(&page);
     return code;
 }

@@ -15,6 +15,7 @@
 #include <sys/time.h>
 
 #include "store/backend.h"
+#include "store/page.h"
 #include "store/store.h"
 #include "util/clock.h"
 #include "util/ids.h"
@@ -43,20 +44,7 @@ void store_event_clear(struct store_event *event)
 
 void store_event_page_free(struct event_page *page)
 {
-    if (page == NULL)
-        return;
-    for (size_t i = 0; i < page->count; i++)
-        store_event_clear(&page->items[i]);
-    free(page->items);
-    memset(page, 0, sizeof *page);
-}
-
-void store_event_page_trim(struct event_page *page, size_t limit)
-{
-    while (page->count > limit) {
-        store_event_clear(&page->items[--page->count]);
-        page->has_more = true;
-    }
+    STORE_LIST_FREE(page, store_event_clear);
 }
 
 static int64_t now_ms(void)
@@ -165,6 +153,17 @@ enum gq_code store_event_for_save(struct quote_save *save, struct gq_error *err)
     return code;
 }
 
+enum gq_code store_event_of_text(const char *type, char *object, struct store_event *out,
+                                 struct gq_error *err)
+{
+    memset(out, 0, sizeof *out);
+    enum gq_code code = object != NULL
+                            ? store_event_make(type, object, out, err)
+                            : gq_fail(err, GQ_ERR_NO_MEMORY, NULL, "out of memory making an event");
+    free(object);
+    return code;
+}
+
 enum gq_code store_event_of_quote(const char *type, const struct stored_quote *quote, int64_t now,
                                   struct store_event *out, struct gq_error *err)
 {
@@ -173,9 +172,7 @@ enum gq_code store_event_of_quote(const char *type, const struct stored_quote *q
         memset(out, 0, sizeof *out);
         return gq_fail(err, GQ_ERR_INTERNAL, NULL, "stored quote %s is unreadable", quote->id);
     }
-    enum gq_code code = store_event_make(type, object, out, err);
-    free(object);
-    return code;
+    return store_event_of_text(type, object, out, err);
 }
 
 enum gq_code store_event_publish(struct store *store, const char *type, const char *object,
@@ -197,12 +194,8 @@ enum gq_code store_events_read(struct store *store, const char *type, const char
     memset(out, 0, sizeof *out);
     enum gq_code code = store_ops(store)->events_read(store_backend(store), type, NULL,
                                                       starting_after, limit, out, err);
-    if (code != GQ_OK) {
-        store_event_page_free(out);
-        return code;
-    }
-    store_event_page_trim(out, limit);
-    return GQ_OK;
+    STORE_PAGE_END(code, out, limit, store_event_clear);
+    return code;
 }
 
 enum gq_code store_event_get(struct store *store, const char *id, struct store_event *out,
@@ -211,12 +204,8 @@ enum gq_code store_event_get(struct store *store, const char *id, struct store_e
     struct event_page page = {0};
     enum gq_code code =
         store_ops(store)->events_read(store_backend(store), NULL, id, NULL, 1, &page, err);
-    if (code == GQ_OK && page.count == 0)
+    if (code == GQ_OK && !store_items_take_first(page.items, page.count, sizeof *page.items, out))
         code = gq_fail_msg(err, GQ_ERR_NOT_FOUND, NULL, MSG_NO_EVENT, MSG_TEXT_CUT(id, 40));
-    if (code == GQ_OK) {
-        *out = page.items[0];
-        memset(&page.items[0], 0, sizeof page.items[0]);
-    }
     store_event_page_free(&page);
     return code;
 }

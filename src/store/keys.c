@@ -10,6 +10,7 @@
 #include <time.h>
 
 #include "store/backend.h"
+#include "store/page.h"
 #include "store/store.h"
 #include "util/api_key.h"
 #include "util/ids.h"
@@ -19,8 +20,7 @@ void store_key_list_free(struct key_list *list)
     if (list == NULL)
         return;
     free(list->items);
-    list->items = NULL;
-    list->count = 0;
+    memset(list, 0, sizeof *list);
 }
 
 static void free_record(struct audit_record *record)
@@ -37,20 +37,12 @@ static void free_record(struct audit_record *record)
 
 void store_audit_page_free(struct audit_page *page)
 {
-    if (page == NULL)
-        return;
-    for (size_t i = 0; i < page->count; i++)
-        free_record(&page->items[i]);
-    free(page->items);
-    memset(page, 0, sizeof *page);
+    STORE_LIST_FREE(page, free_record);
 }
 
 void store_audit_page_trim(struct audit_page *page, size_t limit)
 {
-    while (page->count > limit) {
-        free_record(&page->items[--page->count]);
-        page->has_more = true;
-    }
+    STORE_PAGE_TRIM(page, limit, free_record);
 }
 
 void store_scopes_text(unsigned scopes, char *out, size_t size)
@@ -108,10 +100,8 @@ enum gq_code store_key_get(struct store *store, const char *id, struct stored_ke
 {
     struct key_list list = {0};
     enum gq_code code = store_ops(store)->keys_read(store_backend(store), true, id, &list, err);
-    if (code == GQ_OK && list.count == 0)
+    if (code == GQ_OK && !store_items_take_first(list.items, list.count, sizeof *list.items, out))
         code = gq_fail_msg(err, GQ_ERR_NOT_FOUND, NULL, MSG_NO_KEY, MSG_TEXT_CUT(id, 40));
-    else if (code == GQ_OK)
-        *out = list.items[0];
     store_key_list_free(&list);
     return code;
 }

@@ -270,6 +270,31 @@ static enum gq_code apply_pending(struct store *store, const struct migration_li
     return GQ_OK;
 }
 
+/* The migration files beside what the database records of them. */
+struct migration_state {
+    struct migration_list files;
+    struct migration_history history;
+};
+
+/* The dialect's migration files under `root` (their SQL read when `read`)
+ * and the migrations the database records, into *state, which the caller
+ * frees with free_state(), on failure too. */
+static enum gq_code load_state(struct store *store, const char *root, bool read,
+                               struct migration_state *state, struct gq_error *err)
+{
+    memset(state, 0, sizeof *state);
+    enum gq_code code = load_migrations(store_ops(store), root, read, &state->files, err);
+    if (code == GQ_OK)
+        code = store_ops(store)->read_history(store_backend(store), &state->history, err);
+    return code;
+}
+
+static void free_state(struct migration_state *state)
+{
+    free(state->history.items);
+    free_migrations(&state->files);
+}
+
 /* ---- Entry points (store.h). ---- */
 
 enum gq_code store_check_migrations(const char *database, const char *root, struct gq_error *err)
@@ -288,17 +313,13 @@ enum gq_code store_migrate(struct store *store, const char *root, int *applied,
 {
     assert(store != NULL && root != NULL);
     int count = 0;
-    struct migration_list list = {NULL, 0};
-    struct migration_history history = {NULL, 0};
-    enum gq_code code = load_migrations(store_ops(store), root, true, &list, err);
+    struct migration_state state;
+    enum gq_code code = load_state(store, root, true, &state, err);
     if (code == GQ_OK)
-        code = store_ops(store)->read_history(store_backend(store), &history, err);
+        code = verify_recorded(&state.files, &state.history, err);
     if (code == GQ_OK)
-        code = verify_recorded(&list, &history, err);
-    if (code == GQ_OK)
-        code = apply_pending(store, &list, &history, &count, err);
-    free(history.items);
-    free_migrations(&list);
+        code = apply_pending(store, &state.files, &state.history, &count, err);
+    free_state(&state);
     if (applied != NULL)
         *applied = count;
     return code;
@@ -310,22 +331,18 @@ enum gq_code store_unknown_migrations(struct store *store, const char *root, int
     *count = 0;
     if (newest_size > 0)
         newest[0] = '\0';
-    struct migration_list list = {NULL, 0};
-    struct migration_history history = {NULL, 0};
-    enum gq_code code = load_migrations(store_ops(store), root, false, &list, err);
-    if (code == GQ_OK)
-        code = store_ops(store)->read_history(store_backend(store), &history, err);
+    struct migration_state state;
+    enum gq_code code = load_state(store, root, false, &state, err);
     /* Versions above the newest file; a gap below it is a migration since
      * deleted from the directory, not one of a newer version. */
-    int newest_file = list.count > 0 ? list.items[list.count - 1].version : 0;
-    for (size_t i = 0; code == GQ_OK && i < history.count; i++) {
-        if (history.items[i].version <= newest_file)
+    int newest_file = state.files.count > 0 ? state.files.items[state.files.count - 1].version : 0;
+    for (size_t i = 0; code == GQ_OK && i < state.history.count; i++) {
+        if (state.history.items[i].version <= newest_file)
             continue;
         (*count)++;
-        snprintf(newest, newest_size, "%s", history.items[i].name);
+        snprintf(newest, newest_size, "%s", state.history.items[i].name);
     }
-    free(history.items);
-    free_migrations(&list);
+    free_state(&state);
     return code;
 }
 
@@ -335,18 +352,14 @@ enum gq_code store_pending_migrations(struct store *store, const char *root, int
     *count = 0;
     if (oldest_size > 0)
         oldest[0] = '\0';
-    struct migration_list list = {NULL, 0};
-    struct migration_history history = {NULL, 0};
-    enum gq_code code = load_migrations(store_ops(store), root, false, &list, err);
-    if (code == GQ_OK)
-        code = store_ops(store)->read_history(store_backend(store), &history, err);
-    for (size_t i = 0; code == GQ_OK && i < list.count; i++) {
-        if (find_recorded(&history, list.items[i].version) != NULL)
+    struct migration_state state;
+    enum gq_code code = load_state(store, root, false, &state, err);
+    for (size_t i = 0; code == GQ_OK && i < state.files.count; i++) {
+        if (find_recorded(&state.history, state.files.items[i].version) != NULL)
             continue;
         if ((*count)++ == 0)
-            snprintf(oldest, oldest_size, "%s", list.items[i].name);
+            snprintf(oldest, oldest_size, "%s", state.files.items[i].name);
     }
-    free(history.items);
-    free_migrations(&list);
+    free_state(&state);
     return code;
 }

@@ -21,6 +21,7 @@
 #include <string.h>
 
 #include "store/backend.h"
+#include "store/page.h"
 #include "store/queries.h"
 #include "store/store.h"
 #include "util/clock.h"
@@ -70,13 +71,19 @@ void store_price_list_info_clear(struct price_list_info *info)
 
 void store_price_list_set_free(struct price_list_set *set)
 {
-    if (set == NULL)
-        return;
-    for (size_t i = 0; i < set->count; i++)
-        free(set->items[i].document);
-    free(set->items);
-    set->items = NULL;
-    set->count = 0;
+    STORE_LIST_FREE(set, store_price_list_info_clear);
+}
+
+/* Event `type` of list `info` as the change leaves it (its document not
+ * shown), into *event. */
+static enum gq_code list_event(const char *type, const struct price_list_info *info,
+                               struct store_event *event, struct gq_error *err)
+{
+    struct price_list_info shown = *info;
+    shown.document = NULL;
+    const struct store_render *render = store_render();
+    char *text = render != NULL ? render->price_list(&shown) : NULL;
+    return store_event_of_text(type, text, event, err);
 }
 
 /* price_list.published for draft `info` scheduled at `effective_at`,
@@ -85,18 +92,10 @@ static enum gq_code published_event(const struct price_list_info *info, int64_t 
                                     int64_t now, struct store_event *event, struct gq_error *err)
 {
     struct price_list_info published = *info;
-    published.document = NULL;
     published.state = PRICE_LIST_SCHEDULED;
     published.effective_at = effective_at;
     published.published_at = now;
-    const struct store_render *render = store_render();
-    char *text = render != NULL ? render->price_list(&published) : NULL;
-    memset(event, 0, sizeof *event);
-    enum gq_code code = text != NULL
-                            ? store_event_make(STORE_EVENT_PRICE_LIST_PUBLISHED, text, event, err)
-                            : no_memory(err);
-    free(text);
-    return code;
+    return list_event(STORE_EVENT_PRICE_LIST_PUBLISHED, &published, event, err);
 }
 
 /* ---- The catalog tables as a document. ---- */
@@ -354,32 +353,50 @@ enum gq_code store_price_list_next_due(struct store *store, int64_t *effective_a
     return code;
 }
 
-enum gq_code store_price_list_at(struct store *store, int64_t at, int64_t *version,
-                                 struct gq_error *err)
+/* Whether `list` was ever in effect: neither a draft nor canceled, nor
+ * overtaken before it took effect. */
+static bool was_in_effect(const struct price_list_info *list)
+{
+    if (list->state == PRICE_LIST_DRAFT || list->state == PRICE_LIST_CANCELED)
+        return false;
+    return list->state != PRICE_LIST_SUPERSEDED || list->superseded_at > list->effective_at;
+}
+
+static bool is_scheduled(const struct price_list_info *list)
+{
+    return list->state == PRICE_LIST_SCHEDULED;
+}
+
+/* Into *version, the list that took effect last by `at` (of two at once,
+ * the newer) among those `kept` keeps; 0 when there is none. */
+static enum gq_code latest_by(struct store *store, int64_t at,
+                              bool (*kept)(const struct price_list_info *list), int64_t *version,
+                              struct gq_error *err)
 {
     struct price_list_set set;
     enum gq_code code = store_price_lists_read(store, &set, err);
     const struct price_list_info *best = NULL;
     for (size_t i = 0; code == GQ_OK && i < set.count; i++) {
         const struct price_list_info *list = &set.items[i];
-        if (list->state == PRICE_LIST_DRAFT || list->state == PRICE_LIST_CANCELED ||
-            list->effective_at > at)
-            continue;
-        /* A list overtaken before it took effect never was in effect. */
-        if (list->state == PRICE_LIST_SUPERSEDED && list->superseded_at <= list->effective_at)
-            continue;
-        if (best == NULL || list->effective_at > best->effective_at ||
-            (list->effective_at == best->effective_at && list->version > best->version))
+        if (list->effective_at <= at && kept(list) &&
+            (best == NULL || list->effective_at > best->effective_at ||
+             (list->effective_at == best->effective_at && list->version > best->version)))
             best = list;
     }
-    if (code == GQ_OK && best == NULL) {
+    *version = best != NULL ? best->version : 0;
+    store_price_list_set_free(&set);
+    return code;
+}
+
+enum gq_code store_price_list_at(struct store *store, int64_t at, int64_t *version,
+                                 struct gq_error *err)
+{
+    enum gq_code code = latest_by(store, at, was_in_effect, version, err);
+    if (code == GQ_OK && *version == 0) {
         char when[CLOCK_RFC3339_SIZE];
         code = gq_fail_msg(err, GQ_ERR_NOT_FOUND, "at", MSG_NO_PRICE_LIST_AT,
                            MSG_TEXT(clock_format_rfc3339(at, when)));
     }
-    if (code == GQ_OK)
-        *version = best->version;
-    store_price_list_set_free(&set);
     return code;
 }
 
@@ -387,6 +404,34 @@ static enum gq_code not_draft(const struct price_list_info *info, struct gq_erro
 {
     return gq_fail_msg(err, GQ_ERR_PRICE_LIST_NOT_DRAFT, NULL, MSG_PRICE_LIST_NOT_DRAFT,
                        MSG_INT(info->version), MSG_TEXT(price_list_state_name(info->state)));
+}
+
+static bool is_draft(const struct price_list_info *info)
+{
+    return info->state == PRICE_LIST_DRAFT;
+}
+
+static bool withdrawable(const struct price_list_info *info)
+{
+    return info->state == PRICE_LIST_DRAFT || info->state == PRICE_LIST_SCHEDULED;
+}
+
+/* List `version` and its document, into *info and *document (the caller
+ * clears both), when `changeable` says it may change; else
+ * GQ_ERR_PRICE_LIST_NOT_DRAFT, and nothing to clear. */
+static enum gq_code read_changeable(struct store *store, int64_t version,
+                                    bool (*changeable)(const struct price_list_info *info),
+                                    struct price_list_info *info, json_t **document,
+                                    struct gq_error *err)
+{
+    enum gq_code code = store_price_list_document(store, version, info, document, err);
+    if (code != GQ_OK || changeable(info))
+        return code;
+    code = not_draft(info, err);
+    json_decref(*document);
+    *document = NULL;
+    store_price_list_info_clear(info);
+    return code;
 }
 
 /* Writes `write` with `audit` (its change and target as given). */
@@ -466,13 +511,10 @@ enum gq_code store_price_list_edit(struct store *store, int64_t version,
     struct price_list_info info;
     json_t *document;
     char *change = NULL;
-    enum gq_code code = store_price_list_document(store, version, &info, &document, err);
+    enum gq_code code = read_changeable(store, version, is_draft, &info, &document, err);
     if (code != GQ_OK)
         return code;
-    if (info.state != PRICE_LIST_DRAFT)
-        code = not_draft(&info, err);
-    if (code == GQ_OK)
-        code = editor(document, version, context, &change, err);
+    code = editor(document, version, context, &change, err);
     char *text = code == GQ_OK ? json_dumps(document, JSON_COMPACT) : NULL;
     if (code == GQ_OK && (text == NULL || change == NULL))
         code = no_memory(err);
@@ -629,13 +671,10 @@ enum gq_code store_price_list_publish(struct store *store, int64_t version, int6
     *activated = false;
     if (effective_at < now)
         effective_at = now;
-    enum gq_code code = store_price_list_document(store, version, &info, &document, err);
+    enum gq_code code = read_changeable(store, version, is_draft, &info, &document, err);
     if (code != GQ_OK)
         return code;
-    if (info.state != PRICE_LIST_DRAFT)
-        code = not_draft(&info, err);
-    if (code == GQ_OK)
-        code = check(store, &info, document, effective_at, context, err);
+    code = check(store, &info, document, effective_at, context, err);
     json_decref(document);
     char target[40], change[160], when[CLOCK_RFC3339_SIZE];
     target_of(version, target);
@@ -672,19 +711,9 @@ enum gq_code store_price_list_publish(struct store *store, int64_t version, int6
 enum gq_code store_price_lists_activate_due(struct store *store, int64_t now, int64_t *activated,
                                             struct gq_error *err)
 {
-    struct price_list_set set;
+    int64_t version;
     *activated = 0;
-    enum gq_code code = store_price_lists_read(store, &set, err);
-    const struct price_list_info *due = NULL;
-    for (size_t i = 0; code == GQ_OK && i < set.count; i++) {
-        const struct price_list_info *list = &set.items[i];
-        if (list->state == PRICE_LIST_SCHEDULED && list->effective_at <= now &&
-            (due == NULL || list->effective_at > due->effective_at ||
-             (list->effective_at == due->effective_at && list->version > due->version)))
-            due = list;
-    }
-    int64_t version = due != NULL ? due->version : 0;
-    store_price_list_set_free(&set);
+    enum gq_code code = latest_by(store, now, is_scheduled, &version, err);
     if (code != GQ_OK || version == 0)
         return code;
     struct audit_entry audit = {.client = "catalog watch"};
@@ -699,21 +728,8 @@ static enum gq_code canceled_event(const struct price_list_info *info, struct st
                                    struct gq_error *err)
 {
     struct price_list_info canceled = *info;
-    canceled.document = NULL;
     canceled.state = PRICE_LIST_CANCELED;
-    const struct store_render *render = store_render();
-    char *text = render != NULL ? render->price_list(&canceled) : NULL;
-    memset(event, 0, sizeof *event);
-    enum gq_code code = text != NULL
-                            ? store_event_make(STORE_EVENT_PRICE_LIST_CANCELED, text, event, err)
-                            : no_memory(err);
-    free(text);
-    return code;
-}
-
-static bool withdrawable(const struct price_list_info *info)
-{
-    return info->state == PRICE_LIST_DRAFT || info->state == PRICE_LIST_SCHEDULED;
+    return list_event(STORE_EVENT_PRICE_LIST_CANCELED, &canceled, event, err);
 }
 
 enum gq_code store_price_list_cancel(struct store *store, int64_t version,
@@ -800,13 +816,10 @@ enum gq_code store_price_list_rebase(struct store *store, int64_t version,
     json_t *content = NULL, *base = NULL, *live = NULL, *merged = NULL;
     int64_t active = 0;
     *conflicts = NULL;
-    enum gq_code code = store_price_list_document(store, version, &info, &content, err);
+    enum gq_code code = read_changeable(store, version, withdrawable, &info, &content, err);
     if (code != GQ_OK)
         return code;
-    if (!withdrawable(&info))
-        code = not_draft(&info, err);
-    if (code == GQ_OK)
-        code = active_version(store, &active, err);
+    code = active_version(store, &active, err);
     if (code == GQ_OK)
         code = document_of(store, info.based_on ? info.based_on : active, &base, err);
     if (code == GQ_OK)

@@ -12,6 +12,7 @@
 #include <jansson.h>
 
 #include "store/backend.h"
+#include "store/page.h"
 #include "store/store.h"
 
 void store_promotion_code_clear(struct stored_promotion_code *code)
@@ -24,13 +25,7 @@ void store_promotion_code_clear(struct stored_promotion_code *code)
 
 void store_promotion_code_list_free(struct promotion_code_list *list)
 {
-    if (list == NULL)
-        return;
-    for (size_t i = 0; i < list->count; i++)
-        store_promotion_code_clear(&list->items[i]);
-    free(list->items);
-    list->items = NULL;
-    list->count = 0;
+    STORE_LIST_FREE(list, store_promotion_code_clear);
 }
 
 enum gq_code store_promotion_codes_read(struct store *store, const char *code,
@@ -50,12 +45,8 @@ enum gq_code store_promotion_code_get(struct store *store, const char *code,
 {
     struct promotion_code_list list;
     enum gq_code result = store_promotion_codes_read(store, code, &list, err);
-    if (result == GQ_OK && list.count == 0)
+    if (result == GQ_OK && !store_items_take_first(list.items, list.count, sizeof *list.items, out))
         result = report_unknown(code, err);
-    if (result == GQ_OK) {
-        *out = list.items[0];
-        memset(&list.items[0], 0, sizeof list.items[0]); /* now the caller's */
-    }
     store_promotion_code_list_free(&list);
     return result;
 }
@@ -101,11 +92,7 @@ enum gq_code store_promotion_code_redeemed_event(const char *code, const char *q
                                "code", code, "quote", quote_id, "redeemed_at", (json_int_t)now);
     char *text = object != NULL ? json_dumps(object, JSON_COMPACT | JSON_PRESERVE_ORDER) : NULL;
     json_decref(object);
-    if (text == NULL)
-        return gq_fail(err, GQ_ERR_NO_MEMORY, NULL, "out of memory making an event");
-    enum gq_code result = store_event_make(STORE_EVENT_PROMOTION_CODE_REDEEMED, text, out, err);
-    free(text);
-    return result;
+    return store_event_of_text(STORE_EVENT_PROMOTION_CODE_REDEEMED, text, out, err);
 }
 
 enum gq_code store_promotion_code_report_exhausted(struct store *store, const char *code,

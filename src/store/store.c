@@ -14,6 +14,7 @@
 
 #include "store/backend.h"
 #include "store/counters.h"
+#include "store/page.h"
 #include "store/quote_batch.h"
 #include "store/store.h"
 #include "util/clock.h"
@@ -210,12 +211,7 @@ enum gq_code store_quote_get(struct store *store, const char *id, struct stored_
 
 void store_quote_page_free(struct quote_page *page)
 {
-    if (page == NULL)
-        return;
-    for (size_t i = 0; i < page->count; i++)
-        stored_quote_clear(&page->items[i]);
-    free(page->items);
-    memset(page, 0, sizeof *page);
+    STORE_LIST_FREE(page, stored_quote_clear);
 }
 
 enum gq_code store_quotes_list(struct store *store, const struct quote_filter *filter,
@@ -238,15 +234,8 @@ enum gq_code store_quotes_list(struct store *store, const struct quote_filter *f
     enum gq_code code = store->ops->list_quotes(store->backend, filter, cursor.created_at,
                                                 found ? cursor.id : NULL, out, err);
     stored_quote_clear(&cursor);
-    if (code != GQ_OK) {
-        store_quote_page_free(out);
-        return code;
-    }
-    while (out->count > filter->limit) {
-        stored_quote_clear(&out->items[--out->count]);
-        out->has_more = true;
-    }
-    return GQ_OK;
+    STORE_PAGE_END(code, out, filter->limit, stored_quote_clear);
+    return code;
 }
 
 enum gq_code store_quotes_recent_requests(struct store *store, int limit, json_t **out,

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "store/backend.h"
+#include "store/page.h"
 #include "store/store.h"
 #include "util/clock.h"
 #include "util/secret_box.h"
@@ -27,12 +28,7 @@ void store_endpoint_clear(struct stored_endpoint *endpoint)
 
 void store_endpoint_list_free(struct endpoint_list *list)
 {
-    if (list == NULL)
-        return;
-    for (size_t i = 0; i < list->count; i++)
-        store_endpoint_clear(&list->items[i]);
-    free(list->items);
-    memset(list, 0, sizeof *list);
+    STORE_LIST_FREE(list, store_endpoint_clear);
 }
 
 static void delivery_clear(struct stored_delivery *delivery)
@@ -45,20 +41,7 @@ static void delivery_clear(struct stored_delivery *delivery)
 
 void store_delivery_page_free(struct delivery_page *page)
 {
-    if (page == NULL)
-        return;
-    for (size_t i = 0; i < page->count; i++)
-        delivery_clear(&page->items[i]);
-    free(page->items);
-    memset(page, 0, sizeof *page);
-}
-
-void store_delivery_page_trim(struct delivery_page *page, size_t limit)
-{
-    while (page->count > limit) {
-        delivery_clear(&page->items[--page->count]);
-        page->has_more = true;
-    }
+    STORE_LIST_FREE(page, delivery_clear);
 }
 
 void store_claimed_free(struct claimed_delivery *items, size_t count)
@@ -104,12 +87,8 @@ enum gq_code store_endpoint_get(struct store *store, const char *id, struct stor
 {
     struct endpoint_list list;
     enum gq_code code = store_endpoints_read(store, id, &list, err);
-    if (code == GQ_OK && list.count == 0)
+    if (code == GQ_OK && !store_items_take_first(list.items, list.count, sizeof *list.items, out))
         code = no_endpoint(id, err);
-    if (code == GQ_OK) {
-        *out = list.items[0];
-        memset(&list.items[0], 0, sizeof list.items[0]);
-    }
     store_endpoint_list_free(&list);
     return code;
 }
@@ -144,12 +123,8 @@ enum gq_code store_deliveries_read(struct store *store, const char *endpoint_id,
     memset(out, 0, sizeof *out);
     enum gq_code code = store_ops(store)->deliveries_read(store_backend(store), endpoint_id,
                                                           starting_after, limit, out, err);
-    if (code != GQ_OK) {
-        store_delivery_page_free(out);
-        return code;
-    }
-    store_delivery_page_trim(out, limit);
-    return GQ_OK;
+    STORE_PAGE_END(code, out, limit, delivery_clear);
+    return code;
 }
 
 enum gq_code store_delivery_retry(struct store *store, const char *endpoint_id,
@@ -199,12 +174,7 @@ enum gq_code store_event_endpoint_disabled(const struct stored_endpoint *endpoin
 {
     const struct store_render *render = store_render();
     char *text = render != NULL ? render->endpoint(endpoint) : NULL;
-    memset(out, 0, sizeof *out);
-    enum gq_code code = text != NULL
-                            ? store_event_make(STORE_EVENT_ENDPOINT_DISABLED, text, out, err)
-                            : gq_fail(err, GQ_ERR_NO_MEMORY, NULL, "out of memory making an event");
-    free(text);
-    return code;
+    return store_event_of_text(STORE_EVENT_ENDPOINT_DISABLED, text, out, err);
 }
 
 /* Opens `stored` of endpoint `id`; GQ_ERR_NOT_READY naming them when it
