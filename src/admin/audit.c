@@ -29,8 +29,9 @@ static json_t *text_or_null(const char *text)
 }
 
 /* One line as JSON; its change is the object it was written as. */
-static json_t *render_record(const struct audit_record *record)
+static json_t *render_record(const void *item)
 {
+    const struct audit_record *record = item;
     char at[CLOCK_RFC3339_SIZE];
     json_t *change = json_loads(record->change, 0, NULL);
     json_t *key = record->key_id != NULL ? json_pack("{s:s, s:o}", "id", record->key_id, "name",
@@ -56,9 +57,7 @@ enum MHD_Result audit_handle_list(struct http_request *request)
     int64_t since = query.present[PARAM_SINCE] ? query.time[PARAM_SINCE] : 0;
     if (store_audit_read(request->app->store, since, after, query.limit, &page, &err) != GQ_OK)
         return reply_error(request, &err);
-    json_t *data = json_array();
-    for (size_t i = 0; data != NULL && i < page.count; i++)
-        data = render_append(data, render_record(&page.items[i]));
+    json_t *data = render_each(page.items, page.count, sizeof *page.items, render_record);
     bool has_more = page.has_more;
     store_audit_page_free(&page);
     return reply_page(request, data, has_more);

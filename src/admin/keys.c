@@ -109,20 +109,14 @@ enum MHD_Result keys_handle_create(struct http_request *request)
         return reply_error(request, &err);
     }
     keyring_reload(request->app); /* in force here at once; elsewhere within a poll */
-    json_t *body = key_json_render(&key);
-    if (body != NULL && json_object_set_new(body, "secret", json_string(secret)) != 0) {
-        json_decref(body);
-        body = NULL;
-    }
+    json_t *body = render_with_secret(key_json_render(&key), secret);
     memset(secret, 0, sizeof secret);
-    struct MHD_Response *response = reply_make_json(request, body);
-    if (response != NULL) {
-        char location[64];
-        snprintf(location, sizeof location, "/admin/keys/%s", key.id);
-        MHD_add_response_header(response, MHD_HTTP_HEADER_LOCATION, location);
-        MHD_add_response_header(response, MHD_HTTP_HEADER_CACHE_CONTROL, "no-store");
-    }
-    return reply_queue(request, MHD_HTTP_CREATED, response);
+    return reply_created(request, body, true, "/admin/keys/%s", key.id);
+}
+
+static json_t *render_key(const void *key)
+{
+    return key_json_render(key);
 }
 
 enum MHD_Result keys_handle_list(struct http_request *request)
@@ -131,15 +125,9 @@ enum MHD_Result keys_handle_list(struct http_request *request)
     struct gq_error err;
     if (store_keys_read(request->app->store, true, &list, &err) != GQ_OK)
         return reply_error(request, &err);
-    json_t *data = json_array();
-    for (size_t i = 0; data != NULL && i < list.count; i++)
-        if (json_array_append_new(data, key_json_render(&list.items[i])) != 0) {
-            json_decref(data);
-            data = NULL;
-        }
+    json_t *data = render_each(list.items, list.count, sizeof *list.items, render_key);
     store_key_list_free(&list);
-    return reply_json(request, MHD_HTTP_OK,
-                      data ? json_pack("{s:o, s:b}", "data", data, "has_more", 0) : NULL);
+    return reply_page(request, data, false);
 }
 
 static bool is_key_id(const char *text)

@@ -54,13 +54,9 @@ static enum MHD_Result reply_list(struct http_request *request, unsigned status,
         return reply_error(request, &err);
     json_t *body = render_list(&info);
     store_price_list_info_clear(&info);
-    struct MHD_Response *response = reply_make_json(request, body);
-    if (response != NULL && status == MHD_HTTP_CREATED) {
-        char location[64];
-        snprintf(location, sizeof location, "/admin/price-lists/%lld", (long long)version);
-        MHD_add_response_header(response, MHD_HTTP_HEADER_LOCATION, location);
-    }
-    return reply_queue(request, status, response);
+    return status == MHD_HTTP_CREATED
+               ? reply_created(request, body, false, "/admin/price-lists/%lld", (long long)version)
+               : reply_json(request, status, body);
 }
 
 /* No body, or {}: a draft is always a copy of the active list, so a
@@ -79,21 +75,20 @@ enum MHD_Result price_lists_handle_create(struct http_request *request)
     return reply_list(request, MHD_HTTP_CREATED, version);
 }
 
+static json_t *render_list_item(const void *info)
+{
+    return render_list(info);
+}
+
 enum MHD_Result price_lists_handle_list(struct http_request *request)
 {
     struct price_list_set set;
     struct gq_error err;
     if (store_price_lists_read(request->app->store, &set, &err) != GQ_OK)
         return reply_error(request, &err);
-    json_t *data = json_array();
-    for (size_t i = 0; data != NULL && i < set.count; i++)
-        if (json_array_append_new(data, render_list(&set.items[i])) != 0) {
-            json_decref(data);
-            data = NULL;
-        }
+    json_t *data = render_each(set.items, set.count, sizeof *set.items, render_list_item);
     store_price_list_set_free(&set);
-    return reply_json(request, MHD_HTTP_OK,
-                      data ? json_pack("{s:o, s:b}", "data", data, "has_more", 0) : NULL);
+    return reply_page(request, data, false);
 }
 
 /* ---- A list's content, in the shapes its edits take. ---- */

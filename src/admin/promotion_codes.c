@@ -223,19 +223,6 @@ static enum gq_code read_new_code(json_t *body, struct stored_promotion_code *ou
 
 /* ---- Handlers. ---- */
 
-static enum MHD_Result reply_code(struct http_request *request, unsigned status,
-                                  const struct stored_promotion_code *code)
-{
-    json_t *body = render_code(code);
-    struct MHD_Response *response = reply_make_json(request, body);
-    if (response != NULL && status == MHD_HTTP_CREATED) {
-        char location[80];
-        snprintf(location, sizeof location, "/admin/promotion-codes/%s", code->code);
-        MHD_add_response_header(response, MHD_HTTP_HEADER_LOCATION, location);
-    }
-    return reply_queue(request, status, response);
-}
-
 enum MHD_Result promotion_codes_handle_create(struct http_request *request)
 {
     struct stored_promotion_code code;
@@ -251,10 +238,16 @@ enum MHD_Result promotion_codes_handle_create(struct http_request *request)
         result = store_promotion_code_create(request->app->store, &code, &audit, &err);
     }
     free(change);
-    enum MHD_Result reply =
-        result == GQ_OK ? reply_code(request, MHD_HTTP_CREATED, &code) : reply_error(request, &err);
+    enum MHD_Result reply = result == GQ_OK ? reply_created(request, render_code(&code), false,
+                                                            "/admin/promotion-codes/%s", code.code)
+                                            : reply_error(request, &err);
     store_promotion_code_clear(&code);
     return reply;
+}
+
+static json_t *render_code_item(const void *code)
+{
+    return render_code(code);
 }
 
 enum MHD_Result promotion_codes_handle_list(struct http_request *request)
@@ -263,15 +256,9 @@ enum MHD_Result promotion_codes_handle_list(struct http_request *request)
     struct gq_error err;
     if (store_promotion_codes_read(request->app->store, NULL, &list, &err) != GQ_OK)
         return reply_error(request, &err);
-    json_t *data = json_array();
-    for (size_t i = 0; data != NULL && i < list.count; i++)
-        if (json_array_append_new(data, render_code(&list.items[i])) != 0) {
-            json_decref(data);
-            data = NULL;
-        }
+    json_t *data = render_each(list.items, list.count, sizeof *list.items, render_code_item);
     store_promotion_code_list_free(&list);
-    return reply_json(request, MHD_HTTP_OK,
-                      data ? json_pack("{s:o, s:b}", "data", data, "has_more", 0) : NULL);
+    return reply_page(request, data, false);
 }
 
 /* The path's code, upper-cased; a 404 when it cannot name one. */
@@ -292,7 +279,7 @@ enum MHD_Result promotion_codes_handle_get(struct http_request *request)
     if (!path_code(request, name, &err) ||
         store_promotion_code_get(request->app->store, name, &code, &err) != GQ_OK)
         return reply_error(request, &err);
-    enum MHD_Result reply = reply_code(request, MHD_HTTP_OK, &code);
+    enum MHD_Result reply = reply_json(request, MHD_HTTP_OK, render_code(&code));
     store_promotion_code_clear(&code);
     return reply;
 }
@@ -323,7 +310,7 @@ enum MHD_Result promotion_codes_handle_update(struct http_request *request)
     if (store_promotion_code_deactivate(request->app->store, name, clock_now_seconds(), &audit,
                                         &code, &err) != GQ_OK)
         return reply_error(request, &err);
-    enum MHD_Result reply = reply_code(request, MHD_HTTP_OK, &code);
+    enum MHD_Result reply = reply_json(request, MHD_HTTP_OK, render_code(&code));
     store_promotion_code_clear(&code);
     return reply;
 }

@@ -187,22 +187,16 @@ enum MHD_Result webhook_endpoints_handle_create(struct http_request *request)
                             ? store_endpoint_create(request->app->store, &endpoint, &audit, &err)
                             : gq_fail(&err, GQ_ERR_NO_MEMORY, NULL, "out of memory");
     free(change);
-    json_t *body = code == GQ_OK ? render_endpoint(&endpoint) : NULL;
-    if (body != NULL && json_object_set_new(body, "secret", json_string(secret)) != 0) {
-        json_decref(body);
-        body = NULL;
-    }
+    json_t *body = code == GQ_OK ? render_with_secret(render_endpoint(&endpoint), secret) : NULL;
     memset(secret, 0, sizeof secret);
     if (code != GQ_OK)
         return reply_error(request, &err);
-    struct MHD_Response *response = reply_make_json(request, body);
-    if (response != NULL) {
-        char location[80];
-        snprintf(location, sizeof location, "/admin/webhook-endpoints/%s", endpoint.id);
-        MHD_add_response_header(response, MHD_HTTP_HEADER_LOCATION, location);
-        MHD_add_response_header(response, MHD_HTTP_HEADER_CACHE_CONTROL, "no-store");
-    }
-    return reply_queue(request, MHD_HTTP_CREATED, response);
+    return reply_created(request, body, true, "/admin/webhook-endpoints/%s", endpoint.id);
+}
+
+static json_t *render_endpoint_item(const void *endpoint)
+{
+    return render_endpoint(endpoint);
 }
 
 enum MHD_Result webhook_endpoints_handle_list(struct http_request *request)
@@ -211,15 +205,9 @@ enum MHD_Result webhook_endpoints_handle_list(struct http_request *request)
     struct gq_error err;
     if (store_endpoints_read(request->app->store, NULL, &list, &err) != GQ_OK)
         return reply_error(request, &err);
-    json_t *data = json_array();
-    for (size_t i = 0; data != NULL && i < list.count; i++)
-        if (json_array_append_new(data, render_endpoint(&list.items[i])) != 0) {
-            json_decref(data);
-            data = NULL;
-        }
+    json_t *data = render_each(list.items, list.count, sizeof *list.items, render_endpoint_item);
     store_endpoint_list_free(&list);
-    return reply_json(request, MHD_HTTP_OK,
-                      data ? json_pack("{s:o, s:b}", "data", data, "has_more", 0) : NULL);
+    return reply_page(request, data, false);
 }
 
 static enum MHD_Result reply_no_endpoint(struct http_request *request)
@@ -318,8 +306,9 @@ static json_t *ms_time_json(int64_t unix_ms)
     return time_json(unix_ms / 1000);
 }
 
-static json_t *render_delivery(const struct stored_delivery *delivery)
+static json_t *render_delivery(const void *item)
 {
+    const struct stored_delivery *delivery = item;
     json_t *tries = json_array();
     for (size_t i = 0; tries != NULL && i < delivery->n_tries; i++) {
         const struct stored_attempt *attempt = &delivery->tries[i];
@@ -364,9 +353,7 @@ enum MHD_Result webhook_endpoints_handle_deliveries(struct http_request *request
     if (store_deliveries_read(request->app->store, request->path_id, after, query.limit, &page,
                               &err) != GQ_OK)
         return reply_error(request, &err);
-    json_t *data = json_array();
-    for (size_t i = 0; data != NULL && i < page.count; i++)
-        data = render_append(data, render_delivery(&page.items[i]));
+    json_t *data = render_each(page.items, page.count, sizeof *page.items, render_delivery);
     bool has_more = page.has_more;
     store_delivery_page_free(&page);
     return reply_page(request, data, has_more);

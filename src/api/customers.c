@@ -315,13 +315,7 @@ static enum MHD_Result write_customer(struct http_request *request, bool create,
     }
     if (!create)
         return reply_json(request, MHD_HTTP_OK, rendered);
-    struct MHD_Response *response = reply_make_json(request, rendered);
-    if (response != NULL) {
-        char location[80];
-        snprintf(location, sizeof location, "/customers/%s", customer->id);
-        MHD_add_response_header(response, MHD_HTTP_HEADER_LOCATION, location);
-    }
-    return reply_queue(request, MHD_HTTP_CREATED, response);
+    return reply_created(request, rendered, false, "/customers/%s", customer->id);
 }
 
 enum MHD_Result customers_handle_create(struct http_request *request)
@@ -501,10 +495,7 @@ enum MHD_Result customers_handle_list(struct http_request *request)
         json_t *customer = render_customer(&page.items[i]);
         if (customer != NULL)
             code = verifications_add_to_customer(request->app->store, customer, &err);
-        if (json_array_append_new(data, customer) != 0) {
-            json_decref(data);
-            data = NULL;
-        }
+        data = render_append(data, customer);
     }
     bool has_more = page.has_more;
     store_customer_page_free(&page);
@@ -512,6 +503,5 @@ enum MHD_Result customers_handle_list(struct http_request *request)
         json_decref(data);
         return reply_error(request, &err);
     }
-    return reply_json(request, MHD_HTTP_OK,
-                      data ? json_pack("{s:o, s:b}", "data", data, "has_more", has_more) : NULL);
+    return reply_page(request, data, has_more);
 }

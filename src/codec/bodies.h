@@ -155,6 +155,15 @@ json_t *render_money(gq_money amount);
  * list can go on with the result while it is not NULL. */
 json_t *render_append(json_t *array, json_t *value);
 
+/* `body` (stolen) with "secret": `secret` added, for the one answer that
+ * shows a secret; NULL when `body` is NULL or memory ran out. */
+json_t *render_with_secret(json_t *body, const char *secret);
+
+/* A new array of render(item) for each of the `count` items of `size`
+ * bytes at `items` (a list a store read); NULL when memory ran out. */
+json_t *render_each(const void *items, size_t count, size_t size,
+                    json_t *(*render)(const void *item));
+
 /* ---- the catalog's bodies, for the snapshot (catalog_render.c) -------- */
 
 /* Each returns a new reference, or NULL when memory ran out: never a body

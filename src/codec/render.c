@@ -27,6 +27,25 @@ json_t *render_append(json_t *array, json_t *value)
     return NULL;
 }
 
+json_t *render_with_secret(json_t *body, const char *secret)
+{
+    if (body != NULL && json_object_set_new(body, "secret", json_string(secret)) != 0) {
+        json_decref(body);
+        body = NULL;
+    }
+    return body;
+}
+
+json_t *render_each(const void *items, size_t count, size_t size,
+                    json_t *(*render)(const void *item))
+{
+    const char *item = items;
+    json_t *array = json_array();
+    for (size_t i = 0; array != NULL && i < count; i++)
+        array = render_append(array, render(item + i * size));
+    return array;
+}
+
 json_t *render_money(gq_money amount)
 {
     char buf[MONEY_FORMAT_SIZE];

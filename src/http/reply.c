@@ -245,6 +245,23 @@ enum MHD_Result reply_page(struct http_request *request, json_t *data, bool has_
                       data ? json_pack("{s:o, s:b}", "data", data, "has_more", has_more) : NULL);
 }
 
+enum MHD_Result reply_created(struct http_request *request, json_t *body, bool no_store,
+                              const char *location_format, ...)
+{
+    struct MHD_Response *response = reply_make_json(request, body);
+    if (response != NULL) {
+        char location[160];
+        va_list args;
+        va_start(args, location_format);
+        vsnprintf(location, sizeof location, location_format, args);
+        va_end(args);
+        MHD_add_response_header(response, MHD_HTTP_HEADER_LOCATION, location);
+        if (no_store)
+            MHD_add_response_header(response, MHD_HTTP_HEADER_CACHE_CONTROL, "no-store");
+    }
+    return reply_queue(request, MHD_HTTP_CREATED, response);
+}
+
 enum MHD_Result reply_error(struct http_request *request, const struct gq_error *original)
 {
     struct gq_error copy = *original;

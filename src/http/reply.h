@@ -40,6 +40,12 @@ enum MHD_Result reply_json(struct http_request *request, unsigned status, json_t
  * Steals `data`; NULL (memory ran out building it) is a 500. */
 enum MHD_Result reply_page(struct http_request *request, json_t *data, bool has_more);
 
+/* A 201 holding `body` (stolen) with a Location of the path that
+ * `location_format` makes; `no_store` for a body that shows a secret once. */
+enum MHD_Result reply_created(struct http_request *request, json_t *body, bool no_store,
+                              const char *location_format, ...)
+    __attribute__((format(printf, 4, 5)));
+
 /* The error envelope {"error":{"code","message","field"}} for `err`, with
  * the status of its code; 405 adds Allow, 503 adds Retry-After. */
 enum MHD_Result reply_error(struct http_request *request, const struct gq_error *err);
