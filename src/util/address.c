@@ -73,17 +73,20 @@ bool address_prefixes_parse(const char *text, struct address_prefix *out, size_t
     return true;
 }
 
-static bool within(const struct address_prefix *prefix, int family, const uint8_t bytes[16])
+bool address_bits_match(const uint8_t *prefix, unsigned bits, const uint8_t *bytes)
 {
-    if (prefix->family != family)
-        return false;
-    unsigned whole = prefix->bits / 8, rest = prefix->bits % 8;
-    if (memcmp(prefix->bytes, bytes, whole) != 0)
+    unsigned whole = bits / 8, rest = bits % 8;
+    if (memcmp(prefix, bytes, whole) != 0)
         return false;
     if (rest == 0)
         return true;
     uint8_t mask = (uint8_t)(0xff << (8 - rest));
-    return (prefix->bytes[whole] & mask) == (bytes[whole] & mask);
+    return (prefix[whole] & mask) == (bytes[whole] & mask);
+}
+
+static bool within(const struct address_prefix *prefix, int family, const uint8_t bytes[16])
+{
+    return prefix->family == family && address_bits_match(prefix->bytes, prefix->bits, bytes);
 }
 
 bool address_in_prefixes(const char *text, const struct address_prefix *prefixes, size_t count)

@@ -30,6 +30,9 @@ bool address_prefixes_parse(const char *text, struct address_prefix *out, size_t
  * the IPv4 one. */
 bool address_in_prefixes(const char *text, const struct address_prefix *prefixes, size_t count);
 
+/* True when the leading `bits` of `bytes` are those of `prefix`. */
+bool address_bits_match(const uint8_t *prefix, unsigned bits, const uint8_t *bytes);
+
 /* True when `text` (of `length` bytes) is a numeric IPv4 or IPv6 address. */
 bool address_is_numeric(const char *text, size_t length);
 

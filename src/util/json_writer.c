@@ -192,27 +192,16 @@ static size_t append_escaped(struct jsonw *writer, const unsigned char *p)
         append(writer, (const char *)p, length);
         return length;
     }
-    switch (*p) {
-    case '"':
-        append(writer, "\\\"", 2);
-        break;
-    case '\\':
-        append(writer, "\\\\", 2);
-        break;
-    case '\n':
-        append(writer, "\\n", 2);
-        break;
-    case '\r':
-        append(writer, "\\r", 2);
-        break;
-    case '\t':
-        append(writer, "\\t", 2);
-        break;
-    default: {
-        char escaped[6] = {'\\', 'u', '0', '0', hex[*p >> 4], hex[*p & 0xf]};
+    /* The bytes with a two-character escape, and the letter after its '\\'. */
+    static const char shortened[] = "\"\\\n\r\t", letters[] = "\"\\nrt";
+    const char *found = memchr(shortened, *p, sizeof shortened - 1);
+    if (found != NULL) {
+        char escaped[2] = {'\\', letters[found - shortened]};
         append(writer, escaped, sizeof escaped);
+        return 1;
     }
-    }
+    char escaped[6] = {'\\', 'u', '0', '0', hex[*p >> 4], hex[*p & 0xf]};
+    append(writer, escaped, sizeof escaped);
     return 1;
 }
 

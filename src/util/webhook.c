@@ -14,6 +14,8 @@
 #include <strings.h>
 #include <sys/random.h>
 
+#include "util/address.h"
+
 bool webhook_secret_generate(char out[WEBHOOK_SECRET_SIZE])
 {
     uint8_t bytes[WEBHOOK_SECRET_BYTES];
@@ -170,24 +172,13 @@ static const struct special_range special_ranges[] = {
     {V6(0xff), 8, RANGE_REFUSED, "multicast"},
 };
 
-static bool prefix_matches(const struct special_range *range, const uint8_t *bytes)
-{
-    unsigned whole = range->bits / 8, rest = range->bits % 8;
-    if (memcmp(range->prefix, bytes, whole) != 0)
-        return false;
-    if (rest == 0)
-        return true;
-    uint8_t mask = (uint8_t)(0xff << (8 - rest));
-    return (range->prefix[whole] & mask) == (bytes[whole] & mask);
-}
-
 /* The longest special range holding the address, or NULL (global). */
 static const struct special_range *special_range_of(int family, const uint8_t *bytes)
 {
     const struct special_range *best = NULL;
     for (size_t i = 0; i < sizeof special_ranges / sizeof special_ranges[0]; i++) {
         const struct special_range *range = &special_ranges[i];
-        if (range->family == family && prefix_matches(range, bytes) &&
+        if (range->family == family && address_bits_match(range->prefix, range->bits, bytes) &&
             (best == NULL || range->bits > best->bits))
             best = range;
     }
