@@ -65,6 +65,8 @@ http_handler price_lists_handle_delete_entity;
  * and the 404 for one that is not. */
 bool price_lists_read_version(const struct http_request *request, int64_t *version);
 http_handler price_lists_reply_no_list;
+/* The list of `version` as JSON, with `status`; a 201 names it in Location. */
+enum MHD_Result price_lists_reply(struct http_request *request, unsigned status, int64_t version);
 
 /* price_list_lifecycle.c: POST .../cancel and .../rebase, and the 409
  * that lists what a publish or a rebase found. */

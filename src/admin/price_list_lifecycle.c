@@ -50,50 +50,47 @@ enum MHD_Result price_lists_reply_listing(struct http_request *request, const st
     return reply_json(request, reply_status_for(err->code), body);
 }
 
-static enum MHD_Result reply_state(struct http_request *request, int64_t version)
-{
-    struct price_list_info info;
-    struct gq_error err;
-    if (store_price_list_get(request->app->store, version, &info, &err) != GQ_OK)
-        return reply_error(request, &err);
-    json_t *body = codec_price_list_json(&info);
-    store_price_list_info_clear(&info);
-    return reply_json(request, MHD_HTTP_OK, body);
-}
-
-/* No body or {}: nothing to choose. */
-static bool empty_body(struct http_request *request, struct gq_error *err)
+/* The path's version, for a request with no body or {} (nothing to
+ * choose); false when the reply is queued. */
+static bool read_target(struct http_request *request, int64_t *version, enum MHD_Result *reply)
 {
     static const char *const allowed[] = {NULL};
-    return request->json == NULL || fields_only(request->json, allowed, "", err) == GQ_OK;
+    struct gq_error err;
+    if (!price_lists_read_version(request, version)) {
+        *reply = price_lists_reply_no_list(request);
+        return false;
+    }
+    if (request->json != NULL && fields_only(request->json, allowed, "", &err) != GQ_OK) {
+        *reply = reply_error(request, &err);
+        return false;
+    }
+    return true;
 }
 
 enum MHD_Result price_lists_handle_cancel(struct http_request *request)
 {
     int64_t version;
-    if (!price_lists_read_version(request, &version))
-        return price_lists_reply_no_list(request);
+    enum MHD_Result reply;
+    if (!read_target(request, &version, &reply))
+        return reply;
     struct gq_error err;
-    if (!empty_body(request, &err))
-        return reply_error(request, &err);
     struct audit_entry audit = auth_audit_entry(request, "price_list.cancel", NULL, NULL);
     if (store_price_list_cancel(request->app->store, version, &audit, &err) != GQ_OK)
         return reply_error(request, &err);
-    return reply_state(request, version);
+    return price_lists_reply(request, MHD_HTTP_OK, version);
 }
 
 enum MHD_Result price_lists_handle_rebase(struct http_request *request)
 {
     int64_t version;
-    if (!price_lists_read_version(request, &version))
-        return price_lists_reply_no_list(request);
+    enum MHD_Result reply;
+    if (!read_target(request, &version, &reply))
+        return reply;
     struct gq_error err;
-    if (!empty_body(request, &err))
-        return reply_error(request, &err);
     struct audit_entry audit = auth_audit_entry(request, "price_list.rebase", NULL, NULL);
     json_t *conflicts = NULL;
     if (store_price_list_rebase(request->app->store, version, price_list_document_merge, &audit,
                                 &conflicts, &err) != GQ_OK)
         return price_lists_reply_listing(request, &err, "conflicts", conflicts);
-    return reply_state(request, version);
+    return price_lists_reply(request, MHD_HTTP_OK, version);
 }

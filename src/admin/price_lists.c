@@ -24,11 +24,6 @@
 #include "store/store.h"
 #include "util/clock.h"
 
-static json_t *render_list(const struct price_list_info *info)
-{
-    return codec_price_list_json(info);
-}
-
 /* The path's {version}: 1 to 15 digits. */
 bool price_lists_read_version(const struct http_request *request, int64_t *version)
 {
@@ -46,13 +41,13 @@ enum MHD_Result price_lists_reply_no_list(struct http_request *request)
                           MSG_TEXT_CUT(request->path_params[0], 40));
 }
 
-static enum MHD_Result reply_list(struct http_request *request, unsigned status, int64_t version)
+enum MHD_Result price_lists_reply(struct http_request *request, unsigned status, int64_t version)
 {
     struct price_list_info info;
     struct gq_error err;
     if (store_price_list_get(request->app->store, version, &info, &err) != GQ_OK)
         return reply_error(request, &err);
-    json_t *body = render_list(&info);
+    json_t *body = codec_price_list_json(&info);
     store_price_list_info_clear(&info);
     return status == MHD_HTTP_CREATED
                ? reply_created(request, body, false, "/admin/price-lists/%lld", (long long)version)
@@ -72,12 +67,12 @@ enum MHD_Result price_lists_handle_create(struct http_request *request)
     if (store_price_list_create(request->app->store, clock_now_seconds(), &audit, &version, &err) !=
         GQ_OK)
         return reply_error(request, &err);
-    return reply_list(request, MHD_HTTP_CREATED, version);
+    return price_lists_reply(request, MHD_HTTP_CREATED, version);
 }
 
 static json_t *render_list_item(const void *info)
 {
-    return render_list(info);
+    return codec_price_list_json(info);
 }
 
 enum MHD_Result price_lists_handle_list(struct http_request *request)
@@ -185,7 +180,7 @@ enum MHD_Result price_lists_handle_get(struct http_request *request)
     struct gq_error err;
     if (store_price_list_get(request->app->store, version, &info, &err) != GQ_OK)
         return reply_error(request, &err);
-    json_t *body = render_list(&info);
+    json_t *body = codec_price_list_json(&info);
     store_price_list_info_clear(&info);
     if (store_price_list_catalog(request->app->store, version, &catalog, &err) != GQ_OK) {
         json_decref(body);
@@ -313,5 +308,5 @@ enum MHD_Result price_lists_handle_publish(struct http_request *request)
         return price_lists_reply_listing(request, &err, "reverts", check.reverts);
     if (activated)
         snapshot_reload(request->app); /* served here at once; elsewhere within a poll */
-    return reply_list(request, MHD_HTTP_OK, version);
+    return price_lists_reply(request, MHD_HTTP_OK, version);
 }

@@ -159,27 +159,35 @@ static long find_entity(json_t *document, const struct price_list_edit *edit)
     return -1;
 }
 
+/* The references a deletion must not leave dangling: rows of `table`
+ * whose `column` names the deleted entity, the first one named by its
+ * `named_by` column in the refusal. */
+static const struct reference {
+    enum price_list_entity entity;
+    enum catalog_write_table table;
+    const char *column;
+    const char *named_by;
+    enum gq_msg refusal;
+} references[] = {
+    {PRICE_LIST_SKU, CATALOG_WRITE_BUNDLE_ITEMS, "sku_id", "bundle_id", MSG_SKU_IN_BUNDLE},
+    {PRICE_LIST_GPU_MODEL, CATALOG_WRITE_SKUS, "gpu_model_id", "id", MSG_MODEL_IN_USE},
+};
+
 /* Refuses a deletion that would leave a reference dangling. */
 static enum gq_code check_deletion(json_t *document, const struct price_list_edit *edit,
                                    struct gq_error *err)
 {
-    if (edit->entity == PRICE_LIST_SKU) {
-        json_t *items = write_table(document, CATALOG_WRITE_BUNDLE_ITEMS);
-        long item = find_row(items, "sku_id", edit->id);
-        if (item >= 0)
-            return gq_fail_msg(err, GQ_ERR_INVALID_VALUE, NULL, MSG_SKU_IN_BUNDLE,
+    for (size_t i = 0; i < sizeof references / sizeof references[0]; i++) {
+        const struct reference *reference = &references[i];
+        if (edit->entity != reference->entity)
+            continue;
+        json_t *rows = write_table(document, reference->table);
+        long row = find_row(rows, reference->column, edit->id);
+        if (row >= 0)
+            return gq_fail_msg(err, GQ_ERR_INVALID_VALUE, NULL, reference->refusal,
                                MSG_TEXT_CUT(edit->id, 64),
                                MSG_TEXT(json_string_value(json_object_get(
-                                   json_array_get(items, (size_t)item), "bundle_id"))));
-    }
-    if (edit->entity == PRICE_LIST_GPU_MODEL) {
-        json_t *skus = write_table(document, CATALOG_WRITE_SKUS);
-        long sku = find_row(skus, "gpu_model_id", edit->id);
-        if (sku >= 0)
-            return gq_fail_msg(err, GQ_ERR_INVALID_VALUE, NULL, MSG_MODEL_IN_USE,
-                               MSG_TEXT_CUT(edit->id, 64),
-                               MSG_TEXT(json_string_value(
-                                   json_object_get(json_array_get(skus, (size_t)sku), "id"))));
+                                   json_array_get(rows, (size_t)row), reference->named_by))));
     }
     return GQ_OK;
 }
@@ -441,14 +449,6 @@ static json_t *find_same(json_t *rows, const struct entity_spec *entity, const j
     return NULL;
 }
 
-static void entity_id(const struct entity_spec *entity, const json_t *row, char id[160])
-{
-    const char *first = json_string_value(json_object_get(row, entity->keys[0]));
-    const char *second =
-        entity->keys[1] ? json_string_value(json_object_get(row, entity->keys[1])) : NULL;
-    snprintf(id, 160, "%s%s%s", first ? first : "", second ? "/" : "", second ? second : "");
-}
-
 static int append_change(json_t *diff, const char *entity, const char *id, const char *field,
                          json_t *old, json_t *new_value)
 {
@@ -468,7 +468,7 @@ static void diff_table(json_t *diff, const struct entity_spec *entity, json_t *a
     json_array_foreach(active, index, row)
     {
         json_t *other = find_same(draft, entity, row);
-        entity_id(entity, row, id);
+        price_list_merge_row_id(entity->keys, row, id);
         if (other == NULL) {
             append_change(diff, entity->entity, id, NULL, api_row(row), json_null());
             continue;
@@ -489,7 +489,7 @@ static void diff_table(json_t *diff, const struct entity_spec *entity, json_t *a
     {
         if (find_same(active, entity, row) != NULL)
             continue;
-        entity_id(entity, row, id);
+        price_list_merge_row_id(entity->keys, row, id);
         append_change(diff, entity->entity, id, NULL, json_null(), api_row(row));
     }
 }

@@ -40,11 +40,10 @@ static json_t *find_row(const json_t *rows, const struct price_list_merge_table 
     return NULL;
 }
 
-static void row_id(const struct price_list_merge_table *spec, const json_t *row, char id[160])
+void price_list_merge_row_id(const char *const *keys, const json_t *row, char id[160])
 {
-    const char *first = json_string_value(json_object_get(row, spec->keys[0]));
-    const char *second =
-        spec->keys[1] ? json_string_value(json_object_get(row, spec->keys[1])) : NULL;
+    const char *first = json_string_value(json_object_get(row, keys[0]));
+    const char *second = keys[1] ? json_string_value(json_object_get(row, keys[1])) : NULL;
     snprintf(id, 160, "%s%s%s", first ? first : "", second ? "/" : "", second ? second : "");
 }
 
@@ -117,7 +116,7 @@ static bool add_entry(json_t *out, const struct price_list_merge_table *spec, co
                       const char *column, const char *names[3], const json_t *values[3])
 {
     char id[160];
-    row_id(spec, row, id);
+    price_list_merge_row_id(spec->keys, row, id);
     json_t *entry = json_pack("{s:s, s:s, s:o}", "entity", spec->entity, "id", id, "field",
                               column ? json_string(column) : json_null());
     for (int i = 0; entry != NULL && i < 3 && names[i] != NULL; i++)

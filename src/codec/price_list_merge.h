@@ -33,6 +33,10 @@ struct price_list_merge_table {
 extern const struct price_list_merge_table price_list_merge_tables[];
 extern const size_t price_list_merge_table_count;
 
+/* The id a change names a row by: the values of its key columns
+ * (`keys`, the second NULL when one is the key), "/" between two. */
+void price_list_merge_row_id(const char *const *keys, const json_t *row, char id[160]);
+
 /* What `list` (drafted from `base`) would put back of `active`'s changes:
  * a new array of {"entity", "id", "field", "now", "reverted_to"}, values
  * as the documents hold them (field null: the whole row, null when

@@ -404,6 +404,23 @@ START_TEST(test_entities_and_preview)
 }
 END_TEST
 
+/* A deletion that would leave a reference dangling is refused, naming
+ * what refers to it: a SKU in a bundle, a GPU model a SKU is on. */
+START_TEST(test_deletion_keeps_references)
+{
+    expect_call("POST", "/admin/price-lists", NULL, 201, NULL, NULL);
+    struct http_response *sku = call("DELETE", "/admin/price-lists/2/skus/v100-16g-x1", NULL);
+    expect_error(sku, 422, "invalid_value", NULL);
+    ck_assert_ptr_nonnull(strstr(json_str(sku->json, "error.message"), "training-starter-monthly"));
+    http_response_free(sku);
+    struct http_response *model = call("DELETE", "/admin/price-lists/2/gpu-models/v100-16g", NULL);
+    expect_error(model, 422, "invalid_value", NULL);
+    ck_assert_ptr_nonnull(strstr(json_str(model->json, "error.message"), "'v100-16g-x1'"));
+    http_response_free(model);
+    expect_call("DELETE", "/admin/price-lists/2/skus/v100-32g-x4", NULL, 200, NULL, NULL);
+}
+END_TEST
+
 /* A draft takes no body but {}: a field would be one the client expects
  * to count, and none does. */
 START_TEST(test_create_takes_no_fields)
@@ -682,6 +699,7 @@ static Suite *make_suite(void)
     tcase_add_test(lists, test_cycle_switches_at_the_instant);
     tcase_add_test(lists, test_refusals_change_nothing);
     tcase_add_test(lists, test_entities_and_preview);
+    tcase_add_test(lists, test_deletion_keeps_references);
     tcase_add_test(lists, test_create_takes_no_fields);
     tcase_add_test(lists, test_unknown_sku_names_the_version);
     tcase_add_test(lists, test_price_ceiling);
