@@ -52,10 +52,9 @@ enum MHD_Result audit_handle_list(struct http_request *request)
     if (request_list_query(request, audit_params, 3, &query, &err) != GQ_OK)
         return reply_error(request, &err);
     struct audit_page page;
-    const char *after =
-        query.present[PARAM_STARTING_AFTER] ? query.text[PARAM_STARTING_AFTER] : NULL;
-    int64_t since = query.present[PARAM_SINCE] ? query.time[PARAM_SINCE] : 0;
-    if (store_audit_read(request->app->store, since, after, query.limit, &page, &err) != GQ_OK)
+    if (store_audit_read(request->app->store, list_query_time(&query, PARAM_SINCE),
+                         list_query_text(&query, PARAM_STARTING_AFTER), query.limit, &page,
+                         &err) != GQ_OK)
         return reply_error(request, &err);
     json_t *data = render_each(page.items, page.count, sizeof *page.items, render_record);
     bool has_more = page.has_more;

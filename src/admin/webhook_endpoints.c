@@ -347,8 +347,7 @@ enum MHD_Result webhook_endpoints_handle_deliveries(struct http_request *request
     if (!read_endpoint(request, &endpoint, &reply))
         return reply;
     store_endpoint_clear(&endpoint);
-    const char *after =
-        query.present[PARAM_STARTING_AFTER] ? query.text[PARAM_STARTING_AFTER] : NULL;
+    const char *after = list_query_text(&query, PARAM_STARTING_AFTER);
     struct delivery_page page;
     if (store_deliveries_read(request->app->store, request->path_id, after, query.limit, &page,
                               &err) != GQ_OK)

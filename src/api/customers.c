@@ -471,10 +471,9 @@ static enum gq_code read_filter(struct http_request *request, struct list_query 
         return gq_fail_msg(err, GQ_ERR_INVALID_PARAMETER, "include_deleted", MSG_FIELD_ONE_OF,
                            MSG_TEXT("include_deleted"), MSG_TEXT("true, false"));
     *filter = (struct customer_filter){
-        .email = query->present[PARAM_EMAIL] ? query->text[PARAM_EMAIL] : NULL,
+        .email = list_query_text(query, PARAM_EMAIL),
         .include_deleted = query->present[PARAM_INCLUDE_DELETED] && strcmp(include, "true") == 0,
-        .starting_after =
-            query->present[PARAM_STARTING_AFTER] ? query->text[PARAM_STARTING_AFTER] : NULL,
+        .starting_after = list_query_text(query, PARAM_STARTING_AFTER),
         .limit = query->limit,
     };
     return GQ_OK;

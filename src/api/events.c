@@ -60,27 +60,31 @@ void events_type_list(char *out, size_t size)
     }
 }
 
+/* An event as it was written. */
+static json_t *render_event(const void *item)
+{
+    const struct store_event *event = item;
+    return json_loads(event->body, 0, NULL);
+}
+
 enum MHD_Result events_handle_list(struct http_request *request)
 {
     struct list_query query;
     struct gq_error err = {0};
     if (request_list_query(request, event_params, 3, &query, &err) != GQ_OK)
         return reply_error(request, &err);
-    const char *type = query.present[PARAM_TYPE] ? query.text[PARAM_TYPE] : NULL;
+    const char *type = list_query_text(&query, PARAM_TYPE);
     if (type != NULL && !events_type_is_known(type)) {
         char names[200];
         events_type_list(names, sizeof names);
         return reply_fail_msg(request, GQ_ERR_INVALID_PARAMETER, "type", MSG_FIELD_ONE_OF,
                               MSG_TEXT("type"), MSG_TEXT(names));
     }
-    const char *after =
-        query.present[PARAM_STARTING_AFTER] ? query.text[PARAM_STARTING_AFTER] : NULL;
+    const char *after = list_query_text(&query, PARAM_STARTING_AFTER);
     struct event_page page;
     if (store_events_read(request->app->store, type, after, query.limit, &page, &err) != GQ_OK)
         return reply_error(request, &err);
-    json_t *data = json_array();
-    for (size_t i = 0; data != NULL && i < page.count; i++)
-        data = render_append(data, json_loads(page.items[i].body, 0, NULL));
+    json_t *data = render_each(page.items, page.count, sizeof *page.items, render_event);
     bool has_more = page.has_more;
     store_event_page_free(&page);
     return reply_page(request, data, has_more);

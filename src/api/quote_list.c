@@ -45,16 +45,6 @@ static bool status_known(const char *status)
     return false;
 }
 
-static const char *text_of(const struct list_query *query, int param)
-{
-    return query->present[param] ? query->text[param] : NULL;
-}
-
-static int64_t time_of(const struct list_query *query, int param)
-{
-    return query->present[param] ? query->time[param] : 0;
-}
-
 /* The page's quotes as GET /quote/{id} shows each. */
 static json_t *render_page(const struct quote_page *page, int64_t now)
 {
@@ -75,7 +65,7 @@ enum MHD_Result quote_handle_list(struct http_request *request)
     struct gq_error err = {0};
     if (request_list_query(request, quote_params, PARAM_COUNT, &query, &err) != GQ_OK)
         return reply_error(request, &err);
-    const char *status = text_of(&query, PARAM_STATUS);
+    const char *status = list_query_text(&query, PARAM_STATUS);
     if (status != NULL && !status_known(status))
         return reply_fail_msg(request, GQ_ERR_INVALID_PARAMETER, "status", MSG_FIELD_ONE_OF,
                               MSG_TEXT("status"), MSG_TEXT("open, accepted, canceled, expired"));
@@ -83,11 +73,11 @@ enum MHD_Result quote_handle_list(struct http_request *request)
     quote_owner_of(request, owner, sizeof owner);
     struct quote_filter filter = {
         .status = status,
-        .client_reference_id = text_of(&query, PARAM_CLIENT_REFERENCE),
+        .client_reference_id = list_query_text(&query, PARAM_CLIENT_REFERENCE),
         .owner = owner,
-        .created_gte = time_of(&query, PARAM_CREATED_GTE),
-        .created_lt = time_of(&query, PARAM_CREATED_LT),
-        .starting_after = text_of(&query, PARAM_STARTING_AFTER),
+        .created_gte = list_query_time(&query, PARAM_CREATED_GTE),
+        .created_lt = list_query_time(&query, PARAM_CREATED_LT),
+        .starting_after = list_query_text(&query, PARAM_STARTING_AFTER),
         .limit = query.limit,
         .now = clock_now_seconds(),
     };

@@ -129,3 +129,13 @@ bool list_query_add(struct list_query_parser *parse, const char *name, const cha
     parse->failed = take(parse, name, value) != GQ_OK;
     return !parse->failed;
 }
+
+const char *list_query_text(const struct list_query *query, size_t param)
+{
+    return query->present[param] ? query->text[param] : NULL;
+}
+
+int64_t list_query_time(const struct list_query *query, size_t param)
+{
+    return query->present[param] ? query->time[param] : 0;
+}

@@ -49,6 +49,11 @@ struct list_query_parser {
     bool failed;
 };
 
+/* The text of param `param` (LIST_TEXT, LIST_CURSOR), NULL when absent. */
+const char *list_query_text(const struct list_query *query, size_t param);
+/* The time of param `param` (LIST_TIME), 0 when absent. */
+int64_t list_query_time(const struct list_query *query, size_t param);
+
 void list_query_begin(struct list_query_parser *parser, const struct list_param *params,
                       size_t count, struct list_query *out, struct gq_error *err);
 bool list_query_add(struct list_query_parser *parser, const char *name, const char *value);
