@@ -931,6 +931,26 @@ static uint16_t bound_port(int socket)
  * the same request life as the main one (its connections are routed
  * against the metrics listener's table). False with `err` filled when it
  * cannot start. */
+#define SHARED_OPTIONS 6
+
+/* The options both daemons take alike, for MHD_OPTION_ARRAY: the idle
+ * timeout, each connection's memory, and the callbacks that free a
+ * request's state, keep the NULs of its target and note the target (a
+ * callback as an intptr_t, its closure as the pointer). */
+static void shared_options(struct MHD_OptionItem out[SHARED_OPTIONS], struct app *app,
+                           unsigned idle_seconds)
+{
+    const struct MHD_OptionItem options[SHARED_OPTIONS] = {
+        {MHD_OPTION_CONNECTION_TIMEOUT, idle_seconds, NULL},
+        {MHD_OPTION_CONNECTION_MEMORY_LIMIT, (intptr_t)CONNECTION_MEMORY_BYTES, NULL},
+        {MHD_OPTION_NOTIFY_COMPLETED, (intptr_t)complete_request, NULL},
+        {MHD_OPTION_UNESCAPE_CALLBACK, (intptr_t)unescape_keeping_nul, NULL},
+        {MHD_OPTION_URI_LOG_CALLBACK, (intptr_t)note_request_target, app},
+        {MHD_OPTION_END, 0, NULL},
+    };
+    memcpy(out, options, sizeof options);
+}
+
 static bool start_metrics_daemon(struct http_server *server, struct gq_error *err)
 {
     const struct gq_config *config = server->app->config;
@@ -959,17 +979,15 @@ static bool start_metrics_daemon(struct http_server *server, struct gq_error *er
     }
     unsigned flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_POLL | MHD_USE_ITC |
                      MHD_USE_ERROR_LOG | (address.ss_family == AF_INET6 ? MHD_USE_IPv6 : 0);
+    struct MHD_OptionItem shared[SHARED_OPTIONS];
+    shared_options(shared, server->app, config->connection_timeout_seconds);
     /* clang-format off */
     server->metrics_daemon = MHD_start_daemon(
         flags, 0, NULL, NULL, handle_access, server->app,
         MHD_OPTION_EXTERNAL_LOGGER, log_from_mhd, NULL,
         MHD_OPTION_LISTEN_SOCKET, (MHD_socket)socket,
         MHD_OPTION_CONNECTION_LIMIT, (unsigned)METRICS_CONNECTION_LIMIT,
-        MHD_OPTION_CONNECTION_TIMEOUT, config->connection_timeout_seconds,
-        MHD_OPTION_CONNECTION_MEMORY_LIMIT, CONNECTION_MEMORY_BYTES,
-        MHD_OPTION_NOTIFY_COMPLETED, complete_request, NULL,
-        MHD_OPTION_UNESCAPE_CALLBACK, unescape_keeping_nul, NULL,
-        MHD_OPTION_URI_LOG_CALLBACK, note_request_target, server->app,
+        MHD_OPTION_ARRAY, shared,
         MHD_OPTION_NOTIFY_CONNECTION, track_metrics_connection, server,
         MHD_OPTION_END);
     /* clang-format on */
@@ -1055,6 +1073,8 @@ struct http_server *http_server_start(struct app *app, int listener, struct gq_e
     struct MHD_OptionItem pool[] = {
         {config->threads > 1 ? MHD_OPTION_THREAD_POOL_SIZE : MHD_OPTION_END, config->threads, NULL},
         {MHD_OPTION_END, 0, NULL}};
+    struct MHD_OptionItem shared[SHARED_OPTIONS];
+    shared_options(shared, app, config->connection_timeout_seconds);
     /* One option and its values a line. */
     /* clang-format off */
     server->daemon = MHD_start_daemon(
@@ -1064,11 +1084,7 @@ struct http_server *http_server_start(struct app *app, int listener, struct gq_e
         MHD_OPTION_ARRAY, pool,
         MHD_OPTION_CONNECTION_LIMIT, config->connection_limit,
         MHD_OPTION_PER_IP_CONNECTION_LIMIT, config->per_ip_connection_limit,
-        MHD_OPTION_CONNECTION_TIMEOUT, config->connection_timeout_seconds,
-        MHD_OPTION_CONNECTION_MEMORY_LIMIT, CONNECTION_MEMORY_BYTES,
-        MHD_OPTION_NOTIFY_COMPLETED, complete_request, NULL,
-        MHD_OPTION_UNESCAPE_CALLBACK, unescape_keeping_nul, NULL,
-        MHD_OPTION_URI_LOG_CALLBACK, note_request_target, server->app,
+        MHD_OPTION_ARRAY, shared,
         MHD_OPTION_NOTIFY_CONNECTION, track_connection, server,
         MHD_OPTION_END);
     /* clang-format on */
