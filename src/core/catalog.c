@@ -5,6 +5,7 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include "core/names.h"
 
 static const char *const billing_mode_ids[BILLING_MODE_COUNT] = {
     [BILLING_ON_DEMAND] = "on_demand",
@@ -35,17 +36,6 @@ static const char *const interconnect_ids[] = {
 
 #define COUNT_OF(array) (sizeof(array) / sizeof((array)[0]))
 
-/* Index of `text` in a table of names, or -1. */
-static int find_name(const char *const *names, size_t count, const char *text)
-{
-    if (text == NULL)
-        return -1;
-    for (size_t i = 0; i < count; i++)
-        if (strcmp(names[i], text) == 0)
-            return (int)i;
-    return -1;
-}
-
 const char *billing_mode_id(enum billing_mode mode)
 {
     return (unsigned)mode < BILLING_MODE_COUNT ? billing_mode_ids[mode] : "unknown";
@@ -63,7 +53,7 @@ bool billing_mode_is_hourly(enum billing_mode mode)
 
 bool billing_mode_parse(const char *text, enum billing_mode *out)
 {
-    int index = find_name(billing_mode_ids, BILLING_MODE_COUNT, text);
+    int index = names_find(billing_mode_ids, BILLING_MODE_COUNT, text);
     if (index < 0)
         return false;
     *out = (enum billing_mode)index;
@@ -77,7 +67,7 @@ const char *segment_id(enum customer_segment segment)
 
 bool segment_parse(const char *text, enum customer_segment *out)
 {
-    int index = find_name(segment_ids, SEGMENT_COUNT, text);
+    int index = names_find(segment_ids, SEGMENT_COUNT, text);
     if (index < 0)
         return false;
     *out = (enum customer_segment)index;
@@ -92,7 +82,7 @@ const char *interconnect_id(enum interconnect interconnect)
 
 bool interconnect_parse(const char *text, enum interconnect *out)
 {
-    int index = find_name(interconnect_ids, COUNT_OF(interconnect_ids), text);
+    int index = names_find(interconnect_ids, COUNT_OF(interconnect_ids), text);
     if (index < 0)
         return false;
     *out = (enum interconnect)index;

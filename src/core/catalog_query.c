@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "core/names.h"
 
 /* Bounds on integer filters: far above any real machine, low enough that
  * nothing downstream can overflow. */
@@ -93,22 +94,17 @@ static bool parse_sort(const char *text, enum catalog_sort *sort, bool *descendi
 {
     bool minus = text[0] == '-';
     const char *key = minus ? text + 1 : text;
-    for (size_t i = 0; i < sizeof sort_names / sizeof sort_names[0]; i++) {
-        if (strcmp(key, sort_names[i]) == 0) {
-            *sort = (enum catalog_sort)i;
-            *descending = minus;
-            return true;
-        }
-    }
-    return false;
+    int index = names_find(sort_names, sizeof sort_names / sizeof sort_names[0], key);
+    if (index < 0)
+        return false;
+    *sort = (enum catalog_sort)index;
+    *descending = minus;
+    return true;
 }
 
 static int find_param(const char *name)
 {
-    for (int i = 0; i < PARAM_COUNT; i++)
-        if (strcmp(name, param_names[i]) == 0)
-            return i;
-    return -1;
+    return names_find(param_names, PARAM_COUNT, name);
 }
 
 static bool parse_value(struct catalog_query *query, enum query_param param, const char *value)

@@ -18,6 +18,7 @@
 
 #include "core/quote.h"
 #include "core/recommend_scan.h"
+#include "core/names.h"
 
 /* A run's hours become whole milli-hours rounded up; this much floating-
  * point noise above a whole milli-hour is not another milli-hour. */
@@ -45,12 +46,11 @@ const char *recommend_objective_id(enum recommend_objective objective)
 
 bool recommend_objective_parse(const char *text, enum recommend_objective *out)
 {
-    for (int i = 0; text != NULL && i < RECOMMEND_OBJECTIVE_COUNT; i++)
-        if (strcmp(objective_ids[i], text) == 0) {
-            *out = (enum recommend_objective)i;
-            return true;
-        }
-    return false;
+    int index = names_find(objective_ids, RECOMMEND_OBJECTIVE_COUNT, text);
+    if (index < 0)
+        return false;
+    *out = (enum recommend_objective)index;
+    return true;
 }
 
 const char *recommend_reject_reason_id(enum recommend_reject_reason reason)

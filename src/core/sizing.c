@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <strings.h>
+#include "core/names.h"
 
 /* Weights, gradients and the fp32 master copy, momentum and variance of
  * mixed-precision AdamW: 2 + 2 + 4 + 4 + 4 bytes (ZeRO paper, section 3.1). Plain
@@ -170,17 +171,6 @@ static const struct assumption_spec assumption_specs[SIZING_ASSUMPTION_COUNT] = 
     [SIZING_MAX_INSTANCES] = {"max_instances", 8.0, 1.0, SIZING_MAX_INSTANCES_LIMIT, false, true},
 };
 
-/* Index of `text` in a table of names, or -1. */
-static int find_name(const char *const *names, int count, const char *text)
-{
-    if (text == NULL)
-        return -1;
-    for (int i = 0; i < count; i++)
-        if (strcmp(names[i], text) == 0)
-            return i;
-    return -1;
-}
-
 const char *sizing_task_id(enum sizing_task task)
 {
     return (unsigned)task < SIZING_TASK_COUNT ? task_ids[task] : "unknown";
@@ -188,7 +178,7 @@ const char *sizing_task_id(enum sizing_task task)
 
 bool sizing_task_parse(const char *text, enum sizing_task *out)
 {
-    int index = find_name(task_ids, SIZING_TASK_COUNT, text);
+    int index = names_find(task_ids, SIZING_TASK_COUNT, text);
     if (index < 0)
         return false;
     *out = (enum sizing_task)index;
@@ -202,7 +192,7 @@ const char *sizing_precision_id(enum sizing_precision precision)
 
 bool sizing_precision_parse(const char *text, enum sizing_precision *out)
 {
-    int index = find_name(precision_ids, SIZING_PRECISION_COUNT, text);
+    int index = names_find(precision_ids, SIZING_PRECISION_COUNT, text);
     if (index < 0)
         return false;
     *out = (enum sizing_precision)index;
@@ -216,7 +206,7 @@ const char *sizing_quant_method_id(enum sizing_quant_method method)
 
 bool sizing_quant_method_parse(const char *text, enum sizing_quant_method *out)
 {
-    int index = find_name(quant_method_ids + 1, SIZING_QUANT_METHOD_COUNT - 1, text);
+    int index = names_find(quant_method_ids + 1, SIZING_QUANT_METHOD_COUNT - 1, text);
     if (index < 0)
         return false;
     *out = (enum sizing_quant_method)(index + 1);
@@ -252,7 +242,7 @@ const char *sizing_kv_precision_id(enum sizing_kv_precision precision)
 bool sizing_kv_precision_parse(const char *text, enum sizing_kv_precision *out)
 {
     /* From 1: DEFAULT shares fp16's name but is never a parse result. */
-    int index = find_name(kv_precision_ids + 1, SIZING_KV_PRECISION_COUNT - 1, text);
+    int index = names_find(kv_precision_ids + 1, SIZING_KV_PRECISION_COUNT - 1, text);
     if (index < 0)
         return false;
     *out = (enum sizing_kv_precision)(index + 1);
@@ -267,7 +257,7 @@ const char *sizing_checkpointing_id(enum sizing_checkpointing checkpointing)
 
 bool sizing_checkpointing_parse(const char *text, enum sizing_checkpointing *out)
 {
-    int index = find_name(checkpointing_ids + 1, SIZING_CHECKPOINTING_COUNT - 1, text);
+    int index = names_find(checkpointing_ids + 1, SIZING_CHECKPOINTING_COUNT - 1, text);
     if (index < 0)
         return false;
     *out = (enum sizing_checkpointing)(index + 1);

@@ -31,8 +31,8 @@ CFLAGS_FUZZ="-std=c11 -D_GNU_SOURCE -Isrc -Itests -g -O1
 sources() {
     case "$1" in
     money) echo src/core/money.c ;;
-    catalog_query) echo src/core/catalog_query.c src/core/catalog.c src/core/money.c src/core/messages.c \
-        src/core/error.c ;;
+    catalog_query) echo src/core/catalog_query.c src/core/catalog.c src/core/names.c src/core/money.c \
+        src/core/messages.c src/core/error.c ;;
     quote_body | recommend_body) echo src/core/*.c src/codec/body_load.c src/codec/fields.c \
         src/codec/render.c src/codec/quote_body.c src/codec/recommend_body.c src/util/clock.c \
         src/util/json_writer.c src/util/utf8.c ;;
