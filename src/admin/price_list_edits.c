@@ -164,9 +164,7 @@ static enum gq_code read_texts(json_t *body, json_t *english_name, json_t *engli
         }
         static const char *const allowed[] = {"name", "description", NULL};
         const char *name = NULL, *description = NULL;
-        code = json_is_object(text)
-                   ? fields_only(text, allowed, path, err)
-                   : gq_fail_msg(err, GQ_ERR_INVALID_TYPE, path, MSG_FIELD_OBJECT, MSG_TEXT(path));
+        code = fields_object_only(text, allowed, path, err);
         if (code == GQ_OK)
             code = fields_string(text, "name", path, true, &name, err);
         if (code == GQ_OK)
@@ -247,9 +245,7 @@ static enum gq_code read_prices(json_t *body, json_t **rows, struct gq_error *er
                                MSG_TEXT("on_demand, monthly, quarterly, student"));
         static const char *const allowed[] = {"amount", "per", NULL};
         gq_money fen = 0;
-        code = json_is_object(price)
-                   ? fields_only(price, allowed, path, err)
-                   : gq_fail_msg(err, GQ_ERR_INVALID_TYPE, path, MSG_FIELD_OBJECT, MSG_TEXT(path));
+        code = fields_object_only(price, allowed, path, err);
         if (code == GQ_OK)
             code = fields_price(price, "amount", path, &fen, err);
         if (code != GQ_OK)
@@ -386,9 +382,7 @@ static enum gq_code read_contents(json_t *body, json_t **rows, struct gq_error *
         static const char *const allowed[] = {"sku", "quantity", "hours", NULL};
         const char *sku = NULL;
         int64_t quantity = 0, hours = 0;
-        code = json_is_object(item)
-                   ? fields_only(item, allowed, path, err)
-                   : gq_fail_msg(err, GQ_ERR_INVALID_TYPE, path, MSG_FIELD_OBJECT, MSG_TEXT(path));
+        code = fields_object_only(item, allowed, path, err);
         if (code == GQ_OK)
             code = fields_string(item, "sku", path, true, &sku, err);
         if (code == GQ_OK)

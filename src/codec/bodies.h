@@ -30,6 +30,11 @@
 enum gq_code fields_only(json_t *object, const char *const *allowed, const char *path,
                          struct gq_error *err);
 
+/* `value`, found at `path` (an element or a member), must be an object
+ * whose keys are all in `allowed`. */
+enum gq_code fields_object_only(json_t *value, const char *const *allowed, const char *path,
+                                struct gq_error *err);
+
 /* A string field. Absent: *out = NULL, or missing_field when `required`.
  * A string holding U+0000 ("\u0000", valid JSON) is invalid_value: C
  * would read it only up to there; so is one holding a control character

@@ -104,8 +104,8 @@ static enum gq_code refuse_control(const char *text, const char *path, const cha
         return GQ_OK;
     char hex[16];
     snprintf(hex, sizeof hex, "%04X", (unsigned)code_point);
-    return fail_at(err, GQ_ERR_INVALID_VALUE, path, key, MSG_FIELD_CONTROL_CHARACTER,
-                   MSG_TEXT(hex), MSG_INT(offset));
+    return fail_at(err, GQ_ERR_INVALID_VALUE, path, key, MSG_FIELD_CONTROL_CHARACTER, MSG_TEXT(hex),
+                   MSG_INT(offset));
 }
 
 /* Looks up `key`; NULL with GQ_OK when absent and optional. A JSON null
@@ -148,6 +148,14 @@ enum gq_code fields_only(json_t *object, const char *const *allowed, const char 
         }
     }
     return GQ_OK;
+}
+
+enum gq_code fields_object_only(json_t *value, const char *const *allowed, const char *path,
+                                struct gq_error *err)
+{
+    if (!json_is_object(value))
+        return gq_fail_msg(err, GQ_ERR_INVALID_TYPE, path, MSG_FIELD_OBJECT, MSG_TEXT(path));
+    return fields_only(value, allowed, path, err);
 }
 
 enum gq_code fields_string(json_t *object, const char *key, const char *path, bool required,

@@ -67,14 +67,12 @@ static enum gq_code parse_item(json_t *object, const char *path, const struct ca
 {
     static const char *const item_fields[] = {"sku",           "quantity", "billing",
                                               "hours_per_day", "days",     NULL};
-    if (!json_is_object(object))
-        return gq_fail_msg(err, GQ_ERR_INVALID_TYPE, path, MSG_FIELD_OBJECT, MSG_TEXT(path));
     const char *sku_id, *billing;
     int64_t quantity = 1, days = 0;
     enum gq_code code;
     /* Each field whole (its type, range and meaning) before the next, in
      * the order of item_fields: the first error is the first field's. */
-    if ((code = fields_only(object, item_fields, path, err)) != GQ_OK ||
+    if ((code = fields_object_only(object, item_fields, path, err)) != GQ_OK ||
         (code = fields_string(object, "sku", path, true, &sku_id, err)) != GQ_OK ||
         (code = find_sku(catalog, sku_id, path, &item->sku, err)) != GQ_OK ||
         (code = fields_integer(object, "quantity", path, false, 1, QUOTE_MAX_QUANTITY, &quantity,

@@ -421,6 +421,33 @@ START_TEST(test_deletion_keeps_references)
 }
 END_TEST
 
+/* A member that must be an object and is not is refused at its own path. */
+START_TEST(test_members_must_be_objects)
+{
+    expect_call("POST", "/admin/price-lists", NULL, 201, NULL, NULL);
+    const char *sku = "/admin/price-lists/2/skus/v100-16g-x9";
+    expect_call(
+        "PUT", sku,
+        "{\"name\":\"V100\",\"gpu_model\":\"v100-16g\",\"gpu_count\":1,\"interconnect\":\"none\","
+        "\"prices\":{\"on_demand\":\"3.00\"}}",
+        422, "invalid_type", "prices.on_demand");
+    expect_call(
+        "PUT", sku,
+        "{\"name\":\"V100\",\"gpu_model\":\"v100-16g\",\"gpu_count\":1,\"interconnect\":\"none\","
+        "\"translations\":{\"zh-CN\":\"V100\"}}",
+        422, "invalid_type", "translations.zh-CN");
+    expect_call("PUT", "/admin/price-lists/2/bundles/b9",
+                "{\"name\":\"B\",\"segment\":\"individual\",\"list_price\":\"2000.00\","
+                "\"price\":\"1400.00\","
+                "\"contents\":[1]}",
+                422, "invalid_type", "contents[0]");
+    struct http_response *diff = call("GET", "/admin/price-lists/2/diff", NULL);
+    expect_status(diff, 200);
+    ck_assert_uint_eq(json_array_size(json_at(diff->json, "changes")), 0);
+    http_response_free(diff);
+}
+END_TEST
+
 /* A draft takes no body but {}: a field would be one the client expects
  * to count, and none does. */
 START_TEST(test_create_takes_no_fields)
@@ -700,6 +727,7 @@ static Suite *make_suite(void)
     tcase_add_test(lists, test_refusals_change_nothing);
     tcase_add_test(lists, test_entities_and_preview);
     tcase_add_test(lists, test_deletion_keeps_references);
+    tcase_add_test(lists, test_members_must_be_objects);
     tcase_add_test(lists, test_create_takes_no_fields);
     tcase_add_test(lists, test_unknown_sku_names_the_version);
     tcase_add_test(lists, test_price_ceiling);
