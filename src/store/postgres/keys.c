@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "store/readback.h"
 #include "store/postgres/pg.h"
 
 static enum gq_code read_key(const PGresult *result, int row, void *item, struct gq_error *err)
@@ -112,17 +113,9 @@ enum gq_code pg_key_insert(struct store_backend *backend, const struct stored_ke
     return pg_run_write(backend, write_key, &insert, err);
 }
 
-struct key_revoke {
-    const char *id;
-    int64_t now;
-    const struct audit_line *audit;
-    struct stored_key *out;
-    bool *found, *was_revoked;
-};
-
 static enum gq_code write_revoke(struct pg_conn *conn, void *context, struct gq_error *err)
 {
-    struct key_revoke *revoke = context;
+    struct store_key_revoke *revoke = context;
     char now[PG_NUMBER_SIZE];
     const char *const values[] = {revoke->id, pg_number_text(revoke->now, now)};
     bool revoked_now = false;
@@ -134,11 +127,7 @@ static enum gq_code write_revoke(struct pg_conn *conn, void *context, struct gq_
         code = select_keys(conn, &query, err);
     if (code != GQ_OK)
         return code;
-    *revoke->found = list.count == 1;
-    *revoke->was_revoked = *revoke->found && !revoked_now;
-    if (*revoke->found)
-        *revoke->out = list.items[0];
-    store_key_list_free(&list);
+    store_key_revoke_report(revoke, &list, revoked_now);
     return revoked_now ? pg_audit_append(conn, revoke->audit, err) : GQ_OK;
 }
 
@@ -146,7 +135,7 @@ enum gq_code pg_key_revoke(struct store_backend *backend, const char *id, int64_
                            const struct audit_line *audit, struct stored_key *out, bool *found,
                            bool *was_revoked, struct gq_error *err)
 {
-    struct key_revoke revoke = {id, now, audit, out, found, was_revoked};
+    struct store_key_revoke revoke = {id, now, audit, out, found, was_revoked};
     return pg_run_write(backend, write_revoke, &revoke, err);
 }
 

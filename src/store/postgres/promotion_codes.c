@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "store/readback.h"
 #include "store/postgres/pg.h"
 
 static enum gq_code read_row(const PGresult *result, int row, void *item, struct gq_error *err)
@@ -113,17 +114,9 @@ static enum gq_code update_code(struct pg_conn *conn, enum store_sql sql, const 
     return pg_update(conn, sql, 2, values, changed, what, err);
 }
 
-struct code_deactivate {
-    const char *name;
-    int64_t now;
-    const struct audit_line *audit;
-    struct stored_promotion_code *out;
-    bool *found;
-};
-
 static enum gq_code write_deactivate(struct pg_conn *conn, void *context, struct gq_error *err)
 {
-    struct code_deactivate *deactivate = context;
+    struct store_code_deactivate *deactivate = context;
     bool changed = false;
     struct promotion_code_list list = {0};
     struct codes_query query = {deactivate->name, &list};
@@ -132,18 +125,12 @@ static enum gq_code write_deactivate(struct pg_conn *conn, void *context, struct
                     &changed, "deactivating a promotion code", err);
     if (code == GQ_OK)
         code = select_codes(conn, &query, err);
-    if (code == GQ_OK && changed)
-        code = pg_audit_append(conn, deactivate->audit, err);
-    if (code == GQ_OK) {
-        *deactivate->found = list.count == 1;
-        if (*deactivate->found) {
-            store_promotion_code_clear(deactivate->out); /* from a run that was retried */
-            *deactivate->out = list.items[0];
-            memset(&list.items[0], 0, sizeof list.items[0]);
-        }
+    if (code != GQ_OK) {
+        store_promotion_code_list_free(&list);
+        return code;
     }
-    store_promotion_code_list_free(&list);
-    return code;
+    store_code_deactivate_report(deactivate, &list);
+    return changed ? pg_audit_append(conn, deactivate->audit, err) : GQ_OK;
 }
 
 enum gq_code pg_promotion_code_deactivate(struct store_backend *backend, const char *name,
@@ -151,13 +138,10 @@ enum gq_code pg_promotion_code_deactivate(struct store_backend *backend, const c
                                           struct stored_promotion_code *out, bool *found,
                                           struct gq_error *err)
 {
-    struct code_deactivate deactivate = {name, now, audit, out, found};
-    *found = false;
-    memset(out, 0, sizeof *out);
-    enum gq_code code = pg_run_write(backend, write_deactivate, &deactivate, err);
-    if (code != GQ_OK)
-        store_promotion_code_clear(out);
-    return code;
+    struct store_code_deactivate deactivate = {name, now, audit, out, found};
+    store_code_deactivate_begin(&deactivate);
+    return store_code_deactivate_end(&deactivate,
+                                     pg_run_write(backend, write_deactivate, &deactivate, err));
 }
 
 enum gq_code pg_promotion_code_redeem(struct pg_conn *conn, const char *name, int64_t now,

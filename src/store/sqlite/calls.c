@@ -111,3 +111,23 @@ enum gq_code sqlite_db_read_pooled(struct store_backend *backend, const struct s
     sqlite_db_checkin(store, conn);
     return code;
 }
+
+enum gq_code sqlite_db_read_int64(struct store_backend *backend, const struct sqlite_db_call *call,
+                                  const struct sqlite_db_absent *absent, int64_t *value,
+                                  struct gq_error *err)
+{
+    struct sqlite_store *store = sqlite_store_of(backend);
+    struct sqlite_conn *conn = sqlite_db_checkout(store);
+    sqlite3_stmt *stmt = sqlite_db_bound(conn, call, err);
+    enum gq_code code = stmt != NULL ? GQ_OK : sqlite_db_failed(err);
+    int rc = stmt != NULL ? sqlite3_step(stmt) : SQLITE_ERROR;
+    if (code == GQ_OK && rc == SQLITE_ROW)
+        *value = sqlite3_column_int64(stmt, 0);
+    else if (code == GQ_OK && rc == SQLITE_DONE)
+        code = gq_fail(err, absent->code, NULL, "%s", absent->message);
+    else if (code == GQ_OK)
+        code = sqlite_db_fail(conn, rc, call->what, err);
+    sqlite_db_done(stmt);
+    sqlite_db_checkin(store, conn);
+    return code;
+}

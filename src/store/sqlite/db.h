@@ -228,6 +228,19 @@ enum gq_code sqlite_db_read_pooled(struct store_backend *backend, const struct s
                                    size_t size, sqlite_db_row_reader read,
                                    struct sqlite_db_rows *rows, struct gq_error *err);
 
+/* What a query that finds no row fails with. */
+struct sqlite_db_absent {
+    enum gq_code code;
+    const char *message;
+};
+
+/* The first column of the first row of `call`, on a connection of the
+ * pool, in *value. GQ_OK, `absent` when there is no row, or the failure;
+ * err filled. */
+enum gq_code sqlite_db_read_int64(struct store_backend *backend, const struct sqlite_db_call *call,
+                                  const struct sqlite_db_absent *absent, int64_t *value,
+                                  struct gq_error *err);
+
 /* `reader` (sqlite_db_read_rows or sqlite_db_read_pooled, on `source`)
  * appending to `list`, a struct with `items` and `count`; its outcome in
  * `code`. */

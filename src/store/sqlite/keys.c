@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "store/readback.h"
 #include "store/sqlite/db.h"
 
 /* ---- Keys. ---- */
@@ -43,18 +44,10 @@ static enum gq_code select_keys(struct sqlite_conn *conn, bool with_revoked, con
 enum gq_code sqlite_keys_version(struct store_backend *backend, int64_t *version,
                                  struct gq_error *err)
 {
-    struct sqlite_store *store = sqlite_store_of(backend);
-    struct sqlite_conn *conn = sqlite_db_checkout(store);
-    sqlite3_stmt *stmt = sqlite_db_cached(conn, sqlite_sql(STORE_SQL_KEYS_VERSION), err);
-    enum gq_code code = stmt != NULL ? GQ_OK : sqlite_db_failed(err);
-    int rc = stmt != NULL ? sqlite3_step(stmt) : SQLITE_ERROR;
-    if (code == GQ_OK && rc == SQLITE_ROW)
-        *version = sqlite3_column_int64(stmt, 0);
-    else if (code == GQ_OK)
-        code = sqlite_db_fail(conn, rc, "reading the keys' version", err);
-    sqlite_db_done(stmt);
-    sqlite_db_checkin(store, conn);
-    return code;
+    static const struct sqlite_db_absent no_row = {GQ_ERR_INTERNAL, "the keys' version is missing"};
+    const struct sqlite_db_call call = {sqlite_sql(STORE_SQL_KEYS_VERSION), NULL, 0,
+                                        "reading the keys' version"};
+    return sqlite_db_read_int64(backend, &call, &no_row, version, err);
 }
 
 enum gq_code sqlite_keys_read(struct store_backend *backend, bool with_revoked, const char *id,
@@ -120,17 +113,9 @@ enum gq_code sqlite_key_insert(struct store_backend *backend, const struct store
     return sqlite_db_in_write_transaction(sqlite_store_of(backend), write_key, &insert, err);
 }
 
-struct key_revoke {
-    const char *id;
-    int64_t now;
-    const struct audit_line *audit;
-    struct stored_key *out;
-    bool *found, *was_revoked;
-};
-
 static enum gq_code write_revoke(struct sqlite_conn *conn, void *context, struct gq_error *err)
 {
-    struct key_revoke *revoke = context;
+    struct store_key_revoke *revoke = context;
     const struct sqlite_db_param params[] = {SQLITE_DB_TEXT_OF(revoke->id),
                                              SQLITE_DB_INT64_OF(revoke->now)};
     const struct sqlite_db_call call = {sqlite_sql(STORE_SQL_KEY_REVOKE), params, 2,
@@ -142,11 +127,7 @@ static enum gq_code write_revoke(struct sqlite_conn *conn, void *context, struct
         code = select_keys(conn, true, revoke->id, &list, err);
     if (code != GQ_OK)
         return code;
-    *revoke->found = list.count == 1;
-    *revoke->was_revoked = *revoke->found && !revoked_now;
-    if (*revoke->found)
-        *revoke->out = list.items[0];
-    store_key_list_free(&list);
+    store_key_revoke_report(revoke, &list, revoked_now);
     return revoked_now ? sqlite_audit_append(conn, revoke->audit, err) : GQ_OK;
 }
 
@@ -154,7 +135,7 @@ enum gq_code sqlite_key_revoke(struct store_backend *backend, const char *id, in
                                const struct audit_line *audit, struct stored_key *out, bool *found,
                                bool *was_revoked, struct gq_error *err)
 {
-    struct key_revoke revoke = {id, now, audit, out, found, was_revoked};
+    struct store_key_revoke revoke = {id, now, audit, out, found, was_revoked};
     return sqlite_db_in_write_transaction(sqlite_store_of(backend), write_revoke, &revoke, err);
 }
 

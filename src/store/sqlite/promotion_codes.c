@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "store/readback.h"
 #include "store/sqlite/db.h"
 
 static enum gq_code read_code(sqlite3_stmt *stmt, void *item, struct gq_error *err)
@@ -106,17 +107,9 @@ static enum gq_code update_code(struct sqlite_conn *conn, enum store_sql sql, co
     return sqlite_db_change(conn, &call, changed, err);
 }
 
-struct code_deactivate {
-    const char *name;
-    int64_t now;
-    const struct audit_line *audit;
-    struct stored_promotion_code *out;
-    bool *found;
-};
-
 static enum gq_code write_deactivate(struct sqlite_conn *conn, void *context, struct gq_error *err)
 {
-    struct code_deactivate *deactivate = context;
+    struct store_code_deactivate *deactivate = context;
     bool changed = false;
     enum gq_code code =
         update_code(conn, STORE_SQL_PROMOTION_CODE_DEACTIVATE, deactivate->name, deactivate->now,
@@ -126,12 +119,7 @@ static enum gq_code write_deactivate(struct sqlite_conn *conn, void *context, st
         code = select_codes(conn, deactivate->name, &list, err);
     if (code != GQ_OK)
         return code;
-    *deactivate->found = list.count == 1;
-    if (*deactivate->found) {
-        *deactivate->out = list.items[0];
-        memset(&list.items[0], 0, sizeof list.items[0]);
-    }
-    store_promotion_code_list_free(&list);
+    store_code_deactivate_report(deactivate, &list);
     return changed ? sqlite_audit_append(conn, deactivate->audit, err) : GQ_OK;
 }
 
@@ -140,13 +128,11 @@ enum gq_code sqlite_promotion_code_deactivate(struct store_backend *backend, con
                                               struct stored_promotion_code *out, bool *found,
                                               struct gq_error *err)
 {
-    struct code_deactivate deactivate = {name, now, audit, out, found};
-    *found = false;
-    enum gq_code code = sqlite_db_in_write_transaction(sqlite_store_of(backend), write_deactivate,
-                                                       &deactivate, err);
-    if (code != GQ_OK && *found)
-        store_promotion_code_clear(out);
-    return code;
+    struct store_code_deactivate deactivate = {name, now, audit, out, found};
+    store_code_deactivate_begin(&deactivate);
+    return store_code_deactivate_end(
+        &deactivate, sqlite_db_in_write_transaction(sqlite_store_of(backend), write_deactivate,
+                                                    &deactivate, err));
 }
 
 enum gq_code sqlite_promotion_code_redeem(struct sqlite_conn *conn, const char *name, int64_t now,
