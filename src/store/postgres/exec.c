@@ -17,8 +17,10 @@ enum gq_code pg_failed(const struct gq_error *err)
     return err != NULL ? err->code : GQ_ERR_INTERNAL;
 }
 
-PGresult *pg_exec(struct pg_conn *conn, const struct pg_call *call, ExecStatusType expected,
-                  struct gq_error *err)
+/* Runs `call` and wants `expected`: the result (the caller clears it), or
+ * NULL with err filled (pg_fail). */
+static PGresult *exec_call(struct pg_conn *conn, const struct pg_call *call,
+                           ExecStatusType expected, struct gq_error *err)
 {
     PGresult *result = PQexecParams(conn->conn, pg_sql(conn, call->sql), call->n, NULL,
                                     call->values, call->lengths, call->formats, 0);
@@ -33,13 +35,13 @@ PGresult *pg_query(struct pg_conn *conn, enum store_sql sql, int n, const char *
                    const char *what, struct gq_error *err)
 {
     const struct pg_call call = {sql, n, values, NULL, NULL, what};
-    return pg_exec(conn, &call, PGRES_TUPLES_OK, err);
+    return exec_call(conn, &call, PGRES_TUPLES_OK, err);
 }
 
 enum gq_code pg_change(struct pg_conn *conn, const struct pg_call *call, bool *changed,
                        struct gq_error *err)
 {
-    PGresult *result = pg_exec(conn, call, PGRES_COMMAND_OK, err);
+    PGresult *result = exec_call(conn, call, PGRES_COMMAND_OK, err);
     if (result == NULL)
         return pg_failed(err);
     if (changed != NULL)
@@ -72,7 +74,10 @@ const char *pg_number_text(int64_t value, char out[PG_NUMBER_SIZE])
     return out;
 }
 
-void *pg_calloc_rows(const PGresult *result, size_t size, enum gq_code *code, struct gq_error *err)
+/* A zeroed array of `size`-byte items, one a row of `result` (NULL when it
+ * has none); *code GQ_ERR_NO_MEMORY with err filled when it cannot be had. */
+static void *calloc_rows(const PGresult *result, size_t size, enum gq_code *code,
+                         struct gq_error *err)
 {
     int rows = PQntuples(result);
     void *items = rows > 0 ? calloc((size_t)rows, size) : NULL;
@@ -86,11 +91,11 @@ enum gq_code pg_read_rows(struct pg_conn *conn, const struct pg_call *call, size
 {
     out->items = NULL;
     out->count = 0;
-    PGresult *result = pg_exec(conn, call, PGRES_TUPLES_OK, err);
+    PGresult *result = exec_call(conn, call, PGRES_TUPLES_OK, err);
     if (result == NULL)
         return pg_failed(err);
     enum gq_code code;
-    out->items = pg_calloc_rows(result, size, &code, err);
+    out->items = calloc_rows(result, size, &code, err);
     for (int row = 0; code == GQ_OK && row < PQntuples(result); row++)
         code = read(result, row, (char *)out->items + size * out->count++, err);
     PQclear(result);

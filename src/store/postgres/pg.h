@@ -184,11 +184,6 @@ struct pg_call {
 /* The code a failed call left in err (GQ_ERR_INTERNAL without one). */
 enum gq_code pg_failed(const struct gq_error *err);
 
-/* Runs `call` and wants `expected`: the result (the caller clears it), or
- * NULL with err filled (pg_fail). */
-PGresult *pg_exec(struct pg_conn *conn, const struct pg_call *call, ExecStatusType expected,
-                  struct gq_error *err);
-
 /* A query with text parameters: its rows, or NULL with err filled. */
 PGresult *pg_query(struct pg_conn *conn, enum store_sql sql, int n, const char *const *values,
                    const char *what, struct gq_error *err);
@@ -210,10 +205,6 @@ char *pg_copy_or_null(const PGresult *result, int row, int column);
 /* `value` in decimal in `out`, which it returns. */
 #define PG_NUMBER_SIZE 24
 const char *pg_number_text(int64_t value, char out[PG_NUMBER_SIZE]);
-
-/* A zeroed array of `size`-byte items, one a row of `result` (NULL when it
- * has none); *code GQ_ERR_NO_MEMORY with err filled when it cannot be had. */
-void *pg_calloc_rows(const PGresult *result, size_t size, enum gq_code *code, struct gq_error *err);
 
 /* Fills `item` from row `row` of `result`: GQ_OK, or the failure with err
  * filled (what it copied so far is the item's, freed with it). */

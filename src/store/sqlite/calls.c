@@ -11,7 +11,8 @@
 
 #include "store/sqlite/db.h"
 
-enum gq_code sqlite_db_failed(const struct gq_error *err)
+/* The code a failed call left in err (GQ_ERR_INTERNAL without one). */
+static enum gq_code failed(const struct gq_error *err)
 {
     return err != NULL ? err->code : GQ_ERR_INTERNAL;
 }
@@ -40,8 +41,10 @@ static void bind(sqlite3_stmt *stmt, int index, const struct sqlite_db_param *pa
     }
 }
 
-sqlite3_stmt *sqlite_db_bound(struct sqlite_conn *conn, const struct sqlite_db_call *call,
-                              struct gq_error *err)
+/* `call`'s cached statement with its parameters bound, or NULL with err
+ * filled. */
+static sqlite3_stmt *bound(struct sqlite_conn *conn, const struct sqlite_db_call *call,
+                           struct gq_error *err)
 {
     sqlite3_stmt *stmt = sqlite_db_cached(conn, call->sql, err);
     for (int i = 0; stmt != NULL && i < call->n; i++)
@@ -49,8 +52,9 @@ sqlite3_stmt *sqlite_db_bound(struct sqlite_conn *conn, const struct sqlite_db_c
     return stmt;
 }
 
-enum gq_code sqlite_db_step_done(struct sqlite_conn *conn, sqlite3_stmt *stmt, const char *what,
-                                 struct gq_error *err)
+/* Steps `stmt` to its end and readies it for the next use. */
+static enum gq_code step_done(struct sqlite_conn *conn, sqlite3_stmt *stmt, const char *what,
+                              struct gq_error *err)
 {
     int rc = sqlite3_step(stmt);
     sqlite_db_done(stmt);
@@ -60,10 +64,10 @@ enum gq_code sqlite_db_step_done(struct sqlite_conn *conn, sqlite3_stmt *stmt, c
 enum gq_code sqlite_db_change(struct sqlite_conn *conn, const struct sqlite_db_call *call,
                               bool *changed, struct gq_error *err)
 {
-    sqlite3_stmt *stmt = sqlite_db_bound(conn, call, err);
+    sqlite3_stmt *stmt = bound(conn, call, err);
     if (stmt == NULL)
-        return sqlite_db_failed(err);
-    enum gq_code code = sqlite_db_step_done(conn, stmt, call->what, err);
+        return failed(err);
+    enum gq_code code = step_done(conn, stmt, call->what, err);
     if (code == GQ_OK && changed != NULL)
         *changed = sqlite3_changes(conn->db) == 1;
     return code;
@@ -85,9 +89,9 @@ enum gq_code sqlite_db_read_rows(struct sqlite_conn *conn, const struct sqlite_d
                                  size_t size, sqlite_db_row_reader read,
                                  struct sqlite_db_rows *rows, struct gq_error *err)
 {
-    sqlite3_stmt *stmt = sqlite_db_bound(conn, call, err);
+    sqlite3_stmt *stmt = bound(conn, call, err);
     if (stmt == NULL)
-        return sqlite_db_failed(err);
+        return failed(err);
     enum gq_code code = GQ_OK;
     int rc = SQLITE_DONE;
     while (code == GQ_OK && (rc = sqlite3_step(stmt)) == SQLITE_ROW) {
@@ -118,8 +122,8 @@ enum gq_code sqlite_db_read_int64(struct store_backend *backend, const struct sq
 {
     struct sqlite_store *store = sqlite_store_of(backend);
     struct sqlite_conn *conn = sqlite_db_checkout(store);
-    sqlite3_stmt *stmt = sqlite_db_bound(conn, call, err);
-    enum gq_code code = stmt != NULL ? GQ_OK : sqlite_db_failed(err);
+    sqlite3_stmt *stmt = bound(conn, call, err);
+    enum gq_code code = stmt != NULL ? GQ_OK : failed(err);
     int rc = stmt != NULL ? sqlite3_step(stmt) : SQLITE_ERROR;
     if (code == GQ_OK && rc == SQLITE_ROW)
         *value = sqlite3_column_int64(stmt, 0);

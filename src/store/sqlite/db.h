@@ -151,9 +151,6 @@ struct stored_response sqlite_db_column_stored(sqlite3_stmt *stmt, int text_colu
 
 /* ---- Statements as values (calls.c) ---- */
 
-/* The code a failed call left in err (GQ_ERR_INTERNAL without one). */
-enum gq_code sqlite_db_failed(const struct gq_error *err);
-
 /* Column `column` of the current row as text, "" for NULL. */
 const char *sqlite_db_text(sqlite3_stmt *stmt, int column);
 
@@ -189,16 +186,6 @@ struct sqlite_db_call {
     int n;
     const char *what;
 };
-
-/* `call`'s cached statement with its parameters bound, or NULL with err
- * filled; the caller steps it and calls sqlite_db_done(). */
-sqlite3_stmt *sqlite_db_bound(struct sqlite_conn *conn, const struct sqlite_db_call *call,
-                              struct gq_error *err);
-
-/* Steps `stmt` to its end and readies it for the next use: GQ_OK or the
- * failure (sqlite_db_fail with `what`). */
-enum gq_code sqlite_db_step_done(struct sqlite_conn *conn, sqlite3_stmt *stmt, const char *what,
-                                 struct gq_error *err);
 
 /* Runs `call`, which returns no rows; *changed (may be NULL): whether it
  * changed one row. GQ_OK or the failure, with err filled. */
