@@ -15,63 +15,6 @@
 #include "store/postgres/pg.h"
 #include "store/queries.h"
 
-/* ---- Helpers. ---- */
-
-/* Parameters as text, but those `formats` marks 1: binary, `lengths` bytes
- * (both NULL: all text). */
-static PGresult *run_with_formats(struct pg_conn *conn, const char *sql, int n,
-                                  const char *const *values, const int *lengths, const int *formats,
-                                  ExecStatusType expected, const char *what, struct gq_error *err)
-{
-    PGresult *result = PQexecParams(conn->conn, sql, n, NULL, values, lengths, formats, 0);
-    if (PQresultStatus(result) == expected)
-        return result;
-    pg_fail(conn, result, what, err);
-    PQclear(result);
-    return NULL;
-}
-
-static PGresult *run(struct pg_conn *conn, const char *sql, int n, const char *const *values,
-                     ExecStatusType expected, const char *what, struct gq_error *err)
-{
-    return run_with_formats(conn, sql, n, values, NULL, NULL, expected, what, err);
-}
-
-static enum gq_code failed(struct gq_error *err)
-{
-    return err != NULL ? err->code : GQ_ERR_INTERNAL;
-}
-
-static int64_t integer_at(const PGresult *result, int row, int column)
-{
-    return PQgetisnull(result, row, column) ? 0
-                                            : strtoll(PQgetvalue(result, row, column), NULL, 10);
-}
-
-static char *copy_or_null(const PGresult *result, int row, int column)
-{
-    return PQgetisnull(result, row, column) ? NULL : strdup(PQgetvalue(result, row, column));
-}
-
-static void number_text(int64_t value, char out[24])
-{
-    snprintf(out, 24, "%lld", (long long)value);
-}
-
-/* Runs a statement with no rows wanted; *changed (may be NULL) tells
- * whether it changed a row. */
-static enum gq_code command(struct pg_conn *conn, const char *sql, int n, const char *const *values,
-                            bool *changed, const char *what, struct gq_error *err)
-{
-    PGresult *result = run(conn, sql, n, values, PGRES_COMMAND_OK, what, err);
-    if (result == NULL)
-        return failed(err);
-    if (changed != NULL)
-        *changed = strcmp(PQcmdTuples(result), "0") != 0;
-    PQclear(result);
-    return GQ_OK;
-}
-
 /* ---- Events. ---- */
 
 /* An event's body from the columns body, body_lz4 and body_size starting
@@ -92,7 +35,7 @@ static enum gq_code read_body(const PGresult *result, int row, int column, const
             return gq_fail(err, GQ_ERR_NO_MEMORY, NULL, "out of memory reading events");
         stored.block = length > 0 ? (const char *)block : "";
         stored.block_size = length;
-        stored.size = integer_at(result, row, column + 2);
+        stored.size = pg_integer_at(result, row, column + 2);
     }
     enum gq_code code = store_unpack_stored("event", id, &stored, out, err);
     PQfreemem(block);
@@ -102,22 +45,19 @@ static enum gq_code read_body(const PGresult *result, int row, int column, const
 enum gq_code pg_event_append(struct pg_conn *conn, const struct store_event *event,
                              struct gq_error *err)
 {
-    char at[24], ms[24];
-    number_text(event->created_at, at);
-    number_text(event->created_ms, ms);
-    char size[24];
-    number_text(event->packed.size, size);
-    const char *const values[] = {event->id, event->type, at, event->packed.block, ms, size};
+    char at[PG_NUMBER_SIZE], ms[PG_NUMBER_SIZE], size[PG_NUMBER_SIZE];
+    const char *const values[] = {event->id,
+                                  event->type,
+                                  pg_number_text(event->created_at, at),
+                                  event->packed.block,
+                                  pg_number_text(event->created_ms, ms),
+                                  pg_number_text(event->packed.size, size)};
     /* The body's block goes as its bytes (binary), the rest as text. */
     const int lengths[] = {0, 0, 0, (int)event->packed.block_size, 0, 0};
     const int formats[] = {0, 0, 0, 1, 0, 0};
-    PGresult *result =
-        run_with_formats(conn, pg_sql(conn, STORE_SQL_EVENT_APPEND), 6, values, lengths, formats,
-                         PGRES_COMMAND_OK, "writing an event", err);
-    if (result == NULL)
-        return failed(err);
-    PQclear(result);
-    return GQ_OK;
+    const struct pg_call call = {STORE_SQL_EVENT_APPEND, 6, values, lengths, formats,
+                                 "writing an event"};
+    return pg_change(conn, &call, NULL, err);
 }
 
 static enum gq_code append_on(struct pg_conn *conn, void *context, struct gq_error *err)
@@ -125,15 +65,10 @@ static enum gq_code append_on(struct pg_conn *conn, void *context, struct gq_err
     return pg_event_append(conn, context, err);
 }
 
-static enum gq_code append_in_transaction(struct pg_conn *conn, void *context, struct gq_error *err)
-{
-    return pg_in_transaction(conn, append_on, context, err);
-}
-
 enum gq_code pg_append_event(struct store_backend *backend, const struct store_event *event,
                              struct gq_error *err)
 {
-    return pg_run(pg_store_of(backend), append_in_transaction, (void *)event, err);
+    return pg_run_write(backend, append_on, (void *)event, err);
 }
 
 struct events_query {
@@ -142,31 +77,24 @@ struct events_query {
     struct event_page *out;
 };
 
+static enum gq_code read_event(const PGresult *result, int row, void *item, struct gq_error *err)
+{
+    struct store_event *event = item;
+    snprintf(event->id, sizeof event->id, "%s", PQgetvalue(result, row, EVENT_COL_ID));
+    snprintf(event->type, sizeof event->type, "%s", PQgetvalue(result, row, EVENT_COL_TYPE));
+    event->created_at = pg_integer_at(result, row, EVENT_COL_CREATED_AT);
+    return read_body(result, row, EVENT_COL_BODY, event->id, &event->body, err);
+}
+
 static enum gq_code read_events(struct pg_conn *conn, void *context, struct gq_error *err)
 {
     struct events_query *query = context;
-    char limit[24];
-    number_text((int64_t)query->limit + 1, limit); /* one more tells has_more */
-    const char *const values[] = {query->type, query->id, query->starting_after, limit};
-    PGresult *result = run(conn, pg_sql(conn, STORE_SQL_EVENTS_PAGE), 4, values, PGRES_TUPLES_OK,
-                           "reading events", err);
-    if (result == NULL)
-        return failed(err);
-    store_event_page_free(query->out);
-    int rows = PQntuples(result);
-    struct event_page *page = query->out;
-    page->items = rows > 0 ? calloc((size_t)rows, sizeof *page->items) : NULL;
-    enum gq_code code = rows > 0 && page->items == NULL
-                            ? gq_fail(err, GQ_ERR_NO_MEMORY, NULL, "out of memory")
-                            : GQ_OK;
-    for (int row = 0; code == GQ_OK && row < rows; row++) {
-        struct store_event *event = &page->items[page->count++];
-        snprintf(event->id, sizeof event->id, "%s", PQgetvalue(result, row, EVENT_COL_ID));
-        snprintf(event->type, sizeof event->type, "%s", PQgetvalue(result, row, EVENT_COL_TYPE));
-        event->created_at = integer_at(result, row, EVENT_COL_CREATED_AT);
-        code = read_body(result, row, EVENT_COL_BODY, event->id, &event->body, err);
-    }
-    PQclear(result);
+    char limit[PG_NUMBER_SIZE]; /* one more tells has_more */
+    const char *const values[] = {query->type, query->id, query->starting_after,
+                                  pg_number_text((int64_t)query->limit + 1, limit)};
+    const struct pg_call call = {STORE_SQL_EVENTS_PAGE, 4, values, NULL, NULL, "reading events"};
+    enum gq_code code;
+    PG_READ_PAGE(conn, &call, read_event, query->out, store_event_page_free, code, err);
     return code;
 }
 
@@ -191,21 +119,16 @@ static enum gq_code insert_endpoint(struct pg_conn *conn, void *context, struct 
 {
     struct endpoint_write *write = context;
     const struct stored_endpoint *endpoint = write->endpoint;
-    char created[24], updated[24];
-    number_text(endpoint->created_at, created);
-    number_text(endpoint->updated_at, updated);
+    char created[PG_NUMBER_SIZE], updated[PG_NUMBER_SIZE];
+    pg_number_text(endpoint->created_at, created);
+    pg_number_text(endpoint->updated_at, updated);
     const char *const values[] = {
         endpoint->id,     endpoint->url,    endpoint->description ? endpoint->description : "",
         endpoint->events, endpoint->secret, endpoint->enabled ? "true" : "false",
         created,          updated};
-    enum gq_code code = command(conn, pg_sql(conn, STORE_SQL_ENDPOINT_INSERT), 8, values, NULL,
-                                "storing a webhook endpoint", err);
+    enum gq_code code = pg_update(conn, STORE_SQL_ENDPOINT_INSERT, 8, values, NULL,
+                                  "storing a webhook endpoint", err);
     return code == GQ_OK ? pg_audit_append(conn, write->audit, err) : code;
-}
-
-static enum gq_code insert_in_transaction(struct pg_conn *conn, void *context, struct gq_error *err)
-{
-    return pg_in_transaction(conn, insert_endpoint, context, err);
 }
 
 enum gq_code pg_endpoint_insert(struct store_backend *backend,
@@ -213,7 +136,7 @@ enum gq_code pg_endpoint_insert(struct store_backend *backend,
                                 const struct audit_line *audit, struct gq_error *err)
 {
     struct endpoint_write write = {endpoint, NULL, audit, NULL};
-    return pg_run(pg_store_of(backend), insert_in_transaction, &write, err);
+    return pg_run_write(backend, insert_endpoint, &write, err);
 }
 
 struct endpoints_query {
@@ -221,35 +144,46 @@ struct endpoints_query {
     struct endpoint_list *out;
 };
 
+static enum gq_code read_endpoint(const PGresult *result, int row, void *item, struct gq_error *err)
+{
+    struct stored_endpoint *endpoint = item;
+    snprintf(endpoint->id, sizeof endpoint->id, "%s", PQgetvalue(result, row, ENDPOINT_COL_ID));
+    endpoint->url = strdup(PQgetvalue(result, row, ENDPOINT_COL_URL));
+    endpoint->description = strdup(PQgetvalue(result, row, ENDPOINT_COL_DESCRIPTION));
+    endpoint->events = strdup(PQgetvalue(result, row, ENDPOINT_COL_EVENTS));
+    endpoint->enabled = strcmp(PQgetvalue(result, row, ENDPOINT_COL_ENABLED), "t") == 0;
+    endpoint->created_at = pg_integer_at(result, row, ENDPOINT_COL_CREATED_AT);
+    endpoint->updated_at = pg_integer_at(result, row, ENDPOINT_COL_UPDATED_AT);
+    if (endpoint->url == NULL || endpoint->description == NULL || endpoint->events == NULL)
+        return gq_fail(err, GQ_ERR_NO_MEMORY, NULL, "out of memory");
+    return GQ_OK;
+}
+
+static enum gq_code read_secret(const PGresult *result, int row, void *item, struct gq_error *err)
+{
+    struct stored_endpoint *endpoint = item;
+    snprintf(endpoint->id, sizeof endpoint->id, "%s", PQgetvalue(result, row, 0));
+    endpoint->secret = strdup(PQgetvalue(result, row, 1));
+    return endpoint->secret != NULL ? GQ_OK : gq_fail(err, GQ_ERR_NO_MEMORY, NULL, "out of memory");
+}
+
+/* The endpoints `call` selects, read with `read`, into `list`. */
+static enum gq_code read_endpoint_list(struct pg_conn *conn, const struct pg_call *call,
+                                       pg_row_reader read, struct endpoint_list *list,
+                                       struct gq_error *err)
+{
+    enum gq_code code;
+    PG_READ_PAGE(conn, call, read, list, store_endpoint_list_free, code, err);
+    return code;
+}
+
 static enum gq_code read_endpoints(struct pg_conn *conn, void *context, struct gq_error *err)
 {
     struct endpoints_query *query = context;
     const char *const values[] = {query->id};
-    PGresult *result = run(conn, pg_sql(conn, STORE_SQL_ENDPOINTS), 1, values, PGRES_TUPLES_OK,
-                           "reading webhook endpoints", err);
-    if (result == NULL)
-        return failed(err);
-    store_endpoint_list_free(query->out);
-    int rows = PQntuples(result);
-    struct endpoint_list *list = query->out;
-    list->items = rows > 0 ? calloc((size_t)rows, sizeof *list->items) : NULL;
-    enum gq_code code = rows > 0 && list->items == NULL
-                            ? gq_fail(err, GQ_ERR_NO_MEMORY, NULL, "out of memory")
-                            : GQ_OK;
-    for (int row = 0; code == GQ_OK && row < rows; row++) {
-        struct stored_endpoint *endpoint = &list->items[list->count++];
-        snprintf(endpoint->id, sizeof endpoint->id, "%s", PQgetvalue(result, row, ENDPOINT_COL_ID));
-        endpoint->url = strdup(PQgetvalue(result, row, ENDPOINT_COL_URL));
-        endpoint->description = strdup(PQgetvalue(result, row, ENDPOINT_COL_DESCRIPTION));
-        endpoint->events = strdup(PQgetvalue(result, row, ENDPOINT_COL_EVENTS));
-        endpoint->enabled = strcmp(PQgetvalue(result, row, ENDPOINT_COL_ENABLED), "t") == 0;
-        endpoint->created_at = integer_at(result, row, ENDPOINT_COL_CREATED_AT);
-        endpoint->updated_at = integer_at(result, row, ENDPOINT_COL_UPDATED_AT);
-        if (endpoint->url == NULL || endpoint->description == NULL || endpoint->events == NULL)
-            code = gq_fail(err, GQ_ERR_NO_MEMORY, NULL, "out of memory");
-    }
-    PQclear(result);
-    return code;
+    const struct pg_call call = {STORE_SQL_ENDPOINTS,        1, values, NULL, NULL,
+                                 "reading webhook endpoints"};
+    return read_endpoint_list(conn, &call, read_endpoint, query->out, err);
 }
 
 enum gq_code pg_endpoints_read(struct store_backend *backend, const char *id,
@@ -261,26 +195,9 @@ enum gq_code pg_endpoints_read(struct store_backend *backend, const char *id,
 
 static enum gq_code read_secrets(struct pg_conn *conn, void *context, struct gq_error *err)
 {
-    struct endpoint_list *list = context;
-    PGresult *result = run(conn, pg_sql(conn, STORE_SQL_ENDPOINT_SECRETS), 0, NULL, PGRES_TUPLES_OK,
-                           "reading webhook secrets", err);
-    if (result == NULL)
-        return failed(err);
-    store_endpoint_list_free(list);
-    int rows = PQntuples(result);
-    list->items = rows > 0 ? calloc((size_t)rows, sizeof *list->items) : NULL;
-    enum gq_code code = rows > 0 && list->items == NULL
-                            ? gq_fail(err, GQ_ERR_NO_MEMORY, NULL, "out of memory")
-                            : GQ_OK;
-    for (int row = 0; code == GQ_OK && row < rows; row++) {
-        struct stored_endpoint *endpoint = &list->items[list->count++];
-        snprintf(endpoint->id, sizeof endpoint->id, "%s", PQgetvalue(result, row, 0));
-        endpoint->secret = strdup(PQgetvalue(result, row, 1));
-        if (endpoint->secret == NULL)
-            code = gq_fail(err, GQ_ERR_NO_MEMORY, NULL, "out of memory");
-    }
-    PQclear(result);
-    return code;
+    const struct pg_call call = {STORE_SQL_ENDPOINT_SECRETS, 0, NULL, NULL, NULL,
+                                 "reading webhook secrets"};
+    return read_endpoint_list(conn, &call, read_secret, context, err);
 }
 
 enum gq_code pg_endpoint_secrets_read(struct store_backend *backend, struct endpoint_list *out,
@@ -298,8 +215,8 @@ static enum gq_code replace_secret(struct pg_conn *conn, void *context, struct g
 {
     struct secret_replace *replace = context;
     const char *const values[] = {replace->id, replace->stored, replace->sealed};
-    return command(conn, pg_sql(conn, STORE_SQL_ENDPOINT_SECRET_REPLACE), 3, values, replace->found,
-                   "sealing a webhook secret", err);
+    return pg_update(conn, STORE_SQL_ENDPOINT_SECRET_REPLACE, 3, values, replace->found,
+                     "sealing a webhook secret", err);
 }
 
 enum gq_code pg_endpoint_secret_replace(struct store_backend *backend, const char *id,
@@ -314,18 +231,13 @@ static enum gq_code update_endpoint(struct pg_conn *conn, void *context, struct 
 {
     struct endpoint_write *write = context;
     const struct stored_endpoint *endpoint = write->endpoint;
-    char updated[24];
-    number_text(endpoint->updated_at, updated);
+    char updated[PG_NUMBER_SIZE];
+    pg_number_text(endpoint->updated_at, updated);
     const char *const values[] = {endpoint->id, endpoint->events,
                                   endpoint->enabled ? "true" : "false", updated};
-    enum gq_code code = command(conn, pg_sql(conn, STORE_SQL_ENDPOINT_UPDATE), 4, values,
-                                write->found, "changing a webhook endpoint", err);
+    enum gq_code code = pg_update(conn, STORE_SQL_ENDPOINT_UPDATE, 4, values, write->found,
+                                  "changing a webhook endpoint", err);
     return code == GQ_OK && *write->found ? pg_audit_append(conn, write->audit, err) : code;
-}
-
-static enum gq_code update_in_transaction(struct pg_conn *conn, void *context, struct gq_error *err)
-{
-    return pg_in_transaction(conn, update_endpoint, context, err);
 }
 
 enum gq_code pg_endpoint_update(struct store_backend *backend,
@@ -333,28 +245,23 @@ enum gq_code pg_endpoint_update(struct store_backend *backend,
                                 const struct audit_line *audit, bool *found, struct gq_error *err)
 {
     struct endpoint_write write = {endpoint, NULL, audit, found};
-    return pg_run(pg_store_of(backend), update_in_transaction, &write, err);
+    return pg_run_write(backend, update_endpoint, &write, err);
 }
 
 static enum gq_code delete_endpoint(struct pg_conn *conn, void *context, struct gq_error *err)
 {
     struct endpoint_write *write = context;
     const char *const values[] = {write->id};
-    enum gq_code code = command(conn, pg_sql(conn, STORE_SQL_ENDPOINT_DELETE), 1, values,
-                                write->found, "deleting a webhook endpoint", err);
+    enum gq_code code = pg_update(conn, STORE_SQL_ENDPOINT_DELETE, 1, values, write->found,
+                                  "deleting a webhook endpoint", err);
     return code == GQ_OK && *write->found ? pg_audit_append(conn, write->audit, err) : code;
-}
-
-static enum gq_code delete_in_transaction(struct pg_conn *conn, void *context, struct gq_error *err)
-{
-    return pg_in_transaction(conn, delete_endpoint, context, err);
 }
 
 enum gq_code pg_endpoint_delete(struct store_backend *backend, const char *id,
                                 const struct audit_line *audit, bool *found, struct gq_error *err)
 {
     struct endpoint_write write = {NULL, id, audit, found};
-    return pg_run(pg_store_of(backend), delete_in_transaction, &write, err);
+    return pg_run_write(backend, delete_endpoint, &write, err);
 }
 
 /* ---- Deliveries, as the admin API reads them. ---- */
@@ -365,64 +272,60 @@ struct deliveries_query {
     struct delivery_page *out;
 };
 
+static enum gq_code read_attempt(const PGresult *result, int row, void *item, struct gq_error *err)
+{
+    struct stored_attempt *attempt = item;
+    attempt->attempt = (int)pg_integer_at(result, row, ATTEMPT_COL_ATTEMPT);
+    attempt->at_ms = pg_integer_at(result, row, ATTEMPT_COL_AT);
+    attempt->status_code = (int)pg_integer_at(result, row, ATTEMPT_COL_STATUS_CODE);
+    attempt->error = pg_copy_or_null(result, row, ATTEMPT_COL_ERROR);
+    attempt->duration_ms = pg_integer_at(result, row, ATTEMPT_COL_DURATION_MS);
+    if (attempt->error == NULL && !PQgetisnull(result, row, ATTEMPT_COL_ERROR))
+        return gq_fail(err, GQ_ERR_NO_MEMORY, NULL, "out of memory");
+    return GQ_OK;
+}
+
 static enum gq_code read_attempts(struct pg_conn *conn, struct stored_delivery *delivery,
                                   struct gq_error *err)
 {
     const char *const values[] = {delivery->id};
-    PGresult *result = run(conn, pg_sql(conn, STORE_SQL_ATTEMPTS), 1, values, PGRES_TUPLES_OK,
-                           "reading deliveries", err);
-    if (result == NULL)
-        return failed(err);
-    int rows = PQntuples(result);
-    delivery->tries = rows > 0 ? calloc((size_t)rows, sizeof *delivery->tries) : NULL;
-    enum gq_code code = rows > 0 && delivery->tries == NULL
-                            ? gq_fail(err, GQ_ERR_NO_MEMORY, NULL, "out of memory")
-                            : GQ_OK;
-    for (int row = 0; code == GQ_OK && row < rows; row++) {
-        struct stored_attempt *attempt = &delivery->tries[delivery->n_tries++];
-        attempt->attempt = (int)integer_at(result, row, ATTEMPT_COL_ATTEMPT);
-        attempt->at_ms = integer_at(result, row, ATTEMPT_COL_AT);
-        attempt->status_code = (int)integer_at(result, row, ATTEMPT_COL_STATUS_CODE);
-        attempt->error = copy_or_null(result, row, ATTEMPT_COL_ERROR);
-        attempt->duration_ms = integer_at(result, row, ATTEMPT_COL_DURATION_MS);
-        if (attempt->error == NULL && !PQgetisnull(result, row, ATTEMPT_COL_ERROR))
-            code = gq_fail(err, GQ_ERR_NO_MEMORY, NULL, "out of memory");
-    }
-    PQclear(result);
+    const struct pg_call call = {STORE_SQL_ATTEMPTS, 1, values, NULL, NULL, "reading deliveries"};
+    struct pg_rows rows;
+    enum gq_code code =
+        pg_read_rows(conn, &call, sizeof *delivery->tries, read_attempt, &rows, err);
+    delivery->tries = rows.items;
+    delivery->n_tries = rows.count;
     return code;
+}
+
+static enum gq_code read_delivery(const PGresult *result, int row, void *item, struct gq_error *err)
+{
+    (void)err;
+    struct stored_delivery *delivery = item;
+    snprintf(delivery->id, sizeof delivery->id, "%s", PQgetvalue(result, row, DELIVERY_COL_ID));
+    snprintf(delivery->endpoint_id, sizeof delivery->endpoint_id, "%s",
+             PQgetvalue(result, row, DELIVERY_COL_ENDPOINT_ID));
+    snprintf(delivery->event_id, sizeof delivery->event_id, "%s",
+             PQgetvalue(result, row, DELIVERY_COL_EVENT_ID));
+    snprintf(delivery->status, sizeof delivery->status, "%s",
+             PQgetvalue(result, row, DELIVERY_COL_STATUS));
+    delivery->attempts = (int)pg_integer_at(result, row, DELIVERY_COL_ATTEMPTS);
+    delivery->next_attempt_at = pg_integer_at(result, row, DELIVERY_COL_NEXT_ATTEMPT_AT);
+    delivery->created_at = pg_integer_at(result, row, DELIVERY_COL_CREATED_AT);
+    return GQ_OK;
 }
 
 static enum gq_code read_deliveries(struct pg_conn *conn, void *context, struct gq_error *err)
 {
     struct deliveries_query *query = context;
-    char limit[24];
-    number_text((int64_t)query->limit + 1, limit);
-    const char *const values[] = {query->endpoint_id, query->starting_after, limit};
-    PGresult *result = run(conn, pg_sql(conn, STORE_SQL_DELIVERIES_PAGE), 3, values,
-                           PGRES_TUPLES_OK, "reading deliveries", err);
-    if (result == NULL)
-        return failed(err);
-    store_delivery_page_free(query->out);
-    int rows = PQntuples(result);
+    char limit[PG_NUMBER_SIZE];
+    const char *const values[] = {query->endpoint_id, query->starting_after,
+                                  pg_number_text((int64_t)query->limit + 1, limit)};
+    const struct pg_call call = {STORE_SQL_DELIVERIES_PAGE, 3, values, NULL, NULL,
+                                 "reading deliveries"};
     struct delivery_page *page = query->out;
-    page->items = rows > 0 ? calloc((size_t)rows, sizeof *page->items) : NULL;
-    enum gq_code code = rows > 0 && page->items == NULL
-                            ? gq_fail(err, GQ_ERR_NO_MEMORY, NULL, "out of memory")
-                            : GQ_OK;
-    for (int row = 0; code == GQ_OK && row < rows; row++) {
-        struct stored_delivery *delivery = &page->items[page->count++];
-        snprintf(delivery->id, sizeof delivery->id, "%s", PQgetvalue(result, row, DELIVERY_COL_ID));
-        snprintf(delivery->endpoint_id, sizeof delivery->endpoint_id, "%s",
-                 PQgetvalue(result, row, DELIVERY_COL_ENDPOINT_ID));
-        snprintf(delivery->event_id, sizeof delivery->event_id, "%s",
-                 PQgetvalue(result, row, DELIVERY_COL_EVENT_ID));
-        snprintf(delivery->status, sizeof delivery->status, "%s",
-                 PQgetvalue(result, row, DELIVERY_COL_STATUS));
-        delivery->attempts = (int)integer_at(result, row, DELIVERY_COL_ATTEMPTS);
-        delivery->next_attempt_at = integer_at(result, row, DELIVERY_COL_NEXT_ATTEMPT_AT);
-        delivery->created_at = integer_at(result, row, DELIVERY_COL_CREATED_AT);
-    }
-    PQclear(result);
+    enum gq_code code;
+    PG_READ_PAGE(conn, &call, read_delivery, page, store_delivery_page_free, code, err);
     for (size_t i = 0; code == GQ_OK && i < page->count && i < query->limit; i++)
         code = read_attempts(conn, &page->items[i], err);
     return code;
@@ -446,17 +349,12 @@ struct delivery_retry {
 static enum gq_code retry_delivery(struct pg_conn *conn, void *context, struct gq_error *err)
 {
     struct delivery_retry *retry = context;
-    char now[24];
-    number_text(retry->now_ms, now);
+    char now[PG_NUMBER_SIZE];
+    pg_number_text(retry->now_ms, now);
     const char *const values[] = {retry->endpoint_id, retry->delivery_id, now};
-    enum gq_code code = command(conn, pg_sql(conn, STORE_SQL_DELIVERY_RETRY), 3, values,
-                                retry->found, "retrying a delivery", err);
+    enum gq_code code = pg_update(conn, STORE_SQL_DELIVERY_RETRY, 3, values, retry->found,
+                                  "retrying a delivery", err);
     return code == GQ_OK && *retry->found ? pg_audit_append(conn, retry->audit, err) : code;
-}
-
-static enum gq_code retry_in_transaction(struct pg_conn *conn, void *context, struct gq_error *err)
-{
-    return pg_in_transaction(conn, retry_delivery, context, err);
 }
 
 enum gq_code pg_delivery_retry(struct store_backend *backend, const char *endpoint_id,
@@ -464,7 +362,7 @@ enum gq_code pg_delivery_retry(struct store_backend *backend, const char *endpoi
                                const struct audit_line *audit, bool *found, struct gq_error *err)
 {
     struct delivery_retry retry = {endpoint_id, delivery_id, now_ms, audit, found};
-    return pg_run(pg_store_of(backend), retry_in_transaction, &retry, err);
+    return pg_run_write(backend, retry_delivery, &retry, err);
 }
 
 /* ---- The sender's claims. ---- */
@@ -476,41 +374,35 @@ struct claim {
     size_t count;
 };
 
+static enum gq_code read_claimed(const PGresult *result, int row, void *claimed,
+                                 struct gq_error *err)
+{
+    struct claimed_delivery *item = claimed;
+    snprintf(item->id, sizeof item->id, "%s", PQgetvalue(result, row, CLAIMED_COL_ID));
+    snprintf(item->event_id, sizeof item->event_id, "%s",
+             PQgetvalue(result, row, CLAIMED_COL_EVENT_ID));
+    item->attempts = (int)pg_integer_at(result, row, CLAIMED_COL_ATTEMPTS);
+    snprintf(item->endpoint_id, sizeof item->endpoint_id, "%s",
+             PQgetvalue(result, row, CLAIMED_COL_ENDPOINT_ID));
+    item->url = strdup(PQgetvalue(result, row, CLAIMED_COL_URL));
+    item->secret = strdup(PQgetvalue(result, row, CLAIMED_COL_SECRET));
+    if (item->url == NULL || item->secret == NULL)
+        return gq_fail(err, GQ_ERR_NO_MEMORY, NULL, "out of memory");
+    return read_body(result, row, CLAIMED_COL_BODY, item->event_id, &item->body, err);
+}
+
 static enum gq_code claim_due(struct pg_conn *conn, void *context, struct gq_error *err)
 {
     struct claim *claim = context;
-    char now[24], until[24], max[24];
-    number_text(claim->now_ms, now);
-    number_text(claim->now_ms + claim->lease_ms, until);
-    number_text((int64_t)claim->max, max);
-    const char *const values[] = {now, until, max};
-    PGresult *result = run(conn, pg_sql(conn, STORE_SQL_DELIVERIES_CLAIM), 3, values,
-                           PGRES_TUPLES_OK, "claiming deliveries", err);
-    if (result == NULL)
-        return failed(err);
-    store_claimed_free(claim->items, claim->count);
-    claim->count = 0;
-    int rows = PQntuples(result);
-    claim->items = rows > 0 ? calloc((size_t)rows, sizeof *claim->items) : NULL;
-    enum gq_code code = rows > 0 && claim->items == NULL
-                            ? gq_fail(err, GQ_ERR_NO_MEMORY, NULL, "out of memory")
-                            : GQ_OK;
-    for (int row = 0; code == GQ_OK && row < rows; row++) {
-        struct claimed_delivery *item = &claim->items[claim->count++];
-        snprintf(item->id, sizeof item->id, "%s", PQgetvalue(result, row, CLAIMED_COL_ID));
-        snprintf(item->event_id, sizeof item->event_id, "%s",
-                 PQgetvalue(result, row, CLAIMED_COL_EVENT_ID));
-        item->attempts = (int)integer_at(result, row, CLAIMED_COL_ATTEMPTS);
-        snprintf(item->endpoint_id, sizeof item->endpoint_id, "%s",
-                 PQgetvalue(result, row, CLAIMED_COL_ENDPOINT_ID));
-        item->url = strdup(PQgetvalue(result, row, CLAIMED_COL_URL));
-        item->secret = strdup(PQgetvalue(result, row, CLAIMED_COL_SECRET));
-        if (item->url == NULL || item->secret == NULL)
-            code = gq_fail(err, GQ_ERR_NO_MEMORY, NULL, "out of memory");
-        else
-            code = read_body(result, row, CLAIMED_COL_BODY, item->event_id, &item->body, err);
-    }
-    PQclear(result);
+    char now[PG_NUMBER_SIZE], until[PG_NUMBER_SIZE], max[PG_NUMBER_SIZE];
+    const char *const values[] = {pg_number_text(claim->now_ms, now),
+                                  pg_number_text(claim->now_ms + claim->lease_ms, until),
+                                  pg_number_text((int64_t)claim->max, max)};
+    const struct pg_call call = {STORE_SQL_DELIVERIES_CLAIM, 3, values, NULL, NULL,
+                                 "claiming deliveries"};
+    store_claimed_free(claim->items, claim->count); /* a retried claim starts again */
+    enum gq_code code;
+    PG_READ_LIST(conn, &call, read_claimed, claim, code, err);
     return code;
 }
 
@@ -540,14 +432,14 @@ struct finish {
 static enum gq_code disable_if_failing(struct pg_conn *conn, const struct delivery_end *end,
                                        bool *disabled, struct gq_error *err)
 {
-    char before[24], now[24];
-    number_text(end->disable_before_ms, before);
-    number_text(end->attempt->at_ms / 1000, now);
+    char before[PG_NUMBER_SIZE], now[PG_NUMBER_SIZE];
+    pg_number_text(end->disable_before_ms, before);
+    pg_number_text(end->attempt->at_ms / 1000, now);
     const char *const values[] = {end->id, before, now};
-    PGresult *result = run(conn, pg_sql(conn, STORE_SQL_ENDPOINT_DISABLE), 3, values,
-                           PGRES_TUPLES_OK, "disabling a webhook endpoint", err);
+    PGresult *result =
+        pg_query(conn, STORE_SQL_ENDPOINT_DISABLE, 3, values, "disabling a webhook endpoint", err);
     if (result == NULL)
-        return failed(err);
+        return pg_failed(err);
     enum gq_code code = GQ_OK;
     if (PQntuples(result) == 1) {
         struct stored_endpoint endpoint = {0};
@@ -555,8 +447,8 @@ static enum gq_code disable_if_failing(struct pg_conn *conn, const struct delive
         endpoint.url = PQgetvalue(result, 0, ENDPOINT_COL_URL); /* borrowed until PQclear */
         endpoint.description = PQgetvalue(result, 0, ENDPOINT_COL_DESCRIPTION);
         endpoint.events = PQgetvalue(result, 0, ENDPOINT_COL_EVENTS);
-        endpoint.created_at = integer_at(result, 0, ENDPOINT_COL_CREATED_AT);
-        endpoint.updated_at = integer_at(result, 0, ENDPOINT_COL_UPDATED_AT);
+        endpoint.created_at = pg_integer_at(result, 0, ENDPOINT_COL_CREATED_AT);
+        endpoint.updated_at = pg_integer_at(result, 0, ENDPOINT_COL_UPDATED_AT);
         struct store_event event;
         code = store_event_endpoint_disabled(&endpoint, &event, err);
         if (code == GQ_OK)
@@ -573,36 +465,30 @@ static enum gq_code finish_delivery(struct pg_conn *conn, void *context, struct 
     struct finish *finish = context;
     const struct delivery_end *end = finish->end;
     const struct stored_attempt *attempt = end->attempt;
-    char at[24], code_text[24], duration[24], next[24];
-    number_text(attempt->at_ms, at);
-    number_text(attempt->status_code, code_text);
-    number_text(attempt->duration_ms, duration);
-    number_text(end->next_attempt_at, next);
+    char at[PG_NUMBER_SIZE], code_text[PG_NUMBER_SIZE], duration[PG_NUMBER_SIZE],
+        next[PG_NUMBER_SIZE];
+    pg_number_text(attempt->at_ms, at);
+    pg_number_text(attempt->status_code, code_text);
+    pg_number_text(attempt->duration_ms, duration);
+    pg_number_text(end->next_attempt_at, next);
     const char *const values[] = {
         end->id,     at,  attempt->status_code > 0 ? code_text : NULL, attempt->error, duration,
         end->status, next};
-    enum gq_code code = command(conn, pg_sql(conn, STORE_SQL_DELIVERY_FINISH), 7, values, NULL,
-                                "recording a delivery", err);
+    enum gq_code code =
+        pg_update(conn, STORE_SQL_DELIVERY_FINISH, 7, values, NULL, "recording a delivery", err);
     bool succeeded = strcmp(end->status, "succeeded") == 0;
     const char *const health[] = {end->id, at};
     if (code == GQ_OK)
-        code = command(
-            conn,
-            pg_sql(conn, succeeded ? STORE_SQL_ENDPOINT_SUCCEEDED : STORE_SQL_ENDPOINT_FAILED),
-            succeeded ? 1 : 2, health, NULL, "recording an endpoint's health", err);
+        code = pg_update(conn, succeeded ? STORE_SQL_ENDPOINT_SUCCEEDED : STORE_SQL_ENDPOINT_FAILED,
+                         succeeded ? 1 : 2, health, NULL, "recording an endpoint's health", err);
     if (code == GQ_OK && !succeeded && end->disable_before_ms > 0)
         code = disable_if_failing(conn, end, finish->disabled, err);
     return code;
-}
-
-static enum gq_code finish_in_transaction(struct pg_conn *conn, void *context, struct gq_error *err)
-{
-    return pg_in_transaction(conn, finish_delivery, context, err);
 }
 
 enum gq_code pg_delivery_finish(struct store_backend *backend, const struct delivery_end *end,
                                 bool *disabled, struct gq_error *err)
 {
     struct finish finish = {end, disabled};
-    return pg_run(pg_store_of(backend), finish_in_transaction, &finish, err);
+    return pg_run_write(backend, finish_delivery, &finish, err);
 }

@@ -168,6 +168,85 @@ typedef enum gq_code (*pg_operation)(struct pg_conn *conn, void *context, struct
 enum gq_code pg_run(struct pg_store *store, pg_operation operation, void *context,
                     struct gq_error *err);
 
+/* ---- Statements sent with PQexecParams, text in and out (exec.c) ---- */
+
+/* One statement of queries.h with its parameters: text, but those
+ * `formats` marks 1 (binary, `lengths` bytes); both NULL: all text.
+ * `what` names it in a failure's message. */
+struct pg_call {
+    enum store_sql sql;
+    int n;
+    const char *const *values;
+    const int *lengths, *formats;
+    const char *what;
+};
+
+/* The code a failed call left in err (GQ_ERR_INTERNAL without one). */
+enum gq_code pg_failed(const struct gq_error *err);
+
+/* A query with text parameters: its rows, or NULL with err filled. */
+PGresult *pg_query(struct pg_conn *conn, enum store_sql sql, int n, const char *const *values,
+                   const char *what, struct gq_error *err);
+
+/* Runs a statement that returns no rows; *changed (may be NULL) tells
+ * whether it changed any. GQ_OK or the failure, with err filled. */
+enum gq_code pg_change(struct pg_conn *conn, const struct pg_call *call, bool *changed,
+                       struct gq_error *err);
+
+/* pg_change() with text parameters. */
+enum gq_code pg_update(struct pg_conn *conn, enum store_sql sql, int n, const char *const *values,
+                       bool *changed, const char *what, struct gq_error *err);
+
+/* A text-format value as an integer (NULL: 0), or as a copy the caller
+ * frees (NULL: NULL, and NULL when out of memory). */
+int64_t pg_integer_at(const PGresult *result, int row, int column);
+char *pg_copy_or_null(const PGresult *result, int row, int column);
+
+/* `value` in decimal in `out`, which it returns. */
+#define PG_NUMBER_SIZE 24
+const char *pg_number_text(int64_t value, char out[PG_NUMBER_SIZE]);
+
+/* Fills `item` from row `row` of `result`: GQ_OK, or the failure with err
+ * filled (what it copied so far is the item's, freed with it). */
+typedef enum gq_code (*pg_row_reader)(const PGresult *result, int row, void *item,
+                                      struct gq_error *err);
+
+/* The items of a pg_read_rows(), `size` bytes each, to be moved to a
+ * typed list: on a failure `count` counts the item that failed too. */
+struct pg_rows {
+    void *items;
+    size_t count;
+};
+
+/* Runs the query `call` and reads each of its rows with `read` into a new
+ * zeroed array. GQ_OK, or the failure with err filled and *out holding
+ * what was read, for the list's own free. */
+enum gq_code pg_read_rows(struct pg_conn *conn, const struct pg_call *call, size_t size,
+                          pg_row_reader read, struct pg_rows *out, struct gq_error *err);
+
+/* pg_read_rows() into `list`, a struct with `items` and `count`, its
+ * outcome in `code`. */
+#define PG_READ_LIST(conn, call, read, list, code, err)                                            \
+    do {                                                                                           \
+        struct pg_rows rows_;                                                                      \
+        (code) = pg_read_rows((conn), (call), sizeof *(list)->items, (read), &rows_, (err));       \
+        (list)->items = rows_.items;                                                               \
+        (list)->count = rows_.count;                                                               \
+    } while (0)
+
+/* PG_READ_LIST() into a page that `page_free` empties first: a retried
+ * read starts again. */
+#define PG_READ_PAGE(conn, call, read, page, page_free, code, err)                                 \
+    do {                                                                                           \
+        page_free(page);                                                                           \
+        PG_READ_LIST(conn, call, read, page, code, err);                                           \
+    } while (0)
+
+/* pg_run() of `write` inside pg_in_transaction(): one write transaction,
+ * run again as pg_run says. */
+enum gq_code pg_run_write(struct store_backend *backend, pg_operation write, void *context,
+                          struct gq_error *err);
+
 /* Big-endian integers of a binary result. */
 int64_t pg_binary_int64(const PGresult *result, int row, int column);
 int32_t pg_binary_int32(const PGresult *result, int row, int column);

@@ -15,17 +15,6 @@
 
 /* ---- Helpers. ---- */
 
-static PGresult *run(struct pg_conn *conn, const char *sql, int n, const char *const *values,
-                     ExecStatusType expected, struct gq_error *err)
-{
-    PGresult *result = PQexecParams(conn->conn, sql, n, NULL, values, NULL, NULL, 0);
-    if (PQresultStatus(result) == expected)
-        return result;
-    pg_fail(conn, result, "price lists", err);
-    PQclear(result);
-    return NULL;
-}
-
 /* Runs a command; *changes (may be NULL) receives the rows it changed or
  * returned. */
 static enum gq_code command(struct pg_conn *conn, const char *sql, int n, const char *const *values,
@@ -44,12 +33,6 @@ static enum gq_code command(struct pg_conn *conn, const char *sql, int n, const 
     return GQ_OK;
 }
 
-static int64_t integer_at(const PGresult *result, int row, int column)
-{
-    return PQgetisnull(result, row, column) ? 0
-                                            : strtoll(PQgetvalue(result, row, column), NULL, 10);
-}
-
 /* ---- Reading. ---- */
 
 struct read_lists {
@@ -57,46 +40,34 @@ struct read_lists {
     struct price_list_set *out;
 };
 
+static enum gq_code read_list(const PGresult *result, int row, void *item, struct gq_error *err)
+{
+    struct price_list_info *info = item;
+    info->version = pg_integer_at(result, row, 0);
+    if (!price_list_state_parse(PQgetvalue(result, row, 1), &info->state))
+        return gq_fail(err, GQ_ERR_INTERNAL, NULL, "price list %lld has an unknown state",
+                       (long long)info->version);
+    info->based_on = pg_integer_at(result, row, 2);
+    info->created_at = pg_integer_at(result, row, 3);
+    info->effective_at = pg_integer_at(result, row, 4);
+    info->published_at = pg_integer_at(result, row, 5);
+    info->superseded_at = pg_integer_at(result, row, 6);
+    info->document = pg_copy_or_null(result, row, 7);
+    if (info->document == NULL && !PQgetisnull(result, row, 7))
+        return gq_fail(err, GQ_ERR_NO_MEMORY, NULL, "out of memory");
+    return GQ_OK;
+}
+
 static enum gq_code read_lists(struct pg_conn *conn, void *context, struct gq_error *err)
 {
     struct read_lists *read = context;
-    char version[24];
-    snprintf(version, sizeof version, "%lld", (long long)read->version);
-    const char *const values[] = {version};
-    PGresult *result =
-        run(conn, pg_sql(conn, STORE_SQL_PRICE_LISTS), 1, values, PGRES_TUPLES_OK, err);
-    if (result == NULL)
-        return err != NULL ? err->code : GQ_ERR_INTERNAL;
-    struct price_list_set *out = read->out;
-    int rows = PQntuples(result);
-    out->items = rows > 0 ? calloc((size_t)rows, sizeof *out->items) : NULL;
-    out->count = 0;
-    enum gq_code code = rows > 0 && out->items == NULL
-                            ? gq_fail(err, GQ_ERR_NO_MEMORY, NULL, "out of memory")
-                            : GQ_OK;
-    for (int row = 0; code == GQ_OK && row < rows; row++) {
-        struct price_list_info *info = &out->items[out->count];
-        info->version = integer_at(result, row, 0);
-        if (!price_list_state_parse(PQgetvalue(result, row, 1), &info->state)) {
-            code = gq_fail(err, GQ_ERR_INTERNAL, NULL, "price list %lld has an unknown state",
-                           (long long)info->version);
-            break;
-        }
-        info->based_on = integer_at(result, row, 2);
-        info->created_at = integer_at(result, row, 3);
-        info->effective_at = integer_at(result, row, 4);
-        info->published_at = integer_at(result, row, 5);
-        info->superseded_at = integer_at(result, row, 6);
-        if (!PQgetisnull(result, row, 7)) {
-            info->document = strdup(PQgetvalue(result, row, 7));
-            if (info->document == NULL)
-                code = gq_fail(err, GQ_ERR_NO_MEMORY, NULL, "out of memory");
-        }
-        out->count++;
-    }
-    PQclear(result);
+    char version[PG_NUMBER_SIZE];
+    const char *const values[] = {pg_number_text(read->version, version)};
+    const struct pg_call call = {STORE_SQL_PRICE_LISTS, 1, values, NULL, NULL, "price lists"};
+    enum gq_code code;
+    PG_READ_PAGE(conn, &call, read_list, read->out, store_price_list_set_free, code, err);
     if (code != GQ_OK)
-        store_price_list_set_free(out);
+        store_price_list_set_free(read->out);
     return code;
 }
 
@@ -235,21 +206,15 @@ static enum gq_code write_list(struct pg_conn *conn, const struct price_list_wri
     return code;
 }
 
-static enum gq_code write_in_transaction(struct pg_conn *conn, void *context, struct gq_error *err)
+static enum gq_code write_audited(struct pg_conn *conn, void *context, struct gq_error *err)
 {
     struct list_write *list = context;
     *list->applied = false;
-    enum gq_code code = pg_command(conn, "BEGIN", PGRES_COMMAND_OK, "beginning a write", err);
-    if (code == GQ_OK)
-        code = write_list(conn, list->write, list->applied, err);
+    enum gq_code code = write_list(conn, list->write, list->applied, err);
     if (code == GQ_OK && *list->applied)
         code = pg_audit_append(conn, list->audit, err);
     if (code == GQ_OK && *list->applied && list->write->event != NULL)
         code = pg_event_append(conn, list->write->event, err);
-    if (code == GQ_OK)
-        code = pg_command(conn, "COMMIT", PGRES_COMMAND_OK, "committing a write", err);
-    if (code != GQ_OK)
-        *list->applied = false;
     return code;
 }
 
@@ -259,5 +224,8 @@ enum gq_code pg_price_list_write(struct store_backend *backend,
                                  struct gq_error *err)
 {
     struct list_write list = {write, audit, applied};
-    return pg_run(pg_store_of(backend), write_in_transaction, &list, err);
+    enum gq_code code = pg_run_write(backend, write_audited, &list, err);
+    if (code != GQ_OK)
+        *applied = false;
+    return code;
 }

@@ -10,38 +10,25 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "store/readback.h"
 #include "store/postgres/pg.h"
 
-static PGresult *run(struct pg_conn *conn, enum store_sql sql, int n, const char *const *values,
-                     ExecStatusType expected, const char *what, struct gq_error *err)
+static enum gq_code read_row(const PGresult *result, int row, void *item, struct gq_error *err)
 {
-    PGresult *result = PQexecParams(conn->conn, pg_sql(conn, sql), n, NULL, values, NULL, NULL, 0);
-    if (PQresultStatus(result) == expected)
-        return result;
-    pg_fail(conn, result, what, err);
-    PQclear(result);
-    return NULL;
-}
-
-static int64_t integer_at(const PGresult *result, int row, int column)
-{
-    return PQgetisnull(result, row, column) ? 0
-                                            : strtoll(PQgetvalue(result, row, column), NULL, 10);
-}
-
-static bool read_row(const PGresult *result, int row, struct stored_promotion_code *code)
-{
+    struct stored_promotion_code *code = item;
     snprintf(code->code, sizeof code->code, "%s", PQgetvalue(result, row, PROMO_COL_CODE));
     code->discount = strdup(PQgetvalue(result, row, PROMO_COL_DISCOUNT));
-    code->expires_at = integer_at(result, row, PROMO_COL_EXPIRES_AT);
-    code->max_redemptions = integer_at(result, row, PROMO_COL_MAX_REDEMPTIONS);
-    code->per_customer_limit = integer_at(result, row, PROMO_COL_PER_CUSTOMER_LIMIT);
-    code->first_time_only = integer_at(result, row, PROMO_COL_FIRST_TIME_ONLY) != 0;
-    code->active = integer_at(result, row, PROMO_COL_ACTIVE) != 0;
-    code->redemptions = integer_at(result, row, PROMO_COL_REDEMPTIONS);
-    code->created_at = integer_at(result, row, PROMO_COL_CREATED_AT);
-    code->updated_at = integer_at(result, row, PROMO_COL_UPDATED_AT);
-    return code->discount != NULL;
+    code->expires_at = pg_integer_at(result, row, PROMO_COL_EXPIRES_AT);
+    code->max_redemptions = pg_integer_at(result, row, PROMO_COL_MAX_REDEMPTIONS);
+    code->per_customer_limit = pg_integer_at(result, row, PROMO_COL_PER_CUSTOMER_LIMIT);
+    code->first_time_only = pg_integer_at(result, row, PROMO_COL_FIRST_TIME_ONLY) != 0;
+    code->active = pg_integer_at(result, row, PROMO_COL_ACTIVE) != 0;
+    code->redemptions = pg_integer_at(result, row, PROMO_COL_REDEMPTIONS);
+    code->created_at = pg_integer_at(result, row, PROMO_COL_CREATED_AT);
+    code->updated_at = pg_integer_at(result, row, PROMO_COL_UPDATED_AT);
+    return code->discount != NULL
+               ? GQ_OK
+               : gq_fail(err, GQ_ERR_NO_MEMORY, NULL, "out of memory reading promotion codes");
 }
 
 struct codes_query {
@@ -53,22 +40,13 @@ static enum gq_code select_codes(struct pg_conn *conn, void *context, struct gq_
 {
     struct codes_query *query = context;
     const char *const values[] = {query->name};
-    PGresult *result = run(conn, STORE_SQL_PROMOTION_CODES, 1, values, PGRES_TUPLES_OK,
-                           "reading promotion codes", err);
-    if (result == NULL)
-        return err != NULL ? err->code : GQ_ERR_INTERNAL;
-    int rows = PQntuples(result);
-    struct promotion_code_list *out = query->out;
-    out->items = rows > 0 ? calloc((size_t)rows, sizeof *out->items) : NULL;
-    out->count = 0;
-    bool whole = rows == 0 || out->items != NULL;
-    for (int row = 0; whole && row < rows; row++, out->count++)
-        whole = read_row(result, row, &out->items[row]);
-    PQclear(result);
-    if (whole)
-        return GQ_OK;
-    store_promotion_code_list_free(out);
-    return gq_fail(err, GQ_ERR_NO_MEMORY, NULL, "out of memory reading promotion codes");
+    const struct pg_call call = {STORE_SQL_PROMOTION_CODES, 1, values, NULL, NULL,
+                                 "reading promotion codes"};
+    enum gq_code code;
+    PG_READ_LIST(conn, &call, read_row, query->out, code, err);
+    if (code != GQ_OK)
+        store_promotion_code_list_free(query->out);
+    return code;
 }
 
 enum gq_code pg_promotion_codes_read(struct store_backend *backend, const char *name,
@@ -87,12 +65,6 @@ static const char *limit_text(int64_t value, char buffer[24])
     return buffer;
 }
 
-static const char *number_text(int64_t value, char buffer[24])
-{
-    snprintf(buffer, 24, "%lld", (long long)value);
-    return buffer;
-}
-
 struct code_insert {
     const struct stored_promotion_code *code;
     const struct audit_line *audit;
@@ -103,7 +75,8 @@ static enum gq_code write_insert(struct pg_conn *conn, void *context, struct gq_
 {
     struct code_insert *insert = context;
     const struct stored_promotion_code *code = insert->code;
-    char expires[24], max[24], per_customer[24], redemptions[24], created[24], updated[24];
+    char expires[PG_NUMBER_SIZE], max[PG_NUMBER_SIZE], per_customer[PG_NUMBER_SIZE],
+        redemptions[PG_NUMBER_SIZE], created[PG_NUMBER_SIZE], updated[PG_NUMBER_SIZE];
     const char *const values[] = {code->code,
                                   code->discount,
                                   limit_text(code->expires_at, expires),
@@ -111,21 +84,14 @@ static enum gq_code write_insert(struct pg_conn *conn, void *context, struct gq_
                                   limit_text(code->per_customer_limit, per_customer),
                                   code->first_time_only ? "1" : "0",
                                   code->active ? "1" : "0",
-                                  number_text(code->redemptions, redemptions),
-                                  number_text(code->created_at, created),
-                                  number_text(code->updated_at, updated)};
-    PGresult *result = run(conn, STORE_SQL_PROMOTION_CODE_INSERT, 10, values, PGRES_COMMAND_OK,
-                           "storing a promotion code", err);
-    if (result == NULL)
-        return err != NULL ? err->code : GQ_ERR_INTERNAL;
-    *insert->inserted = strcmp(PQcmdTuples(result), "1") == 0;
-    PQclear(result);
+                                  pg_number_text(code->redemptions, redemptions),
+                                  pg_number_text(code->created_at, created),
+                                  pg_number_text(code->updated_at, updated)};
+    enum gq_code result = pg_update(conn, STORE_SQL_PROMOTION_CODE_INSERT, 10, values,
+                                    insert->inserted, "storing a promotion code", err);
+    if (result != GQ_OK)
+        return result;
     return *insert->inserted ? pg_audit_append(conn, insert->audit, err) : GQ_OK;
-}
-
-static enum gq_code insert_in_transaction(struct pg_conn *conn, void *context, struct gq_error *err)
-{
-    return pg_in_transaction(conn, write_insert, context, err);
 }
 
 enum gq_code pg_promotion_code_insert(struct store_backend *backend,
@@ -135,7 +101,7 @@ enum gq_code pg_promotion_code_insert(struct store_backend *backend,
 {
     struct code_insert insert = {code, audit, inserted};
     *inserted = false;
-    return pg_run(pg_store_of(backend), insert_in_transaction, &insert, err);
+    return pg_run_write(backend, write_insert, &insert, err);
 }
 
 /* Runs one of the two updates of a code (code, now); *changed: whether it
@@ -143,27 +109,14 @@ enum gq_code pg_promotion_code_insert(struct store_backend *backend,
 static enum gq_code update_code(struct pg_conn *conn, enum store_sql sql, const char *name,
                                 int64_t now, bool *changed, const char *what, struct gq_error *err)
 {
-    char when[24];
-    const char *const values[] = {name, number_text(now, when)};
-    PGresult *result = run(conn, sql, 2, values, PGRES_COMMAND_OK, what, err);
-    if (result == NULL)
-        return err != NULL ? err->code : GQ_ERR_INTERNAL;
-    *changed = strcmp(PQcmdTuples(result), "1") == 0;
-    PQclear(result);
-    return GQ_OK;
+    char when[PG_NUMBER_SIZE];
+    const char *const values[] = {name, pg_number_text(now, when)};
+    return pg_update(conn, sql, 2, values, changed, what, err);
 }
-
-struct code_deactivate {
-    const char *name;
-    int64_t now;
-    const struct audit_line *audit;
-    struct stored_promotion_code *out;
-    bool *found;
-};
 
 static enum gq_code write_deactivate(struct pg_conn *conn, void *context, struct gq_error *err)
 {
-    struct code_deactivate *deactivate = context;
+    struct store_code_deactivate *deactivate = context;
     bool changed = false;
     struct promotion_code_list list = {0};
     struct codes_query query = {deactivate->name, &list};
@@ -172,24 +125,12 @@ static enum gq_code write_deactivate(struct pg_conn *conn, void *context, struct
                     &changed, "deactivating a promotion code", err);
     if (code == GQ_OK)
         code = select_codes(conn, &query, err);
-    if (code == GQ_OK && changed)
-        code = pg_audit_append(conn, deactivate->audit, err);
-    if (code == GQ_OK) {
-        *deactivate->found = list.count == 1;
-        if (*deactivate->found) {
-            store_promotion_code_clear(deactivate->out); /* from a run that was retried */
-            *deactivate->out = list.items[0];
-            memset(&list.items[0], 0, sizeof list.items[0]);
-        }
+    if (code != GQ_OK) {
+        store_promotion_code_list_free(&list);
+        return code;
     }
-    store_promotion_code_list_free(&list);
-    return code;
-}
-
-static enum gq_code deactivate_in_transaction(struct pg_conn *conn, void *context,
-                                              struct gq_error *err)
-{
-    return pg_in_transaction(conn, write_deactivate, context, err);
+    store_code_deactivate_report(deactivate, &list);
+    return changed ? pg_audit_append(conn, deactivate->audit, err) : GQ_OK;
 }
 
 enum gq_code pg_promotion_code_deactivate(struct store_backend *backend, const char *name,
@@ -197,13 +138,10 @@ enum gq_code pg_promotion_code_deactivate(struct store_backend *backend, const c
                                           struct stored_promotion_code *out, bool *found,
                                           struct gq_error *err)
 {
-    struct code_deactivate deactivate = {name, now, audit, out, found};
-    *found = false;
-    memset(out, 0, sizeof *out);
-    enum gq_code code = pg_run(pg_store_of(backend), deactivate_in_transaction, &deactivate, err);
-    if (code != GQ_OK)
-        store_promotion_code_clear(out);
-    return code;
+    struct store_code_deactivate deactivate = {name, now, audit, out, found};
+    store_code_deactivate_begin(&deactivate);
+    return store_code_deactivate_end(&deactivate,
+                                     pg_run_write(backend, write_deactivate, &deactivate, err));
 }
 
 enum gq_code pg_promotion_code_redeem(struct pg_conn *conn, const char *name, int64_t now,

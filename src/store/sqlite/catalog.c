@@ -99,20 +99,11 @@ enum gq_code sqlite_read_catalog(struct store_backend *backend, struct catalog_r
 enum gq_code sqlite_price_list_version(struct store_backend *backend, int64_t *version,
                                        struct gq_error *err)
 {
-    struct sqlite_store *store = sqlite_store_of(backend);
-    struct sqlite_conn *conn = sqlite_db_checkout(store);
-    sqlite3_stmt *stmt = sqlite_db_cached(conn, sqlite_sql(STORE_SQL_PRICE_LIST_VERSION), err);
-    enum gq_code code = stmt != NULL ? GQ_OK : (err != NULL ? err->code : GQ_ERR_INTERNAL);
-    int rc = stmt != NULL ? sqlite3_step(stmt) : SQLITE_ERROR;
-    if (code == GQ_OK && rc == SQLITE_ROW)
-        *version = sqlite3_column_int64(stmt, 0);
-    else if (code == GQ_OK)
-        code = rc == SQLITE_DONE
-                   ? gq_fail(err, GQ_ERR_NOT_READY, NULL, "the database has no price list")
-                   : sqlite_db_fail(conn, rc, "reading the price list version", err);
-    sqlite_db_done(stmt);
-    sqlite_db_checkin(store, conn);
-    return code;
+    static const struct sqlite_db_absent no_list = {GQ_ERR_NOT_READY,
+                                                    "the database has no price list"};
+    const struct sqlite_db_call call = {sqlite_sql(STORE_SQL_PRICE_LIST_VERSION), NULL, 0,
+                                        "reading the price list version"};
+    return sqlite_db_read_int64(backend, &call, &no_list, version, err);
 }
 
 void sqlite_wait_for_catalog_change(struct store_backend *backend, int timeout_ms, int wake_fd)

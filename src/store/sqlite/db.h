@@ -149,6 +149,96 @@ bool sqlite_db_column_strdup(sqlite3_stmt *stmt, int column, char **out);
 struct stored_response sqlite_db_column_stored(sqlite3_stmt *stmt, int text_column,
                                                int block_column, int size_column);
 
+/* ---- Statements as values (calls.c) ---- */
+
+/* Column `column` of the current row as text, "" for NULL. */
+const char *sqlite_db_text(sqlite3_stmt *stmt, int column);
+
+/* One parameter of a statement, made with the macros below. */
+enum sqlite_db_kind { SQLITE_DB_TEXT, SQLITE_DB_INT64, SQLITE_DB_BLOB, SQLITE_DB_NULL };
+struct sqlite_db_param {
+    enum sqlite_db_kind kind;
+    const void *data; /* text (NULL binds NULL) or the blob's bytes */
+    int64_t value;    /* the integer, or the blob's size */
+};
+#define SQLITE_DB_TEXT_OF(text)                                                                    \
+    {                                                                                              \
+        SQLITE_DB_TEXT, (text), 0                                                                  \
+    }
+#define SQLITE_DB_INT64_OF(integer)                                                                \
+    {                                                                                              \
+        SQLITE_DB_INT64, NULL, (int64_t)(integer)                                                  \
+    }
+#define SQLITE_DB_BLOB_OF(bytes, size)                                                             \
+    {                                                                                              \
+        SQLITE_DB_BLOB, (bytes), (int64_t)(size)                                                   \
+    }
+#define SQLITE_DB_NULL_PARAM                                                                       \
+    {                                                                                              \
+        SQLITE_DB_NULL, NULL, 0                                                                    \
+    }
+
+/* A statement (`sql` of static storage: sqlite_db_cached's key) with its
+ * `n` parameters, bound as ?1..?n; `what` names it in a failure. */
+struct sqlite_db_call {
+    const char *sql;
+    const struct sqlite_db_param *params;
+    int n;
+    const char *what;
+};
+
+/* Runs `call`, which returns no rows; *changed (may be NULL): whether it
+ * changed one row. GQ_OK or the failure, with err filled. */
+enum gq_code sqlite_db_change(struct sqlite_conn *conn, const struct sqlite_db_call *call,
+                              bool *changed, struct gq_error *err);
+
+/* Fills `item` (zeroed) from the current row: GQ_OK, or the failure with
+ * err filled (what it copied is the item's, freed with its list). */
+typedef enum gq_code (*sqlite_db_row_reader)(sqlite3_stmt *stmt, void *item, struct gq_error *err);
+
+/* A growing array of `size`-byte items, to be moved to a typed list; a
+ * failed read counts the item that failed too. */
+struct sqlite_db_rows {
+    void *items;
+    size_t count;
+};
+
+/* Runs the query `call` and appends one item a row to `rows`, read with
+ * `read`. GQ_OK, or the failure with err filled and `rows` holding what
+ * was read, for the list's own free. */
+enum gq_code sqlite_db_read_rows(struct sqlite_conn *conn, const struct sqlite_db_call *call,
+                                 size_t size, sqlite_db_row_reader read,
+                                 struct sqlite_db_rows *rows, struct gq_error *err);
+
+/* sqlite_db_read_rows() on a connection of the pool. */
+enum gq_code sqlite_db_read_pooled(struct store_backend *backend, const struct sqlite_db_call *call,
+                                   size_t size, sqlite_db_row_reader read,
+                                   struct sqlite_db_rows *rows, struct gq_error *err);
+
+/* What a query that finds no row fails with. */
+struct sqlite_db_absent {
+    enum gq_code code;
+    const char *message;
+};
+
+/* The first column of the first row of `call`, on a connection of the
+ * pool, in *value. GQ_OK, `absent` when there is no row, or the failure;
+ * err filled. */
+enum gq_code sqlite_db_read_int64(struct store_backend *backend, const struct sqlite_db_call *call,
+                                  const struct sqlite_db_absent *absent, int64_t *value,
+                                  struct gq_error *err);
+
+/* `reader` (sqlite_db_read_rows or sqlite_db_read_pooled, on `source`)
+ * appending to `list`, a struct with `items` and `count`; its outcome in
+ * `code`. */
+#define SQLITE_DB_READ_LIST(reader, source, call, read, list, code, err)                           \
+    do {                                                                                           \
+        struct sqlite_db_rows rows_ = {(list)->items, (list)->count};                              \
+        (code) = reader((source), (call), sizeof *(list)->items, (read), &rows_, (err));           \
+        (list)->items = rows_.items;                                                               \
+        (list)->count = rows_.count;                                                               \
+    } while (0)
+
 /* ---- Background WAL checkpoints (checkpoint.c) ---- */
 
 /* Opens its own connection to `path` and starts the checkpoint thread,

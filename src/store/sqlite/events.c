@@ -25,26 +25,6 @@ static const char SQL_ATTEMPT_INSERT[] =
     "INSERT OR REPLACE INTO webhook_attempts (delivery_id, attempt, at, status_code, error,"
     " duration_ms) SELECT id, attempts + 1, ?2, ?3, ?4, ?5 FROM webhook_deliveries WHERE id = ?1";
 
-static const char *text_of(sqlite3_stmt *stmt, int column)
-{
-    const unsigned char *text = sqlite3_column_text(stmt, column);
-    return text != NULL ? (const char *)text : "";
-}
-
-static enum gq_code prepare_failed(struct gq_error *err)
-{
-    return err != NULL ? err->code : GQ_ERR_INTERNAL;
-}
-
-/* Steps a write statement to its end and resets it. */
-static enum gq_code step_write(struct sqlite_conn *conn, sqlite3_stmt *stmt, const char *what,
-                               struct gq_error *err)
-{
-    int rc = sqlite3_step(stmt);
-    sqlite_db_done(stmt);
-    return rc == SQLITE_DONE ? GQ_OK : sqlite_db_fail(conn, rc, what, err);
-}
-
 /* ---- Events. ---- */
 
 /* The current row's event body, from the columns body, body_lz4 and
@@ -59,24 +39,20 @@ static enum gq_code read_body(sqlite3_stmt *stmt, int column, const char *id, ch
 enum gq_code sqlite_event_append(struct sqlite_conn *conn, const struct store_event *event,
                                  struct gq_error *err)
 {
-    sqlite3_stmt *stmt = sqlite_db_cached(conn, sqlite_sql(STORE_SQL_EVENT_APPEND), err);
-    if (stmt == NULL)
-        return prepare_failed(err);
-    sqlite3_bind_text(stmt, 1, event->id, -1, SQLITE_STATIC);
-    sqlite3_bind_text(stmt, 2, event->type, -1, SQLITE_STATIC);
-    sqlite3_bind_int64(stmt, 3, (sqlite3_int64)event->created_at);
-    sqlite3_bind_blob(stmt, 4, event->packed.block, (int)event->packed.block_size, SQLITE_STATIC);
-    sqlite3_bind_int64(stmt, 5, (sqlite3_int64)event->packed.size);
-    enum gq_code code = step_write(conn, stmt, "writing an event", err);
-    if (code != GQ_OK)
-        return code;
-    stmt = sqlite_db_cached(conn, SQL_EVENT_FAN_OUT, err);
-    if (stmt == NULL)
-        return prepare_failed(err);
-    sqlite3_bind_text(stmt, 1, event->id, -1, SQLITE_STATIC);
-    sqlite3_bind_int64(stmt, 2, (sqlite3_int64)event->created_ms);
-    sqlite3_bind_text(stmt, 3, event->type, -1, SQLITE_STATIC);
-    return step_write(conn, stmt, "writing an event's deliveries", err);
+    const struct sqlite_db_param params[] = {
+        SQLITE_DB_TEXT_OF(event->id), SQLITE_DB_TEXT_OF(event->type),
+        SQLITE_DB_INT64_OF(event->created_at),
+        SQLITE_DB_BLOB_OF(event->packed.block, event->packed.block_size),
+        SQLITE_DB_INT64_OF(event->packed.size)};
+    const struct sqlite_db_call call = {sqlite_sql(STORE_SQL_EVENT_APPEND), params, 5,
+                                        "writing an event"};
+    const struct sqlite_db_param fan_out_params[] = {SQLITE_DB_TEXT_OF(event->id),
+                                                     SQLITE_DB_INT64_OF(event->created_ms),
+                                                     SQLITE_DB_TEXT_OF(event->type)};
+    const struct sqlite_db_call fan_out = {SQL_EVENT_FAN_OUT, fan_out_params, 3,
+                                           "writing an event's deliveries"};
+    enum gq_code code = sqlite_db_change(conn, &call, NULL, err);
+    return code == GQ_OK ? sqlite_db_change(conn, &fan_out, NULL, err) : code;
 }
 
 static enum gq_code write_event(struct sqlite_conn *conn, void *context, struct gq_error *err)
@@ -91,17 +67,11 @@ enum gq_code sqlite_append_event(struct store_backend *backend, const struct sto
                                           err);
 }
 
-static enum gq_code append_event_row(struct event_page *page, sqlite3_stmt *stmt,
-                                     struct gq_error *err)
+static enum gq_code read_event(sqlite3_stmt *stmt, void *item, struct gq_error *err)
 {
-    struct store_event *items = realloc(page->items, (page->count + 1) * sizeof *items);
-    if (items == NULL)
-        return gq_fail(err, GQ_ERR_NO_MEMORY, NULL, "out of memory reading events");
-    page->items = items;
-    struct store_event *event = &items[page->count++];
-    memset(event, 0, sizeof *event);
-    snprintf(event->id, sizeof event->id, "%s", text_of(stmt, EVENT_COL_ID));
-    snprintf(event->type, sizeof event->type, "%s", text_of(stmt, EVENT_COL_TYPE));
+    struct store_event *event = item;
+    snprintf(event->id, sizeof event->id, "%s", sqlite_db_text(stmt, EVENT_COL_ID));
+    snprintf(event->type, sizeof event->type, "%s", sqlite_db_text(stmt, EVENT_COL_TYPE));
     event->created_at = sqlite3_column_int64(stmt, EVENT_COL_CREATED_AT);
     return read_body(stmt, EVENT_COL_BODY, event->id, &event->body, err);
 }
@@ -110,27 +80,26 @@ enum gq_code sqlite_events_read(struct store_backend *backend, const char *type,
                                 const char *starting_after, size_t limit, struct event_page *out,
                                 struct gq_error *err)
 {
-    struct sqlite_store *store = sqlite_store_of(backend);
-    struct sqlite_conn *conn = sqlite_db_checkout(store);
-    sqlite3_stmt *stmt = sqlite_db_cached(conn, sqlite_sql(STORE_SQL_EVENTS_PAGE), err);
-    enum gq_code code = stmt != NULL ? GQ_OK : prepare_failed(err);
-    if (stmt != NULL) {
-        sqlite3_bind_text(stmt, 1, type, -1, SQLITE_STATIC);
-        sqlite3_bind_text(stmt, 2, id, -1, SQLITE_STATIC);
-        sqlite3_bind_text(stmt, 3, starting_after, -1, SQLITE_STATIC);
-        sqlite3_bind_int64(stmt, 4, (sqlite3_int64)limit + 1); /* one more tells has_more */
-        int rc = SQLITE_DONE;
-        while (code == GQ_OK && (rc = sqlite3_step(stmt)) == SQLITE_ROW)
-            code = append_event_row(out, stmt, err);
-        if (code == GQ_OK && rc != SQLITE_DONE)
-            code = sqlite_db_fail(conn, rc, "reading events", err);
-        sqlite_db_done(stmt);
-    }
-    sqlite_db_checkin(store, conn);
+    const struct sqlite_db_param params[] = {
+        SQLITE_DB_TEXT_OF(type), SQLITE_DB_TEXT_OF(id), SQLITE_DB_TEXT_OF(starting_after),
+        SQLITE_DB_INT64_OF(limit + 1)}; /* one more tells has_more */
+    const struct sqlite_db_call call = {sqlite_sql(STORE_SQL_EVENTS_PAGE), params, 4,
+                                        "reading events"};
+    enum gq_code code;
+    SQLITE_DB_READ_LIST(sqlite_db_read_pooled, backend, &call, read_event, out, code, err);
     return code;
 }
 
 /* ---- Endpoints. ---- */
+
+/* Runs `call`; when it changed a row (*found), appends `audit`. */
+static enum gq_code change_audited(struct sqlite_conn *conn, const struct sqlite_db_call *call,
+                                   bool *found, const struct audit_line *audit,
+                                   struct gq_error *err)
+{
+    enum gq_code code = sqlite_db_change(conn, call, found, err);
+    return code == GQ_OK && *found ? sqlite_audit_append(conn, audit, err) : code;
+}
 
 struct endpoint_write {
     const struct stored_endpoint *endpoint;
@@ -143,19 +112,18 @@ static enum gq_code insert_endpoint(struct sqlite_conn *conn, void *context, str
 {
     struct endpoint_write *write = context;
     const struct stored_endpoint *endpoint = write->endpoint;
-    sqlite3_stmt *stmt = sqlite_db_cached(conn, sqlite_sql(STORE_SQL_ENDPOINT_INSERT), err);
-    if (stmt == NULL)
-        return prepare_failed(err);
-    sqlite3_bind_text(stmt, 1, endpoint->id, -1, SQLITE_STATIC);
-    sqlite3_bind_text(stmt, 2, endpoint->url, -1, SQLITE_STATIC);
-    sqlite3_bind_text(stmt, 3, endpoint->description ? endpoint->description : "", -1,
-                      SQLITE_STATIC);
-    sqlite3_bind_text(stmt, 4, endpoint->events, -1, SQLITE_STATIC);
-    sqlite3_bind_text(stmt, 5, endpoint->secret, -1, SQLITE_STATIC);
-    sqlite3_bind_int(stmt, 6, endpoint->enabled ? 1 : 0);
-    sqlite3_bind_int64(stmt, 7, (sqlite3_int64)endpoint->created_at);
-    sqlite3_bind_int64(stmt, 8, (sqlite3_int64)endpoint->updated_at);
-    enum gq_code code = step_write(conn, stmt, "storing a webhook endpoint", err);
+    const struct sqlite_db_param params[] = {
+        SQLITE_DB_TEXT_OF(endpoint->id),
+        SQLITE_DB_TEXT_OF(endpoint->url),
+        SQLITE_DB_TEXT_OF(endpoint->description ? endpoint->description : ""),
+        SQLITE_DB_TEXT_OF(endpoint->events),
+        SQLITE_DB_TEXT_OF(endpoint->secret),
+        SQLITE_DB_INT64_OF(endpoint->enabled ? 1 : 0),
+        SQLITE_DB_INT64_OF(endpoint->created_at),
+        SQLITE_DB_INT64_OF(endpoint->updated_at)};
+    const struct sqlite_db_call call = {sqlite_sql(STORE_SQL_ENDPOINT_INSERT), params, 8,
+                                        "storing a webhook endpoint"};
+    enum gq_code code = sqlite_db_change(conn, &call, NULL, err);
     return code == GQ_OK ? sqlite_audit_append(conn, write->audit, err) : code;
 }
 
@@ -167,16 +135,10 @@ enum gq_code sqlite_endpoint_insert(struct store_backend *backend,
     return sqlite_db_in_write_transaction(sqlite_store_of(backend), insert_endpoint, &write, err);
 }
 
-static enum gq_code append_endpoint_row(struct endpoint_list *list, sqlite3_stmt *stmt,
-                                        struct gq_error *err)
+static enum gq_code read_endpoint(sqlite3_stmt *stmt, void *item, struct gq_error *err)
 {
-    struct stored_endpoint *items = realloc(list->items, (list->count + 1) * sizeof *items);
-    if (items == NULL)
-        return gq_fail(err, GQ_ERR_NO_MEMORY, NULL, "out of memory reading webhook endpoints");
-    list->items = items;
-    struct stored_endpoint *endpoint = &items[list->count++];
-    memset(endpoint, 0, sizeof *endpoint);
-    snprintf(endpoint->id, sizeof endpoint->id, "%s", text_of(stmt, ENDPOINT_COL_ID));
+    struct stored_endpoint *endpoint = item;
+    snprintf(endpoint->id, sizeof endpoint->id, "%s", sqlite_db_text(stmt, ENDPOINT_COL_ID));
     bool copied = sqlite_db_column_strdup(stmt, ENDPOINT_COL_URL, &endpoint->url) &&
                   sqlite_db_column_strdup(stmt, ENDPOINT_COL_DESCRIPTION, &endpoint->description) &&
                   sqlite_db_column_strdup(stmt, ENDPOINT_COL_EVENTS, &endpoint->events);
@@ -190,33 +152,18 @@ static enum gq_code append_endpoint_row(struct endpoint_list *list, sqlite3_stmt
 enum gq_code sqlite_endpoints_read(struct store_backend *backend, const char *id,
                                    struct endpoint_list *out, struct gq_error *err)
 {
-    struct sqlite_store *store = sqlite_store_of(backend);
-    struct sqlite_conn *conn = sqlite_db_checkout(store);
-    sqlite3_stmt *stmt = sqlite_db_cached(conn, sqlite_sql(STORE_SQL_ENDPOINTS), err);
-    enum gq_code code = stmt != NULL ? GQ_OK : prepare_failed(err);
-    if (stmt != NULL) {
-        sqlite3_bind_text(stmt, 1, id, -1, SQLITE_STATIC);
-        int rc = SQLITE_DONE;
-        while (code == GQ_OK && (rc = sqlite3_step(stmt)) == SQLITE_ROW)
-            code = append_endpoint_row(out, stmt, err);
-        if (code == GQ_OK && rc != SQLITE_DONE)
-            code = sqlite_db_fail(conn, rc, "reading webhook endpoints", err);
-        sqlite_db_done(stmt);
-    }
-    sqlite_db_checkin(store, conn);
+    const struct sqlite_db_param params[] = {SQLITE_DB_TEXT_OF(id)};
+    const struct sqlite_db_call call = {sqlite_sql(STORE_SQL_ENDPOINTS), params, 1,
+                                        "reading webhook endpoints"};
+    enum gq_code code;
+    SQLITE_DB_READ_LIST(sqlite_db_read_pooled, backend, &call, read_endpoint, out, code, err);
     return code;
 }
 
-static enum gq_code append_secret_row(struct endpoint_list *list, sqlite3_stmt *stmt,
-                                      struct gq_error *err)
+static enum gq_code read_secret(sqlite3_stmt *stmt, void *item, struct gq_error *err)
 {
-    struct stored_endpoint *items = realloc(list->items, (list->count + 1) * sizeof *items);
-    if (items == NULL)
-        return gq_fail(err, GQ_ERR_NO_MEMORY, NULL, "out of memory reading webhook secrets");
-    list->items = items;
-    struct stored_endpoint *endpoint = &items[list->count++];
-    memset(endpoint, 0, sizeof *endpoint);
-    snprintf(endpoint->id, sizeof endpoint->id, "%s", text_of(stmt, 0));
+    struct stored_endpoint *endpoint = item;
+    snprintf(endpoint->id, sizeof endpoint->id, "%s", sqlite_db_text(stmt, 0));
     return sqlite_db_column_strdup(stmt, 1, &endpoint->secret)
                ? GQ_OK
                : gq_fail(err, GQ_ERR_NO_MEMORY, NULL, "out of memory reading webhook secrets");
@@ -225,19 +172,10 @@ static enum gq_code append_secret_row(struct endpoint_list *list, sqlite3_stmt *
 enum gq_code sqlite_endpoint_secrets_read(struct store_backend *backend, struct endpoint_list *out,
                                           struct gq_error *err)
 {
-    struct sqlite_store *store = sqlite_store_of(backend);
-    struct sqlite_conn *conn = sqlite_db_checkout(store);
-    sqlite3_stmt *stmt = sqlite_db_cached(conn, sqlite_sql(STORE_SQL_ENDPOINT_SECRETS), err);
-    enum gq_code code = stmt != NULL ? GQ_OK : prepare_failed(err);
-    if (stmt != NULL) {
-        int rc = SQLITE_DONE;
-        while (code == GQ_OK && (rc = sqlite3_step(stmt)) == SQLITE_ROW)
-            code = append_secret_row(out, stmt, err);
-        if (code == GQ_OK && rc != SQLITE_DONE)
-            code = sqlite_db_fail(conn, rc, "reading webhook secrets", err);
-        sqlite_db_done(stmt);
-    }
-    sqlite_db_checkin(store, conn);
+    const struct sqlite_db_call call = {sqlite_sql(STORE_SQL_ENDPOINT_SECRETS), NULL, 0,
+                                        "reading webhook secrets"};
+    enum gq_code code;
+    SQLITE_DB_READ_LIST(sqlite_db_read_pooled, backend, &call, read_secret, out, code, err);
     return code;
 }
 
@@ -249,16 +187,12 @@ struct secret_replace {
 static enum gq_code replace_secret(struct sqlite_conn *conn, void *context, struct gq_error *err)
 {
     struct secret_replace *replace = context;
-    sqlite3_stmt *stmt = sqlite_db_cached(conn, sqlite_sql(STORE_SQL_ENDPOINT_SECRET_REPLACE), err);
-    if (stmt == NULL)
-        return prepare_failed(err);
-    sqlite3_bind_text(stmt, 1, replace->id, -1, SQLITE_STATIC);
-    sqlite3_bind_text(stmt, 2, replace->stored, -1, SQLITE_STATIC);
-    sqlite3_bind_text(stmt, 3, replace->sealed, -1, SQLITE_STATIC);
-    enum gq_code code = step_write(conn, stmt, "sealing a webhook secret", err);
-    if (code == GQ_OK)
-        *replace->found = sqlite3_changes(conn->db) == 1;
-    return code;
+    const struct sqlite_db_param params[] = {SQLITE_DB_TEXT_OF(replace->id),
+                                             SQLITE_DB_TEXT_OF(replace->stored),
+                                             SQLITE_DB_TEXT_OF(replace->sealed)};
+    const struct sqlite_db_call call = {sqlite_sql(STORE_SQL_ENDPOINT_SECRET_REPLACE), params, 3,
+                                        "sealing a webhook secret"};
+    return sqlite_db_change(conn, &call, replace->found, err);
 }
 
 enum gq_code sqlite_endpoint_secret_replace(struct store_backend *backend, const char *id,
@@ -273,18 +207,12 @@ static enum gq_code update_endpoint(struct sqlite_conn *conn, void *context, str
 {
     struct endpoint_write *write = context;
     const struct stored_endpoint *endpoint = write->endpoint;
-    sqlite3_stmt *stmt = sqlite_db_cached(conn, sqlite_sql(STORE_SQL_ENDPOINT_UPDATE), err);
-    if (stmt == NULL)
-        return prepare_failed(err);
-    sqlite3_bind_text(stmt, 1, endpoint->id, -1, SQLITE_STATIC);
-    sqlite3_bind_text(stmt, 2, endpoint->events, -1, SQLITE_STATIC);
-    sqlite3_bind_int(stmt, 3, endpoint->enabled ? 1 : 0);
-    sqlite3_bind_int64(stmt, 4, (sqlite3_int64)endpoint->updated_at);
-    enum gq_code code = step_write(conn, stmt, "changing a webhook endpoint", err);
-    if (code != GQ_OK)
-        return code;
-    *write->found = sqlite3_changes(conn->db) == 1;
-    return *write->found ? sqlite_audit_append(conn, write->audit, err) : GQ_OK;
+    const struct sqlite_db_param params[] = {
+        SQLITE_DB_TEXT_OF(endpoint->id), SQLITE_DB_TEXT_OF(endpoint->events),
+        SQLITE_DB_INT64_OF(endpoint->enabled ? 1 : 0), SQLITE_DB_INT64_OF(endpoint->updated_at)};
+    const struct sqlite_db_call call = {sqlite_sql(STORE_SQL_ENDPOINT_UPDATE), params, 4,
+                                        "changing a webhook endpoint"};
+    return change_audited(conn, &call, write->found, write->audit, err);
 }
 
 enum gq_code sqlite_endpoint_update(struct store_backend *backend,
@@ -299,15 +227,10 @@ enum gq_code sqlite_endpoint_update(struct store_backend *backend,
 static enum gq_code delete_endpoint(struct sqlite_conn *conn, void *context, struct gq_error *err)
 {
     struct endpoint_write *write = context;
-    sqlite3_stmt *stmt = sqlite_db_cached(conn, sqlite_sql(STORE_SQL_ENDPOINT_DELETE), err);
-    if (stmt == NULL)
-        return prepare_failed(err);
-    sqlite3_bind_text(stmt, 1, write->id, -1, SQLITE_STATIC);
-    enum gq_code code = step_write(conn, stmt, "deleting a webhook endpoint", err);
-    if (code != GQ_OK)
-        return code;
-    *write->found = sqlite3_changes(conn->db) == 1;
-    return *write->found ? sqlite_audit_append(conn, write->audit, err) : GQ_OK;
+    const struct sqlite_db_param params[] = {SQLITE_DB_TEXT_OF(write->id)};
+    const struct sqlite_db_call call = {sqlite_sql(STORE_SQL_ENDPOINT_DELETE), params, 1,
+                                        "deleting a webhook endpoint"};
+    return change_audited(conn, &call, write->found, write->audit, err);
 }
 
 enum gq_code sqlite_endpoint_delete(struct store_backend *backend, const char *id,
@@ -320,53 +243,43 @@ enum gq_code sqlite_endpoint_delete(struct store_backend *backend, const char *i
 
 /* ---- Deliveries, as the admin API reads them. ---- */
 
+static enum gq_code read_attempt(sqlite3_stmt *stmt, void *item, struct gq_error *err)
+{
+    struct stored_attempt *attempt = item;
+    attempt->attempt = sqlite3_column_int(stmt, ATTEMPT_COL_ATTEMPT);
+    attempt->at_ms = sqlite3_column_int64(stmt, ATTEMPT_COL_AT);
+    attempt->status_code = sqlite3_column_int(stmt, ATTEMPT_COL_STATUS_CODE);
+    attempt->duration_ms = sqlite3_column_int64(stmt, ATTEMPT_COL_DURATION_MS);
+    if (!sqlite_db_column_strdup(stmt, ATTEMPT_COL_ERROR, &attempt->error))
+        return gq_fail(err, GQ_ERR_NO_MEMORY, NULL, "out of memory reading deliveries");
+    return GQ_OK;
+}
+
 static enum gq_code read_attempts(struct sqlite_conn *conn, struct stored_delivery *delivery,
                                   struct gq_error *err)
 {
-    sqlite3_stmt *stmt = sqlite_db_cached(conn, sqlite_sql(STORE_SQL_ATTEMPTS), err);
-    if (stmt == NULL)
-        return prepare_failed(err);
-    sqlite3_bind_text(stmt, 1, delivery->id, -1, SQLITE_STATIC);
-    enum gq_code code = GQ_OK;
-    int rc = SQLITE_DONE;
-    while (code == GQ_OK && (rc = sqlite3_step(stmt)) == SQLITE_ROW) {
-        struct stored_attempt *tries =
-            realloc(delivery->tries, (delivery->n_tries + 1) * sizeof *tries);
-        if (tries == NULL) {
-            code = gq_fail(err, GQ_ERR_NO_MEMORY, NULL, "out of memory reading deliveries");
-            break;
-        }
-        delivery->tries = tries;
-        struct stored_attempt *attempt = &tries[delivery->n_tries++];
-        memset(attempt, 0, sizeof *attempt);
-        attempt->attempt = sqlite3_column_int(stmt, ATTEMPT_COL_ATTEMPT);
-        attempt->at_ms = sqlite3_column_int64(stmt, ATTEMPT_COL_AT);
-        attempt->status_code = sqlite3_column_int(stmt, ATTEMPT_COL_STATUS_CODE);
-        if (!sqlite_db_column_strdup(stmt, ATTEMPT_COL_ERROR, &attempt->error))
-            code = gq_fail(err, GQ_ERR_NO_MEMORY, NULL, "out of memory reading deliveries");
-        attempt->duration_ms = sqlite3_column_int64(stmt, ATTEMPT_COL_DURATION_MS);
-    }
-    if (code == GQ_OK && rc != SQLITE_DONE)
-        code = sqlite_db_fail(conn, rc, "reading deliveries", err);
-    sqlite_db_done(stmt);
+    const struct sqlite_db_param params[] = {SQLITE_DB_TEXT_OF(delivery->id)};
+    const struct sqlite_db_call call = {sqlite_sql(STORE_SQL_ATTEMPTS), params, 1,
+                                        "reading deliveries"};
+    struct sqlite_db_rows rows = {delivery->tries, delivery->n_tries};
+    enum gq_code code =
+        sqlite_db_read_rows(conn, &call, sizeof *delivery->tries, read_attempt, &rows, err);
+    delivery->tries = rows.items;
+    delivery->n_tries = rows.count;
     return code;
 }
 
-static enum gq_code append_delivery_row(struct delivery_page *page, sqlite3_stmt *stmt,
-                                        struct gq_error *err)
+static enum gq_code read_delivery(sqlite3_stmt *stmt, void *item, struct gq_error *err)
 {
-    struct stored_delivery *items = realloc(page->items, (page->count + 1) * sizeof *items);
-    if (items == NULL)
-        return gq_fail(err, GQ_ERR_NO_MEMORY, NULL, "out of memory reading deliveries");
-    page->items = items;
-    struct stored_delivery *delivery = &items[page->count++];
-    memset(delivery, 0, sizeof *delivery);
-    snprintf(delivery->id, sizeof delivery->id, "%s", text_of(stmt, DELIVERY_COL_ID));
+    (void)err;
+    struct stored_delivery *delivery = item;
+    snprintf(delivery->id, sizeof delivery->id, "%s", sqlite_db_text(stmt, DELIVERY_COL_ID));
     snprintf(delivery->endpoint_id, sizeof delivery->endpoint_id, "%s",
-             text_of(stmt, DELIVERY_COL_ENDPOINT_ID));
+             sqlite_db_text(stmt, DELIVERY_COL_ENDPOINT_ID));
     snprintf(delivery->event_id, sizeof delivery->event_id, "%s",
-             text_of(stmt, DELIVERY_COL_EVENT_ID));
-    snprintf(delivery->status, sizeof delivery->status, "%s", text_of(stmt, DELIVERY_COL_STATUS));
+             sqlite_db_text(stmt, DELIVERY_COL_EVENT_ID));
+    snprintf(delivery->status, sizeof delivery->status, "%s",
+             sqlite_db_text(stmt, DELIVERY_COL_STATUS));
     delivery->attempts = sqlite3_column_int(stmt, DELIVERY_COL_ATTEMPTS);
     delivery->next_attempt_at = sqlite3_column_int64(stmt, DELIVERY_COL_NEXT_ATTEMPT_AT);
     delivery->created_at = sqlite3_column_int64(stmt, DELIVERY_COL_CREATED_AT);
@@ -379,22 +292,14 @@ enum gq_code sqlite_deliveries_read(struct store_backend *backend, const char *e
 {
     struct sqlite_store *store = sqlite_store_of(backend);
     struct sqlite_conn *conn = sqlite_db_checkout(store);
+    const struct sqlite_db_param params[] = {SQLITE_DB_TEXT_OF(endpoint_id),
+                                             SQLITE_DB_TEXT_OF(starting_after),
+                                             SQLITE_DB_INT64_OF(limit + 1)};
+    const struct sqlite_db_call call = {sqlite_sql(STORE_SQL_DELIVERIES_PAGE), params, 3,
+                                        "reading deliveries"};
     enum gq_code code = sqlite_db_begin_read(conn, err);
-    sqlite3_stmt *stmt =
-        code == GQ_OK ? sqlite_db_cached(conn, sqlite_sql(STORE_SQL_DELIVERIES_PAGE), err) : NULL;
-    if (code == GQ_OK && stmt == NULL)
-        code = prepare_failed(err);
-    if (stmt != NULL) {
-        sqlite3_bind_text(stmt, 1, endpoint_id, -1, SQLITE_STATIC);
-        sqlite3_bind_text(stmt, 2, starting_after, -1, SQLITE_STATIC);
-        sqlite3_bind_int64(stmt, 3, (sqlite3_int64)limit + 1);
-        int rc = SQLITE_DONE;
-        while (code == GQ_OK && (rc = sqlite3_step(stmt)) == SQLITE_ROW)
-            code = append_delivery_row(out, stmt, err);
-        if (code == GQ_OK && rc != SQLITE_DONE)
-            code = sqlite_db_fail(conn, rc, "reading deliveries", err);
-        sqlite_db_done(stmt);
-    }
+    if (code == GQ_OK)
+        SQLITE_DB_READ_LIST(sqlite_db_read_rows, conn, &call, read_delivery, out, code, err);
     for (size_t i = 0; code == GQ_OK && i < out->count && i < limit; i++)
         code = read_attempts(conn, &out->items[i], err);
     sqlite_db_end(conn);
@@ -412,17 +317,12 @@ struct delivery_retry {
 static enum gq_code retry_delivery(struct sqlite_conn *conn, void *context, struct gq_error *err)
 {
     struct delivery_retry *retry = context;
-    sqlite3_stmt *stmt = sqlite_db_cached(conn, sqlite_sql(STORE_SQL_DELIVERY_RETRY), err);
-    if (stmt == NULL)
-        return prepare_failed(err);
-    sqlite3_bind_text(stmt, 1, retry->endpoint_id, -1, SQLITE_STATIC);
-    sqlite3_bind_text(stmt, 2, retry->delivery_id, -1, SQLITE_STATIC);
-    sqlite3_bind_int64(stmt, 3, (sqlite3_int64)retry->now_ms);
-    enum gq_code code = step_write(conn, stmt, "retrying a delivery", err);
-    if (code != GQ_OK)
-        return code;
-    *retry->found = sqlite3_changes(conn->db) == 1;
-    return *retry->found ? sqlite_audit_append(conn, retry->audit, err) : GQ_OK;
+    const struct sqlite_db_param params[] = {SQLITE_DB_TEXT_OF(retry->endpoint_id),
+                                             SQLITE_DB_TEXT_OF(retry->delivery_id),
+                                             SQLITE_DB_INT64_OF(retry->now_ms)};
+    const struct sqlite_db_call call = {sqlite_sql(STORE_SQL_DELIVERY_RETRY), params, 3,
+                                        "retrying a delivery"};
+    return change_audited(conn, &call, retry->found, retry->audit, err);
 }
 
 enum gq_code sqlite_delivery_retry(struct store_backend *backend, const char *endpoint_id,
@@ -443,19 +343,15 @@ struct claim {
     size_t count;
 };
 
-static enum gq_code append_claim(struct claim *claim, sqlite3_stmt *stmt, struct gq_error *err)
+static enum gq_code read_claimed(sqlite3_stmt *stmt, void *claimed, struct gq_error *err)
 {
-    struct claimed_delivery *items = realloc(claim->items, (claim->count + 1) * sizeof *items);
-    if (items == NULL)
-        return gq_fail(err, GQ_ERR_NO_MEMORY, NULL, "out of memory claiming deliveries");
-    claim->items = items;
-    struct claimed_delivery *item = &items[claim->count++];
-    memset(item, 0, sizeof *item);
-    snprintf(item->id, sizeof item->id, "%s", text_of(stmt, CLAIMED_COL_ID));
-    snprintf(item->event_id, sizeof item->event_id, "%s", text_of(stmt, CLAIMED_COL_EVENT_ID));
+    struct claimed_delivery *item = claimed;
+    snprintf(item->id, sizeof item->id, "%s", sqlite_db_text(stmt, CLAIMED_COL_ID));
+    snprintf(item->event_id, sizeof item->event_id, "%s",
+             sqlite_db_text(stmt, CLAIMED_COL_EVENT_ID));
     item->attempts = sqlite3_column_int(stmt, CLAIMED_COL_ATTEMPTS);
     snprintf(item->endpoint_id, sizeof item->endpoint_id, "%s",
-             text_of(stmt, CLAIMED_COL_ENDPOINT_ID));
+             sqlite_db_text(stmt, CLAIMED_COL_ENDPOINT_ID));
     bool copied = sqlite_db_column_strdup(stmt, CLAIMED_COL_URL, &item->url) &&
                   sqlite_db_column_strdup(stmt, CLAIMED_COL_SECRET, &item->secret);
     return copied ? read_body(stmt, CLAIMED_COL_BODY, item->event_id, &item->body, err)
@@ -465,25 +361,18 @@ static enum gq_code append_claim(struct claim *claim, sqlite3_stmt *stmt, struct
 static enum gq_code claim_due(struct sqlite_conn *conn, void *context, struct gq_error *err)
 {
     struct claim *claim = context;
-    sqlite3_stmt *stmt = sqlite_db_cached(conn, sqlite_sql(STORE_SQL_DELIVERIES_CLAIM), err);
-    if (stmt == NULL)
-        return prepare_failed(err);
-    sqlite3_bind_int64(stmt, 1, (sqlite3_int64)claim->now_ms);
-    sqlite3_bind_int64(stmt, 2, (sqlite3_int64)claim->max);
-    enum gq_code code = GQ_OK;
-    int rc = SQLITE_DONE;
-    while (code == GQ_OK && (rc = sqlite3_step(stmt)) == SQLITE_ROW)
-        code = append_claim(claim, stmt, err);
-    if (code == GQ_OK && rc != SQLITE_DONE)
-        code = sqlite_db_fail(conn, rc, "claiming deliveries", err);
-    sqlite_db_done(stmt);
+    const struct sqlite_db_param params[] = {SQLITE_DB_INT64_OF(claim->now_ms),
+                                             SQLITE_DB_INT64_OF(claim->max)};
+    const struct sqlite_db_call call = {sqlite_sql(STORE_SQL_DELIVERIES_CLAIM), params, 2,
+                                        "claiming deliveries"};
+    enum gq_code code;
+    SQLITE_DB_READ_LIST(sqlite_db_read_rows, conn, &call, read_claimed, claim, code, err);
     for (size_t i = 0; code == GQ_OK && i < claim->count; i++) {
-        stmt = sqlite_db_cached(conn, SQL_LEASE, err);
-        if (stmt == NULL)
-            return prepare_failed(err);
-        sqlite3_bind_text(stmt, 1, claim->items[i].id, -1, SQLITE_STATIC);
-        sqlite3_bind_int64(stmt, 2, (sqlite3_int64)(claim->now_ms + claim->lease_ms));
-        code = step_write(conn, stmt, "leasing a delivery", err);
+        const struct sqlite_db_param lease[] = {
+            SQLITE_DB_TEXT_OF(claim->items[i].id),
+            SQLITE_DB_INT64_OF(claim->now_ms + claim->lease_ms)};
+        const struct sqlite_db_call lease_call = {SQL_LEASE, lease, 2, "leasing a delivery"};
+        code = sqlite_db_change(conn, &lease_call, NULL, err);
     }
     return code;
 }
@@ -515,22 +404,14 @@ struct finish {
 static enum gq_code disable_if_failing(struct sqlite_conn *conn, const struct delivery_end *end,
                                        bool *disabled, struct gq_error *err)
 {
-    sqlite3_stmt *stmt = sqlite_db_cached(conn, sqlite_sql(STORE_SQL_ENDPOINT_DISABLE), err);
-    if (stmt == NULL)
-        return prepare_failed(err);
-    sqlite3_bind_text(stmt, 1, end->id, -1, SQLITE_STATIC);
-    sqlite3_bind_int64(stmt, 2, (sqlite3_int64)end->disable_before_ms);
-    sqlite3_bind_int64(stmt, 3, (sqlite3_int64)(end->attempt->at_ms / 1000));
+    const struct sqlite_db_param params[] = {SQLITE_DB_TEXT_OF(end->id),
+                                             SQLITE_DB_INT64_OF(end->disable_before_ms),
+                                             SQLITE_DB_INT64_OF(end->attempt->at_ms / 1000)};
+    const struct sqlite_db_call call = {sqlite_sql(STORE_SQL_ENDPOINT_DISABLE), params, 3,
+                                        "disabling a webhook endpoint"};
     struct endpoint_list list = {0};
-    enum gq_code code = GQ_OK;
-    int rc = sqlite3_step(stmt);
-    if (rc == SQLITE_ROW)
-        code = append_endpoint_row(&list, stmt, err);
-    while (rc == SQLITE_ROW)
-        rc = sqlite3_step(stmt); /* RETURNING: the update is done once stepped through */
-    sqlite_db_done(stmt);
-    if (code == GQ_OK && rc != SQLITE_DONE)
-        code = sqlite_db_fail(conn, rc, "disabling a webhook endpoint", err);
+    enum gq_code code; /* RETURNING: the update is done once stepped through */
+    SQLITE_DB_READ_LIST(sqlite_db_read_rows, conn, &call, read_endpoint, &list, code, err);
     if (code == GQ_OK && list.count == 1) {
         struct store_event event;
         code = store_event_endpoint_disabled(&list.items[0], &event, err);
@@ -548,16 +429,13 @@ static enum gq_code track_endpoint(struct sqlite_conn *conn, const struct delive
                                    bool *disabled, struct gq_error *err)
 {
     bool succeeded = strcmp(end->status, "succeeded") == 0;
-    sqlite3_stmt *stmt = sqlite_db_cached(conn,
-                                          succeeded ? sqlite_sql(STORE_SQL_ENDPOINT_SUCCEEDED)
-                                                    : sqlite_sql(STORE_SQL_ENDPOINT_FAILED),
-                                          err);
-    if (stmt == NULL)
-        return prepare_failed(err);
-    sqlite3_bind_text(stmt, 1, end->id, -1, SQLITE_STATIC);
-    if (!succeeded)
-        sqlite3_bind_int64(stmt, 2, (sqlite3_int64)end->attempt->at_ms);
-    enum gq_code code = step_write(conn, stmt, "recording an endpoint's health", err);
+    const struct sqlite_db_param params[] = {SQLITE_DB_TEXT_OF(end->id),
+                                             SQLITE_DB_INT64_OF(end->attempt->at_ms)};
+    const struct sqlite_db_call call = {succeeded ? sqlite_sql(STORE_SQL_ENDPOINT_SUCCEEDED)
+                                                  : sqlite_sql(STORE_SQL_ENDPOINT_FAILED),
+                                        params, succeeded ? 1 : 2,
+                                        "recording an endpoint's health"};
+    enum gq_code code = sqlite_db_change(conn, &call, NULL, err);
     if (code == GQ_OK && !succeeded && end->disable_before_ms > 0)
         code = disable_if_failing(conn, end, disabled, err);
     return code;
@@ -568,26 +446,21 @@ static enum gq_code finish_delivery(struct sqlite_conn *conn, void *context, str
     struct finish *finish = context;
     const struct delivery_end *end = finish->end;
     const struct stored_attempt *attempt = end->attempt;
-    sqlite3_stmt *stmt = sqlite_db_cached(conn, SQL_ATTEMPT_INSERT, err);
-    if (stmt == NULL)
-        return prepare_failed(err);
-    sqlite3_bind_text(stmt, 1, end->id, -1, SQLITE_STATIC);
-    sqlite3_bind_int64(stmt, 2, (sqlite3_int64)attempt->at_ms);
-    if (attempt->status_code > 0)
-        sqlite3_bind_int(stmt, 3, attempt->status_code);
-    sqlite3_bind_text(stmt, 4, attempt->error, -1, SQLITE_STATIC);
-    sqlite3_bind_int64(stmt, 5, (sqlite3_int64)attempt->duration_ms);
-    enum gq_code code = step_write(conn, stmt, "recording a delivery", err);
-    if (code != GQ_OK)
-        return code;
-    stmt = sqlite_db_cached(conn, sqlite_sql(STORE_SQL_DELIVERY_FINISH), err);
-    if (stmt == NULL)
-        return prepare_failed(err);
-    sqlite3_bind_text(stmt, 1, end->id, -1, SQLITE_STATIC);
-    sqlite3_bind_text(stmt, 2, end->status, -1, SQLITE_STATIC);
-    sqlite3_bind_int64(stmt, 3, (sqlite3_int64)end->next_attempt_at);
-    sqlite3_bind_int64(stmt, 4, (sqlite3_int64)attempt->at_ms);
-    code = step_write(conn, stmt, "recording a delivery", err);
+    const struct sqlite_db_param status = SQLITE_DB_INT64_OF(attempt->status_code);
+    const struct sqlite_db_param no_status = SQLITE_DB_NULL_PARAM;
+    const struct sqlite_db_param tried[] = {
+        SQLITE_DB_TEXT_OF(end->id), SQLITE_DB_INT64_OF(attempt->at_ms),
+        attempt->status_code > 0 ? status : no_status, SQLITE_DB_TEXT_OF(attempt->error),
+        SQLITE_DB_INT64_OF(attempt->duration_ms)};
+    const struct sqlite_db_call insert = {SQL_ATTEMPT_INSERT, tried, 5, "recording a delivery"};
+    const struct sqlite_db_param finished[] = {
+        SQLITE_DB_TEXT_OF(end->id), SQLITE_DB_TEXT_OF(end->status),
+        SQLITE_DB_INT64_OF(end->next_attempt_at), SQLITE_DB_INT64_OF(attempt->at_ms)};
+    const struct sqlite_db_call finish_call = {sqlite_sql(STORE_SQL_DELIVERY_FINISH), finished, 4,
+                                               "recording a delivery"};
+    enum gq_code code = sqlite_db_change(conn, &insert, NULL, err);
+    if (code == GQ_OK)
+        code = sqlite_db_change(conn, &finish_call, NULL, err);
     return code == GQ_OK ? track_endpoint(conn, end, finish->disabled, err) : code;
 }
 

@@ -13,17 +13,11 @@
 
 /* ---- Reading. ---- */
 
-static enum gq_code append_list(struct price_list_set *out, sqlite3_stmt *stmt,
-                                struct gq_error *err)
+static enum gq_code read_list(sqlite3_stmt *stmt, void *item, struct gq_error *err)
 {
-    struct price_list_info *items = realloc(out->items, (out->count + 1) * sizeof *items);
-    if (items == NULL)
-        return gq_fail(err, GQ_ERR_NO_MEMORY, NULL, "out of memory reading price lists");
-    out->items = items;
-    struct price_list_info *info = &items[out->count];
-    memset(info, 0, sizeof *info);
+    struct price_list_info *info = item;
     info->version = sqlite3_column_int64(stmt, 0);
-    if (!price_list_state_parse((const char *)sqlite3_column_text(stmt, 1), &info->state))
+    if (!price_list_state_parse(sqlite_db_text(stmt, 1), &info->state))
         return gq_fail(err, GQ_ERR_INTERNAL, NULL, "price list %lld has an unknown state",
                        (long long)info->version);
     info->based_on = sqlite3_column_int64(stmt, 2);
@@ -33,28 +27,19 @@ static enum gq_code append_list(struct price_list_set *out, sqlite3_stmt *stmt,
     info->superseded_at = sqlite3_column_int64(stmt, 6);
     if (!sqlite_db_column_strdup(stmt, 7, &info->document))
         return gq_fail(err, GQ_ERR_NO_MEMORY, NULL, "out of memory reading price lists");
-    out->count++;
     return GQ_OK;
 }
 
 enum gq_code sqlite_price_lists_read(struct store_backend *backend, int64_t version,
                                      struct price_list_set *out, struct gq_error *err)
 {
-    struct sqlite_store *store = sqlite_store_of(backend);
-    struct sqlite_conn *conn = sqlite_db_checkout(store);
+    const struct sqlite_db_param params[] = {SQLITE_DB_INT64_OF(version)};
+    const struct sqlite_db_call call = {sqlite_sql(STORE_SQL_PRICE_LISTS), params, 1,
+                                        "reading price lists"};
     out->items = NULL;
     out->count = 0;
-    sqlite3_stmt *stmt = sqlite_db_cached(conn, sqlite_sql(STORE_SQL_PRICE_LISTS), err);
-    enum gq_code code = stmt != NULL ? GQ_OK : (err != NULL ? err->code : GQ_ERR_INTERNAL);
-    int rc = SQLITE_DONE;
-    if (code == GQ_OK)
-        sqlite3_bind_int64(stmt, 1, (sqlite3_int64)version);
-    while (code == GQ_OK && (rc = sqlite3_step(stmt)) == SQLITE_ROW)
-        code = append_list(out, stmt, err);
-    if (code == GQ_OK && rc != SQLITE_DONE)
-        code = sqlite_db_fail(conn, rc, "reading price lists", err);
-    sqlite_db_done(stmt);
-    sqlite_db_checkin(store, conn);
+    enum gq_code code;
+    SQLITE_DB_READ_LIST(sqlite_db_read_pooled, backend, &call, read_list, out, code, err);
     if (code != GQ_OK)
         store_price_list_set_free(out);
     return code;
@@ -162,77 +147,67 @@ static enum gq_code activate(struct sqlite_conn *conn, const struct price_list_w
     return code;
 }
 
+/* A value of a write, a parameter of its statement. */
+enum list_value { LIST_BASED_ON, LIST_NOW, LIST_DOCUMENT, LIST_EFFECTIVE_AT };
+
+/* Each write but an activation: its statement, which takes the list's
+ * version as ?1 and `values` as ?2.. */
+static const struct list_statement {
+    enum store_sql sql;
+    int n_values;
+    enum list_value values[3];
+    const char *what;
+} list_statements[] = {
+    [PRICE_LIST_WRITE_INSERT] = {STORE_SQL_PRICE_LIST_INSERT,
+                                 3,
+                                 {LIST_BASED_ON, LIST_NOW, LIST_DOCUMENT},
+                                 "storing a price list"},
+    [PRICE_LIST_WRITE_EDIT] = {STORE_SQL_PRICE_LIST_EDIT,
+                               1,
+                               {LIST_DOCUMENT},
+                               "editing a price list"},
+    [PRICE_LIST_WRITE_SCHEDULE] = {STORE_SQL_PRICE_LIST_SCHEDULE,
+                                   2,
+                                   {LIST_EFFECTIVE_AT, LIST_NOW},
+                                   "publishing a price list"},
+    [PRICE_LIST_WRITE_CANCEL] = {STORE_SQL_PRICE_LIST_CANCEL, 0, {0}, "writing a price list"},
+    [PRICE_LIST_WRITE_REBASE] = {STORE_SQL_PRICE_LIST_REBASE,
+                                 2,
+                                 {LIST_DOCUMENT, LIST_BASED_ON},
+                                 "rebasing a price list"},
+};
+
+static struct sqlite_db_param list_param(const struct price_list_write *write,
+                                         enum list_value value)
+{
+    const struct sqlite_db_param document = SQLITE_DB_TEXT_OF(write->document);
+    const struct sqlite_db_param based_on = SQLITE_DB_INT64_OF(write->based_on);
+    const struct sqlite_db_param now = SQLITE_DB_INT64_OF(write->now);
+    const struct sqlite_db_param effective_at = SQLITE_DB_INT64_OF(write->effective_at);
+    switch (value) {
+    case LIST_BASED_ON:
+        return based_on;
+    case LIST_NOW:
+        return now;
+    case LIST_DOCUMENT:
+        return document;
+    default:
+        return effective_at;
+    }
+}
+
 static enum gq_code write_list(struct sqlite_conn *conn, const struct price_list_write *write,
                                bool *applied, struct gq_error *err)
 {
-    int changes = 0;
-    enum gq_code code = GQ_OK;
-    switch (write->kind) {
-    case PRICE_LIST_WRITE_INSERT: {
-        sqlite3_stmt *stmt = sqlite_db_cached(conn, sqlite_sql(STORE_SQL_PRICE_LIST_INSERT), err);
-        if (stmt == NULL)
-            return err != NULL ? err->code : GQ_ERR_INTERNAL;
-        sqlite3_bind_int64(stmt, 1, (sqlite3_int64)write->version);
-        sqlite3_bind_int64(stmt, 2, (sqlite3_int64)write->based_on);
-        sqlite3_bind_int64(stmt, 3, (sqlite3_int64)write->now);
-        sqlite3_bind_text(stmt, 4, write->document, -1, SQLITE_STATIC);
-        int rc = sqlite3_step(stmt);
-        changes = sqlite3_changes(sqlite3_db_handle(stmt));
-        sqlite_db_done(stmt);
-        if (rc != SQLITE_DONE)
-            code = sqlite_db_fail(conn, rc, "storing a price list", err);
-        break;
-    }
-    case PRICE_LIST_WRITE_EDIT: {
-        sqlite3_stmt *stmt = sqlite_db_cached(conn, sqlite_sql(STORE_SQL_PRICE_LIST_EDIT), err);
-        if (stmt == NULL)
-            return err != NULL ? err->code : GQ_ERR_INTERNAL;
-        sqlite3_bind_int64(stmt, 1, (sqlite3_int64)write->version);
-        sqlite3_bind_text(stmt, 2, write->document, -1, SQLITE_STATIC);
-        int rc = sqlite3_step(stmt);
-        changes = sqlite3_changes(sqlite3_db_handle(stmt));
-        sqlite_db_done(stmt);
-        if (rc != SQLITE_DONE)
-            code = sqlite_db_fail(conn, rc, "editing a price list", err);
-        break;
-    }
-    case PRICE_LIST_WRITE_SCHEDULE: {
-        sqlite3_stmt *stmt = sqlite_db_cached(conn, sqlite_sql(STORE_SQL_PRICE_LIST_SCHEDULE), err);
-        if (stmt == NULL)
-            return err != NULL ? err->code : GQ_ERR_INTERNAL;
-        sqlite3_bind_int64(stmt, 1, (sqlite3_int64)write->version);
-        sqlite3_bind_int64(stmt, 2, (sqlite3_int64)write->effective_at);
-        sqlite3_bind_int64(stmt, 3, (sqlite3_int64)write->now);
-        int rc = sqlite3_step(stmt);
-        changes = sqlite3_changes(sqlite3_db_handle(stmt));
-        sqlite_db_done(stmt);
-        if (rc != SQLITE_DONE)
-            code = sqlite_db_fail(conn, rc, "publishing a price list", err);
-        break;
-    }
-    case PRICE_LIST_WRITE_ACTIVATE:
+    if (write->kind == PRICE_LIST_WRITE_ACTIVATE)
         return activate(conn, write, applied, err);
-    case PRICE_LIST_WRITE_CANCEL:
-        code = run(conn, sqlite_sql(STORE_SQL_PRICE_LIST_CANCEL), write->version, 0, NULL, &changes,
-                   err);
-        break;
-    case PRICE_LIST_WRITE_REBASE: {
-        sqlite3_stmt *stmt = sqlite_db_cached(conn, sqlite_sql(STORE_SQL_PRICE_LIST_REBASE), err);
-        if (stmt == NULL)
-            return err != NULL ? err->code : GQ_ERR_INTERNAL;
-        sqlite3_bind_int64(stmt, 1, (sqlite3_int64)write->version);
-        sqlite3_bind_text(stmt, 2, write->document, -1, SQLITE_STATIC);
-        sqlite3_bind_int64(stmt, 3, (sqlite3_int64)write->based_on);
-        int rc = sqlite3_step(stmt);
-        changes = sqlite3_changes(sqlite3_db_handle(stmt));
-        sqlite_db_done(stmt);
-        if (rc != SQLITE_DONE)
-            code = sqlite_db_fail(conn, rc, "rebasing a price list", err);
-        break;
-    }
-    }
-    *applied = code == GQ_OK && changes > 0;
-    return code;
+    const struct list_statement *statement = &list_statements[write->kind];
+    struct sqlite_db_param params[4] = {SQLITE_DB_INT64_OF(write->version)};
+    for (int i = 0; i < statement->n_values; i++)
+        params[i + 1] = list_param(write, statement->values[i]);
+    const struct sqlite_db_call call = {sqlite_sql(statement->sql), params, statement->n_values + 1,
+                                        statement->what};
+    return sqlite_db_change(conn, &call, applied, err);
 }
 
 enum gq_code sqlite_price_list_write(struct store_backend *backend,

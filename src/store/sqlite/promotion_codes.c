@@ -8,14 +8,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "store/readback.h"
 #include "store/sqlite/db.h"
 
-static enum gq_code read_code(sqlite3_stmt *stmt, struct stored_promotion_code *code,
-                              struct gq_error *err)
+static enum gq_code read_code(sqlite3_stmt *stmt, void *item, struct gq_error *err)
 {
-    memset(code, 0, sizeof *code);
-    const unsigned char *name = sqlite3_column_text(stmt, PROMO_COL_CODE);
-    snprintf(code->code, sizeof code->code, "%s", name != NULL ? (const char *)name : "");
+    struct stored_promotion_code *code = item;
+    snprintf(code->code, sizeof code->code, "%s", sqlite_db_text(stmt, PROMO_COL_CODE));
     if (!sqlite_db_column_strdup(stmt, PROMO_COL_DISCOUNT, &code->discount))
         return gq_fail(err, GQ_ERR_NO_MEMORY, NULL, "out of memory reading promotion codes");
     code->expires_at = sqlite3_column_int64(stmt, PROMO_COL_EXPIRES_AT);
@@ -29,35 +28,14 @@ static enum gq_code read_code(sqlite3_stmt *stmt, struct stored_promotion_code *
     return GQ_OK;
 }
 
-static enum gq_code append_code(struct promotion_code_list *list, sqlite3_stmt *stmt,
-                                struct gq_error *err)
-{
-    struct stored_promotion_code *items = realloc(list->items, (list->count + 1) * sizeof *items);
-    if (items == NULL)
-        return gq_fail(err, GQ_ERR_NO_MEMORY, NULL, "out of memory reading promotion codes");
-    list->items = items;
-    enum gq_code code = read_code(stmt, &items[list->count], err);
-    if (code == GQ_OK)
-        list->count++;
-    else
-        store_promotion_code_clear(&items[list->count]);
-    return code;
-}
-
 static enum gq_code select_codes(struct sqlite_conn *conn, const char *name,
                                  struct promotion_code_list *out, struct gq_error *err)
 {
-    sqlite3_stmt *stmt = sqlite_db_cached(conn, sqlite_sql(STORE_SQL_PROMOTION_CODES), err);
-    if (stmt == NULL)
-        return err != NULL ? err->code : GQ_ERR_INTERNAL;
-    sqlite3_bind_text(stmt, 1, name, -1, SQLITE_STATIC); /* NULL binds NULL */
-    enum gq_code code = GQ_OK;
-    int rc;
-    while (code == GQ_OK && (rc = sqlite3_step(stmt)) == SQLITE_ROW)
-        code = append_code(out, stmt, err);
-    if (code == GQ_OK && rc != SQLITE_DONE)
-        code = sqlite_db_fail(conn, rc, "reading promotion codes", err);
-    sqlite_db_done(stmt);
+    const struct sqlite_db_param params[] = {SQLITE_DB_TEXT_OF(name)};
+    const struct sqlite_db_call call = {sqlite_sql(STORE_SQL_PROMOTION_CODES), params, 1,
+                                        "reading promotion codes"};
+    enum gq_code code;
+    SQLITE_DB_READ_LIST(sqlite_db_read_rows, conn, &call, read_code, out, code, err);
     if (code != GQ_OK)
         store_promotion_code_list_free(out);
     return code;
@@ -74,12 +52,11 @@ enum gq_code sqlite_promotion_codes_read(struct store_backend *backend, const ch
 }
 
 /* A limit of 0 (none) is stored as NULL. */
-static void bind_limit(sqlite3_stmt *stmt, int index, int64_t value)
+static struct sqlite_db_param limit_param(int64_t value)
 {
-    if (value > 0)
-        sqlite3_bind_int64(stmt, index, (sqlite3_int64)value);
-    else
-        sqlite3_bind_null(stmt, index);
+    const struct sqlite_db_param limit = SQLITE_DB_INT64_OF(value);
+    const struct sqlite_db_param none = SQLITE_DB_NULL_PARAM;
+    return value > 0 ? limit : none;
 }
 
 struct code_insert {
@@ -92,24 +69,21 @@ static enum gq_code write_insert(struct sqlite_conn *conn, void *context, struct
 {
     struct code_insert *insert = context;
     const struct stored_promotion_code *code = insert->code;
-    sqlite3_stmt *stmt = sqlite_db_cached(conn, sqlite_sql(STORE_SQL_PROMOTION_CODE_INSERT), err);
-    if (stmt == NULL)
-        return err != NULL ? err->code : GQ_ERR_INTERNAL;
-    sqlite3_bind_text(stmt, 1, code->code, -1, SQLITE_STATIC);
-    sqlite3_bind_text(stmt, 2, code->discount, -1, SQLITE_STATIC);
-    bind_limit(stmt, 3, code->expires_at);
-    bind_limit(stmt, 4, code->max_redemptions);
-    bind_limit(stmt, 5, code->per_customer_limit);
-    sqlite3_bind_int(stmt, 6, code->first_time_only ? 1 : 0);
-    sqlite3_bind_int(stmt, 7, code->active ? 1 : 0);
-    sqlite3_bind_int64(stmt, 8, (sqlite3_int64)code->redemptions);
-    sqlite3_bind_int64(stmt, 9, (sqlite3_int64)code->created_at);
-    sqlite3_bind_int64(stmt, 10, (sqlite3_int64)code->updated_at);
-    int rc = sqlite3_step(stmt);
-    sqlite_db_done(stmt);
-    if (rc != SQLITE_DONE)
-        return sqlite_db_fail(conn, rc, "storing a promotion code", err);
-    *insert->inserted = sqlite3_changes(conn->db) == 1;
+    const struct sqlite_db_param params[] = {SQLITE_DB_TEXT_OF(code->code),
+                                             SQLITE_DB_TEXT_OF(code->discount),
+                                             limit_param(code->expires_at),
+                                             limit_param(code->max_redemptions),
+                                             limit_param(code->per_customer_limit),
+                                             SQLITE_DB_INT64_OF(code->first_time_only ? 1 : 0),
+                                             SQLITE_DB_INT64_OF(code->active ? 1 : 0),
+                                             SQLITE_DB_INT64_OF(code->redemptions),
+                                             SQLITE_DB_INT64_OF(code->created_at),
+                                             SQLITE_DB_INT64_OF(code->updated_at)};
+    const struct sqlite_db_call call = {sqlite_sql(STORE_SQL_PROMOTION_CODE_INSERT), params, 10,
+                                        "storing a promotion code"};
+    enum gq_code result = sqlite_db_change(conn, &call, insert->inserted, err);
+    if (result != GQ_OK)
+        return result;
     return *insert->inserted ? sqlite_audit_append(conn, insert->audit, err) : GQ_OK;
 }
 
@@ -128,30 +102,14 @@ enum gq_code sqlite_promotion_code_insert(struct store_backend *backend,
 static enum gq_code update_code(struct sqlite_conn *conn, enum store_sql sql, const char *name,
                                 int64_t now, bool *changed, const char *what, struct gq_error *err)
 {
-    sqlite3_stmt *stmt = sqlite_db_cached(conn, sqlite_sql(sql), err);
-    if (stmt == NULL)
-        return err != NULL ? err->code : GQ_ERR_INTERNAL;
-    sqlite3_bind_text(stmt, 1, name, -1, SQLITE_STATIC);
-    sqlite3_bind_int64(stmt, 2, (sqlite3_int64)now);
-    int rc = sqlite3_step(stmt);
-    sqlite_db_done(stmt);
-    if (rc != SQLITE_DONE)
-        return sqlite_db_fail(conn, rc, what, err);
-    *changed = sqlite3_changes(conn->db) == 1;
-    return GQ_OK;
+    const struct sqlite_db_param params[] = {SQLITE_DB_TEXT_OF(name), SQLITE_DB_INT64_OF(now)};
+    const struct sqlite_db_call call = {sqlite_sql(sql), params, 2, what};
+    return sqlite_db_change(conn, &call, changed, err);
 }
-
-struct code_deactivate {
-    const char *name;
-    int64_t now;
-    const struct audit_line *audit;
-    struct stored_promotion_code *out;
-    bool *found;
-};
 
 static enum gq_code write_deactivate(struct sqlite_conn *conn, void *context, struct gq_error *err)
 {
-    struct code_deactivate *deactivate = context;
+    struct store_code_deactivate *deactivate = context;
     bool changed = false;
     enum gq_code code =
         update_code(conn, STORE_SQL_PROMOTION_CODE_DEACTIVATE, deactivate->name, deactivate->now,
@@ -161,12 +119,7 @@ static enum gq_code write_deactivate(struct sqlite_conn *conn, void *context, st
         code = select_codes(conn, deactivate->name, &list, err);
     if (code != GQ_OK)
         return code;
-    *deactivate->found = list.count == 1;
-    if (*deactivate->found) {
-        *deactivate->out = list.items[0];
-        memset(&list.items[0], 0, sizeof list.items[0]);
-    }
-    store_promotion_code_list_free(&list);
+    store_code_deactivate_report(deactivate, &list);
     return changed ? sqlite_audit_append(conn, deactivate->audit, err) : GQ_OK;
 }
 
@@ -175,13 +128,11 @@ enum gq_code sqlite_promotion_code_deactivate(struct store_backend *backend, con
                                               struct stored_promotion_code *out, bool *found,
                                               struct gq_error *err)
 {
-    struct code_deactivate deactivate = {name, now, audit, out, found};
-    *found = false;
-    enum gq_code code = sqlite_db_in_write_transaction(sqlite_store_of(backend), write_deactivate,
-                                                       &deactivate, err);
-    if (code != GQ_OK && *found)
-        store_promotion_code_clear(out);
-    return code;
+    struct store_code_deactivate deactivate = {name, now, audit, out, found};
+    store_code_deactivate_begin(&deactivate);
+    return store_code_deactivate_end(
+        &deactivate, sqlite_db_in_write_transaction(sqlite_store_of(backend), write_deactivate,
+                                                    &deactivate, err));
 }
 
 enum gq_code sqlite_promotion_code_redeem(struct sqlite_conn *conn, const char *name, int64_t now,
