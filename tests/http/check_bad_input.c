@@ -476,8 +476,8 @@ static const struct bad_request rows[] = {
     {"tiny share",
      RECOMMEND("{" WORKLOAD ",\"assumptions\":{\"multi_card_efficiency_pcie\":0.001}}"),
      REFUSED("out_of_range", "assumptions.multi_card_efficiency_pcie")},
-    {"tiny share", RECOMMEND("{" WORKLOAD ",\"assumptions\":{\"multi_instance_efficiency\":1e-9}}"),
-     REFUSED("out_of_range", "assumptions.multi_instance_efficiency")},
+    {"tiny share", RECOMMEND("{" WORKLOAD ",\"assumptions\":{\"network_bandwidth_gbit_s\":1e-9}}"),
+     REFUSED("out_of_range", "assumptions.network_bandwidth_gbit_s")},
 
     /* ---- a rental (WORKLOAD has no tokens) ends when its days are up: a
      * deadline before that contradicts the request ---- */
