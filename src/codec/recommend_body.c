@@ -223,7 +223,9 @@ static enum gq_code parse_training(json_t *object, struct sizing_workload *workl
                                  parse_checkpointing, "none, selective, full", &checkpointing,
                                  err)) != GQ_OK ||
         (code = parse_count(object, "lora_rank", 1, SIZING_MAX_LORA_RANK, &workload->lora_rank,
-                            err)) != GQ_OK)
+                            err)) != GQ_OK ||
+        (code = parse_count(object, "global_batch_tokens", 1, SIZING_MAX_GLOBAL_BATCH_TOKENS,
+                            &workload->global_batch_tokens, err)) != GQ_OK)
         return code;
     workload->checkpointing = (enum sizing_checkpointing)checkpointing;
     return GQ_OK;
@@ -247,6 +249,7 @@ static enum gq_code parse_workload(json_t *body, struct sizing_workload *workloa
                                                   "micro_batch_size",
                                                   "activation_checkpointing",
                                                   "lora_rank",
+                                                  "global_batch_tokens",
                                                   "quantization",
                                                   NULL};
     json_t *object;
@@ -493,6 +496,11 @@ static void write_training_inputs(struct jsonw *w, const struct sizing_estimate 
         jsonw_integer(w, e->lora_rank);
     else
         jsonw_null(w); /* the trainable share of the assumptions */
+    jsonw_key(w, "global_batch_tokens");
+    if (e->global_batch_tokens > 0)
+        jsonw_integer(w, e->global_batch_tokens);
+    else
+        jsonw_null(w); /* learning: no training step */
     jsonw_object_end(w);
 }
 
@@ -540,6 +548,30 @@ static void write_estimate(struct jsonw *w, const struct sizing_estimate *estima
 }
 
 /* How each replica of an inference recommendation serves. */
+/* How a training step scales over the recommendation's GPUs. */
+static void write_scaling(struct jsonw *w, const struct sizing_scaling *s)
+{
+    jsonw_object_begin(w);
+    jsonw_key_real(w, "efficiency", s->efficiency);
+    jsonw_key_integer(w, "gpus", s->gpus);
+    jsonw_key_string(w, "link", sizing_link_id(s->link));
+    jsonw_key_string(w, "bandwidth_source",
+                     s->link == SIZING_LINK_NONE ? "none"
+                     : s->bandwidth_from_host    ? "host"
+                                                 : "assumption");
+    jsonw_key_real(w, "bandwidth_gb_per_second", s->bandwidth_gb_per_s);
+    jsonw_key_real(w, "gradient_bytes", s->gradient_bytes);
+    jsonw_key_real(w, "bytes_per_step", s->bytes_per_step);
+    jsonw_key_integer(w, "all_reduce_buckets", s->buckets);
+    jsonw_key_real(w, "latency_seconds_per_step", s->latency_seconds);
+    jsonw_key_real(w, "communication_seconds_per_step", s->communication_seconds);
+    jsonw_key_real(w, "overlapped_seconds_per_step",
+                   fmin(s->overlap_seconds, s->communication_seconds));
+    jsonw_key_real(w, "compute_seconds_per_step", s->compute_seconds);
+    jsonw_key_real(w, "tokens_per_gpu_per_step", s->tokens_per_gpu);
+    jsonw_object_end(w);
+}
+
 static void write_serving(struct jsonw *w, const struct recommendation *r)
 {
     const struct sizing_serving *v = &r->serving;
@@ -579,6 +611,10 @@ static void write_recommendation(struct jsonw *w, const struct recommendation *r
     write_estimated_need(w, "memory_gb_needed", r->memory_gb_needed);
     jsonw_key_integer(w, "memory_gb_available", r->memory_gb_available);
     jsonw_key_integer(w, "cards", r->cards);
+    if (r->scaling.gpus > 0) {
+        jsonw_key(w, "scaling");
+        write_scaling(w, &r->scaling);
+    }
     if (inference) {
         jsonw_key(w, "serving");
         write_serving(w, r);

@@ -103,6 +103,7 @@ struct recommendation {
     int32_t memory_gb_available;   /* one instance, all its cards */
     int32_t cards;                 /* quantity × gpu_count */
     double scaling_efficiency;     /* training: sizing_scaling_efficiency(); else 0 */
+    struct sizing_scaling scaling; /* training: how that efficiency was computed; else zero */
     struct sizing_serving serving; /* inference: how each replica serves; else zero */
     char reasons[RECOMMEND_MAX_REASONS][RECOMMEND_TEXT_SIZE];
     int n_reasons;

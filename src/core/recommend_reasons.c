@@ -384,10 +384,31 @@ void recommend_trim_partial_character(char *text)
         text[start - 1] = '\0';
 }
 
+/* How the all-reduce of a step over several GPUs sets the scaling; false
+ * (nothing said) for one GPU or no training run. */
+static bool reason_scaling(const struct scan *scan, const struct recommendation *r, char *buf)
+{
+    const struct sizing_scaling *s = &r->scaling;
+    if (s->gpus <= 1)
+        return false;
+    char pct[FIGURE_SIZE], gb[FIGURE_SIZE], comm[FIGURE_SIZE], compute[FIGURE_SIZE],
+        hidden[FIGURE_SIZE], bandwidth[FIGURE_SIZE];
+    SAY(scan, buf, RECOMMEND_TEXT_SIZE, MSG_REC_SCALING,
+        MSG_TEXT(three_digits(s->efficiency * 100.0, pct)), MSG_INT(s->gpus),
+        MSG_TEXT(three_digits(s->bytes_per_step / 1e9, gb)), MSG_TEXT(sizing_link_id(s->link)),
+        MSG_TEXT(three_digits(s->bandwidth_gb_per_s, bandwidth)),
+        MSG_TEXT(three_digits(s->communication_seconds, comm)),
+        MSG_TEXT(three_digits(s->compute_seconds, compute)),
+        MSG_TEXT(three_digits(fmin(s->overlap_seconds, s->communication_seconds), hidden)));
+    return true;
+}
+
 static void write_reasons(const struct scan *scan, struct recommendation *r)
 {
     reason_fit(scan, r, r->reasons[r->n_reasons++]);
     reason_work(scan, r, r->reasons[r->n_reasons++]);
+    if (reason_scaling(scan, r, r->reasons[r->n_reasons]))
+        r->n_reasons++;
     if (scan->estimate->task == SIZING_TASK_INFERENCE)
         reason_first_token(scan, r, r->reasons[r->n_reasons++]);
     if (reason_served_as_fp16(scan, r, r->reasons[r->n_reasons]))
@@ -419,8 +440,10 @@ void recommend_write_recommendation(const struct scan *scan, const struct candid
     r->memory_gb_needed = scan->estimate->memory_gb;
     r->memory_gb_available = sku_total_memory_gb(c->sku);
     r->cards = recommend_cards_of(c);
-    if (recommend_is_training_run(scan))
-        r->scaling_efficiency = sizing_scaling_efficiency(scan->estimate, c->sku, c->instances);
+    if (recommend_is_training_run(scan)) {
+        sizing_scale(scan->estimate, c->sku, c->instances, &r->scaling);
+        r->scaling_efficiency = r->scaling.efficiency;
+    }
     if (scan->estimate->task == SIZING_TASK_INFERENCE) {
         sizing_serve(scan->estimate, c->sku, &r->serving);
         r->memory_gb_needed = r->serving.memory_gb;

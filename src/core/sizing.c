@@ -156,9 +156,16 @@ static const struct assumption_spec assumption_specs[SIZING_ASSUMPTION_COUNT] = 
     /* Stated: PCIe 3.0 x16 is 16 GB/s against 50 GB/s per NVLink link. */
     [SIZING_MULTI_CARD_EFFICIENCY_PCIE] = {"multi_card_efficiency_pcie", 0.70, MIN_PEAK_SHARE, 1.0,
                                            false, false},
-    /* Stated: gradients cross the data-centre network, slower than PCIe. */
-    [SIZING_MULTI_INSTANCE_EFFICIENCY] = {"multi_instance_efficiency", 0.60, MIN_PEAK_SHARE, 1.0,
-                                          false, false},
+    /* The catalog's slowest host (2.5 Gbit/s), for a SKU without host facts. */
+    [SIZING_NETWORK_BANDWIDTH_GBIT_S] = {"network_bandwidth_gbit_s", 2.5, 0.1, 1000.0, false,
+                                         false},
+    /* NVLink 2.0: 25 GB/s each way per link, the least a ring step has. */
+    [SIZING_NVLINK_BANDWIDTH_GB_S] = {"nvlink_bandwidth_gb_s", 25.0, 0.1, 1000.0, false, false},
+    /* PCIe 3.0 x16: 16 GB/s each way. */
+    [SIZING_PCIE_BANDWIDTH_GB_S] = {"pcie_bandwidth_gb_s", 16.0, 0.1, 1000.0, false, false},
+    /* A TCP hop between hosts on a data-centre network: tens of µs. */
+    [SIZING_ALL_REDUCE_HOP_LATENCY_US] = {"all_reduce_hop_latency_us", 50.0, 0.0, 1000000.0, false,
+                                          false},
     /* vLLM's gpu_memory_utilization default, 0.9: a tenth of each card for
      * the CUDA context, workspace and fragmentation. */
     [SIZING_MEMORY_RESERVE] = {"memory_reserve", 0.10, 0.0, MAX_MEMORY_RESERVE, false, false},
@@ -503,6 +510,9 @@ static enum gq_code check_numbers(const struct sizing_workload *w, struct gq_err
                            err);
     if (code == GQ_OK)
         code = check_count(w->lora_rank, 1, SIZING_MAX_LORA_RANK, "lora_rank", err);
+    if (code == GQ_OK)
+        code = check_count(w->global_batch_tokens, 1, SIZING_MAX_GLOBAL_BATCH_TOKENS,
+                           "global_batch_tokens", err);
     return code;
 }
 
@@ -554,6 +564,8 @@ static enum gq_code check_applicable(const struct sizing_workload *w,
         return not_for_task(training, MSG_REC_ACTIVATIONS_ONLY, err);
     if (w->lora_rank != 0 && w->task != SIZING_TASK_LORA)
         return not_for_task("lora_rank", MSG_REC_LORA_ONLY, err);
+    if (w->global_batch_tokens != 0 && !sizing_task_trains(w->task))
+        return not_for_task("global_batch_tokens", MSG_REC_TRAINS_ONLY, err);
     if (w->lora_rank != 0 && given != NULL && given->set[SIZING_LORA_TRAINABLE_FRACTION])
         return gq_fail_msg(err, GQ_ERR_INVALID_VALUE, "workload.lora_rank",
                            MSG_REC_RANK_OR_FRACTION);
@@ -861,6 +873,12 @@ static void compute_training_memory(const struct sizing_workload *w, struct sizi
                                                  out->micro_batch_size, out->checkpointing) /
                          BYTES_PER_GB;
     out->working_gb = out->activation_gb;
+    if (!sizing_task_trains(out->task))
+        return;
+    int32_t fallback = out->task == SIZING_TASK_PRETRAIN
+                           ? SIZING_DEFAULT_PRETRAIN_GLOBAL_BATCH_TOKENS
+                           : SIZING_DEFAULT_GLOBAL_BATCH_TOKENS;
+    out->global_batch_tokens = w->global_batch_tokens > 0 ? w->global_batch_tokens : fallback;
 }
 
 /* int8 and int4 weights as their method stores them: the linear layers
@@ -981,6 +999,8 @@ enum gq_code sizing_estimate_workload(const struct sizing_workload *workload,
     out->precision = workload->precision;
     out->bytes_per_param = sizing_bytes_per_param(workload->precision);
     out->tokens_per_second = workload->tokens_per_second;
+    out->network_bandwidth_given =
+        assumptions != NULL && assumptions->set[SIZING_NETWORK_BANDWIDTH_GBIT_S];
     apply_model(workload, model, out);
     if (sizing_task_holds_activations(out->task))
         compute_training_memory(workload, out);
@@ -997,7 +1017,7 @@ bool sizing_fits(const struct sizing_estimate *estimate, const struct sku *sku)
     return estimate->memory_gb <= (double)sku_total_memory_gb(sku) + SIZING_EPSILON;
 }
 
-/* Scaling among the cards of one instance. */
+/* Scaling among the cards of one serving replica (tensor parallelism). */
 static double card_efficiency(const struct sizing_estimate *estimate, const struct sku *sku)
 {
     if (sku->gpu_count <= 1)
@@ -1011,10 +1031,11 @@ double sizing_scaling_efficiency(const struct sizing_estimate *estimate, const s
                                  int32_t instances)
 {
     assert(instances >= 1);
-    double efficiency = card_efficiency(estimate, sku);
-    if (instances > 1)
-        efficiency *= estimate->assumptions[SIZING_MULTI_INSTANCE_EFFICIENCY];
-    return efficiency;
+    if (estimate->task == SIZING_TASK_INFERENCE)
+        return card_efficiency(estimate, sku);
+    struct sizing_scaling scaling;
+    sizing_scale(estimate, sku, instances, &scaling);
+    return scaling.efficiency;
 }
 
 enum sizing_precision sizing_compute_precision(const struct sizing_estimate *estimate)

@@ -103,7 +103,10 @@ enum sizing_assumption {
     SIZING_MFU,                          /* share of peak FLOPs in matmul-bound work */
     SIZING_MULTI_CARD_EFFICIENCY_NVLINK, /* scaling inside an NVLink instance */
     SIZING_MULTI_CARD_EFFICIENCY_PCIE,   /* scaling inside a PCIe instance */
-    SIZING_MULTI_INSTANCE_EFFICIENCY,    /* extra factor across instances */
+    SIZING_NETWORK_BANDWIDTH_GBIT_S,     /* between instances where a host has no figure */
+    SIZING_NVLINK_BANDWIDTH_GB_S,        /* a ring step over NVLink, one direction */
+    SIZING_PCIE_BANDWIDTH_GB_S,          /* a ring step over PCIe, one direction */
+    SIZING_ALL_REDUCE_HOP_LATENCY_US,    /* α: the latency of one ring step */
     SIZING_MEMORY_RESERVE,               /* share of an instance's memory kept free */
     SIZING_LORA_TRAINABLE_FRACTION,      /* LoRA without a rank: trainable share */
     SIZING_DECODE_BANDWIDTH_EFFICIENCY,  /* share of peak memory bandwidth in decode */
@@ -131,12 +134,17 @@ struct sizing_assumptions {
 #define SIZING_MAX_TOKENS_PER_SECOND_PER_REQUEST 100000.0
 #define SIZING_MAX_MICRO_BATCH_SIZE 4096
 #define SIZING_MAX_LORA_RANK 4096
+#define SIZING_MAX_GLOBAL_BATCH_TOKENS 1073741824
 
 /* Defaults of the workload figures not given (docs/sizing.md says why). */
 #define SIZING_DEFAULT_CONTEXT_TOKENS 4096
 #define SIZING_DEFAULT_MIN_TOKENS_PER_SECOND_PER_REQUEST 10.0
 #define SIZING_DEFAULT_SEQUENCE_LENGTH 2048
 #define SIZING_DEFAULT_MICRO_BATCH_SIZE 1
+/* Tokens per optimizer step over all GPUs: fine-tuning (Llama 2's SFT, 64
+ * sequences of 4096) and pre-training (Llama 2's 4M). */
+#define SIZING_DEFAULT_GLOBAL_BATCH_TOKENS 262144
+#define SIZING_DEFAULT_PRETRAIN_GLOBAL_BATCH_TOKENS 4194304
 
 /* A workload as asked. Every figure 0 (an enum's DEFAULT) means "not given":
  * the default applies, and a figure given for a task it does not apply to
@@ -160,6 +168,7 @@ struct sizing_workload {
     enum sizing_checkpointing checkpointing;
     int32_t lora_rank;                       /* lora: adapters of this rank on every linear layer */
     struct sizing_quantization quantization; /* int8 and int4 weights */
+    int32_t global_batch_tokens;             /* training: tokens per optimizer step, all GPUs */
 };
 
 /* The transformer a workload runs: a catalog shape, or one derived from the
@@ -225,6 +234,8 @@ struct sizing_estimate {
     enum sizing_checkpointing checkpointing; /* resolved */
     double activation_gb;                    /* = working_gb */
     int32_t lora_rank;                       /* 0: lora_trainable_fraction */
+    int32_t global_batch_tokens;             /* training tasks: resolved; else 0 */
+    bool network_bandwidth_given;            /* the assumption replaces every host's figure */
 
     /* Quantised weights (int8, int4; method DEFAULT elsewhere). */
     enum sizing_quant_method quant_method; /* resolved */
@@ -264,6 +275,33 @@ struct sizing_serving {
     double tokens_per_second;                  /* replicas × replica rate */
     double kv_gb;                              /* one replica at `batch` */
     double memory_gb;                          /* one replica at `batch`, reserve included */
+};
+
+/* The links a ring all-reduce crosses; its slowest sets its bandwidth. */
+enum sizing_link {
+    SIZING_LINK_NONE,    /* one GPU: nothing to all-reduce */
+    SIZING_LINK_NVLINK,  /* inside one NVLink instance */
+    SIZING_LINK_PCIE,    /* inside one PCIe instance */
+    SIZING_LINK_NETWORK, /* between instances: the hosts' Ethernet */
+};
+
+/* How a training step scales over `gpus` data-parallel GPUs (DDP): the
+ * gradients' ring all-reduce against the step's compute, the backward pass
+ * of the last micro-batch overlapping it (docs/sizing.md, "Scaling"). */
+struct sizing_scaling {
+    double efficiency;            /* compute ÷ (compute + exposed communication) */
+    int32_t gpus;                 /* instances × cards */
+    enum sizing_link link;        /* the slowest link of the ring */
+    bool bandwidth_from_host;     /* network: the SKU's host figure, not the assumption */
+    double bandwidth_gb_per_s;    /* of that link, one direction, 10^9 bytes/s */
+    double gradient_bytes;        /* trainable params × bytes per gradient */
+    double bytes_per_step;        /* each GPU sends 2(N−1)/N × gradient_bytes */
+    int32_t buckets;              /* all-reduces per step (DDP buckets of 25 MiB) */
+    double latency_seconds;       /* buckets × 2(N−1) steps × α */
+    double communication_seconds; /* bytes_per_step ÷ bandwidth + latency */
+    double overlap_seconds;       /* the last micro-batch's backward, hiding communication */
+    double compute_seconds;       /* one GPU's share of the step */
+    double tokens_per_gpu;        /* per step: global batch ÷ GPUs, at least a micro-batch */
 };
 
 /* Stable ids: "learning", "inference", "lora", "finetune", "pretrain". */
@@ -398,9 +436,18 @@ enum gq_code sizing_estimate_workload(const struct sizing_workload *workload,
  * request's KV cache. */
 bool sizing_fits(const struct sizing_estimate *estimate, const struct sku *sku);
 
+/* "none", "nvlink", "pcie", "network". */
+const char *sizing_link_id(enum sizing_link link);
+
+/* How a training step of the estimate scales over `instances` instances of
+ * `sku`: a ring all-reduce of the gradients over all their cards. `out` is
+ * zeroed first; efficiency 1 for one card or an estimate without compute. */
+void sizing_scale(const struct sizing_estimate *estimate, const struct sku *sku, int32_t instances,
+                  struct sizing_scaling *out);
+
 /* The scaling efficiency of `instances` instances of `sku` working as one:
- * 1 for a single card; the NVLink or PCIe figure inside a multi-card
- * instance; times the multi-instance factor when instances > 1. */
+ * training, sizing_scale()'s; serving (tensor parallelism inside one
+ * replica), the NVLink or PCIe figure of a multi-card instance, else 1. */
 double sizing_scaling_efficiency(const struct sizing_estimate *estimate, const struct sku *sku,
                                  int32_t instances);
 

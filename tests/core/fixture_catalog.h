@@ -27,19 +27,20 @@ struct fixture_sku {
     const char *name;
     enum fixture_model model;
     int32_t gpu_count;
-    gq_money on_demand; /* per instance-hour */
-    gq_money monthly;   /* per 720 h block */
-    gq_money quarterly; /* per 2160 h block */
-    gq_money student;   /* per instance-hour */
+    gq_money on_demand;    /* per instance-hour */
+    gq_money monthly;      /* per 720 h block */
+    gq_money quarterly;    /* per 2160 h block */
+    gq_money student;      /* per instance-hour */
+    double network_gbit_s; /* the host's (migration 0005); 0: no host */
 };
 
 /* The seed price list, sorted by id as the catalog requires. */
 static const struct fixture_sku fixture_seed_skus[] = {
-    {"t4-16g-x1", "T4 16GB × 1", FIXTURE_T4_16G, 1, 990, 535000, 1432100, 650},
-    {"v100-16g-x1", "V100 16GB × 1", FIXTURE_V100_16G, 1, 228, 123100, 330500, 150},
-    {"v100-16g-x2", "V100 16GB × 2", FIXTURE_V100_16G, 2, 428, 231100, 619900, 280},
-    {"v100-32g-x4", "V100 32GB × 4", FIXTURE_V100_32G, 4, 968, 522700, 1401800, 638},
-    {"v100-32g-x8", "V100 32GB × 8", FIXTURE_V100_32G, 8, 1928, 1041100, 2790700, 1268},
+    {"t4-16g-x1", "T4 16GB × 1", FIXTURE_T4_16G, 1, 990, 535000, 1432100, 650, 4.0},
+    {"v100-16g-x1", "V100 16GB × 1", FIXTURE_V100_16G, 1, 228, 123100, 330500, 150, 2.5},
+    {"v100-16g-x2", "V100 16GB × 2", FIXTURE_V100_16G, 2, 428, 231100, 619900, 280, 5.0},
+    {"v100-32g-x4", "V100 32GB × 4", FIXTURE_V100_32G, 4, 968, 522700, 1401800, 638, 16.0},
+    {"v100-32g-x8", "V100 32GB × 8", FIXTURE_V100_32G, 8, 1928, 1041100, 2790700, 1268, 32.0},
 };
 #define FIXTURE_SEED_SKU_COUNT (sizeof fixture_seed_skus / sizeof fixture_seed_skus[0])
 
@@ -134,6 +135,14 @@ static inline void fixture_set_sku(struct sku *sku, const struct fixture_sku *sp
     sku->gpu_count = spec->gpu_count;
     sku->interconnect = spec->gpu_count > 1 ? INTERCONNECT_NVLINK : INTERCONNECT_NONE;
     sku->available = true;
+    if (spec->network_gbit_s > 0.0) {
+        sku->host = calloc(1, sizeof *sku->host);
+        if (sku->host == NULL) {
+            fprintf(stderr, "fixture: out of memory\n");
+            abort();
+        }
+        sku->host->bandwidth_gbps = spec->network_gbit_s;
+    }
     const gq_money prices[BILLING_MODE_COUNT] = {[BILLING_ON_DEMAND] = spec->on_demand,
                                                  [BILLING_MONTHLY] = spec->monthly,
                                                  [BILLING_QUARTERLY] = spec->quarterly,

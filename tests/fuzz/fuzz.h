@@ -40,14 +40,14 @@
  * an on-demand price only (the ineligible and not-offered paths), and a
  * V100 priced near MONEY_MAX (the amount-too-large paths). */
 static const struct fixture_sku fuzz_skus[] = {
-    {"t4-16g-x1", "T4 16GB × 1", FIXTURE_T4_16G, 1, 990, 535000, 1432100, 650},
-    {"t4-16g-x4", "T4 16GB × 4", FIXTURE_T4_16G, 4, 3960, 0, 0, 0},
-    {"v100-16g-x1", "V100 16GB × 1", FIXTURE_V100_16G, 1, 228, 123100, 330500, 150},
-    {"v100-16g-x2", "V100 16GB × 2", FIXTURE_V100_16G, 2, 428, 231100, 619900, 280},
-    {"v100-32g-x4", "V100 32GB × 4", FIXTURE_V100_32G, 4, 968, 522700, 1401800, 638},
-    {"v100-32g-x8", "V100 32GB × 8", FIXTURE_V100_32G, 8, 1928, 1041100, 2790700, 1268},
+    {"t4-16g-x1", "T4 16GB × 1", FIXTURE_T4_16G, 1, 990, 535000, 1432100, 650, 4.0},
+    {"t4-16g-x4", "T4 16GB × 4", FIXTURE_T4_16G, 4, 3960, 0, 0, 0, 0.0},
+    {"v100-16g-x1", "V100 16GB × 1", FIXTURE_V100_16G, 1, 228, 123100, 330500, 150, 2.5},
+    {"v100-16g-x2", "V100 16GB × 2", FIXTURE_V100_16G, 2, 428, 231100, 619900, 280, 5.0},
+    {"v100-32g-x4", "V100 32GB × 4", FIXTURE_V100_32G, 4, 968, 522700, 1401800, 638, 16.0},
+    {"v100-32g-x8", "V100 32GB × 8", FIXTURE_V100_32G, 8, 1928, 1041100, 2790700, 1268, 32.0},
     {"zz-v100-32g-x1", "V100 32GB × 1, priced at the limit", FIXTURE_V100_32G, 1, MONEY_MAX / 1000,
-     MONEY_MAX / 2, MONEY_MAX, 0},
+     MONEY_MAX / 2, MONEY_MAX, 0, 0.0},
 };
 
 static inline void fuzz_add_bundle(struct catalog *catalog, const char *id, gq_money list_price,

@@ -476,8 +476,16 @@ static const struct bad_request rows[] = {
     {"tiny share",
      RECOMMEND("{" WORKLOAD ",\"assumptions\":{\"multi_card_efficiency_pcie\":0.001}}"),
      REFUSED("out_of_range", "assumptions.multi_card_efficiency_pcie")},
-    {"tiny share", RECOMMEND("{" WORKLOAD ",\"assumptions\":{\"multi_instance_efficiency\":1e-9}}"),
-     REFUSED("out_of_range", "assumptions.multi_instance_efficiency")},
+    {"tiny share", RECOMMEND("{" WORKLOAD ",\"assumptions\":{\"network_bandwidth_gbit_s\":1e-9}}"),
+     REFUSED("out_of_range", "assumptions.network_bandwidth_gbit_s")},
+    {"flat scaling gone",
+     RECOMMEND("{" WORKLOAD ",\"assumptions\":{\"multi_instance_efficiency\":0.6}}"),
+     REFUSED("unknown_field", "assumptions.multi_instance_efficiency")},
+    {"no step", RECOMMEND("{\"workload\":{\"task\":\"finetune\",\"global_batch_tokens\":0}}"),
+     REFUSED("out_of_range", "workload.global_batch_tokens")},
+    {"serving has no step",
+     RECOMMEND("{\"workload\":{\"task\":\"inference\",\"global_batch_tokens\":1000}}"),
+     REFUSED("invalid_value", "workload.global_batch_tokens")},
 
     /* ---- a rental (WORKLOAD has no tokens) ends when its days are up: a
      * deadline before that contradicts the request ---- */
