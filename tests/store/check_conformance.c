@@ -820,7 +820,7 @@ struct sweep_work {
     pthread_barrier_t *start;
     int marked;
     enum gq_code code;
-    /* What it expires: NULL, quotes (store_quotes_expire). */
+    /* What it expires (or deletes): NULL, quotes (store_quotes_expire). */
     enum gq_code (*expire)(struct store *store, int64_t now, int limit, int *count,
                            struct gq_error *err);
 };
@@ -1315,6 +1315,51 @@ START_TEST(test_retention_deletes_old_events_with_their_deliveries)
 }
 END_TEST
 
+static enum gq_code delete_events_before(struct store *into, int64_t before, int limit, int *count,
+                                         struct gq_error *err)
+{
+    return store_retention_delete(into, STORE_RETAIN_EVENTS, before, limit, count, err);
+}
+
+/* Two replicas deleting old events at once delete each once, with its
+ * delivery, and leave the newer ones. */
+START_TEST(test_two_replicas_delete_each_old_event_once)
+{
+    enum { OLD = 60 };
+    testdb_exec(database,
+                "INSERT INTO webhook_endpoints (id, url, events, secret, created_at, updated_at)"
+                " VALUES (?1, 'https://example.com/hook', ' * ', 'whsec_dGVzdA==', 0, 0)",
+                "we_on");
+    testdb_exec(database,
+                "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 65)"
+                " INSERT INTO events (id, type, created_at, body) SELECT 'evt_' || i,"
+                " 'quote.created', CASE WHEN i <= 60 THEN i ELSE 4000000000 END, '{}' FROM n",
+                NULL);
+    testdb_exec(database,
+                "INSERT INTO webhook_deliveries (id, endpoint_id, event_id, status,"
+                " next_attempt_at, created_at, updated_at) SELECT 'whd_' || id, ?1, id,"
+                " 'succeeded', 0, 0, 0 FROM events",
+                "we_on");
+    struct store *other = open_store(4);
+    pthread_barrier_t start;
+    pthread_barrier_init(&start, NULL, 2);
+    struct sweep_work works[2] = {{store, &start, 0, GQ_OK, delete_events_before},
+                                  {other, &start, 0, GQ_OK, delete_events_before}};
+    pthread_t threads[2];
+    for (int r = 0; r < 2; r++)
+        ck_assert_int_eq(pthread_create(&threads[r], NULL, sweep_all, &works[r]), 0);
+    for (int r = 0; r < 2; r++)
+        pthread_join(threads[r], NULL);
+    pthread_barrier_destroy(&start);
+    ck_assert_int_eq(works[0].code, GQ_OK);
+    ck_assert_int_eq(works[1].code, GQ_OK);
+    ck_assert_int_eq(works[0].marked + works[1].marked, OLD);
+    ck_assert_int_eq(query_integer("SELECT count(*) FROM events", NULL), 5);
+    ck_assert_int_eq(query_integer("SELECT count(*) FROM webhook_deliveries", NULL), 5);
+    store_close(other);
+}
+END_TEST
+
 /* A quote of owner `owner` ended by `end_sql` (an UPDATE's SET list, or
  * NULL for an open one). */
 static void insert_owned_quote(const char *id, const char *owner, const char *end_sql)
@@ -1642,6 +1687,7 @@ static void add_tests(TCase *tcase)
     tcase_add_test(tcase, test_two_replicas_expire_each_verification_once);
     tcase_add_test(tcase, test_retention_deletes_old_events_with_their_deliveries);
     tcase_add_test(tcase, test_retention_deletes_ended_anonymous_quotes);
+    tcase_add_test(tcase, test_two_replicas_delete_each_old_event_once);
     tcase_set_timeout(tcase, 30);
 }
 
