@@ -411,6 +411,10 @@ struct store_backend_ops {
     enum gq_code (*delete_ended_quotes)(struct store_backend *backend, int64_t ended_before,
                                         int64_t accepted_before, int limit, int *count,
                                         struct gq_error *err);
+    /* store.h: store_retention_delete. */
+    enum gq_code (*delete_past_retention)(struct store_backend *backend, enum store_retention kind,
+                                          int64_t before, int limit, int *count,
+                                          struct gq_error *err);
     enum gq_code (*release_key)(struct store_backend *backend, const char *quote_id,
                                 const char *key, bool *released, struct gq_error *err);
     /* The request bodies of the `limit` newest quotes, newest first, into

@@ -428,6 +428,32 @@ const struct store_sql_text store_sql[STORE_SQL_COUNT] = {
              " WHERE (status IN ('canceled', 'expired') AND coalesce(canceled_at, expired_at) < $1)"
              " OR ($2::bigint > 0 AND status = 'accepted' AND accepted_at < $2::bigint)"
              " LIMIT $3 FOR UPDATE SKIP LOCKED)"},
+    /* Retention of keyless callers' quotes and of events, ?1 the cut-off
+     * and ?2 the batch. SQLite deletes an event's deliveries, its customer
+     * link and the event with three statements of one transaction (the
+     * same ids each time: deleting what refers to an event changes no
+     * event's eligibility); PostgreSQL with one, skipping what another
+     * replica holds. */
+    [STORE_SQL_ANONYMOUS_QUOTES_DELETE] =
+        {.sqlite = "DELETE FROM quotes WHERE id IN (" ANONYMOUS_QUOTES_ENDED_IDS " LIMIT ?2)",
+         .postgres = "DELETE FROM quotes WHERE id IN (SELECT id FROM quotes"
+                     " WHERE status <> 'open' AND substr(owner, 1, 5) = 'anon:'"
+                     " AND coalesce(accepted_at, canceled_at, expired_at) < $1"
+                     " LIMIT $2 FOR UPDATE SKIP LOCKED)"},
+    [STORE_SQL_EVENT_DELIVERIES_DELETE] = {.shared = "DELETE FROM webhook_deliveries WHERE event_id"
+                                                     " IN (" EVENTS_PAST_RETENTION_IDS ")"},
+    [STORE_SQL_CUSTOMER_EVENTS_DELETE] = {.shared = "DELETE FROM customer_events WHERE event_id"
+                                                    " IN (" EVENTS_PAST_RETENTION_IDS ")"},
+    [STORE_SQL_EVENTS_DELETE] =
+        {.sqlite = "DELETE FROM events WHERE id IN (" EVENTS_PAST_RETENTION_IDS ")",
+         .postgres =
+             "WITH old AS (SELECT id FROM events e WHERE created_at < $1 AND NOT EXISTS"
+             " (SELECT 1 FROM webhook_deliveries d JOIN webhook_endpoints w"
+             " ON w.id = d.endpoint_id WHERE d.event_id = e.id AND d.status = 'pending'"
+             " AND w.enabled) ORDER BY created_at, id LIMIT $2 FOR UPDATE SKIP LOCKED),"
+             " d AS (DELETE FROM webhook_deliveries WHERE event_id IN (SELECT id FROM old)),"
+             " c AS (DELETE FROM customer_events WHERE event_id IN (SELECT id FROM old))"
+             " DELETE FROM events WHERE id IN (SELECT id FROM old)"},
     [STORE_SQL_QUOTE_RELEASE_KEY] = {.shared = "UPDATE quotes SET idempotency_key = NULL"
                                                " WHERE id = ?1 AND idempotency_key = ?2"},
     [STORE_SQL_RECENT_REQUESTS] = {.shared = "SELECT request_json FROM quotes"

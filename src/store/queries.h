@@ -332,6 +332,21 @@ enum quote_inserted_column { QUOTE_INSERTED_COL_ID, QUOTE_INSERTED_COL_DELIVERIE
     " AND status IN ('canceled', 'expired')"                                                       \
     " UNION ALL SELECT id FROM quotes WHERE ?2 > 0 AND status = 'accepted' AND accepted_at < ?2"
 
+/* The ids of at most ?2 events written before ?1 (unix seconds), oldest
+ * first. An event with a delivery still pending to an enabled endpoint is
+ * kept until that delivery ends: the sender is still retrying it. */
+#define EVENTS_PAST_RETENTION_IDS                                                                  \
+    "SELECT id FROM events e WHERE created_at < ?1 AND NOT EXISTS (SELECT 1"                       \
+    " FROM webhook_deliveries d JOIN webhook_endpoints w ON w.id = d.endpoint_id"                  \
+    " WHERE d.event_id = e.id AND d.status = 'pending' AND w.enabled)"                             \
+    " ORDER BY created_at, id LIMIT ?2"
+
+/* The ids of keyless callers' quotes that ended (accepted, canceled or
+ * expired) before ?1; the condition is quotes_anonymous_ended's (0020). */
+#define ANONYMOUS_QUOTES_ENDED_IDS                                                                 \
+    "SELECT id FROM quotes WHERE status <> 'open' AND substr(owner, 1, 5) = 'anon:'"               \
+    " AND coalesce(accepted_at, canceled_at, expired_at) < ?1"
+
 /* An event as the events' page reads it; the body is the three columns
  * from EVENT_COL_BODY on (its text, or its LZ4 block and size). */
 enum event_column { EVENT_COL_ID, EVENT_COL_TYPE, EVENT_COL_CREATED_AT, EVENT_COL_BODY };
@@ -410,6 +425,10 @@ enum store_sql {
     STORE_SQL_QUOTES_LIST,
     STORE_SQL_QUOTES_EXPIRE,
     STORE_SQL_QUOTES_DELETE_ENDED,
+    STORE_SQL_ANONYMOUS_QUOTES_DELETE,
+    STORE_SQL_EVENT_DELIVERIES_DELETE,
+    STORE_SQL_CUSTOMER_EVENTS_DELETE,
+    STORE_SQL_EVENTS_DELETE,
     STORE_SQL_QUOTE_RELEASE_KEY,
     STORE_SQL_RECENT_REQUESTS,
     STORE_SQL_PRICE_LIST_VERSION,

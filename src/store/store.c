@@ -339,6 +339,14 @@ enum gq_code store_quotes_delete_ended(struct store *store, int64_t ended_before
                                            count, err);
 }
 
+enum gq_code store_retention_delete(struct store *store, enum store_retention kind, int64_t before,
+                                    int limit, int *count, struct gq_error *err)
+{
+    assert(store != NULL && count != NULL && limit > 0 && kind < STORE_RETAIN_COUNT);
+    *count = 0;
+    return store->ops->delete_past_retention(store->backend, kind, before, limit, count, err);
+}
+
 enum gq_code store_quote_release_key(struct store *store, const char *quote_id, const char *key,
                                      bool *released, struct gq_error *err)
 {

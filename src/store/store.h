@@ -245,6 +245,21 @@ enum gq_code store_quotes_delete_ended(struct store *store, int64_t ended_before
                                        int64_t accepted_before, int limit, int *count,
                                        struct gq_error *err);
 
+/* What retention deletes besides ended quotes. */
+enum store_retention {
+    STORE_RETAIN_EVENTS,           /* events written before the cut-off, with their deliveries */
+    STORE_RETAIN_ANONYMOUS_QUOTES, /* keyless callers' quotes that ended before it */
+    STORE_RETAIN_COUNT
+};
+
+/* Deletes at most `limit` rows of `kind` older than `before` (unix
+ * seconds) in one short transaction; any replica may call it at once with
+ * another (a row is deleted once). An event still being delivered (a
+ * delivery pending to an enabled endpoint) is kept until it ends.
+ * *count: how many events or quotes. */
+enum gq_code store_retention_delete(struct store *store, enum store_retention kind, int64_t before,
+                                    int limit, int *count, struct gq_error *err);
+
 /* The sweeper thread (sweeper.c): expiry and retention every
  * config->quote_sweep_interval_ms. NULL when no thread can be made. */
 struct gq_config;

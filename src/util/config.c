@@ -49,6 +49,8 @@ enum key_id {
     KEY_IDEMPOTENCY_TTL_SECONDS,
     KEY_QUOTE_RETENTION_DAYS,
     KEY_ACCEPTED_QUOTE_RETENTION_DAYS,
+    KEY_EVENT_RETENTION_DAYS,
+    KEY_ANONYMOUS_QUOTE_RETENTION_DAYS,
     KEY_DB_BUSY_TIMEOUT_MS,
     KEY_ACCESS_LOG,
     KEY_CORS_ORIGINS,
@@ -177,6 +179,14 @@ static const struct key_spec keys[KEY_COUNT] = {
         {"accepted_quote_retention_days", "GPUQUOTE_ACCEPTED_QUOTE_RETENTION_DAYS", KIND_INTEGER,
          STORE_INT, FIELD(accepted_quote_retention_days), 0, 36500, "0",
          "accepted quotes are deleted this many days after acceptance (0: kept)"},
+    [KEY_EVENT_RETENTION_DAYS] =
+        {"event_retention_days", "GPUQUOTE_EVENT_RETENTION_DAYS", KIND_INTEGER, STORE_INT,
+         FIELD(event_retention_days), 1, 3650, "30",
+         "events and their webhook deliveries are deleted this many days after, 1..3650"},
+    [KEY_ANONYMOUS_QUOTE_RETENTION_DAYS] =
+        {"anonymous_quote_retention_days", "GPUQUOTE_ANONYMOUS_QUOTE_RETENTION_DAYS", KIND_INTEGER,
+         STORE_INT, FIELD(anonymous_quote_retention_days), 1, 3650, "7",
+         "keyless callers' quotes are deleted this many days after they ended, 1..3650"},
     [KEY_DB_BUSY_TIMEOUT_MS] = {"db_busy_timeout_ms", "GPUQUOTE_DB_BUSY_TIMEOUT_MS", KIND_INTEGER,
                                 STORE_INT, FIELD(db_busy_timeout_ms), 0, 60000, "2000",
                                 "how long a write waits for a lock, 0..60000"},

@@ -48,10 +48,12 @@ struct gq_config {
     unsigned shutdown_grace_seconds;       /* SIGTERM waits this long for requests */
     size_t body_limit_bytes;
     int64_t quote_expiry_seconds;
-    int quote_sweep_interval_ms;       /* the sweeper's period */
-    int64_t idempotency_ttl_seconds;   /* a key replays its quote this long */
-    int quote_retention_days;          /* ended quotes kept this long; 0: for good */
-    int accepted_quote_retention_days; /* accepted ones; 0: for good */
+    int quote_sweep_interval_ms;        /* the sweeper's period */
+    int64_t idempotency_ttl_seconds;    /* a key replays its quote this long */
+    int quote_retention_days;           /* ended quotes kept this long; 0: for good */
+    int accepted_quote_retention_days;  /* accepted ones; 0: for good */
+    int event_retention_days;           /* events and their deliveries kept this long */
+    int anonymous_quote_retention_days; /* keyless callers' quotes, after they ended */
     int db_busy_timeout_ms;
     bool access_log;
     char *cors_origins[CONFIG_MAX_CORS_ORIGINS]; /* "*" allows any */

@@ -13,7 +13,10 @@
  *   while quotes are saved between pages, and its filters;
  * - an Idempotency-Key that outlived idempotency_ttl_seconds making a new
  *   quote;
- * - retention deleting the ended quotes past it, and only those.
+ * - retention deleting the ended quotes past it, and only those;
+ * - keyless callers' quotes deleted anonymous_quote_retention_days after
+ *   they ended, and events event_retention_days after they were written
+ *   (each told in the log), the rest kept.
  */
 #include <check.h>
 #include <stdio.h>
@@ -418,6 +421,66 @@ START_TEST(test_retention_deletes_only_what_ended_long_ago)
 }
 END_TEST
 
+/* Saves a quote of `body` without a key; its id into id[40]. */
+static void save_keyless(const char *body, char id[40])
+{
+    struct http_client *client = http_client_keyless(server.port);
+    const char *const headers[] = {JSON_TYPE, NULL};
+    struct http_response *made = http_request(client, "POST", "/quote", headers, body);
+    expect_status(made, 201);
+    snprintf(id, 40, "%s", json_str(made->json, "id"));
+    http_response_free(made);
+    http_client_free(client);
+}
+
+/* Defaults: 7 days for keyless callers' quotes, 30 for events. The rows
+ * are made old in the database, as the days cannot be waited for. */
+START_TEST(test_retention_of_anonymous_quotes_and_events)
+{
+    char old_anonymous[40], recent_anonymous[40], old_keyed[40], open[40];
+    save_keyless(QUOTE, old_anonymous);
+    save_keyless(QUOTE, recent_anonymous);
+    save(QUOTE, old_keyed);
+    save_keyless(QUOTE, open);
+    ck_assert_int_eq(
+        server_db_integer(&server, "SELECT COUNT(*) FROM quotes WHERE owner LIKE 'anon:%'", NULL),
+        3);
+    char path[96];
+    snprintf(path, sizeof path, "/quote/%s", old_anonymous);
+    struct http_response *found = call("GET", path, NULL);
+    expect_status(found, 200);
+    http_response_free(found);
+    long long events = server_db_integer(&server, "SELECT COUNT(*) FROM events", NULL);
+    ck_assert_int_eq(events, 4);
+    /* Ended 8 days ago (past 7), and 6 days ago (not yet). */
+    static const char ENDED_8_DAYS_AGO[] =
+        "UPDATE quotes SET status = 'canceled', canceled_at = created_at - 691200 WHERE id = ?1";
+    server_db_exec(&server, ENDED_8_DAYS_AGO, old_anonymous);
+    server_db_exec(&server, ENDED_8_DAYS_AGO, old_keyed);
+    server_db_exec(&server,
+                   "UPDATE quotes SET status = 'canceled', canceled_at = created_at - 518400"
+                   " WHERE id = ?1",
+                   recent_anonymous);
+    /* One event written 31 days ago. */
+    server_db_exec(&server,
+                   "UPDATE events SET created_at = created_at - 2678400"
+                   " WHERE id = (SELECT min(id) FROM events)",
+                   NULL);
+    long wait_ms = 5000L * suite_slowness();
+    ck_assert(server_wait_for_text(&server, "stderr.log",
+                                   "anonymous quotes deleted past their retention: 1", wait_ms));
+    ck_assert(server_wait_for_text(&server, "stderr.log", "events deleted past their retention: 1",
+                                   wait_ms));
+    ck_assert_int_eq(
+        server_db_integer(&server, "SELECT COUNT(*) FROM quotes WHERE id = ?1", old_anonymous), 0);
+    ck_assert_int_eq(server_db_integer(&server, "SELECT COUNT(*) FROM quotes", NULL), 3);
+    ck_assert_int_eq(server_db_integer(&server, "SELECT COUNT(*) FROM events", NULL), events - 1);
+    struct http_response *gone = call("GET", path, NULL);
+    expect_status(gone, 404);
+    http_response_free(gone);
+}
+END_TEST
+
 static Suite *make_suite(void)
 {
     Suite *suite = suite_create("http_lifecycle");
@@ -430,6 +493,7 @@ static Suite *make_suite(void)
     tcase_add_test(lifecycle, test_listing_pages_newest_first);
     tcase_add_test(lifecycle, test_idempotency_key_outlives_its_ttl);
     tcase_add_test(lifecycle, test_retention_deletes_only_what_ended_long_ago);
+    tcase_add_test(lifecycle, test_retention_of_anonymous_quotes_and_events);
     tcase_set_timeout(lifecycle, 60);
     suite_add_tcase(suite, lifecycle);
     return suite;

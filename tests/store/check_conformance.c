@@ -820,7 +820,7 @@ struct sweep_work {
     pthread_barrier_t *start;
     int marked;
     enum gq_code code;
-    /* What it expires: NULL, quotes (store_quotes_expire). */
+    /* What it expires (or deletes): NULL, quotes (store_quotes_expire). */
     enum gq_code (*expire)(struct store *store, int64_t now, int limit, int *count,
                            struct gq_error *err);
 };
@@ -1226,6 +1226,181 @@ START_TEST(test_two_replicas_expire_each_verification_once)
 }
 END_TEST
 
+/* ---- Retention. ---- */
+
+/* Runs one retention batch of `limit` before `before`: how many it deleted. */
+static int retention_batch(enum store_retention kind, int64_t before, int limit)
+{
+    int count = -1;
+    struct gq_error err;
+    ck_assert_msg(store_retention_delete(store, kind, before, limit, &count, &err) == GQ_OK, "%s",
+                  err.message);
+    return count;
+}
+
+static void insert_event(const char *id, const char *created_at_sql)
+{
+    char sql[200];
+    snprintf(sql, sizeof sql,
+             "INSERT INTO events (id, type, created_at, body) VALUES (?1, 'quote.created', %s, "
+             "'{}')",
+             created_at_sql);
+    ck_assert_int_eq(testdb_exec(database, sql, id), 1);
+}
+
+static void insert_delivery(const char *event_id, const char *endpoint_id, const char *status)
+{
+    char sql[300];
+    snprintf(sql, sizeof sql,
+             "INSERT INTO webhook_deliveries (id, endpoint_id, event_id, status, next_attempt_at,"
+             " created_at, updated_at) VALUES ('whd_' || ?1, '%s', ?1, '%s', 0, 0, 0)",
+             endpoint_id, status);
+    ck_assert_int_eq(testdb_exec(database, sql, event_id), 1);
+}
+
+/* Events written before the cut-off go, a batch at a time, with their
+ * deliveries, attempts and customer links; one still pending to an enabled
+ * endpoint stays (it is being retried), one pending to a disabled endpoint
+ * does not; an event of the cut-off's second stays. */
+START_TEST(test_retention_deletes_old_events_with_their_deliveries)
+{
+    const char *cus = "cus_00000000000000000000000000000021";
+    struct stored_customer customer = test_customer(cus, NULL, "{}");
+    write_customer_ok(true, &customer,
+                      STORE_EVENT_CUSTOMER_CREATED); /* of now, before any endpoint */
+    testdb_exec(database,
+                "INSERT INTO webhook_endpoints (id, url, events, secret, created_at, updated_at)"
+                " VALUES (?1, 'https://example.com/hook', ' * ', 'whsec_dGVzdA==', 0, 0)",
+                "we_on");
+    testdb_exec(database,
+                "INSERT INTO webhook_endpoints (id, url, events, secret, enabled, created_at,"
+                " updated_at) VALUES (?1, 'https://example.com/off', ' * ', 'whsec_dGVzdA==',"
+                " 1 = 0, 0, 0)",
+                "we_off");
+    insert_event("evt_sent", "100");
+    insert_delivery("evt_sent", "we_on", "succeeded");
+    testdb_exec(database,
+                "INSERT INTO webhook_attempts (delivery_id, attempt, at, status_code, duration_ms)"
+                " VALUES ('whd_' || ?1, 1, 0, 200, 5)",
+                "evt_sent");
+    insert_event("evt_retried", "200");
+    insert_delivery("evt_retried", "we_on", "pending");
+    insert_event("evt_abandoned", "300");
+    insert_delivery("evt_abandoned", "we_off", "pending");
+    insert_event("evt_linked", "400");
+    testdb_exec(database,
+                "INSERT INTO customer_events (event_id, customer_id) VALUES ('evt_linked', ?1)",
+                cus);
+    insert_event("evt_at_cutoff", "1000");
+
+    ck_assert_int_eq(retention_batch(STORE_RETAIN_EVENTS, 1000, 2), 2);
+    ck_assert_int_eq(retention_batch(STORE_RETAIN_EVENTS, 1000, 2), 1);
+    ck_assert_int_eq(retention_batch(STORE_RETAIN_EVENTS, 1000, 2), 0);
+    ck_assert_int_eq(query_integer("SELECT count(*) FROM events WHERE created_at < 1000", NULL), 1);
+    ck_assert_int_eq(query_integer("SELECT count(*) FROM events WHERE id = ?1", "evt_retried"), 1);
+    ck_assert_int_eq(query_integer("SELECT count(*) FROM events WHERE id = ?1", "evt_at_cutoff"),
+                     1);
+    ck_assert_int_eq(
+        query_integer("SELECT count(*) FROM events WHERE type = ?1", STORE_EVENT_CUSTOMER_CREATED),
+        1);
+    ck_assert_int_eq(query_integer("SELECT count(*) FROM webhook_deliveries", NULL), 1);
+    ck_assert_int_eq(
+        query_integer("SELECT count(*) FROM webhook_deliveries WHERE event_id = ?1", "evt_retried"),
+        1);
+    ck_assert_int_eq(query_integer("SELECT count(*) FROM webhook_attempts", NULL), 0);
+    ck_assert_int_eq(
+        query_integer("SELECT count(*) FROM customer_events WHERE event_id = ?1", "evt_linked"), 0);
+    ck_assert_int_eq(
+        query_integer("SELECT count(*) FROM customer_events WHERE customer_id = ?1", cus), 1);
+}
+END_TEST
+
+static enum gq_code delete_events_before(struct store *into, int64_t before, int limit, int *count,
+                                         struct gq_error *err)
+{
+    return store_retention_delete(into, STORE_RETAIN_EVENTS, before, limit, count, err);
+}
+
+/* Two replicas deleting old events at once delete each once, with its
+ * delivery, and leave the newer ones. */
+START_TEST(test_two_replicas_delete_each_old_event_once)
+{
+    enum { OLD = 60 };
+    testdb_exec(database,
+                "INSERT INTO webhook_endpoints (id, url, events, secret, created_at, updated_at)"
+                " VALUES (?1, 'https://example.com/hook', ' * ', 'whsec_dGVzdA==', 0, 0)",
+                "we_on");
+    testdb_exec(database,
+                "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 65)"
+                " INSERT INTO events (id, type, created_at, body) SELECT 'evt_' || i,"
+                " 'quote.created', CASE WHEN i <= 60 THEN i ELSE 4000000000 END, '{}' FROM n",
+                NULL);
+    testdb_exec(database,
+                "INSERT INTO webhook_deliveries (id, endpoint_id, event_id, status,"
+                " next_attempt_at, created_at, updated_at) SELECT 'whd_' || id, ?1, id,"
+                " 'succeeded', 0, 0, 0 FROM events",
+                "we_on");
+    struct store *other = open_store(4);
+    pthread_barrier_t start;
+    pthread_barrier_init(&start, NULL, 2);
+    struct sweep_work works[2] = {{store, &start, 0, GQ_OK, delete_events_before},
+                                  {other, &start, 0, GQ_OK, delete_events_before}};
+    pthread_t threads[2];
+    for (int r = 0; r < 2; r++)
+        ck_assert_int_eq(pthread_create(&threads[r], NULL, sweep_all, &works[r]), 0);
+    for (int r = 0; r < 2; r++)
+        pthread_join(threads[r], NULL);
+    pthread_barrier_destroy(&start);
+    ck_assert_int_eq(works[0].code, GQ_OK);
+    ck_assert_int_eq(works[1].code, GQ_OK);
+    ck_assert_int_eq(works[0].marked + works[1].marked, OLD);
+    ck_assert_int_eq(query_integer("SELECT count(*) FROM events", NULL), 5);
+    ck_assert_int_eq(query_integer("SELECT count(*) FROM webhook_deliveries", NULL), 5);
+    store_close(other);
+}
+END_TEST
+
+/* A quote of owner `owner` ended by `end_sql` (an UPDATE's SET list, or
+ * NULL for an open one). */
+static void insert_owned_quote(const char *id, const char *owner, const char *end_sql)
+{
+    struct stored_quote quote = make_quote(id, NULL, 50, 600);
+    insert_ok(store, &quote);
+    char sql[300];
+    snprintf(sql, sizeof sql, "UPDATE quotes SET owner = '%s'%s%s WHERE id = ?1", owner,
+             end_sql != NULL ? ", " : "", end_sql != NULL ? end_sql : "");
+    ck_assert_int_eq(testdb_exec(database, sql, id), 1);
+}
+
+/* Keyless callers' quotes that ended (canceled, expired or accepted)
+ * before the cut-off go, a batch at a time; open ones, ones that ended at
+ * the cut-off, keyed ones and ones of no owner stay. */
+START_TEST(test_retention_deletes_ended_anonymous_quotes)
+{
+    insert_owned_quote("q_anon_canceled", "anon:10.0.0.1",
+                       "status = 'canceled', canceled_at = 100");
+    insert_owned_quote("q_anon_expired", "anon:10.0.0.1", "status = 'expired', expired_at = 700");
+    insert_owned_quote("q_anon_accepted", "anon:10.0.0.2",
+                       "status = 'accepted', accepted_at = 300");
+    insert_owned_quote("q_anon_at_cutoff", "anon:10.0.0.1",
+                       "status = 'expired', expired_at = 1000");
+    insert_owned_quote("q_anon_open", "anon:10.0.0.1", NULL);
+    insert_owned_quote("q_keyed", "key:key_1", "status = 'canceled', canceled_at = 100");
+    insert_owned_quote("q_no_owner", "", "status = 'canceled', canceled_at = 100");
+
+    ck_assert_int_eq(retention_batch(STORE_RETAIN_ANONYMOUS_QUOTES, 1000, 2), 2);
+    ck_assert_int_eq(retention_batch(STORE_RETAIN_ANONYMOUS_QUOTES, 1000, 2), 1);
+    ck_assert_int_eq(retention_batch(STORE_RETAIN_ANONYMOUS_QUOTES, 1000, 2), 0);
+    ck_assert_int_eq(query_integer("SELECT count(*) FROM quotes", NULL), 4);
+    ck_assert_int_eq(query_integer("SELECT count(*) FROM quotes WHERE owner LIKE 'anon:%' AND"
+                                   " (status = 'open' OR expired_at = 1000)",
+                                   NULL),
+                     2);
+    ck_assert_int_eq(query_integer("SELECT count(*) FROM quotes WHERE id = ?1", "q_keyed"), 1);
+    ck_assert_int_eq(query_integer("SELECT count(*) FROM quotes WHERE id = ?1", "q_no_owner"), 1);
+}
+END_TEST
+
 static const struct sku *sku_of(const struct catalog *catalog, const char *id)
 {
     const struct sku *sku = catalog_find_sku(catalog, id);
@@ -1510,6 +1685,9 @@ static void add_tests(TCase *tcase)
     tcase_add_test(tcase, test_customers_written_listed_and_erased);
     tcase_add_test(tcase, test_verifications_made_revoked_and_erased);
     tcase_add_test(tcase, test_two_replicas_expire_each_verification_once);
+    tcase_add_test(tcase, test_retention_deletes_old_events_with_their_deliveries);
+    tcase_add_test(tcase, test_retention_deletes_ended_anonymous_quotes);
+    tcase_add_test(tcase, test_two_replicas_delete_each_old_event_once);
     tcase_set_timeout(tcase, 30);
 }
 

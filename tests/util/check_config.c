@@ -125,6 +125,8 @@ static void assert_defaults(const struct gq_config *c)
     ck_assert_uint_eq(c->webhook_retry_divisor, 1);
     ck_assert_int_eq(c->webhook_timeout_ms, 15000);
     ck_assert_int_eq(c->webhook_poll_ms, 1000);
+    ck_assert_int_eq(c->event_retention_days, 30);
+    ck_assert_int_eq(c->anonymous_quote_retention_days, 7);
 }
 
 /* Every key set away from its default, by the file and by the environment. */
@@ -266,7 +268,7 @@ START_TEST(test_shipped_file_holds_every_default)
     json_error_t jerr;
     json_t *root = json_load_file(path, 0, &jerr);
     ck_assert_msg(root != NULL, "%s: %s", path, jerr.text);
-    ck_assert_uint_eq(json_object_size(root), 51);
+    ck_assert_uint_eq(json_object_size(root), 53);
     json_decref(root);
 
     struct gq_config c;
@@ -863,6 +865,8 @@ START_TEST(test_range_bounds_are_accepted)
                    "GPUQUOTE_BODY_LIMIT_BYTES=1024",
                    "GPUQUOTE_QUOTE_EXPIRY_SECONDS=60",
                    "GPUQUOTE_DB_BUSY_TIMEOUT_MS=0",
+                   "GPUQUOTE_EVENT_RETENTION_DAYS=1",
+                   "GPUQUOTE_ANONYMOUS_QUOTE_RETENTION_DAYS=1",
                    NULL};
     ck_assert_int_eq(load(&c, NULL, argv, low, &err), GQ_OK);
     ck_assert_uint_eq(c.port, 0);
@@ -875,6 +879,8 @@ START_TEST(test_range_bounds_are_accepted)
     ck_assert_uint_eq(c.body_limit_bytes, 1024);
     ck_assert_int_eq(c.quote_expiry_seconds, 60);
     ck_assert_int_eq(c.db_busy_timeout_ms, 0);
+    ck_assert_int_eq(c.event_retention_days, 1);
+    ck_assert_int_eq(c.anonymous_quote_retention_days, 1);
     config_free(&c);
 
     char *high[] = {"GPUQUOTE_PORT=65535",
@@ -887,6 +893,8 @@ START_TEST(test_range_bounds_are_accepted)
                     "GPUQUOTE_BODY_LIMIT_BYTES=16777216",
                     "GPUQUOTE_QUOTE_EXPIRY_SECONDS=31536000",
                     "GPUQUOTE_DB_BUSY_TIMEOUT_MS=60000",
+                    "GPUQUOTE_EVENT_RETENTION_DAYS=3650",
+                    "GPUQUOTE_ANONYMOUS_QUOTE_RETENTION_DAYS=3650",
                     NULL};
     ck_assert_int_eq(load(&c, NULL, argv, high, &err), GQ_OK);
     ck_assert_uint_eq(c.port, 65535);
@@ -899,6 +907,8 @@ START_TEST(test_range_bounds_are_accepted)
     ck_assert_uint_eq(c.body_limit_bytes, 16777216);
     ck_assert_int_eq(c.quote_expiry_seconds, 31536000);
     ck_assert_int_eq(c.db_busy_timeout_ms, 60000);
+    ck_assert_int_eq(c.event_retention_days, 3650);
+    ck_assert_int_eq(c.anonymous_quote_retention_days, 3650);
     config_free(&c);
 }
 END_TEST
@@ -1152,6 +1162,30 @@ static const struct error_case {
      {NULL},
      "db_busy_timeout_ms",
      "gq.json: db_busy_timeout_ms: 60001 is out of range 0..60000"},
+    {"{\"event_retention_days\": 0}",
+     NULL,
+     {"--config", "gq.json"},
+     {NULL},
+     "event_retention_days",
+     "gq.json: event_retention_days: 0 is out of range 1..3650"},
+    {NULL,
+     NULL,
+     {NULL},
+     {"GPUQUOTE_EVENT_RETENTION_DAYS=3651"},
+     "event_retention_days",
+     "GPUQUOTE_EVENT_RETENTION_DAYS: 3651 is out of range 1..3650"},
+    {"{\"anonymous_quote_retention_days\": 0}",
+     NULL,
+     {"--config", "gq.json"},
+     {NULL},
+     "anonymous_quote_retention_days",
+     "gq.json: anonymous_quote_retention_days: 0 is out of range 1..3650"},
+    {NULL,
+     NULL,
+     {NULL},
+     {"GPUQUOTE_ANONYMOUS_QUOTE_RETENTION_DAYS=3651"},
+     "anonymous_quote_retention_days",
+     "GPUQUOTE_ANONYMOUS_QUOTE_RETENTION_DAYS: 3651 is out of range 1..3650"},
     /* The environment. */
     {NULL, NULL, {NULL}, {"GPUQUOTE_PORT=80x"}, "port", "GPUQUOTE_PORT: \"80x\" is not an integer"},
     {NULL,

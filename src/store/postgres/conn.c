@@ -476,6 +476,7 @@ const struct store_backend_ops postgres_backend_ops = {
     .list_quotes = pg_list_quotes,
     .expire_quotes = pg_expire_quotes,
     .delete_ended_quotes = pg_delete_ended_quotes,
+    .delete_past_retention = pg_delete_past_retention,
     .release_key = pg_release_key,
     .keys_version = pg_keys_version,
     .keys_read = pg_keys_read,

@@ -50,6 +50,17 @@ enum gq_code pg_change(struct pg_conn *conn, const struct pg_call *call, bool *c
     return GQ_OK;
 }
 
+enum gq_code pg_change_count(struct pg_conn *conn, const struct pg_call *call, int *count,
+                             struct gq_error *err)
+{
+    PGresult *result = exec_call(conn, call, PGRES_COMMAND_OK, err);
+    if (result == NULL)
+        return pg_failed(err);
+    *count = atoi(PQcmdTuples(result));
+    PQclear(result);
+    return GQ_OK;
+}
+
 enum gq_code pg_update(struct pg_conn *conn, enum store_sql sql, int n, const char *const *values,
                        bool *changed, const char *what, struct gq_error *err)
 {

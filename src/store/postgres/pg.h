@@ -193,6 +193,11 @@ PGresult *pg_query(struct pg_conn *conn, enum store_sql sql, int n, const char *
 enum gq_code pg_change(struct pg_conn *conn, const struct pg_call *call, bool *changed,
                        struct gq_error *err);
 
+/* Runs `call`, which returns no rows: *count, how many rows it changed.
+ * GQ_OK or the failure, with err filled. */
+enum gq_code pg_change_count(struct pg_conn *conn, const struct pg_call *call, int *count,
+                             struct gq_error *err);
+
 /* pg_change() with text parameters. */
 enum gq_code pg_update(struct pg_conn *conn, enum store_sql sql, int n, const char *const *values,
                        bool *changed, const char *what, struct gq_error *err);
@@ -290,6 +295,8 @@ enum gq_code pg_expire_quotes(struct store_backend *backend, int64_t now, int li
 enum gq_code pg_delete_ended_quotes(struct store_backend *backend, int64_t ended_before,
                                     int64_t accepted_before, int limit, int *count,
                                     struct gq_error *err);
+enum gq_code pg_delete_past_retention(struct store_backend *backend, enum store_retention kind,
+                                      int64_t before, int limit, int *count, struct gq_error *err);
 enum gq_code pg_release_key(struct store_backend *backend, const char *quote_id, const char *key,
                             bool *released, struct gq_error *err);
 enum gq_code pg_recent_requests(struct store_backend *backend, int limit, json_t **out,

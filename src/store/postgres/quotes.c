@@ -750,15 +750,9 @@ static enum gq_code delete_on(struct pg_conn *conn, void *context, struct gq_err
     snprintf(accepted, sizeof accepted, "%lld", (long long)remove->accepted_before);
     snprintf(limit, sizeof limit, "%d", remove->limit);
     const char *const values[] = {ended, accepted, limit};
-    PGresult *result = PQexecParams(conn->conn, pg_sql(conn, STORE_SQL_QUOTES_DELETE_ENDED), 3,
-                                    NULL, values, NULL, NULL, 0);
-    enum gq_code code = GQ_OK;
-    if (PQresultStatus(result) != PGRES_COMMAND_OK)
-        code = pg_fail(conn, result, "deleting ended quotes", err);
-    else
-        *remove->count = atoi(PQcmdTuples(result));
-    PQclear(result);
-    return code;
+    const struct pg_call call = {STORE_SQL_QUOTES_DELETE_ENDED, 3, values, NULL, NULL,
+                                 "deleting ended quotes"};
+    return pg_change_count(conn, &call, remove->count, err);
 }
 
 enum gq_code pg_delete_ended_quotes(struct store_backend *backend, int64_t ended_before,

@@ -651,6 +651,7 @@ const struct store_backend_ops sqlite_backend_ops = {
     .list_quotes = sqlite_list_quotes,
     .expire_quotes = sqlite_expire_quotes,
     .delete_ended_quotes = sqlite_delete_ended_quotes,
+    .delete_past_retention = sqlite_delete_past_retention,
     .release_key = sqlite_release_key,
     .keys_version = sqlite_keys_version,
     .keys_read = sqlite_keys_read,

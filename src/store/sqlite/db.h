@@ -297,6 +297,9 @@ enum gq_code sqlite_expire_quotes(struct store_backend *backend, int64_t now, in
 enum gq_code sqlite_delete_ended_quotes(struct store_backend *backend, int64_t ended_before,
                                         int64_t accepted_before, int limit, int *count,
                                         struct gq_error *err);
+enum gq_code sqlite_delete_past_retention(struct store_backend *backend, enum store_retention kind,
+                                          int64_t before, int limit, int *count,
+                                          struct gq_error *err);
 enum gq_code sqlite_release_key(struct store_backend *backend, const char *quote_id,
                                 const char *key, bool *released, struct gq_error *err);
 enum gq_code sqlite_recent_requests(struct store_backend *backend, int limit, json_t **out,
