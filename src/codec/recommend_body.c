@@ -404,8 +404,13 @@ static void write_estimated_need(struct jsonw *w, const char *key, double value)
 static void write_assumptions(struct jsonw *w, const double values[SIZING_ASSUMPTION_COUNT])
 {
     jsonw_object_begin(w);
-    for (int a = 0; a < SIZING_ASSUMPTION_COUNT; a++)
-        jsonw_key_real(w, sizing_assumption_id((enum sizing_assumption)a), values[a]);
+    for (int a = 0; a < SIZING_ASSUMPTION_COUNT; a++) {
+        jsonw_key(w, sizing_assumption_id((enum sizing_assumption)a));
+        if (isnan(values[a]))
+            jsonw_null(w); /* computed per recommendation: not given */
+        else
+            jsonw_real(w, values[a]);
+    }
     jsonw_object_end(w);
 }
 
@@ -547,12 +552,13 @@ static void write_estimate(struct jsonw *w, const struct sizing_estimate *estima
     jsonw_object_end(w);
 }
 
-/* How each replica of an inference recommendation serves. */
 /* How a training step scales over the recommendation's GPUs. */
 static void write_scaling(struct jsonw *w, const struct sizing_scaling *s)
 {
     jsonw_object_begin(w);
     jsonw_key_real(w, "efficiency", s->efficiency);
+    jsonw_key_string(w, "efficiency_source",
+                     s->efficiency_assumed ? "assumption" : "network_model");
     jsonw_key_integer(w, "gpus", s->gpus);
     jsonw_key_string(w, "link", sizing_link_id(s->link));
     jsonw_key_string(w, "bandwidth_source",
@@ -572,6 +578,7 @@ static void write_scaling(struct jsonw *w, const struct sizing_scaling *s)
     jsonw_object_end(w);
 }
 
+/* How each replica of an inference recommendation serves. */
 static void write_serving(struct jsonw *w, const struct recommendation *r)
 {
     const struct sizing_serving *v = &r->serving;

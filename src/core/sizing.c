@@ -156,6 +156,11 @@ static const struct assumption_spec assumption_specs[SIZING_ASSUMPTION_COUNT] = 
     /* Stated: PCIe 3.0 x16 is 16 GB/s against 50 GB/s per NVLink link. */
     [SIZING_MULTI_CARD_EFFICIENCY_PCIE] = {"multi_card_efficiency_pcie", 0.70, MIN_PEAK_SHARE, 1.0,
                                            false, false},
+    /* No default: scaling between instances comes from the network's
+     * all-reduce. Kept so that callers who set the old flat figure still
+     * get it, on top of the model inside one instance. */
+    [SIZING_MULTI_INSTANCE_EFFICIENCY] = {"multi_instance_efficiency", NAN, MIN_PEAK_SHARE, 1.0,
+                                          false, false},
     /* The catalog's slowest host (2.5 Gbit/s), for a SKU without host facts. */
     [SIZING_NETWORK_BANDWIDTH_GBIT_S] = {"network_bandwidth_gbit_s", 2.5, 0.1, 1000.0, false,
                                          false},

@@ -103,6 +103,8 @@ enum sizing_assumption {
     SIZING_MFU,                          /* share of peak FLOPs in matmul-bound work */
     SIZING_MULTI_CARD_EFFICIENCY_NVLINK, /* scaling inside an NVLink instance */
     SIZING_MULTI_CARD_EFFICIENCY_PCIE,   /* scaling inside a PCIe instance */
+    SIZING_MULTI_INSTANCE_EFFICIENCY,    /* deprecated: a flat figure between instances
+                                            in place of the network's; NAN unless given */
     SIZING_NETWORK_BANDWIDTH_GBIT_S,     /* between instances where a host has no figure */
     SIZING_NVLINK_BANDWIDTH_GB_S,        /* a ring step over NVLink, one direction */
     SIZING_PCIE_BANDWIDTH_GB_S,          /* a ring step over PCIe, one direction */
@@ -293,6 +295,7 @@ struct sizing_scaling {
     int32_t gpus;                 /* instances × cards */
     enum sizing_link link;        /* the slowest link of the ring */
     bool bandwidth_from_host;     /* network: the SKU's host figure, not the assumption */
+    bool efficiency_assumed;      /* the caller's multi_instance_efficiency between instances */
     double bandwidth_gb_per_s;    /* of that link, one direction, 10^9 bytes/s */
     double gradient_bytes;        /* trainable params × bytes per gradient */
     double bytes_per_step;        /* each GPU sends 2(N−1)/N × gradient_bytes */
@@ -347,7 +350,8 @@ bool sizing_checkpointing_parse(const char *text, enum sizing_checkpointing *out
 const char *sizing_assumption_id(enum sizing_assumption assumption);
 /* Returns false when `text` names no assumption (NULL included). */
 bool sizing_assumption_parse(const char *text, enum sizing_assumption *out);
-/* The documented default of one assumption; NAN when out of range. */
+/* The documented default of one assumption; NAN when it has none (computed
+ * unless given) or is out of range. */
 double sizing_assumption_default(enum sizing_assumption assumption);
 
 /* Bytes one parameter's weight takes at `precision` (4, 2, 2, 1, 0.5);

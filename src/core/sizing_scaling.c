@@ -109,6 +109,16 @@ void sizing_scale(const struct sizing_estimate *estimate, const struct sku *sku,
     out->gpus = instances * sku->gpu_count;
     if (out->gpus <= 1 || estimate->flops <= 0.0 || estimate->global_batch_tokens <= 0)
         return;
+    double flat = estimate->assumptions[SIZING_MULTI_INSTANCE_EFFICIENCY];
+    if (instances > 1 && !isnan(flat)) {
+        /* The caller's flat figure between instances, on one instance's
+         * model: the figures shown are that instance's. */
+        sizing_scale(estimate, sku, 1, out);
+        out->gpus = instances * sku->gpu_count;
+        out->efficiency *= flat;
+        out->efficiency_assumed = true;
+        return;
+    }
     choose_link(estimate, sku, instances, out);
     all_reduce(estimate, out);
     step_compute(estimate, sku, out);

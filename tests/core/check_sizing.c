@@ -429,6 +429,35 @@ START_TEST(test_scaling_one_card_and_the_host_bandwidth)
 }
 END_TEST
 
+/* The deprecated flat figure, when a caller still sends it, scales between
+ * instances on top of one instance's model: 2 × v100-32g-x8 at 0.6 is one
+ * instance's 8-card NVLink figure times 0.6, whatever the hosts' network. */
+START_TEST(test_scaling_flat_figure_between_instances)
+{
+    struct sizing_workload w = WORKLOAD(SIZING_TASK_FINETUNE, 1.3, SIZING_PRECISION_FP16, 1, 0);
+    struct sizing_assumptions given = {0};
+    given.value[SIZING_MULTI_INSTANCE_EFFICIENCY] = 0.6;
+    given.set[SIZING_MULTI_INSTANCE_EFFICIENCY] = true;
+    struct sizing_estimate e;
+    struct gq_error err;
+    gq_error_clear(&err);
+    ck_assert_int_eq(sizing_estimate_workload(&w, catalog, &given, &e, &err), GQ_OK);
+    struct sizing_scaling one, two;
+    sizing_scale(&e, sku("v100-32g-x8"), 1, &one);
+    sizing_scale(&e, sku("v100-32g-x8"), 2, &two);
+    ck_assert(!one.efficiency_assumed);
+    ck_assert(two.efficiency_assumed);
+    ck_assert_int_eq(two.gpus, 16);
+    ck_assert_int_eq(two.link, SIZING_LINK_NVLINK); /* one instance's figures */
+    ck_assert_double_eq_tol(two.efficiency, one.efficiency * 0.6, 1e-12);
+    ck_assert_double_eq_tol(two.efficiency, 0.6, 1e-12); /* NVLink hides all of 8 cards' */
+    /* Out of its range it is refused like any assumption. */
+    given.value[SIZING_MULTI_INSTANCE_EFFICIENCY] = 0.0;
+    ck_assert_int_eq(sizing_estimate_workload(&w, catalog, &given, &e, &err), GQ_ERR_OUT_OF_RANGE);
+    ck_assert_str_eq(err.field, "assumptions.multi_instance_efficiency");
+}
+END_TEST
+
 START_TEST(test_training_hours_one_vs_eight_cards)
 {
     struct sizing_workload w = WORKLOAD(SIZING_TASK_FINETUNE, 1.3, SIZING_PRECISION_FP16, 1, 0);
@@ -718,12 +747,14 @@ START_TEST(test_assumption_defaults)
     ck_assert_double_eq(used[SIZING_LORA_TRAINABLE_FRACTION], 0.01);
     ck_assert_double_eq(used[SIZING_DECODE_BANDWIDTH_EFFICIENCY], 0.60);
     ck_assert_double_eq(used[SIZING_MAX_INSTANCES], 8.0);
+    ck_assert(isnan(used[SIZING_MULTI_INSTANCE_EFFICIENCY])); /* computed unless given */
     for (int i = 0; i < SIZING_ASSUMPTION_COUNT; i++) {
         enum sizing_assumption parsed;
         ck_assert(
             sizing_assumption_parse(sizing_assumption_id((enum sizing_assumption)i), &parsed));
         ck_assert_int_eq(parsed, i);
-        ck_assert_double_eq(sizing_assumption_default(parsed), used[i]);
+        double fallback = sizing_assumption_default(parsed);
+        ck_assert(fallback == used[i] || (isnan(fallback) && isnan(used[i])));
     }
     enum sizing_assumption parsed;
     ck_assert(!sizing_assumption_parse("kv_cache_allowance", &parsed)); /* gone with v2 */
@@ -1044,6 +1075,7 @@ static Suite *sizing_suite(void)
     tcase_add_test(compute, test_training_hours_one_vs_eight_cards);
     tcase_add_test(compute, test_scaling_of_the_published_check);
     tcase_add_test(compute, test_scaling_one_card_and_the_host_bandwidth);
+    tcase_add_test(compute, test_scaling_flat_figure_between_instances);
     tcase_add_loop_test(compute, test_training_peak_by_precision, 0, TABLE_SIZE(precision_cases));
     tcase_add_test(compute, test_bf16_tensor_peak_is_used_where_there_is_one);
     tcase_add_test(compute, test_no_compute_no_hours);

@@ -104,6 +104,8 @@ START_TEST(test_recommend_scaling_from_the_network)
     expect_text(r, "recommendations[0].scaling.gpus", "16");
     expect_str(r, "recommendations[0].scaling.link", "network");
     expect_str(r, "recommendations[0].scaling.bandwidth_source", "host");
+    expect_str(r, "recommendations[0].scaling.efficiency_source", "network_model");
+    expect_text(r, "estimate.assumptions.multi_instance_efficiency", "null");
     expect_text(r, "recommendations[0].scaling.bandwidth_gb_per_second", "4.0");
     expect_text(r, "recommendations[0].scaling.gradient_bytes", "2600000000.0");
     expect_text(r, "recommendations[0].scaling.bytes_per_step", "4875000000.0");
@@ -132,6 +134,19 @@ START_TEST(test_recommend_scaling_from_the_network)
     expect_str(r, "recommendations[2].scaling.bandwidth_source", "assumption");
     efficiency = json_at(r, "recommendations[2].scaling.efficiency");
     ck_assert_double_eq_tol(json_number_value(efficiency), 0.596118, 1e-6);
+    http_response_free(response);
+
+    /* A caller still sending the deprecated flat figure gets it between
+     * instances: 2 × v100-32g-x8 at 0.5 is one NVLink machine's 1.0 × 0.5,
+     * so one machine alone is as fast and comes first. */
+    response =
+        recommend("{\"workload\":{\"task\":\"finetune\"},\"objective\":\"time\","
+                  "\"assumptions\":{\"max_instances\":2,\"multi_instance_efficiency\":0.5}}");
+    r = response->json;
+    expect_text(r, "estimate.assumptions.multi_instance_efficiency", "0.5");
+    expect_str(r, "recommendations[0].sku", "v100-32g-x8");
+    expect_text(r, "recommendations[0].quantity", "1");
+    expect_str(r, "recommendations[0].scaling.efficiency_source", "network_model");
     http_response_free(response);
 
     /* LoRA's 42 M int4-frozen adapters on one two-card NVLink instance:
