@@ -118,9 +118,7 @@ const char *const store_catalog_write_sql[CATALOG_WRITE_COUNT] = {
         " memory_type = excluded.memory_type, fp16_tflops = excluded.fp16_tflops,"
         " memory_bandwidth_gbps = excluded.memory_bandwidth_gbps,"
         " tdp_watts = excluded.tdp_watts, fp32_tflops = excluded.fp32_tflops,"
-        " bf16_tflops = excluded.bf16_tflops,"
-        " compute_capability = COALESCE(excluded.compute_capability, "
-        "gpu_models.compute_capability)",
+        " bf16_tflops = excluded.bf16_tflops, compute_capability = excluded.compute_capability",
     [CATALOG_WRITE_SKUS] =
         "INSERT INTO skus (id, name, gpu_model_id, gpu_count, interconnect, available, active)"
         " VALUES (?1, ?2, ?3, ?4, ?5, ?6, 1) ON CONFLICT (id) DO UPDATE SET"
