@@ -193,8 +193,10 @@ const struct store_sql_text store_sql[STORE_SQL_COUNT] = {
                      " SELECT $1::bigint, 'draft', nullif($2::bigint, 0), $3::bigint, $4::text"
                      " WHERE $1 > (SELECT coalesce(max(version), 0) FROM price_lists)"
                      " AND $1 > (SELECT version FROM price_list WHERE id = 1)"},
+    /* Compare-and-set: written only over the document the edit read. */
     [STORE_SQL_PRICE_LIST_EDIT] = {.shared = "UPDATE price_lists SET document = ?2"
-                                             " WHERE version = ?1 AND state = 'draft'"},
+                                             " WHERE version = ?1 AND state = 'draft'"
+                                             " AND document = ?3"},
     [STORE_SQL_PRICE_LIST_SCHEDULE] = {.shared = "UPDATE price_lists SET state = 'scheduled',"
                                                  " effective_at = ?2, published_at = ?3"
                                                  " WHERE version = ?1 AND state = 'draft'"},

@@ -7,6 +7,7 @@
  * line of each action. Routes' 401/403 are in check_keys.c's table.
  */
 #include <check.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -858,6 +859,74 @@ START_TEST(test_compute_capability_edited)
 }
 END_TEST
 
+/* ---- Edits of one draft at once, on two servers of one database. ---- */
+
+static const char *const racing_skus[] = {"v100-16g-x1", "v100-16g-x2", "v100-32g-x4",
+                                          "v100-32g-x8", "t4-16g-x1"};
+#define RACERS (sizeof racing_skus / sizeof racing_skus[0])
+enum { RACE_ROUNDS = 6 };
+
+struct price_racer {
+    uint16_t port;
+    char path[96], body[48];
+    pthread_barrier_t *start;
+    long status;
+};
+
+static void *put_price(void *argument)
+{
+    struct price_racer *racer = argument;
+    const char *const headers[] = {JSON_TYPE, NULL};
+    pthread_barrier_wait(racer->start);
+    struct http_response *response =
+        http_once(racer->port, "PUT", racer->path, headers, racer->body);
+    racer->status = response->status;
+    http_response_free(response);
+    return NULL;
+}
+
+/* Each round, every SKU's on-demand price is put at the same moment, half
+ * through each server: every edit is answered 200 and every one is in the
+ * draft afterwards, none written over by another's read of the draft
+ * before it. */
+START_TEST(test_concurrent_edits_all_kept)
+{
+    struct server other;
+    memset(&other, 0, sizeof other);
+    server_prepare(&other);
+    snprintf(other.db_path, sizeof other.db_path, "%s", server.db_path);
+    server_start(&other, NULL);
+    http_register_key(other.port, server.admin_key);
+    expect_call("POST", "/admin/price-lists", NULL, 201, NULL, NULL);
+    for (int round = 0; round < RACE_ROUNDS; round++) {
+        pthread_barrier_t start;
+        pthread_barrier_init(&start, NULL, RACERS);
+        struct price_racer racers[RACERS];
+        pthread_t threads[RACERS];
+        for (size_t i = 0; i < RACERS; i++) {
+            racers[i] =
+                (struct price_racer){.port = i % 2 ? other.port : server.port, .start = &start};
+            snprintf(racers[i].path, sizeof racers[i].path,
+                     "/admin/price-lists/2/prices/%s/on_demand", racing_skus[i]);
+            snprintf(racers[i].body, sizeof racers[i].body, "{\"amount\":\"%d.%02zu\"}", 50 + round,
+                     i);
+            ck_assert_int_eq(pthread_create(&threads[i], NULL, put_price, &racers[i]), 0);
+        }
+        for (size_t i = 0; i < RACERS; i++)
+            pthread_join(threads[i], NULL);
+        pthread_barrier_destroy(&start);
+        for (size_t i = 0; i < RACERS; i++) {
+            char text[32], want[32];
+            ck_assert_int_eq(racers[i].status, 200);
+            snprintf(want, sizeof want, "%d.%02zu", 50 + round, i);
+            ck_assert_msg(strcmp(list_price(2, racing_skus[i], text), want) == 0,
+                          "round %d: %s is %s, was put at %s", round, racing_skus[i], text, want);
+        }
+    }
+    server_finish(&other);
+}
+END_TEST
+
 static Suite *make_suite(void)
 {
     Suite *suite = suite_create("http_price_lists");
@@ -881,6 +950,7 @@ static Suite *make_suite(void)
     tcase_add_loop_test(lists, test_compute_capability_refused, 0,
                         sizeof bad_capabilities / sizeof bad_capabilities[0]);
     tcase_add_test(lists, test_compute_capability_edited);
+    tcase_add_test(lists, test_concurrent_edits_all_kept);
     suite_set_timeout(lists, 60);
     suite_add_tcase(suite, lists);
     return suite;
