@@ -15,6 +15,7 @@
  * The answer is {"version", "entity", "id", "value"}: the body as it was
  * read (null after a DELETE), so that a client sees what was taken.
  */
+#include <math.h>
 #include <string.h>
 
 #include "admin/admin.h"
@@ -178,15 +179,42 @@ static enum gq_code read_texts(json_t *body, json_t *english_name, json_t *engli
 
 /* ---- The entities. ---- */
 
+/* "compute_capability": NVIDIA's number as a JSON number of one decimal,
+ * 1.0..99.9, kept times ten (8.6 is 86); null means not known. Absent,
+ * the draft's value for the model stays (price_list_document.c). */
+static enum gq_code read_compute_capability(json_t *body, json_t *record, struct gq_error *err)
+{
+    const char *key = "compute_capability";
+    json_t *value = json_object_get(body, key);
+    if (value == NULL)
+        return GQ_OK;
+    double capability = 0;
+    enum gq_code code =
+        json_is_null(value) ? GQ_OK : fields_real(body, key, "", true, 1.0, 99.9, &capability, err);
+    double tenths = round(capability * 10);
+    if (code == GQ_OK && fabs(capability * 10 - tenths) > 1e-6)
+        code = gq_fail_msg(err, GQ_ERR_INVALID_VALUE, key, MSG_FIELD_ONE_DECIMAL, MSG_TEXT(key));
+    if (code == GQ_OK &&
+        !put(record, key, json_is_null(value) ? json_null() : integer_of((int64_t)tenths)))
+        code = gq_fail(err, GQ_ERR_NO_MEMORY, NULL, "out of memory");
+    return code;
+}
+
 /* {"model", "memory_gb", "memory_type", "fp16_tflops", "fp32_tflops",
  *  "bf16_tflops" (null: no BF16 tensor cores), "memory_bandwidth_gbps",
- *  "tdp_watts"}: the catalog's "gpu". */
+ *  "tdp_watts", "compute_capability"}: the catalog's "gpu". */
 static enum gq_code read_gpu_model(json_t *body, json_t *record, struct gq_error *err)
 {
-    static const char *const allowed[] = {
-        "model",       "memory_gb",   "memory_type",           "fp16_tflops",
-        "fp32_tflops", "bf16_tflops", "memory_bandwidth_gbps", "tdp_watts",
-        NULL};
+    static const char *const allowed[] = {"model",
+                                          "memory_gb",
+                                          "memory_type",
+                                          "fp16_tflops",
+                                          "fp32_tflops",
+                                          "bf16_tflops",
+                                          "memory_bandwidth_gbps",
+                                          "tdp_watts",
+                                          "compute_capability",
+                                          NULL};
     json_t *name = NULL, *memory_type = NULL;
     int64_t memory_gb = 0, bandwidth = 0, tdp = 0;
     double fp16 = 0, fp32 = 0, bf16 = 0;
@@ -209,6 +237,8 @@ static enum gq_code read_gpu_model(json_t *body, json_t *record, struct gq_error
         code = fields_integer(body, "memory_bandwidth_gbps", "", true, 1, 100000, &bandwidth, err);
     if (code == GQ_OK)
         code = fields_integer(body, "tdp_watts", "", true, 1, 100000, &tdp, err);
+    if (code == GQ_OK)
+        code = read_compute_capability(body, record, err);
     bool built =
         code != GQ_OK || (put(record, "name", json_incref(name)) &&
                           put(record, "memory_gb", integer_of(memory_gb)) &&

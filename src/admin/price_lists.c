@@ -119,11 +119,12 @@ static json_t *rule_billing_or_null(uint32_t mask)
 static json_t *render_gpu_model(const struct gpu_model *gpu)
 {
     return json_pack(
-        "{s:s, s:s, s:i, s:s, s:f, s:f, s:o, s:i, s:i}", "id", gpu->id, "model", gpu->name,
+        "{s:s, s:s, s:i, s:s, s:f, s:f, s:o, s:i, s:i, s:o}", "id", gpu->id, "model", gpu->name,
         "memory_gb", (int)gpu->memory_gb, "memory_type", gpu->memory_type, "fp16_tflops",
         gpu->fp16_tflops, "fp32_tflops", gpu->fp32_tflops, "bf16_tflops",
         gpu->bf16_tflops > 0 ? json_real(gpu->bf16_tflops) : json_null(), "memory_bandwidth_gbps",
-        (int)gpu->memory_bandwidth_gbps, "tdp_watts", (int)gpu->tdp_watts);
+        (int)gpu->memory_bandwidth_gbps, "tdp_watts", (int)gpu->tdp_watts, "compute_capability",
+        catalog_render_compute_capability(gpu));
 }
 
 static json_t *render_rule(const struct discount_rule *rule)

@@ -176,6 +176,9 @@ json_t *render_each(const void *items, size_t count, size_t size,
 json_t *catalog_render_sku(const struct catalog *catalog, const struct sku *sku, enum gq_lang lang);
 json_t *catalog_render_billing_modes(const struct catalog *catalog, enum gq_lang lang);
 json_t *catalog_render_bundles(const struct catalog *catalog, enum gq_lang lang);
+/* A GPU model's compute capability as developers write it (8.6), or null
+ * when not known. */
+json_t *catalog_render_compute_capability(const struct gpu_model *gpu);
 
 /* Writes a plan for one instance of `sku`:
  * {"summary", "amount_per_instance", "parts": [{"billing", "units", "unit",

@@ -52,15 +52,21 @@ static json_t *render_segments(uint32_t mask)
     return segments;
 }
 
+json_t *catalog_render_compute_capability(const struct gpu_model *gpu)
+{
+    return gpu->compute_capability > 0 ? json_real(gpu->compute_capability / 10.0) : json_null();
+}
+
 /* bf16_tflops is null on a GPU without BF16 tensor cores. */
 static json_t *render_gpu(const struct gpu_model *gpu)
 {
     json_t *bf16 = gpu->bf16_tflops > 0.0 ? json_real(gpu->bf16_tflops) : json_null();
-    return json_pack("{s:s, s:i, s:s, s:f, s:f, s:o, s:i, s:i}", "model", gpu->name, "memory_gb",
-                     (int)gpu->memory_gb, "memory_type", gpu->memory_type, "fp16_tflops",
-                     gpu->fp16_tflops, "fp32_tflops", gpu->fp32_tflops, "bf16_tflops", bf16,
-                     "memory_bandwidth_gbps", (int)gpu->memory_bandwidth_gbps, "tdp_watts",
-                     (int)gpu->tdp_watts);
+    return json_pack("{s:s, s:i, s:s, s:f, s:f, s:o, s:i, s:i, s:o}", "model", gpu->name,
+                     "memory_gb", (int)gpu->memory_gb, "memory_type", gpu->memory_type,
+                     "fp16_tflops", gpu->fp16_tflops, "fp32_tflops", gpu->fp32_tflops,
+                     "bf16_tflops", bf16, "memory_bandwidth_gbps", (int)gpu->memory_bandwidth_gbps,
+                     "tdp_watts", (int)gpu->tdp_watts, "compute_capability",
+                     catalog_render_compute_capability(gpu));
 }
 
 /* {"amount", "per"} and, for blocks, what an hour of the block costs

@@ -284,6 +284,20 @@ static enum gq_code check_references(json_t *document, int64_t version,
     return GQ_OK;
 }
 
+/* A GPU model put without a compute capability keeps the one the draft
+ * had for it (or none), as a SKU put without prices keeps its prices. */
+static enum gq_code keep_unsent(json_t *row, const json_t *old, const struct price_list_edit *edit,
+                                struct gq_error *err)
+{
+    const char *column = "compute_capability";
+    json_t *kept = json_object_get(old, column);
+    if (edit->entity != PRICE_LIST_GPU_MODEL || json_object_get(row, column) != NULL)
+        return GQ_OK;
+    return json_object_set_new(row, column, kept != NULL ? json_incref(kept) : json_null()) == 0
+               ? GQ_OK
+               : no_memory(err);
+}
+
 /* Applies `edit` to `document`; *old receives the entity's row before
  * (a new reference, or NULL when there was none). */
 static enum gq_code apply_edit(json_t *document, int64_t version,
@@ -314,6 +328,11 @@ static enum gq_code apply_edit(json_t *document, int64_t version,
     json_t *copy = json_deep_copy(edit->record);
     if (copy == NULL)
         return no_memory(err);
+    code = keep_unsent(copy, *old, edit, err);
+    if (code != GQ_OK) {
+        json_decref(copy);
+        return code;
+    }
     if ((at >= 0 ? json_array_set_new(rows, (size_t)at, copy)
                  : json_array_append_new(rows, copy)) != 0)
         return no_memory(err);

@@ -305,7 +305,8 @@ struct price_list_write {
     int64_t now;
     int64_t effective_at;
     const char *document;
-    const char *model_ids; /* ACTIVATE: the models written, a JSON array of strings */
+    const char *old_document; /* EDIT: what the edit read; applied only while still there */
+    const char *model_ids;    /* ACTIVATE: the models written, a JSON array of strings */
     /* SCHEDULE: price_list.published, appended in the same transaction
      * when the write applies (the outbox); NULL: none. */
     const struct store_event *event;

@@ -498,19 +498,21 @@ enum gq_code store_price_list_create(struct store *store, int64_t now, struct au
     return code;
 }
 
-/* The edit is a callback rather than a document the caller hands back so
- * that the read, the edit and the write stay one store operation, with the
- * write refused when the list stopped being a draft meanwhile, as before
- * the rules left the store; a caller cannot write a document it did not
- * read here. */
-enum gq_code store_price_list_edit(struct store *store, int64_t version,
-                                   store_price_list_editor editor, const void *context,
-                                   struct audit_entry *audit, struct gq_error *err)
+/* Edits of one draft that may be written between an edit's read and its
+ * write before it gives up with retry_later: each lost race is another
+ * edit that was taken. */
+enum { EDIT_ATTEMPTS = 16 };
+
+/* One read, edit and write of draft `version`; *applied false when
+ * another edit wrote the draft after this one read it. */
+static enum gq_code edit_once(struct store *store, int64_t version, store_price_list_editor editor,
+                              const void *context, struct audit_entry *audit, bool *applied,
+                              struct gq_error *err)
 {
-    assert(editor != NULL);
     struct price_list_info info;
     json_t *document;
     char *change = NULL;
+    *applied = false;
     enum gq_code code = read_changeable(store, version, is_draft, &info, &document, err);
     if (code != GQ_OK)
         return code;
@@ -523,18 +525,37 @@ enum gq_code store_price_list_edit(struct store *store, int64_t version,
         target_of(version, target);
         audit->target = target;
         audit->change = change;
-        struct price_list_write write = {
-            .kind = PRICE_LIST_WRITE_EDIT, .version = version, .document = text};
-        bool applied = false;
-        code = write_with_audit(store, &write, audit, &applied, err);
+        struct price_list_write write = {.kind = PRICE_LIST_WRITE_EDIT,
+                                         .version = version,
+                                         .document = text,
+                                         .old_document = info.document};
+        code = write_with_audit(store, &write, audit, applied, err);
         audit->target = audit->change = NULL;
-        if (code == GQ_OK && !applied)
-            code = not_draft(&info, err); /* published meanwhile */
     }
     free(text);
     free(change);
     json_decref(document);
     store_price_list_info_clear(&info);
+    return code;
+}
+
+/* The edit is a callback rather than a document the caller hands back so
+ * that the read, the edit and the write stay one store operation. The
+ * write is a compare-and-set on the document read: when another edit (on
+ * this replica or another) wrote the draft in between, the edit is run
+ * again on what that one left, so that neither is lost; a list published
+ * meanwhile answers price_list_not_draft on the next read. */
+enum gq_code store_price_list_edit(struct store *store, int64_t version,
+                                   store_price_list_editor editor, const void *context,
+                                   struct audit_entry *audit, struct gq_error *err)
+{
+    assert(editor != NULL);
+    bool applied = false;
+    enum gq_code code = GQ_OK;
+    for (int attempt = 0; code == GQ_OK && !applied && attempt < EDIT_ATTEMPTS; attempt++)
+        code = edit_once(store, version, editor, context, audit, &applied, err);
+    if (code == GQ_OK && !applied)
+        code = gq_fail(err, GQ_ERR_RETRY_LATER, NULL, "the price list is being edited meanwhile");
     return code;
 }
 

@@ -118,9 +118,7 @@ const char *const store_catalog_write_sql[CATALOG_WRITE_COUNT] = {
         " memory_type = excluded.memory_type, fp16_tflops = excluded.fp16_tflops,"
         " memory_bandwidth_gbps = excluded.memory_bandwidth_gbps,"
         " tdp_watts = excluded.tdp_watts, fp32_tflops = excluded.fp32_tflops,"
-        " bf16_tflops = excluded.bf16_tflops,"
-        " compute_capability = COALESCE(excluded.compute_capability, "
-        "gpu_models.compute_capability)",
+        " bf16_tflops = excluded.bf16_tflops, compute_capability = excluded.compute_capability",
     [CATALOG_WRITE_SKUS] =
         "INSERT INTO skus (id, name, gpu_model_id, gpu_count, interconnect, available, active)"
         " VALUES (?1, ?2, ?3, ?4, ?5, ?6, 1) ON CONFLICT (id) DO UPDATE SET"
@@ -195,8 +193,10 @@ const struct store_sql_text store_sql[STORE_SQL_COUNT] = {
                      " SELECT $1::bigint, 'draft', nullif($2::bigint, 0), $3::bigint, $4::text"
                      " WHERE $1 > (SELECT coalesce(max(version), 0) FROM price_lists)"
                      " AND $1 > (SELECT version FROM price_list WHERE id = 1)"},
+    /* Compare-and-set: written only over the document the edit read. */
     [STORE_SQL_PRICE_LIST_EDIT] = {.shared = "UPDATE price_lists SET document = ?2"
-                                             " WHERE version = ?1 AND state = 'draft'"},
+                                             " WHERE version = ?1 AND state = 'draft'"
+                                             " AND document = ?3"},
     [STORE_SQL_PRICE_LIST_SCHEDULE] = {.shared = "UPDATE price_lists SET state = 'scheduled',"
                                                  " effective_at = ?2, published_at = ?3"
                                                  " WHERE version = ?1 AND state = 'draft'"},

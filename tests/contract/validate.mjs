@@ -371,7 +371,7 @@ const SKU = {
   name: 'V100 16GB × 1',
   description: 'One NVIDIA V100 with 16 GB of HBM2.',
   available: true,
-  gpu: { model: 'V100', memory_gb: 16, memory_type: 'HBM2', fp16_tflops: 125.0, fp32_tflops: 15.7, bf16_tflops: null, memory_bandwidth_gbps: 900, tdp_watts: 300 },
+  gpu: { model: 'V100', memory_gb: 16, memory_type: 'HBM2', fp16_tflops: 125.0, fp32_tflops: 15.7, bf16_tflops: null, memory_bandwidth_gbps: 900, tdp_watts: 300, compute_capability: 7.0 },
   gpu_count: 1,
   total_memory_gb: 16,
   total_fp16_tflops: 125.0,

@@ -123,8 +123,10 @@ static void expect_sku(json_t *sku, const struct expected_sku *want)
     snprintf(text, sizeof text, "%d", want->memory_gb);
     expect_text(sku, "gpu.memory_gb", text);
     expect_str(sku, "gpu.memory_type", want->memory_type);
-    ck_assert_str_eq(json_keys(sku, "gpu"), "model,memory_gb,memory_type,fp16_tflops,fp32_tflops,"
-                                            "bf16_tflops,memory_bandwidth_gbps,tdp_watts");
+    ck_assert_str_eq(json_keys(sku, "gpu"),
+                     "model,memory_gb,memory_type,fp16_tflops,fp32_tflops,"
+                     "bf16_tflops,memory_bandwidth_gbps,tdp_watts,compute_capability");
+    expect_text(sku, "gpu.compute_capability", strcmp(want->model, "T4") == 0 ? "7.5" : "7.0");
     expect_text(sku, "gpu.fp16_tflops", want->fp16_tflops);
     /* NVIDIA's FP32 peaks; neither V100 nor T4 has BF16 tensor cores. */
     expect_text(sku, "gpu.fp32_tflops", strcmp(want->model, "T4") == 0 ? "8.1" : "15.7");
@@ -499,7 +501,7 @@ START_TEST(test_catalog_etag_and_not_modified)
     ck_assert_str_eq(http_header(response, "etag"), etag);
     ck_assert_str_eq(http_header(response, "cache-control"), CACHE_CONTROL);
     ck_assert_ptr_null(http_header(response, "content-type"));
-    ck_assert_str_eq(http_header(response, "content-length"), "4868");
+    ck_assert_str_eq(http_header(response, "content-length"), "4993");
     expect_full_length(response, "/catalog");
     http_response_free(response);
 

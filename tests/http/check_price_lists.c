@@ -7,6 +7,7 @@
  * line of each action. Routes' 401/403 are in check_keys.c's table.
  */
 #include <check.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -718,6 +719,214 @@ START_TEST(test_rebase_conflict_changes_nothing)
 }
 END_TEST
 
+/* A draft's GPU model with the one whose id is `id` in list `version`, as
+ * its PUT takes it (id left out), `capability` set when not NULL (JSON
+ * text: a number or null). */
+static char *model_body(int version, const char *id, const char *capability)
+{
+    char path[64];
+    snprintf(path, sizeof path, "/admin/price-lists/%d", version);
+    struct http_response *list = call("GET", path, NULL);
+    expect_status(list, 200);
+    json_t *models = json_at(list->json, "gpu_models"), *model = NULL;
+    for (size_t i = 0; i < json_array_size(models); i++)
+        if (strcmp(json_str(json_array_get(models, i), "id"), id) == 0)
+            model = json_deep_copy(json_array_get(models, i));
+    ck_assert_ptr_nonnull(model);
+    http_response_free(list);
+    json_object_del(model, "id");
+    json_object_del(model, "compute_capability");
+    if (capability != NULL)
+        json_object_set_new(model, "compute_capability",
+                            json_loads(capability, JSON_DECODE_ANY, NULL));
+    char *body = json_dumps(model, JSON_COMPACT);
+    json_decref(model);
+    return body;
+}
+
+/* GPU model `id`'s compute capability in list `version`, as JSON text. */
+static const char *list_capability(int version, const char *id, char out[32])
+{
+    char path[64];
+    snprintf(path, sizeof path, "/admin/price-lists/%d", version);
+    struct http_response *list = call("GET", path, NULL);
+    expect_status(list, 200);
+    json_t *models = json_at(list->json, "gpu_models");
+    snprintf(out, 32, "<none>");
+    for (size_t i = 0; i < json_array_size(models); i++)
+        if (strcmp(json_str(json_array_get(models, i), "id"), id) == 0)
+            snprintf(out, 32, "%s", json_text(json_array_get(models, i), "compute_capability"));
+    http_response_free(list);
+    return out;
+}
+
+#define BF16_SERVING                                                                               \
+    "{\"workload\":{\"task\":\"inference\",\"model\":\"qwen2.5-7b\",\"precision\":\"bf16\","       \
+    "\"concurrent_requests\":50,\"context_tokens\":4096},\"limit\":20}"
+
+/* Whether BF16_SERVING's recommendations on the V100 16GB say bf16 is
+ * served as fp16 there (there must be some). */
+static bool bf16_served_as_fp16(void)
+{
+    struct http_response *response = call("POST", "/recommend", BF16_SERVING);
+    expect_status(response, 200);
+    json_t *recommendations = json_at(response->json, "recommendations");
+    int on_v100 = 0;
+    bool noted = false;
+    for (size_t i = 0; i < json_array_size(recommendations); i++) {
+        json_t *one = json_array_get(recommendations, i);
+        if (strncmp(json_str(one, "sku"), "v100-16g", 8) != 0)
+            continue;
+        on_v100++;
+        char *reasons = json_dumps(json_object_get(one, "reasons"), 0);
+        noted = noted || strstr(reasons, "served as fp16") != NULL;
+        free(reasons);
+    }
+    http_response_free(response);
+    ck_assert_int_gt(on_v100, 0);
+    return noted;
+}
+
+struct bad_capability {
+    const char *value;
+    int status;
+    const char *code;
+};
+
+static const struct bad_capability bad_capabilities[] = {
+    {"8.65", 422, "invalid_value"},   {"100", 422, "out_of_range"},  {"0.9", 422, "out_of_range"},
+    {"\"8.6\"", 422, "invalid_type"}, {"true", 422, "invalid_type"},
+};
+
+/* A compute capability out of range, of two decimals or not a number is a
+ * 422 naming the field, and the draft keeps what it had. */
+START_TEST(test_compute_capability_refused)
+{
+    const struct bad_capability *c = &bad_capabilities[_i];
+    char text[32];
+    expect_call("POST", "/admin/price-lists", NULL, 201, NULL, NULL);
+    char *body = model_body(2, "v100-16g", c->value);
+    expect_call("PUT", "/admin/price-lists/2/gpu-models/v100-16g", body, c->status, c->code,
+                "compute_capability");
+    free(body);
+    ck_assert_str_eq(list_capability(2, "v100-16g", text), "7.0");
+}
+END_TEST
+
+/* The V100 given 8.6 in a draft: shown so, kept by a PUT that leaves it
+ * out, cleared by null elsewhere; once the list is active the catalog
+ * shows it and /recommend no longer serves bf16 on the V100 as fp16. */
+START_TEST(test_compute_capability_edited)
+{
+    char text[32];
+    ck_assert(bf16_served_as_fp16());
+    expect_call("POST", "/admin/price-lists", NULL, 201, NULL, NULL);
+    ck_assert_str_eq(list_capability(2, "v100-16g", text), "7.0");
+    ck_assert_str_eq(list_capability(2, "t4-16g", text), "7.5");
+
+    char *body = model_body(2, "v100-16g", "8.6");
+    struct http_response *put = call("PUT", "/admin/price-lists/2/gpu-models/v100-16g", body);
+    free(body);
+    expect_status(put, 200);
+    expect_text(put->json, "value.compute_capability", "8.6");
+    http_response_free(put);
+    ck_assert_str_eq(list_capability(2, "v100-16g", text), "8.6");
+    body = model_body(2, "v100-16g", NULL);
+    expect_call("PUT", "/admin/price-lists/2/gpu-models/v100-16g", body, 200, NULL, NULL);
+    free(body);
+    ck_assert_str_eq(list_capability(2, "v100-16g", text), "8.6");
+    body = model_body(2, "v100-32g", "null");
+    expect_call("PUT", "/admin/price-lists/2/gpu-models/v100-32g", body, 200, NULL, NULL);
+    free(body);
+    ck_assert_str_eq(list_capability(2, "v100-32g", text), "null");
+
+    expect_call("POST", "/admin/price-lists/2/publish", "{}", 200, NULL, NULL);
+    struct http_response *catalog = call("GET", "/catalog", NULL);
+    expect_status(catalog, 200);
+    ck_assert_int_eq(json_integer_value(json_at(catalog->json, "price_list_version")), 2);
+    json_t *skus = json_at(catalog->json, "skus");
+    char seen[256] = "";
+    for (size_t i = 0; i < json_array_size(skus); i++) {
+        json_t *sku = json_array_get(skus, i);
+        size_t used = strlen(seen);
+        snprintf(seen + used, sizeof seen - used, "%s=%s,", json_str(sku, "id"),
+                 json_text(sku, "gpu.compute_capability"));
+    }
+    http_response_free(catalog);
+    ck_assert_ptr_nonnull(strstr(seen, "v100-16g-x1=8.6,"));
+    ck_assert_ptr_nonnull(strstr(seen, "t4-16g-x1=7.5,"));
+    ck_assert_msg(!bf16_served_as_fp16(), "catalog: %s", seen);
+}
+END_TEST
+
+/* ---- Edits of one draft at once, on two servers of one database. ---- */
+
+static const char *const racing_skus[] = {"v100-16g-x1", "v100-16g-x2", "v100-32g-x4",
+                                          "v100-32g-x8", "t4-16g-x1"};
+#define RACERS (sizeof racing_skus / sizeof racing_skus[0])
+enum { RACE_ROUNDS = 6 };
+
+struct price_racer {
+    uint16_t port;
+    char path[96], body[48];
+    pthread_barrier_t *start;
+    long status;
+};
+
+static void *put_price(void *argument)
+{
+    struct price_racer *racer = argument;
+    const char *const headers[] = {JSON_TYPE, NULL};
+    pthread_barrier_wait(racer->start);
+    struct http_response *response =
+        http_once(racer->port, "PUT", racer->path, headers, racer->body);
+    racer->status = response->status;
+    http_response_free(response);
+    return NULL;
+}
+
+/* Each round, every SKU's on-demand price is put at the same moment, half
+ * through each server: every edit is answered 200 and every one is in the
+ * draft afterwards, none written over by another's read of the draft
+ * before it. */
+START_TEST(test_concurrent_edits_all_kept)
+{
+    struct server other;
+    memset(&other, 0, sizeof other);
+    server_prepare(&other);
+    snprintf(other.db_path, sizeof other.db_path, "%s", server.db_path);
+    server_start(&other, NULL);
+    http_register_key(other.port, server.admin_key);
+    expect_call("POST", "/admin/price-lists", NULL, 201, NULL, NULL);
+    for (int round = 0; round < RACE_ROUNDS; round++) {
+        pthread_barrier_t start;
+        pthread_barrier_init(&start, NULL, RACERS);
+        struct price_racer racers[RACERS];
+        pthread_t threads[RACERS];
+        for (size_t i = 0; i < RACERS; i++) {
+            racers[i] =
+                (struct price_racer){.port = i % 2 ? other.port : server.port, .start = &start};
+            snprintf(racers[i].path, sizeof racers[i].path,
+                     "/admin/price-lists/2/prices/%s/on_demand", racing_skus[i]);
+            snprintf(racers[i].body, sizeof racers[i].body, "{\"amount\":\"%d.%02zu\"}", 50 + round,
+                     i);
+            ck_assert_int_eq(pthread_create(&threads[i], NULL, put_price, &racers[i]), 0);
+        }
+        for (size_t i = 0; i < RACERS; i++)
+            pthread_join(threads[i], NULL);
+        pthread_barrier_destroy(&start);
+        for (size_t i = 0; i < RACERS; i++) {
+            char text[32], want[32];
+            ck_assert_int_eq(racers[i].status, 200);
+            snprintf(want, sizeof want, "%d.%02zu", 50 + round, i);
+            ck_assert_msg(strcmp(list_price(2, racing_skus[i], text), want) == 0,
+                          "round %d: %s is %s, was put at %s", round, racing_skus[i], text, want);
+        }
+    }
+    server_finish(&other);
+}
+END_TEST
+
 static Suite *make_suite(void)
 {
     Suite *suite = suite_create("http_price_lists");
@@ -738,6 +947,10 @@ static Suite *make_suite(void)
     tcase_add_test(lists, test_cancel_scheduled);
     tcase_add_test(lists, test_rebase_without_conflict);
     tcase_add_test(lists, test_rebase_conflict_changes_nothing);
+    tcase_add_loop_test(lists, test_compute_capability_refused, 0,
+                        sizeof bad_capabilities / sizeof bad_capabilities[0]);
+    tcase_add_test(lists, test_compute_capability_edited);
+    tcase_add_test(lists, test_concurrent_edits_all_kept);
     suite_set_timeout(lists, 60);
     suite_add_tcase(suite, lists);
     return suite;

@@ -180,8 +180,8 @@ static enum gq_code write_list(struct pg_conn *conn, const struct price_list_wri
         break;
     }
     case PRICE_LIST_WRITE_EDIT: {
-        const char *const values[] = {version, write->document};
-        code = command(conn, pg_sql(conn, STORE_SQL_PRICE_LIST_EDIT), 2, values, &changes, err);
+        const char *const values[] = {version, write->document, write->old_document};
+        code = command(conn, pg_sql(conn, STORE_SQL_PRICE_LIST_EDIT), 3, values, &changes, err);
         break;
     }
     case PRICE_LIST_WRITE_SCHEDULE: {

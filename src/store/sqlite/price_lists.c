@@ -148,7 +148,7 @@ static enum gq_code activate(struct sqlite_conn *conn, const struct price_list_w
 }
 
 /* A value of a write, a parameter of its statement. */
-enum list_value { LIST_BASED_ON, LIST_NOW, LIST_DOCUMENT, LIST_EFFECTIVE_AT };
+enum list_value { LIST_BASED_ON, LIST_NOW, LIST_DOCUMENT, LIST_OLD_DOCUMENT, LIST_EFFECTIVE_AT };
 
 /* Each write but an activation: its statement, which takes the list's
  * version as ?1 and `values` as ?2.. */
@@ -163,8 +163,8 @@ static const struct list_statement {
                                  {LIST_BASED_ON, LIST_NOW, LIST_DOCUMENT},
                                  "storing a price list"},
     [PRICE_LIST_WRITE_EDIT] = {STORE_SQL_PRICE_LIST_EDIT,
-                               1,
-                               {LIST_DOCUMENT},
+                               2,
+                               {LIST_DOCUMENT, LIST_OLD_DOCUMENT},
                                "editing a price list"},
     [PRICE_LIST_WRITE_SCHEDULE] = {STORE_SQL_PRICE_LIST_SCHEDULE,
                                    2,
@@ -181,6 +181,7 @@ static struct sqlite_db_param list_param(const struct price_list_write *write,
                                          enum list_value value)
 {
     const struct sqlite_db_param document = SQLITE_DB_TEXT_OF(write->document);
+    const struct sqlite_db_param old_document = SQLITE_DB_TEXT_OF(write->old_document);
     const struct sqlite_db_param based_on = SQLITE_DB_INT64_OF(write->based_on);
     const struct sqlite_db_param now = SQLITE_DB_INT64_OF(write->now);
     const struct sqlite_db_param effective_at = SQLITE_DB_INT64_OF(write->effective_at);
@@ -191,6 +192,8 @@ static struct sqlite_db_param list_param(const struct price_list_write *write,
         return now;
     case LIST_DOCUMENT:
         return document;
+    case LIST_OLD_DOCUMENT:
+        return old_document;
     default:
         return effective_at;
     }
