@@ -16,7 +16,9 @@
  * - a customer named without a segment gets the cheapest of the segments
  *   they hold, and the quote says so;
  * - GET /quote filters by customer= and created_by=;
- * - an unknown customer is 404 naming customer.id.
+ * - an unknown customer is 404 naming customer.id;
+ * - a quote stored before all this reads with customer.id and created_by
+ *   null.
  */
 #include <check.h>
 #include <stdio.h>
@@ -297,6 +299,39 @@ START_TEST(test_unknown_customer_is_404)
 }
 END_TEST
 
+/* A quote stored before quotes recorded customers (its text without
+ * customer.id and created_by, as such quotes were stored) reads back with
+ * both null, and matches no created_by filter. */
+START_TEST(test_older_quote_reads_with_nulls)
+{
+    struct http_response *r = quote_for(NULL, "{\"segment\":\"individual\"}", true);
+    expect_status(r, 201);
+    json_t *old = json_deep_copy(r->json);
+    http_response_free(r);
+    json_object_del(json_object_get(old, "customer"), "id");
+    json_object_del(json_object_get(old, "customer"), "segment_chosen");
+    json_object_del(old, "created_by");
+    json_object_del(old, "status_transitions");
+    char *text = json_dumps(old, JSON_COMPACT);
+    char path[96];
+    snprintf(path, sizeof path, "/quote/%s", json_string_value(json_object_get(old, "id")));
+    json_decref(old);
+    ck_assert_int_eq(server_db_exec(&server,
+                                    "UPDATE quotes SET response_json = ?1, response_lz4 = NULL,"
+                                    " response_size = NULL, created_by = NULL",
+                                    text),
+                     1);
+    free(text);
+    r = call_with(ADMIN, "GET", path, NULL);
+    expect_status(r, 200);
+    expect_text(r->json, "customer.id", "null");
+    expect_text(r->json, "created_by", "null");
+    expect_str(r->json, "total", INDIVIDUAL_TOTAL);
+    http_response_free(r);
+    ck_assert_int_eq(count_quotes("&created_by=anonymous"), 0);
+}
+END_TEST
+
 static Suite *make_suite(void)
 {
     Suite *suite = suite_create("http_customer_quotes");
@@ -309,6 +344,7 @@ static Suite *make_suite(void)
     tcase_add_test(quotes, test_cheapest_segment_held);
     tcase_add_test(quotes, test_list_filters);
     tcase_add_test(quotes, test_unknown_customer_is_404);
+    tcase_add_test(quotes, test_older_quote_reads_with_nulls);
     suite_set_timeout(quotes, 60);
     suite_add_tcase(suite, quotes);
     return suite;
