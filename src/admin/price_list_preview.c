@@ -59,7 +59,7 @@ static json_t *price_under(const struct catalog *catalog, json_t *usage, enum gq
                 quote_compute(catalog, &parsed->request, result, &err)) != GQ_OK) {
         body = render_sample_error(&err, lang);
     } else {
-        struct quote_meta meta = {NULL, parsed->request.now, 0, lang};
+        struct quote_meta meta = {.created_at = parsed->request.now, .lang = lang};
         char *text = quote_body_render(catalog, parsed, result, &meta, NULL);
         body = text != NULL ? json_loads(text, 0, NULL) : NULL;
         free(text);

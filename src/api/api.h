@@ -35,8 +35,9 @@ http_handler quote_handle_cancel;
 void quote_owner_of(const struct http_request *request, char *owner, size_t size);
 
 /* POST /quote's rule on its body (the route's `authorize`): GQ_OK, or the
- * 401/403 in `err` for a customer segment that needs a key's quotes:write. */
-enum gq_code quote_authorize_segment(const struct http_request *request, struct gq_error *err);
+ * 401/403 in `err` for a body naming a customer without a key's
+ * quotes:write. */
+enum gq_code quote_authorize_customer(const struct http_request *request, struct gq_error *err);
 
 /* quote_pdf.c: GET /quote/{id}/pdf, the quotation as an A4 PDF. */
 http_handler quote_pdf_handle;

@@ -29,11 +29,13 @@
 #include "http/request.h"
 #include "http/snapshot.h"
 #include "store/store.h"
+#include "store/verifications.h"
 #include "util/api_key.h"
 #include "util/clock.h"
 #include "util/ids.h"
 
 #define QUOTE_ID_PREFIX "q_"
+#define CUSTOMER_ID_PREFIX "cus_"
 
 /* The most items and bundles, together, of a quote saved without a key. */
 #define QUOTE_KEYLESS_SAVE_MAX_LINES 10
@@ -291,7 +293,8 @@ static enum MHD_Result reply_saved(struct http_request *request)
 /* Hands the rendered quote (taking `text`) to the store and suspends the
  * connection until it is written; reply_saved() answers. */
 static enum MHD_Result store_new_quote(struct http_request *request, char *text,
-                                       const struct quote_meta *meta, const char *key)
+                                       const struct quote_meta *meta, const char *key,
+                                       const char *customer_id)
 {
     struct quote_save *save = calloc(1, sizeof *save);
     if (save == NULL) {
@@ -303,6 +306,8 @@ static enum MHD_Result store_new_quote(struct http_request *request, char *text,
     quote->response_json = text;
     quote->idempotency_key = (char *)key;
     quote_owner_of(request, save->owner, sizeof save->owner);
+    snprintf(save->customer_id, sizeof save->customer_id, "%s", customer_id ? customer_id : "");
+    snprintf(save->created_by, sizeof save->created_by, "%s", meta->created_by);
     quote->price_list_version = request->snapshot->catalog->price_list_version;
     quote->created_at = meta->created_at;
     quote->expires_at = meta->expires_at;
@@ -356,23 +361,119 @@ static enum gq_code check_keyless_save(const struct http_request *request,
     return GQ_OK;
 }
 
-/* A price for a customer segment other than "individual" (a student's)
- * is for those a key vouches for: such a body needs quotes:write. A
- * segment that is not a string is the handler's to refuse (422). */
-enum gq_code quote_authorize_segment(const struct http_request *request, struct gq_error *err)
+/* A body naming a customer needs a key with quotes:write: its
+ * verifications are read for the price. A segment without a customer is
+ * the handler's to judge (an estimate, or refused when saved). */
+enum gq_code quote_authorize_customer(const struct http_request *request, struct gq_error *err)
 {
-    if (request->json == NULL)
+    if (json_object_get(json_object_get(request->json, "customer"), "id") == NULL)
         return GQ_OK;
-    const char *segment =
-        json_string_value(json_object_get(json_object_get(request->json, "customer"), "segment"));
-    if (segment == NULL || strcmp(segment, "individual") == 0)
+    return auth_require(request, SCOPE_QUOTES_WRITE, err);
+}
+
+/* The segments `customer_id` holds at `now` into *held (SEGMENT_BIT()s:
+ * individual, and each verified segment in force). GQ_ERR_NOT_FOUND for a
+ * customer unknown or erased. */
+static enum gq_code held_segments(const struct http_request *request, const char *customer_id,
+                                  int64_t now, unsigned *held, struct gq_error *err)
+{
+    struct stored_customer customer = {0};
+    enum gq_code code = ids_is_well_formed(CUSTOMER_ID_PREFIX, customer_id)
+                            ? store_customer_get(request->app->store, customer_id, &customer, err)
+                            : GQ_ERR_NOT_FOUND;
+    bool erased = code == GQ_OK && customer.deleted;
+    store_customer_clear(&customer);
+    if (code == GQ_ERR_NOT_FOUND || erased)
+        return gq_fail_msg(err, GQ_ERR_NOT_FOUND, "customer.id", MSG_NO_CUSTOMER,
+                           MSG_TEXT_CUT(customer_id, 64));
+    if (code != GQ_OK)
+        return code;
+    struct verification_list list = {0};
+    code = store_verifications_read(request->app->store, customer_id, NULL, now, &list, err);
+    *held = SEGMENT_BIT(SEGMENT_INDIVIDUAL);
+    for (size_t i = 0; code == GQ_OK && i < list.count; i++) {
+        enum customer_segment segment;
+        if (segment_parse(list.items[i].segment, &segment))
+            *held |= SEGMENT_BIT(segment);
+    }
+    store_verification_list_free(&list);
+    return code;
+}
+
+/* How the quote's segment is settled. */
+struct segment_choice {
+    unsigned cheapest_of; /* price under each of these, keep the cheapest; 0: as parsed */
+    char estimate_reason[256];
+};
+
+/* A quote for a customer: the segment asked for, if the customer holds it,
+ * or else the cheapest of those held. */
+static enum gq_code choose_for_customer(const struct http_request *request,
+                                        struct parsed_quote *parsed, struct quote_meta *meta,
+                                        struct segment_choice *choice, struct gq_error *err)
+{
+    unsigned held = 0;
+    enum gq_code code =
+        held_segments(request, parsed->customer_id, parsed->request.now, &held, err);
+    if (code != GQ_OK)
+        return code;
+    if (!parsed->segment_named) {
+        meta->segment_chosen = "cheapest";
+        choice->cheapest_of = held;
         return GQ_OK;
-    if (auth_require(request, SCOPE_QUOTES_WRITE, err) == GQ_OK)
+    }
+    meta->segment_chosen = "requested";
+    if ((held & SEGMENT_BIT(parsed->request.segment)) != 0)
         return GQ_OK;
-    if (err->code == GQ_ERR_UNAUTHENTICATED)
-        gq_fail_msg(err, GQ_ERR_UNAUTHENTICATED, "customer.segment", MSG_KEY_FOR_SEGMENT,
-                    MSG_TEXT_CUT(segment, 32), MSG_TEXT(api_scope_name(SCOPE_QUOTES_WRITE)));
-    return err->code;
+    return gq_fail_msg(err, GQ_ERR_SEGMENT_NOT_VERIFIED, "customer.segment",
+                       MSG_SEGMENT_NOT_VERIFIED, MSG_TEXT(segment_id(parsed->request.segment)),
+                       MSG_TEXT_CUT(parsed->customer_id, 64));
+}
+
+/* The segment the quote is priced for. Without a customer no store is
+ * read: individual as it is; another segment is a key's that verifies
+ * customers itself, an estimate when not saved, and refused otherwise. */
+static enum gq_code choose_segment(const struct http_request *request, struct parsed_quote *parsed,
+                                   struct quote_meta *meta, struct segment_choice *choice,
+                                   struct gq_error *err)
+{
+    enum customer_segment segment = parsed->request.segment;
+    choice->cheapest_of = 0;
+    if (parsed->customer_id != NULL)
+        return choose_for_customer(request, parsed, meta, choice, err);
+    if (segment == SEGMENT_INDIVIDUAL) {
+        meta->segment_chosen = parsed->segment_named ? "requested" : "default";
+        return GQ_OK;
+    }
+    if (request->has_key && (request->key_scopes & SCOPE_CUSTOMERS_VERIFY) != 0) {
+        meta->segment_chosen = "asserted";
+        return GQ_OK;
+    }
+    if (parsed->save)
+        return gq_fail_msg(err, GQ_ERR_SEGMENT_NOT_VERIFIED, "customer.segment",
+                           MSG_SEGMENT_NEEDS_CUSTOMER, MSG_TEXT(segment_id(segment)),
+                           MSG_TEXT(api_scope_name(SCOPE_CUSTOMERS_VERIFY)));
+    meta->segment_chosen = "estimate";
+    const struct msg_arg args[] = {MSG_TEXT(segment_id(segment))};
+    messages_format(request->lang, MSG_ESTIMATE_REASON, args, 1, choice->estimate_reason,
+                    sizeof choice->estimate_reason);
+    meta->estimate_reason = choice->estimate_reason;
+    return GQ_OK;
+}
+
+/* Prices the quote for the segment chosen, or for the cheapest of several
+ * (then *result may be swapped with *scratch). */
+static enum gq_code price_quote(const struct catalog *catalog, struct parsed_quote *parsed,
+                                const struct segment_choice *choice, struct quote_result **result,
+                                struct quote_result **scratch, struct gq_error *err)
+{
+    if (choice->cheapest_of == 0)
+        return quote_compute(catalog, &parsed->request, *result, err);
+    size_t items = parsed->request.n_items;
+    if (*scratch == NULL && (*scratch = quote_result_new(items)) == NULL)
+        return gq_fail(err, GQ_ERR_NO_MEMORY, NULL, "out of memory pricing a quote");
+    return quote_compute_cheapest_segment(catalog, &parsed->request, choice->cheapest_of, result,
+                                          scratch, err);
 }
 
 enum MHD_Result quote_handle_create(struct http_request *request)
@@ -389,6 +490,8 @@ enum MHD_Result quote_handle_create(struct http_request *request)
     struct parsed_quote *parsed = malloc(sizeof *parsed); /* parsing fills what is used */
     struct quote_result *result =
         quote_result_new(json_array_size(json_object_get(request->json, "items")));
+    struct quote_result *scratch = NULL; /* the second result a cheapest segment needs */
+    struct segment_choice choice;
     struct gq_error err;
     struct promotion_use promotion = {0};
     enum MHD_Result reply;
@@ -398,6 +501,9 @@ enum MHD_Result quote_handle_create(struct http_request *request)
     }
     const struct catalog *catalog = request->snapshot->catalog;
     int64_t now = clock_now_seconds();
+    struct quote_meta meta = {.created_at = now,
+                              .expires_at = now + request->app->config->quote_expiry_seconds,
+                              .lang = request->lang};
     enum gq_code code = quote_body_parse(request->json, catalog, parsed, &err);
     parsed->request.now = now;
     /* A quote saved without a key writes to the database: its own, smaller
@@ -406,12 +512,14 @@ enum MHD_Result quote_handle_create(struct http_request *request)
         code = check_keyless_save(request, parsed, &err);
     if (code == GQ_OK && parsed->save)
         code = rate_limits_take(request, true, &err);
+    if (code == GQ_OK)
+        code = choose_segment(request, parsed, &meta, &choice, &err);
     if (code == GQ_OK && parsed->promotion_code != NULL)
         code = promotion_codes_for_quote(request, parsed->promotion_code, now, &promotion, &err);
     if (code == GQ_OK && parsed->promotion_code != NULL)
         parsed->request.promotion = &promotion.rule;
     if (code == GQ_OK)
-        code = quote_compute(catalog, &parsed->request, result, &err);
+        code = price_quote(catalog, parsed, &choice, &result, &scratch, &err);
     if (code == GQ_OK && parsed->promotion_code != NULL)
         code = promotion_check_applied(promotion.code, &promotion.rule, result, &err);
     if (code != GQ_OK) {
@@ -419,18 +527,18 @@ enum MHD_Result quote_handle_create(struct http_request *request)
         goto done;
     }
     char id[IDS_SIZE];
-    struct quote_meta meta = {NULL, now, now + request->app->config->quote_expiry_seconds,
-                              request->lang};
     if (parsed->save && !ids_generate(QUOTE_ID_PREFIX, id)) {
         reply = reply_fail(request, GQ_ERR_INTERNAL, NULL, "cannot generate a quote id");
         goto done;
     }
     meta.id = parsed->save ? id : NULL;
+    if (parsed->save)
+        meta.created_by = request->has_key ? request->key_id : "anonymous";
     char *text = quote_body_render(catalog, parsed, result, &meta, NULL);
     if (text == NULL)
         reply = reply_queue(request, MHD_HTTP_INTERNAL_SERVER_ERROR, NULL);
     else if (parsed->save)
-        reply = store_new_quote(request, text, &meta, key);
+        reply = store_new_quote(request, text, &meta, key, parsed->customer_id);
     else {
         reply_in_language(request);
         reply = reply_queue(request, MHD_HTTP_OK, reply_make_text(request, text));
@@ -438,6 +546,7 @@ enum MHD_Result quote_handle_create(struct http_request *request)
 done:
     free(parsed);
     quote_result_free(result);
+    quote_result_free(scratch);
     promotion_use_clear(&promotion);
     return reply;
 }

@@ -1,7 +1,8 @@
 /*
  * GET /quote (scope quotes:read): an order system's view of its quotes,
  * newest first, a page at a time, as Stripe lists its objects:
- * ?status=&client_reference_id=&created_gte=&created_lt=&limit=&starting_after=
+ * ?status=&client_reference_id=&customer=&created_by=&created_gte=&created_lt=&limit=
+ * &starting_after=
  * -> {"data": [quotes as GET /quote/{id} returns them], "has_more"}.
  * The next page starts after the last id of this one.
  */
@@ -24,6 +25,8 @@ enum {
     PARAM_CREATED_LT,
     PARAM_LIMIT,
     PARAM_STARTING_AFTER,
+    PARAM_CUSTOMER,
+    PARAM_CREATED_BY,
     PARAM_COUNT
 };
 
@@ -34,6 +37,8 @@ static const struct list_param quote_params[PARAM_COUNT] = {
     [PARAM_CREATED_LT] = {"created_lt", LIST_TIME, NULL},
     [PARAM_LIMIT] = {"limit", LIST_LIMIT, NULL},
     [PARAM_STARTING_AFTER] = {"starting_after", LIST_CURSOR, "q_"},
+    [PARAM_CUSTOMER] = {"customer", LIST_TEXT, NULL},
+    [PARAM_CREATED_BY] = {"created_by", LIST_TEXT, NULL},
 };
 
 static bool status_known(const char *status)
@@ -78,6 +83,8 @@ enum MHD_Result quote_handle_list(struct http_request *request)
         .created_gte = list_query_time(&query, PARAM_CREATED_GTE),
         .created_lt = list_query_time(&query, PARAM_CREATED_LT),
         .starting_after = list_query_text(&query, PARAM_STARTING_AFTER),
+        .customer_id = list_query_text(&query, PARAM_CUSTOMER),
+        .created_by = list_query_text(&query, PARAM_CREATED_BY),
         .limit = query.limit,
         .now = clock_now_seconds(),
     };

@@ -223,6 +223,8 @@ struct parsed_quote {
     const char *client_reference_id; /* the order system's own id; NULL: none */
     json_t *metadata;                /* string -> string; NULL: none */
     const char *promotion_code;      /* as typed; NULL: none */
+    const char *customer_id;         /* customer.id as sent; NULL: none */
+    bool segment_named;              /* customer.segment was sent */
 };
 
 /* Reads a POST /quote body into `out` (caller-owned), resolving SKUs and
@@ -239,6 +241,12 @@ struct quote_meta {
     int64_t created_at;
     int64_t expires_at;
     enum gq_lang lang; /* 0, GQ_LANG_EN, unless set */
+    /* Why the segment is the quote's: "requested", "cheapest" (of those
+     * the customer holds), "asserted" (by a key that verifies customers),
+     * "estimate" or "default" (NULL). */
+    const char *segment_chosen;
+    const char *estimate_reason; /* an estimate's reason; NULL: not an estimate */
+    const char *created_by;      /* a key's id or "anonymous"; NULL: not saved */
 };
 
 /* The quote as sent and stored: malloc'd JSON text and its length, NULL

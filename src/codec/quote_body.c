@@ -12,20 +12,25 @@
 
 /* ---- parse ------------------------------------------------------------ */
 
-static enum gq_code parse_segment(json_t *body, enum customer_segment *segment,
-                                  struct gq_error *err)
+/* "customer": {"id", "segment"}, both optional: whom the quote is for,
+ * and the segment asked for (individual when none is). */
+static enum gq_code parse_customer(json_t *body, struct parsed_quote *parsed, struct gq_error *err)
 {
-    static const char *const customer_fields[] = {"segment", NULL};
+    static const char *const customer_fields[] = {"id", "segment", NULL};
     json_t *customer;
     const char *name = NULL;
-    *segment = SEGMENT_INDIVIDUAL;
+    parsed->request.segment = SEGMENT_INDIVIDUAL;
+    parsed->customer_id = NULL;
     enum gq_code code = fields_object(body, "customer", "", false, &customer, err);
     if (code != GQ_OK || customer == NULL)
         return code;
     if ((code = fields_only(customer, customer_fields, "customer", err)) != GQ_OK ||
+        (code = fields_string(customer, "id", "customer", false, &parsed->customer_id, err)) !=
+            GQ_OK ||
         (code = fields_string(customer, "segment", "customer", false, &name, err)) != GQ_OK)
         return code;
-    if (name != NULL && !segment_parse(name, segment))
+    parsed->segment_named = name != NULL;
+    if (name != NULL && !segment_parse(name, &parsed->request.segment))
         return gq_fail_msg(err, GQ_ERR_INVALID_VALUE, "customer.segment", MSG_FIELD_ONE_OF,
                            MSG_TEXT("customer.segment"),
                            MSG_TEXT("individual, student, startup, enterprise"));
@@ -144,9 +149,10 @@ enum gq_code quote_body_parse(json_t *body, const struct catalog *catalog,
                                               "promotion_code", NULL};
     parsed->request = (struct quote_request){.segment = SEGMENT_INDIVIDUAL};
     parsed->save = true;
+    parsed->segment_named = false;
     enum gq_code code;
     if ((code = fields_only(body, body_fields, "", err)) != GQ_OK ||
-        (code = parse_segment(body, &parsed->request.segment, err)) != GQ_OK ||
+        (code = parse_customer(body, parsed, err)) != GQ_OK ||
         (code = parse_items(body, catalog, parsed, err)) != GQ_OK ||
         (code = parse_bundles(body, catalog, parsed, err)) != GQ_OK ||
         (code = fields_boolean(body, "save", "", false, &parsed->save, err)) != GQ_OK ||
@@ -380,6 +386,33 @@ static void write_references(struct jsonw *w, const struct parsed_quote *parsed)
     free(metadata);
 }
 
+/* "customer": {"id" (or null), "segment", "segment_chosen"}, then, for an
+ * estimate, "estimate": true and its "estimate_reason", then "created_by"
+ * (a key's id, "anonymous" or, unsaved, null). */
+static void write_customer(struct jsonw *w, const struct parsed_quote *parsed,
+                           const struct quote_meta *meta)
+{
+    jsonw_key(w, "customer");
+    jsonw_object_begin(w);
+    jsonw_key(w, "id");
+    if (parsed->customer_id != NULL)
+        jsonw_string(w, parsed->customer_id);
+    else
+        jsonw_null(w);
+    jsonw_key_string(w, "segment", segment_id(parsed->request.segment));
+    jsonw_key_string(w, "segment_chosen", meta->segment_chosen ? meta->segment_chosen : "default");
+    jsonw_object_end(w);
+    if (meta->estimate_reason != NULL) {
+        jsonw_key_raw_literal(w, "estimate", "true");
+        jsonw_key_string(w, "estimate_reason", meta->estimate_reason);
+    }
+    jsonw_key(w, "created_by");
+    if (meta->created_by != NULL)
+        jsonw_string(w, meta->created_by);
+    else
+        jsonw_null(w);
+}
+
 char *quote_body_render(const struct catalog *catalog, const struct parsed_quote *parsed,
                         const struct quote_result *result, const struct quote_meta *meta,
                         size_t *length)
@@ -388,10 +421,7 @@ char *quote_body_render(const struct catalog *catalog, const struct parsed_quote
     jsonw_init(&w, 2048 * (result->n_items + 1));
     jsonw_object_begin(&w);
     write_header(&w, catalog, meta);
-    jsonw_key(&w, "customer");
-    jsonw_object_begin(&w);
-    jsonw_key_string(&w, "segment", segment_id(parsed->request.segment));
-    jsonw_object_end(&w);
+    write_customer(&w, parsed, meta);
     write_references(&w, parsed);
     jsonw_key(&w, "items");
     jsonw_array_begin(&w);

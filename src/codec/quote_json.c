@@ -27,6 +27,20 @@ static json_t *acceptance_of(const struct stored_quote *quote)
     return acceptance != NULL ? acceptance : json_null();
 }
 
+/* A quote stored before quotes recorded whom they are for and who saved
+ * them reads with customer.id and created_by null, as one saved for no
+ * customer: every quote has the same members. */
+static bool fill_unrecorded(json_t *object)
+{
+    json_t *customer = json_object_get(object, "customer");
+    bool whole = true;
+    if (json_is_object(customer) && json_object_get(customer, "id") == NULL)
+        whole = json_object_set_new(customer, "id", json_null()) == 0;
+    if (whole && json_object_get(object, "created_by") == NULL)
+        whole = json_object_set_new(object, "created_by", json_null()) == 0;
+    return whole;
+}
+
 json_t *codec_quote_json(const struct stored_quote *quote, int64_t now)
 {
     json_t *object = json_loads(quote->response_json, 0, NULL);
@@ -47,7 +61,8 @@ json_t *codec_quote_json(const struct stored_quote *quote, int64_t now)
                  set_time(transitions, "accepted_at", quote->accepted_at) &&
                  set_time(transitions, "canceled_at", quote->canceled_at) &&
                  set_time(transitions, "expired_at", expired_at) &&
-                 json_object_set_new(object, "status", json_string(status)) == 0;
+                 json_object_set_new(object, "status", json_string(status)) == 0 &&
+                 fill_unrecorded(object);
     if (whole && quote->accepted)
         whole = set_time(object, "accepted_at", quote->accepted_at) &&
                 json_object_set_new(object, "acceptance", acceptance_of(quote)) == 0;

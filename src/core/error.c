@@ -18,6 +18,7 @@ static const char *const code_names[GQ_CODE_COUNT] = {
     [GQ_ERR_UNSUPPORTED_MEDIA_TYPE] = "unsupported_media_type",
     [GQ_ERR_UNAUTHENTICATED] = "unauthenticated",
     [GQ_ERR_FORBIDDEN] = "forbidden",
+    [GQ_ERR_SEGMENT_NOT_VERIFIED] = "segment_not_verified",
     [GQ_ERR_RATE_LIMITED] = "rate_limited",
     [GQ_ERR_IDEMPOTENCY_CONFLICT] = "idempotency_conflict",
     [GQ_ERR_QUOTE_EXPIRED] = "quote_expired",

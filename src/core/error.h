@@ -29,9 +29,10 @@ enum gq_code {
     GQ_ERR_BODY_TOO_LARGE,         /* 413 */
     GQ_ERR_UNSUPPORTED_MEDIA_TYPE, /* 415 */
     /* Keys and limits. */
-    GQ_ERR_UNAUTHENTICATED, /* 401: no key where one is needed, or a key that is not one */
-    GQ_ERR_FORBIDDEN,       /* 403: the key lacks the scope */
-    GQ_ERR_RATE_LIMITED,    /* 429 */
+    GQ_ERR_UNAUTHENTICATED,      /* 401: no key where one is needed, or a key that is not one */
+    GQ_ERR_FORBIDDEN,            /* 403: the key lacks the scope */
+    GQ_ERR_SEGMENT_NOT_VERIFIED, /* 403: a segment the customer does not hold */
+    GQ_ERR_RATE_LIMITED,         /* 429 */
     /* Conflicts (409). */
     GQ_ERR_IDEMPOTENCY_CONFLICT,
     GQ_ERR_QUOTE_EXPIRED,

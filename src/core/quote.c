@@ -569,3 +569,39 @@ enum gq_code quote_compute(const struct catalog *catalog, const struct quote_req
     }
     return add_totals(out, err);
 }
+
+enum gq_code quote_compute_cheapest_segment(const struct catalog *catalog,
+                                            struct quote_request *request, unsigned held,
+                                            struct quote_result **best,
+                                            struct quote_result **scratch, struct gq_error *err)
+{
+    struct gq_error first_failure = {.code = GQ_OK}, attempt;
+    enum customer_segment chosen = SEGMENT_INDIVIDUAL;
+    bool priced = false;
+    held |= SEGMENT_BIT(SEGMENT_INDIVIDUAL);
+    for (int s = 0; s < SEGMENT_COUNT; s++) {
+        if ((held & SEGMENT_BIT(s)) == 0)
+            continue;
+        request->segment = (enum customer_segment)s;
+        struct quote_result *into = priced ? *scratch : *best;
+        if (quote_compute(catalog, request, into, &attempt) != GQ_OK) {
+            if (first_failure.code == GQ_OK)
+                first_failure = attempt;
+            continue;
+        }
+        /* Strictly cheaper only: on a tie the segment met first stays. */
+        if (priced && into->total < (*best)->total) {
+            *scratch = *best;
+            *best = into;
+        }
+        if (!priced || *best == into)
+            chosen = (enum customer_segment)s;
+        priced = true;
+    }
+    request->segment = chosen;
+    if (priced)
+        return GQ_OK;
+    if (err != NULL)
+        *err = first_failure;
+    return first_failure.code;
+}

@@ -179,4 +179,17 @@ bool quote_bundle_covers(const struct bundle *bundle, const struct quote_item_re
 enum gq_code quote_compute(const struct catalog *catalog, const struct quote_request *request,
                            struct quote_result *out, struct gq_error *err);
 
+/* Prices `request` under each segment of `held` (SEGMENT_BIT()s;
+ * individual always counts) and keeps the one of the least total in
+ * *best, a tie going to the segment first in enum order (individual
+ * first); request->segment is left at the segment chosen. *best and
+ * *scratch are two results with room for the request's items, which this
+ * may swap. A segment the request cannot be priced for (a billing or a
+ * bundle it may not use) is passed over; when none can be, returns the
+ * first segment's error, as quote_compute() does. */
+enum gq_code quote_compute_cheapest_segment(const struct catalog *catalog,
+                                            struct quote_request *request, unsigned held,
+                                            struct quote_result **best,
+                                            struct quote_result **scratch, struct gq_error *err);
+
 #endif

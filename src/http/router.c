@@ -32,7 +32,7 @@ static const struct route routes[] = {
     {"/catalog/bundles", HTTP_GET, catalog_handle_bundles, BROWSER_CALLABLE, CATALOG},
     {"/catalog/{id}", HTTP_GET, catalog_handle_sku, BROWSER_CALLABLE, CATALOG},
     {"/quote", HTTP_POST, quote_handle_create, .body = BODY_JSON,
-     .authorize = quote_authorize_segment, BROWSER_CALLABLE, CATALOG},
+     .authorize = quote_authorize_customer, BROWSER_CALLABLE, CATALOG},
     {"/quote", HTTP_GET, quote_handle_list, .takes_query = true, .scope = SCOPE_QUOTES_READ},
     {"/quote/{id}", HTTP_GET, quote_handle_get, BROWSER_CALLABLE, CATALOG},
     {"/quote/{id}/pdf", HTTP_GET, quote_pdf_handle, .takes_query = true, BROWSER_CALLABLE, CATALOG},

@@ -318,7 +318,7 @@ const struct store_sql_text store_sql[STORE_SQL_COUNT] = {
      * PostgreSQL: one array a column (the quote's ten, then its
      * quote.created event's five: $11 its id, $12 its time in seconds, $13
      * in milliseconds, $14 its JSON's LZ4 block, $15 the JSON's length, then
-     * $16 the quote's owner),
+     * $16 the quote's owner, $17 its customer ('' for none) and $18 its creator),
      * with each event and its webhook deliveries in the same statement:
      * written only when the quote is (the outbox). A key already stored (by
      * any replica, or earlier in this batch: the first, ORDER BY n, is
@@ -332,23 +332,27 @@ const struct store_sql_text store_sql[STORE_SQL_COUNT] = {
     [STORE_SQL_QUOTE_INSERT] =
         {.sqlite = "INSERT INTO quotes (id, status, request_json, response_lz4, response_size, "
                    "idempotency_key,"
-                   " price_list_version, created_at, expires_at, accepted_at, owner)"
-                   " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)",
+                   " price_list_version, created_at, expires_at, accepted_at, owner,"
+                   " customer_id, created_by)"
+                   " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, nullif(?12, ''), ?13)",
          .postgres =
              "WITH r AS (SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::bytea[],"
              " $5::int8[], $6::text[], $7::int8[], $8::int8[], $9::int8[], $10::int8[], "
              "$11::text[],"
-             " $12::int8[], $13::int8[], $14::bytea[], $15::int8[], $16::text[]) WITH ORDINALITY "
+             " $12::int8[], $13::int8[], $14::bytea[], $15::int8[], $16::text[], $17::text[],"
+             " $18::text[]) WITH ORDINALITY "
              "AS r"
              " (id, "
              "status,"
              " request_json, response_lz4, response_size, idempotency_key, price_list_version,"
              " created_at, expires_at, accepted_at, event_id, event_at, event_ms, event_lz4,"
-             " event_size, owner, n)),"
+             " event_size, owner, customer_id, created_by, n)),"
              " q AS (INSERT INTO quotes (id, status, request_json, response_lz4, response_size,"
-             " idempotency_key, price_list_version, created_at, expires_at, accepted_at, owner)"
+             " idempotency_key, price_list_version, created_at, expires_at, accepted_at, owner,"
+             " customer_id, created_by)"
              " SELECT id, status, request_json, response_lz4, response_size, idempotency_key,"
-             " price_list_version, created_at, expires_at, accepted_at, owner FROM r ORDER BY n"
+             " price_list_version, created_at, expires_at, accepted_at, owner,"
+             " nullif(customer_id, ''), created_by FROM r ORDER BY n"
              " ON CONFLICT (owner, idempotency_key) DO NOTHING RETURNING id),"
              " inserted AS (SELECT r.* FROM r JOIN q USING (id)),"
              " d AS (INSERT INTO webhook_deliveries (id, endpoint_id, event_id, next_attempt_at,"
@@ -394,6 +398,7 @@ const struct store_sql_text store_sql[STORE_SQL_COUNT] = {
                    "<= ?5)))"
                    " OR (?4 IN ('accepted', 'canceled') AND status = ?4))"
                    " AND (?7 IS NULL OR (created_at, id) < (?6, ?7))"
+                   " AND (?10 IS NULL OR customer_id = ?10) AND (?11 IS NULL OR created_by = ?11)"
                    " ORDER BY created_at DESC, id DESC LIMIT ?8",
          .postgres = "SELECT " STORE_SQL_QUOTE_COLUMNS " FROM quotes"
                      " WHERE ($1::text IS NULL OR (owner = coalesce($9::text, '')"
@@ -405,6 +410,8 @@ const struct store_sql_text store_sql[STORE_SQL_COUNT] = {
                      " OR (status = 'open' AND expires_at <= $5::bigint)))"
                      " OR ($4 IN ('accepted', 'canceled') AND status = $4))"
                      " AND ($7::text IS NULL OR (created_at, id) < ($6::bigint, $7))"
+                     " AND ($10::text IS NULL OR customer_id = $10)"
+                     " AND ($11::text IS NULL OR created_by = $11)"
                      " ORDER BY created_at DESC, id DESC LIMIT $8"},
     /* The sweeper. PostgreSQL marks a batch in one statement: each replica
      * locks the quotes it marks and skips those another holds, so a quote

@@ -190,6 +190,10 @@ struct quote_save {
     /* Whose namespace the idempotency key is in (STORE_OWNER_SIZE): a key is
      * replayed only to the owner that stored it. "" for none. */
     char owner[STORE_OWNER_SIZE];
+    /* Whom it is for ("" for no customer) and who saved it: a key's id or
+     * "anonymous" (STORE_ID_SIZE). */
+    char customer_id[40];
+    char created_by[40];
 };
 
 /* Queues `save`. One writer thread takes every queued save into one
@@ -278,6 +282,8 @@ struct quote_filter {
     const char *status;              /* "open", "accepted", "canceled", "expired" (at `now`) */
     const char *client_reference_id; /* looked up among `owner`'s only */
     const char *owner;               /* a quote_save's owner; NULL: "" */
+    const char *customer_id;         /* quotes for this customer only */
+    const char *created_by;          /* saved by this key id, or "anonymous" */
     int64_t created_gte, created_lt; /* unix seconds; 0: no bound */
     const char *starting_after;      /* a quote id: the page after it */
     size_t limit;                    /* 1..100 */

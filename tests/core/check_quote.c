@@ -157,6 +157,47 @@ START_TEST(student_pays_the_student_rate)
 }
 END_TEST
 
+/* The cheapest of the segments held: a student billed at the cheapest
+ * pays the student rate (1080.00, not 1641.60); at an on-demand price the
+ * same for every segment the tie goes to individual; a billing only a
+ * student may use passes individual over; none usable is the first
+ * segment's error. */
+START_TEST(cheapest_segment_held_wins_and_ties_go_to_individual)
+{
+    struct quote_result *scratch = quote_result_new(QUOTE_MAX_ITEMS);
+    ck_assert_ptr_nonnull(scratch);
+    struct quote_item_request cheapest[] = {item("v100-16g-x1", 1, "cheapest", 8, 90)};
+    struct quote_request request = {.items = cheapest, .n_items = 1, .now = NOW};
+    unsigned held = SEGMENT_BIT(SEGMENT_STARTUP) | SEGMENT_BIT(SEGMENT_STUDENT);
+    ck_assert_int_eq(
+        quote_compute_cheapest_segment(catalog, &request, held, &result, &scratch, NULL), GQ_OK);
+    ck_assert_int_eq(request.segment, SEGMENT_STUDENT);
+    ck_assert_int_eq(result->total, 108000);
+
+    struct quote_item_request on_demand[] = {item("v100-16g-x1", 1, "on_demand", 8, 90)};
+    request.items = on_demand;
+    ck_assert_int_eq(quote_compute_cheapest_segment(catalog, &request, SEGMENT_BIT(SEGMENT_STUDENT),
+                                                    &result, &scratch, NULL),
+                     GQ_OK);
+    ck_assert_int_eq(request.segment, SEGMENT_INDIVIDUAL);
+    ck_assert_int_eq(result->total, 164160);
+
+    struct quote_item_request student[] = {item("v100-16g-x1", 1, "student", 8, 90)};
+    request.items = student;
+    ck_assert_int_eq(quote_compute_cheapest_segment(catalog, &request, SEGMENT_BIT(SEGMENT_STUDENT),
+                                                    &result, &scratch, NULL),
+                     GQ_OK);
+    ck_assert_int_eq(request.segment, SEGMENT_STUDENT);
+    ck_assert_int_eq(result->total, 108000);
+    struct gq_error err;
+    ck_assert_int_eq(quote_compute_cheapest_segment(catalog, &request, 0, &result, &scratch, &err),
+                     GQ_ERR_NOT_ELIGIBLE);
+    ck_assert_str_eq(err.field, "items[0].billing");
+    ck_assert_int_eq(request.segment, SEGMENT_INDIVIDUAL);
+    quote_result_free(scratch);
+}
+END_TEST
+
 START_TEST(cheapest_is_quarterly_at_24_hours_for_90_days)
 {
     struct quote_item_request items[] = {item("v100-16g-x1", 1, "cheapest", 24, 90)};
@@ -893,6 +934,7 @@ static Suite *quote_suite(void)
     tcase_add_checked_fixture(tc, setup, teardown);
     tcase_set_timeout(tc, 60);
     tcase_add_test(tc, digest_example_on_demand_wins_at_8_hours);
+    tcase_add_test(tc, cheapest_segment_held_wins_and_ties_go_to_individual);
     tcase_add_test(tc, an_overflowing_mode_is_left_out_unless_billed);
     tcase_add_test(tc, an_overflowing_hourly_mode_fails_a_cheapest_item);
     tcase_add_test(tc, monthly_asked_shows_the_saving);

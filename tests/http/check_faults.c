@@ -705,7 +705,7 @@ START_TEST(test_faults_sigterm_under_load)
         char headers[384];
         snprintf(headers, sizeof headers,
                  "POST %s HTTP/1.1\r\nHost: test\r\nContent-Type: application/json\r\n"
-                 "Authorization: Bearer %s\r\n" /* the student price needs a key */
+                 "Authorization: Bearer %s\r\n" /* as an order system calls */
                  "Expect: 100-continue\r\nContent-Length: %zu\r\n\r\n",
                  slow[i].path, server.admin_key, strlen(slow[i].body));
         ck_assert(raw_send(slow[i].fd, headers, strlen(headers)));

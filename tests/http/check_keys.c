@@ -7,8 +7,9 @@
  *   without one, a key that is not one is 401 invalid_token everywhere,
  *   a scoped route is 401 without a key and 403 naming the scope with the
  *   wrong one;
- * - a segment claim without a key (401 on customer.segment), with a key
- *   without quotes:write (403), with one (201);
+ * - a segment claim without a customer: an estimate when unsaved (200),
+ *   saved only by a key with customers:verify (else 403
+ *   segment_not_verified);
  * - keys made, listed (no secret, no hash), fetched, revoked (once: a
  *   second revocation changes nothing), through the API and the command
  *   line; the first start's key file (0600); when a key was last used;
@@ -37,6 +38,9 @@
 #define STUDENT_QUOTE                                                                              \
     "{\"customer\":{\"segment\":\"student\"},\"items\":[{\"sku\":\"v100-16g-x1\","                 \
     "\"billing\":\"student\",\"hours_per_day\":8,\"days\":90}],\"save\":false}"
+#define STUDENT_QUOTE_SAVED                                                                        \
+    "{\"customer\":{\"segment\":\"student\"},\"items\":[{\"sku\":\"v100-16g-x1\","                 \
+    "\"billing\":\"student\",\"hours_per_day\":8,\"days\":90}]}"
 #define INDIVIDUAL_QUOTE                                                                           \
     "{\"items\":[{\"sku\":\"v100-16g-x1\",\"billing\":\"on_demand\",\"hours_per_day\":8,"          \
     "\"days\":90}]}"
@@ -232,23 +236,33 @@ START_TEST(test_route_with_a_key_lacking_its_scope)
 }
 END_TEST
 
-START_TEST(test_segment_claim_needs_quotes_write)
+START_TEST(test_segment_claim_needs_customers_verify)
 {
+    /* Unsaved, a student's price is an estimate for anyone. */
     struct http_response *keyless = call_with(server.port, NULL, "POST", "/quote", STUDENT_QUOTE);
-    expect_error(keyless, 401, "unauthenticated", "customer.segment");
-    expect_str(keyless->json, "error.message",
-               "a quote for the segment 'student' needs an API key with the scope quotes:write");
+    expect_status(keyless, 200);
+    expect_text(keyless->json, "estimate", "true");
+    expect_str(keyless->json, "total", "1080.00"); /* 1.50 × 720 h */
     http_response_free(keyless);
-    char reader[64], reader_id[40], writer[64], writer_id[40];
-    make_key(server.port, "reader", "[\"quotes:read\"]", reader, reader_id);
+    /* Saved without a verified customer, only a key that verifies
+     * customers itself may assert it: quotes:write does not. */
+    char writer[64], writer_id[40], verifier[64], verifier_id[40];
     make_key(server.port, "writer", "[\"quotes:write\"]", writer, writer_id);
-    struct http_response *lacking = call_with(server.port, reader, "POST", "/quote", STUDENT_QUOTE);
-    expect_error(lacking, 403, "forbidden", "Authorization");
+    make_key(server.port, "verifier", "[\"customers:verify\"]", verifier, verifier_id);
+    struct http_response *lacking =
+        call_with(server.port, writer, "POST", "/quote", STUDENT_QUOTE_SAVED);
+    expect_error(lacking, 403, "segment_not_verified", "customer.segment");
+    expect_str(lacking->json, "error.message",
+               "a quote saved for the segment 'student' needs a customer verified as 'student' "
+               "(customer.id), or an API key with the scope customers:verify");
     http_response_free(lacking);
-    struct http_response *priced = call_with(server.port, writer, "POST", "/quote", STUDENT_QUOTE);
-    expect_status(priced, 200);
-    expect_str(priced->json, "total", "1080.00"); /* 1.50 × 720 h */
-    http_response_free(priced);
+    struct http_response *saved =
+        call_with(server.port, verifier, "POST", "/quote", STUDENT_QUOTE_SAVED);
+    expect_status(saved, 201);
+    expect_str(saved->json, "total", "1080.00");
+    expect_str(saved->json, "customer.segment_chosen", "asserted");
+    expect_str(saved->json, "created_by", verifier_id);
+    http_response_free(saved);
     /* The individual segment, and no segment at all, need none. */
     struct http_response *individual =
         call_with(server.port, NULL, "POST", "/quote",
@@ -959,7 +973,7 @@ static Suite *make_suite(void)
     tcase_add_loop_test(policy, test_route_with_a_key_that_is_no_key, 0, ROUTES);
     tcase_add_loop_test(policy, test_route_with_a_revoked_key, 0, ROUTES);
     tcase_add_loop_test(policy, test_route_with_a_key_lacking_its_scope, 0, ROUTES);
-    tcase_add_test(policy, test_segment_claim_needs_quotes_write);
+    tcase_add_test(policy, test_segment_claim_needs_customers_verify);
     tcase_add_test(policy, test_authorization_forms);
     suite_set_timeout(policy, 30);
     suite_add_tcase(suite, policy);

@@ -74,8 +74,8 @@ START_TEST(test_quote_on_demand_against_blocks)
     struct http_response *response = price_item("individual", V100_8H_90D);
     json_t *q = response->json;
     ck_assert_str_eq(json_keys(q, ""), "status,currency,price_list_version,created_at,language,"
-                                       "customer,client_reference_id,metadata,items,bundles,"
-                                       "subtotal,discount_total,total");
+                                       "customer,created_by,client_reference_id,metadata,items,"
+                                       "bundles,subtotal,discount_total,total");
     expect_str(q, "status", "unsaved");
     expect_absent(q, "id");
     expect_absent(q, "expires_at");
@@ -448,8 +448,10 @@ static const struct invalid_quote invalid_quotes[] = {
      "items[0].billing"},
     {"{\"items\":[{" V100_8H_90D ",\"colour\":\"red\"}]}", 422, "unknown_field", "items[0].colour"},
     {"{\"items\":[{" V100_8H_90D "}],\"colour\":\"red\"}", 422, "unknown_field", "colour"},
+    {"{\"items\":[{" V100_8H_90D "}],\"customer\":{\"segment\":\"student\",\"age\":7}}", 422,
+     "unknown_field", "customer.age"},
     {"{\"items\":[{" V100_8H_90D "}],\"customer\":{\"segment\":\"student\",\"id\":7}}", 422,
-     "unknown_field", "customer.id"},
+     "invalid_type", "customer.id"},
     {"{\"items\":[{" V100_8H_90D "}],\"customer\":{\"segment\":\"alien\"}}", 422, "invalid_value",
      "customer.segment"},
     {"{\"items\":[{" V100_8H_90D "}],\"customer\":\"student\"}", 422, "invalid_type", "customer"},

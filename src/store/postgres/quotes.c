@@ -117,8 +117,8 @@ static enum gq_code select_quote(struct pg_conn *conn, enum pg_statement stateme
 /* ---- A batch. ---- */
 
 /* PG_QUOTE_INSERT_BATCH's parameters: the quote's ten columns, then its
- * event's five, then the quote's owner. */
-#define INSERT_PARAMS 16
+ * event's five, then the quote's owner, customer and creator. */
+#define INSERT_PARAMS 18
 
 /* How a run of the batch ended. */
 enum batch_outcome {
@@ -156,7 +156,7 @@ struct batch_arrays {
 static const uint32_t column_types[INSERT_PARAMS] = {
     PG_OID_TEXT, PG_OID_TEXT,  PG_OID_TEXT, PG_OID_BYTEA, PG_OID_INT8, PG_OID_TEXT,
     PG_OID_INT8, PG_OID_INT8,  PG_OID_INT8, PG_OID_INT8,  PG_OID_TEXT, PG_OID_INT8,
-    PG_OID_INT8, PG_OID_BYTEA, PG_OID_INT8, PG_OID_TEXT};
+    PG_OID_INT8, PG_OID_BYTEA, PG_OID_INT8, PG_OID_TEXT,  PG_OID_TEXT, PG_OID_TEXT};
 
 static void free_arrays(struct batch_arrays *arrays)
 {
@@ -195,6 +195,8 @@ static bool fill_arrays(struct batch_arrays *arrays, const struct quote_save *fi
         pg_array_add(&c[13], event->packed.block, event->packed.block_size);
         pg_array_add_int64(&c[14], (int64_t)event->packed.size);
         pg_array_add_text(&c[15], save->owner);
+        pg_array_add_text(&c[16], save->customer_id);
+        pg_array_add_text(&c[17], save->created_by[0] ? save->created_by : NULL);
     }
     bool complete = true;
     for (int i = 0; i < INSERT_PARAMS; i++)
@@ -537,7 +539,9 @@ static enum gq_code list_on(struct pg_conn *conn, void *context, struct gq_error
                                   after,
                                   list->after_id,
                                   limit,
-                                  filter->owner};
+                                  filter->owner,
+                                  filter->customer_id,
+                                  filter->created_by};
     store_quote_page_free(list->out); /* a retry starts again */
     PGresult *result = pg_execute(conn, PG_QUOTES_LIST, values, NULL, NULL, 1, err);
     if (result == NULL)

@@ -128,6 +128,8 @@ static enum gq_code insert_row(struct sqlite_conn *conn, const struct quote_save
     sqlite3_bind_int64(stmt, 9, (sqlite3_int64)quote->expires_at);
     bind_optional_int64(stmt, 10, quote->accepted, quote->accepted_at);
     sqlite3_bind_text(stmt, 11, save->owner, -1, SQLITE_STATIC);
+    sqlite3_bind_text(stmt, 12, save->customer_id, -1, SQLITE_STATIC);
+    sqlite3_bind_text(stmt, 13, save->created_by[0] ? save->created_by : NULL, -1, SQLITE_STATIC);
     int rc = sqlite3_step(stmt);
     sqlite_db_done(stmt); /* unbinds the block before the batcher frees it */
     if (rc != SQLITE_DONE)
@@ -263,6 +265,8 @@ enum gq_code sqlite_list_quotes(struct store_backend *backend, const struct quot
         sqlite3_bind_text(stmt, 7, after_id, -1, SQLITE_STATIC);
         sqlite3_bind_int64(stmt, 8, (sqlite3_int64)(filter->limit + 1));
         sqlite3_bind_text(stmt, 9, filter->owner, -1, SQLITE_STATIC);
+        sqlite3_bind_text(stmt, 10, filter->customer_id, -1, SQLITE_STATIC);
+        sqlite3_bind_text(stmt, 11, filter->created_by, -1, SQLITE_STATIC);
         int rc = SQLITE_DONE;
         while (code == GQ_OK && out->count <= filter->limit &&
                (rc = sqlite3_step(stmt)) == SQLITE_ROW)
