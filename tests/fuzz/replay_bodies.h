@@ -450,8 +450,11 @@ static inline void fuzz_replay_quote_body(const struct catalog *catalog,
         FUZZ_CHECK(request_text != NULL);
         free(request_text);
         /* Both languages: a saved quote in Chinese, an unsaved one in English. */
-        struct quote_meta meta = {parsed->save ? "q_fuzz0000000000000000000000" : NULL, FUZZ_NOW,
-                                  FUZZ_NOW + 7 * 86400, parsed->save ? GQ_LANG_ZH_CN : GQ_LANG_EN};
+        struct quote_meta meta = {.id = parsed->save ? "q_fuzz0000000000000000000000" : NULL,
+                                  .created_at = FUZZ_NOW,
+                                  .expires_at = FUZZ_NOW + 7 * 86400,
+                                  .lang = parsed->save ? GQ_LANG_ZH_CN : GQ_LANG_EN,
+                                  .created_by = parsed->save ? "anonymous" : NULL};
         size_t length = 0;
         char *text = quote_body_render(catalog, parsed, result, &meta, &length);
         fuzz_check_quote_render(parsed, result, text, length);
@@ -758,10 +761,13 @@ static inline void fuzz_check_recommend_render(const struct recommend_result *re
     const struct sizing_estimate *estimate = &result->estimate;
     json_t *shown = json_object_get(rendered, "estimate");
     json_t *assumptions = json_object_get(shown, "assumptions");
-    for (int a = 0; a < SIZING_ASSUMPTION_COUNT; a++)
-        FUZZ_CHECK(fuzz_is_real(
-            json_object_get(assumptions, sizing_assumption_id((enum sizing_assumption)a)),
-            estimate->assumptions[a]));
+    for (int a = 0; a < SIZING_ASSUMPTION_COUNT; a++) {
+        json_t *echo =
+            json_object_get(assumptions, sizing_assumption_id((enum sizing_assumption)a));
+        /* An assumption with no default, not given, is echoed as null. */
+        FUZZ_CHECK(isnan(estimate->assumptions[a]) ? json_is_null(echo)
+                                                   : fuzz_is_real(echo, estimate->assumptions[a]));
+    }
     FUZZ_CHECK(fuzz_is_real(json_object_get(shown, "flops"), estimate->flops));
     FUZZ_CHECK(
         fuzz_is_real(json_object_get(shown, "allowance_fraction"), estimate->allowance_fraction));
