@@ -174,6 +174,9 @@ async function fillCalculator(page, { sku, quantity = 1, hours, days, segment = 
 
 const text = (page, selector) => page.locator(selector).first().innerText();
 
+/* "1080.00" -> "¥1,080.00": an amount of the API's as the page writes it. */
+const yuanOf = (amount) => `¥${amount.replace(/\d+(?=\.)/, (whole) => whole.replace(/\B(?=(\d{3})+$)/g, ','))}`;
+
 async function onDemandPrices(page) {
   return page.$$eval('#catalog-list li.sku', (items) =>
     items.map((li) => [li.dataset.sku, li.querySelector('tr.price[data-mode="on_demand"] .amount').textContent]),
@@ -298,6 +301,13 @@ const API_WORDS = /openapi|\bAPI\b|activation_checkpointing|deadline_days|quotes
  * patterns) an amount with its unit and a figure with its unit. */
 const PHRASES = ['小时', '个月', '季度', 'V100 16GB', 'V100 32GB', 'T4 16GB'];
 const PHRASE_PATTERNS = ['¥[0-9,]+\\.[0-9]{2}/(小时|月|季度)', '[0-9][0-9,.]* ?(小时|个月|个季度|天|台|张卡)'];
+
+/* The phrases layoutProblems keeps on one line: every configuration's
+ * name on the page, the units and the patterns. */
+async function layoutPhrases(page) {
+  const names = await page.$$eval('#price-table tbody th', (cells) => cells.map((cell) => cell.textContent));
+  return [...[...names, ...PHRASES].map((p) => p.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')), ...PHRASE_PATTERNS];
+}
 
 /* ---- the tests ---------------------------------------------------------- */
 
@@ -647,32 +657,74 @@ describe('the storefront page', () => {
     await page.close();
   });
 
-  test('every customer type shows a price and the verification line, never an error', async () => {
-    const segments = [];
+  test('every customer type shows a price, the API\'s own for the same request, and a verified type\'s as an estimate', async () => {
+    const notes = {
+      en: {
+        student: 'Estimate — verified students pay this. Saving it as a quotation needs student verification.',
+        startup: 'Estimate — verified start-ups pay this. Saving it as a quotation needs start-up verification.',
+        enterprise: 'Estimate — verified enterprise customers pay this. Saving it as a quotation needs enterprise verification.',
+      },
+      'zh-CN': {
+        student: '估算价格：完成学生认证的学生按此价格付费。需学生认证后才能保存为报价单。',
+        startup: '估算价格：完成初创企业认证的客户按此价格付费。需初创企业认证后才能保存为报价单。',
+        enterprise: '估算价格：完成企业认证的客户按此价格付费。需企业认证后才能保存为报价单。',
+      },
+    };
+    const found = [];
     for (const language of ['en', 'zh-CN']) {
       const page = await openPage(browser.context, `${api.origin}/`);
       await page.click(language === 'en' ? '#lang-en' : '#lang-zh');
       await page.waitForFunction((l) => document.documentElement.lang === l, language);
-      page.on('request', (r) => r.url().endsWith('/quote') && segments.push(r.postDataJSON().customer.segment));
-      const options = await page.$$eval('#c-segment option', (all) => all.map((o) => ({ value: o.value, disabled: o.disabled, text: o.textContent })));
-      assert.deepEqual(options.map((o) => o.value), ['individual', 'student', 'startup', 'enterprise']);
-      for (const option of options) {
-        assert.equal(option.disabled, option.value !== 'individual', option.value);
-        if (option.disabled) assert.match(option.text, language === 'en' ? /\(verification required\)$/ : /（需认证）$/);
-        /* a link naming the type, as an older page wrote it */
-        await page.goto(`${api.origin}/#sku=v100-16g-x1&hours=8&days=90&segment=${option.value}`);
+      const options = await page.$$eval('#c-segment option', (all) => all.map((o) => ({ value: o.value, disabled: o.disabled })));
+      assert.deepEqual(options, ['individual', 'student', 'startup', 'enterprise'].map((value) => ({ value, disabled: false })));
+      const phrases = await layoutPhrases(page);
+      for (const { value: segment } of options) {
+        const [request] = await Promise.all([
+          page.waitForRequest((r) => r.url().endsWith('/quote') && r.method() === 'POST'),
+          fillCalculator(page, { sku: 'v100-16g-x1', hours: 8, days: 90, segment }),
+        ]);
+        const body = request.postDataJSON();
+        assert.equal(body.customer.segment, segment);
+        assert.equal(body.save, false);
+        /* the same body asked of the API by the test: the page shows its figures */
+        const answer = await (await page.request.post(`${api.origin}/quote`, { data: body })).json();
+        const item = answer.items[0];
+        assert.equal(answer.estimate === true, segment !== 'individual', segment);
+        assert.equal(await text(page, '#calc-cheapest .total'), yuanOf(item.cheapest.total), segment);
+        for (const option of item.options) assert.equal(await text(page, `#calc-options tr[data-mode="${option.billing}"] .total`), yuanOf(option.total), `${segment} ${option.billing}`);
+        /* the student rate, not the individual one */
+        assert.equal(await text(page, '#calc-cheapest .total'), segment === 'student' ? '¥1,080.00' : '¥1,641.60', segment);
+        assert.equal(await page.locator('#calc-error').innerText(), '');
+        assert.equal(await text(page, '#c-segment-note'), language === 'en' ? 'Student prices need verification.' : '学生价需完成学生认证。');
+        if (segment === 'individual') {
+          assert.equal(await page.isHidden('#calc-estimate'), true);
+          assert.equal(await page.isVisible('#save'), true);
+        } else {
+          assert.equal(await text(page, '#calc-estimate'), notes[language][segment]);
+          /* the API saves an estimate only for a verified customer: not offered */
+          assert.equal(await page.isHidden('#save'), true);
+          assert.equal(await page.isHidden('#print'), true);
+        }
+        for (const problem of await page.evaluate(layoutProblems, phrases)) found.push(`${language} ${segment}: ${problem}`);
+        for (const violation of await axeViolations(page)) found.push(`${language} ${segment}: axe: ${violation}`);
+      }
+      await page.setViewportSize({ width: 360, height: 900 });
+      await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));
+      for (const problem of await page.evaluate(layoutProblems, phrases)) found.push(`${language} enterprise 360 px: ${problem}`);
+      await page.locator('#calculator').screenshot({ path: join(SHOTS, `storefront-estimate-${language}.png`) });
+      await page.setViewportSize({ width: 1280, height: 900 });
+      /* a link naming the type prices it; one naming no type the page has, the individual price */
+      for (const [segment, total] of [['student', '¥1,080.00'], ['vip', '¥1,641.60']]) {
+        await page.goto(`${api.origin}/#sku=v100-16g-x1&hours=8&days=90&segment=${segment}`);
         await page.reload();
         await page.waitForSelector('body[data-ready="true"]');
         await page.waitForSelector('#calc-result:not([hidden])');
-        assert.equal(await text(page, '#calc-options tr[data-mode="on_demand"] .total'), '¥1,641.60');
-        assert.equal(await page.locator('#calc-error').innerText(), '');
-        assert.equal(await page.isVisible('#c-segment-note'), true);
-        assert.equal(await text(page, '#c-segment-note'), language === 'en' ? 'Student prices need verification.' : '学生价需完成学生认证。');
+        assert.equal(await text(page, '#calc-cheapest .total'), total, segment);
+        assert.equal(await page.isVisible('#calc-estimate'), segment === 'student', segment);
       }
-      await page.screenshot({ path: join(SHOTS, `storefront-segments-${language}.png`) });
       await page.close();
     }
-    assert.ok(segments.length >= 8 && segments.every((s) => s === 'individual'), `segments asked: ${segments}`);
+    assert.deepEqual(found, []);
   });
 
   test('an error never stays beside an earlier quotation, and speaks the customer\'s words', async () => {
@@ -805,9 +857,7 @@ describe('the storefront page', () => {
       await page.fill('#w-deadline', '10');
       await page.click('#wiz button[type=submit]');
       await page.waitForSelector('#wizard-hint:not([hidden])');
-      const names = await page.$$eval('#price-table tbody th', (cells) => cells.map((cell) => cell.textContent));
-      const phrases = [...names, ...PHRASES].map((p) => p.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'));
-      phrases.push(...PHRASE_PATTERNS);
+      const phrases = await layoutPhrases(page);
       const words = await page.evaluate(() => document.body.innerText);
       const api_word = words.match(API_WORDS);
       if (api_word) found.push(`${language}: “${api_word[0]}” in the page's text`);

@@ -5,9 +5,10 @@
  * address is the <meta name="gpuquote-api"> of index.html).
  *
  * The page never computes money: every amount shown is one the API
- * returned, only written with thousands separators. Only the individual
- * price is offered: the other customer types need a verified customer,
- * which a page without a key cannot be. Every sentence a customer reads is
+ * returned, only written with thousands separators. Every customer type
+ * is priced: a student, start-up or enterprise price is the API's estimate
+ * (a page without a key has no verified customer), shown as one and never
+ * offered for saving, which the API refuses. Every sentence a customer reads is
  * the page's own (i18n.js) around the API's figures and names; the API's
  * free text (reasons, hints, error messages) is never shown as it is. The chart's points are
  * one POST /quote holding an item per hour of the day (the API prices up to
@@ -25,7 +26,7 @@
   const LANGUAGE_KEY = 'gpuquote.language';
   const API = (document.querySelector('meta[name="gpuquote-api"]')?.content || '').replace(/\/+$/, '');
   const FILTERS = ['gpu', 'min_memory_gb', 'gpu_count', 'max_hourly', 'sort'];
-  const CALCULATOR = { sku: 'c-sku', quantity: 'c-quantity', hours: 'c-hours', days: 'c-days' };
+  const CALCULATOR = { sku: 'c-sku', quantity: 'c-quantity', hours: 'c-hours', days: 'c-days', segment: 'c-segment' };
   const MODE_ORDER = ['on_demand', 'monthly', 'quarterly', 'student'];
   const CHART_COLOURS = { on_demand: '#0b5cad', monthly: '#b8420f', quarterly: '#197a3e', student: '#7a3ea8' };
 
@@ -486,7 +487,6 @@
   /* Fills the calculator with this configuration and prices it. */
   async function priceThis(id) {
     document.getElementById('c-sku').value = id;
-    document.getElementById('c-segment').value = 'individual';
     document.getElementById('calculator').scrollIntoView({ behavior: 'smooth', block: 'start' });
     document.getElementById('c-quantity').focus({ preventScroll: true });
     await compare();
@@ -501,7 +501,7 @@
       quantity: Number(value('c-quantity')),
       hours_per_day: Number(value('c-hours')),
       days: Number(value('c-days')),
-      segment: 'individual', /* the only price a page without a key may quote */
+      segment: value('c-segment'),
     };
   }
 
@@ -518,7 +518,7 @@
     if (event) event.preventDefault();
     showError('calc-error', null);
     const usage = usageFromForm();
-    writeFragment({ sku: usage.sku, quantity: usage.quantity, hours: usage.hours_per_day, days: usage.days, segment: '' });
+    writeFragment({ sku: usage.sku, quantity: usage.quantity, hours: usage.hours_per_day, days: usage.days, segment: usage.segment === 'individual' ? '' : usage.segment });
     const body = comparisonBody(usage);
     try {
       const quote = await api('/quote', body);
@@ -553,9 +553,22 @@
       element('p', {}, element('strong', {}, `${t('cheapest')}${t('colon')}`), element('span', { class: 'plan', dataset: { mode: item.cheapest.billing } }, withNames(item.cheapest.plan.summary)), ' — ', element('span', { class: 'total' }, yuan(item.cheapest.total))),
       element('p', { class: 'saving' }, /^0\.00$/.test(saving) ? t('no_saving') : t('saving', yuan(saving))),
     );
+    showEstimate(quote);
     document.getElementById('calc-result').hidden = false;
     renderBreakEven(item);
     renderChart(quote);
+  }
+
+  /* An estimate (a customer type the page cannot verify) says so, and is
+   * not offered for saving or printing: the API saves it only for a
+   * verified customer. */
+  function showEstimate(quote) {
+    const estimate = quote.estimate === true;
+    const note = document.getElementById('calc-estimate');
+    note.textContent = estimate ? t(`estimate_${quote.customer.segment}`) : '';
+    note.hidden = !estimate;
+    document.getElementById('calc-actions').hidden = estimate;
+    if (estimate) document.getElementById('print-note').hidden = true;
   }
 
   function renderBreakEven(item) {
@@ -921,6 +934,8 @@
     const filters = document.getElementById('filters');
     for (const name of FILTERS) if (params.has(name)) filters.elements[name].value = params.get(name);
     for (const [key, id] of Object.entries(CALCULATOR)) if (params.has(key) && key !== 'sku') document.getElementById(id).value = params.get(key);
+    const segment = document.getElementById('c-segment');
+    if (!segment.value) segment.value = 'individual'; /* a link naming a type the page has not */
     return params;
   }
 
