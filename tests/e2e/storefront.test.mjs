@@ -759,17 +759,17 @@ describe('the storefront page', () => {
       const x8 = language === 'en' ? 'V100 32GB × 8' : 'V100 32GB 八卡';
       assert.equal(await first.locator('h4').innerText(), x8);
       const reasons = await first.innerText();
-      assert.match(reasons, language === 'en' ? /On-demand: ¥1,090\.34/ : /按需计费：¥1,090\.34/);
-      assert.match(reasons, language === 'en' ? /Finishes in about 2\.4 days, running around the clock, within your deadline of 10 days/ : /每天 24 小时运行，约 2\.4 天完成，在 10 天期限内/);
+      assert.match(reasons, language === 'en' ? /On-demand: ¥926\.83/ : /按需计费：¥926\.83/);
+      assert.match(reasons, language === 'en' ? /Finishes in about 2\.1 days, running around the clock, within your deadline of 10 days/ : /每天 24 小时运行，约 2\.1 天完成，在 10 天期限内/);
       /* one duration (and the deadline), each with its unit */
-      assert.deepEqual(reasons.match(/[\d.]+ ?(days|天|h\b|小时)/g), language === 'en' ? ['2.4 days', '10 days'] : ['24 小时', '2.4 天', '10 天'], reasons);
+      assert.deepEqual(reasons.match(/[\d.]+ ?(days|天|h\b|小时)/g), language === 'en' ? ['2.1 days', '10 days'] : ['24 小时', '2.1 天', '10 天'], reasons);
       assert.equal(
         await text(page, '#wizard-hint p'),
-        language === 'en' ? 'Without activation checkpointing this finishes in 1.8 days for ¥817.78 on V100 32GB × 8.' : '不使用激活重计算，在 V100 32GB 八卡 上约 1.8 天完成，费用 ¥817.78。',
+        language === 'en' ? 'Without activation checkpointing this finishes in 1.6 days for ¥695.12 on V100 32GB × 8.' : '不使用激活重计算，在 V100 32GB 八卡 上约 1.6 天完成，费用 ¥695.12。',
       );
       await page.locator('#wizard').screenshot({ path: join(SHOTS, `storefront-wizard-offer-${language}.png`) });
       await Promise.all([page.waitForResponse((r) => r.url().endsWith('/recommend')), page.click('#wizard-hint button')]);
-      await page.waitForFunction(() => document.querySelector('#recommendations .total')?.textContent === '¥817.78');
+      await page.waitForFunction(() => document.querySelector('#recommendations .total')?.textContent === '¥695.12');
       assert.equal(await page.inputValue('#w-checkpointing'), 'none');
       await page.close();
     }
@@ -789,13 +789,13 @@ describe('the storefront page', () => {
       const x8 = language === 'en' ? 'V100 32GB × 8' : 'V100 32GB 八卡';
       assert.equal(
         await text(page, '#wizard-hint p'),
-        language === 'en' ? `With a budget of ¥1,090.34 this finishes in 2.4 days on ${x8}.` : `预算提高到 ¥1,090.34，在 ${x8} 上约 2.4 天完成。`,
+        language === 'en' ? `With a budget of ¥926.83 this finishes in 2.1 days on ${x8}.` : `预算提高到 ¥926.83，在 ${x8} 上约 2.1 天完成。`,
       );
-      assert.equal(await text(page, '#wizard-hint button'), language === 'en' ? 'Set the budget to ¥1,090.34' : '预算改为 ¥1,090.34');
+      assert.equal(await text(page, '#wizard-hint button'), language === 'en' ? 'Set the budget to ¥926.83' : '预算改为 ¥926.83');
       await page.locator('#wizard').screenshot({ path: join(SHOTS, `storefront-wizard-budget-${language}.png`) });
       await Promise.all([page.waitForResponse((r) => r.url().endsWith('/recommend')), page.click('#wizard-hint button')]);
-      await page.waitForFunction(() => document.querySelector('#recommendations .total')?.textContent === '¥1,090.34');
-      assert.equal(await page.inputValue('#w-budget'), '1090.34');
+      await page.waitForFunction(() => document.querySelector('#recommendations .total')?.textContent === '¥926.83');
+      assert.equal(await page.inputValue('#w-budget'), '926.83');
       /* a deadline nothing meets, even with as many instances as allowed and no checkpointing */
       await page.fill('#w-budget', '');
       await page.fill('#w-tokens', '40');
@@ -830,13 +830,13 @@ describe('the storefront page', () => {
       const x8 = language === 'en' ? 'V100 32GB × 8' : 'V100 32GB 八卡';
       assert.equal(
         await text(page, '#wizard-hint p'),
-        language === 'en' ? `With up to 26 instances this finishes in 0.2 days for ¥1,362.92 on ${x8}.` : `最多实例数放宽到 26 台，在 ${x8} 上约 0.2 天完成，费用 ¥1,362.92。`,
+        language === 'en' ? `With up to 3 instances this finishes in 0.8 days for ¥1,094.79 on ${x8}.` : `最多实例数放宽到 3 台，在 ${x8} 上约 0.8 天完成，费用 ¥1,094.79。`,
       );
-      assert.equal(await text(page, '#wizard-hint button'), language === 'en' ? 'Allow up to 26 instances' : '最多实例数改为 26 台');
+      assert.equal(await text(page, '#wizard-hint button'), language === 'en' ? 'Allow up to 3 instances' : '最多实例数改为 3 台');
       await page.locator('#wizard').screenshot({ path: join(SHOTS, `storefront-wizard-instances-${language}.png`) });
       await Promise.all([page.waitForResponse((r) => r.url().endsWith('/recommend')), page.click('#wizard-hint button')]);
-      await page.waitForFunction(() => document.querySelector('#recommendations .total')?.textContent === '¥1,362.92');
-      assert.equal(await page.inputValue('#w-instances'), '26');
+      await page.waitForFunction(() => document.querySelector('#recommendations .total')?.textContent === '¥1,094.79');
+      assert.equal(await page.inputValue('#w-instances'), '3');
       assert.equal(await page.inputValue('#w-deadline'), '1');
       await page.close();
     }
