@@ -34,7 +34,7 @@
 #define CUSTOMER_ID_PREFIX "cus_"
 #define RULE_SEGMENTS "individual, student, startup, enterprise"
 #define RULE_BILLINGS "on_demand, monthly, quarterly, student, mixed"
-enum { RULE_ID_MAX = 64, RULE_NAME_MAX = 200, RULE_BASIS_POINTS_MAX = 9999 };
+enum { RULE_ID_MAX = 64, RULE_NAME_MAX = 500, RULE_BASIS_POINTS_MAX = 9999 };
 enum { RULE_QUANTITY_MAX = 10000, RULE_PRIORITY_LIMIT = 1000000 };
 
 /* A rule id in a path: 1..64 of [a-z0-9._-], as a price list's. */
