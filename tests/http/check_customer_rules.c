@@ -9,7 +9,7 @@
  *   line it does not cover keeps the list's rule;
  * - a rule not yet valid, or no longer valid, does not apply;
  * - an unknown customer is 404; a bad rule is 422 naming the field; a
- *   deleted rule stops applying.
+ *   deleted rule stops applying; each write is audited.
  */
 #include <check.h>
 #include <stdio.h>
@@ -129,6 +129,14 @@ START_TEST(test_negotiated_rule_to_the_fen)
     q = quote(customer, "[" V100 "]");
     expect_str(q->json, "total", "1641.60");
     http_response_free(q);
+
+    /* Each write audited: the put and the delete, the failed delete not. */
+    struct http_response *audit = call("GET", "/admin/audit", NULL);
+    expect_status(audit, 200);
+    ck_assert_str_eq(json_join(audit->json, "data", "action"),
+                     "key.create,customer.create,customer.discount_rule.put,"
+                     "customer.discount_rule.delete");
+    http_response_free(audit);
 }
 END_TEST
 
