@@ -64,6 +64,25 @@ struct store;
 enum gq_code verifications_add_to_customer(struct store *store, json_t *customer,
                                            struct gq_error *err);
 
+/* customer_rules.c: PUT and DELETE /customers/{id}/discount-rules/{rule_id}
+ * and GET /customers/{id}/discount-rules. */
+http_handler customer_rules_handle_put;
+http_handler customer_rules_handle_delete;
+http_handler customer_rules_handle_list;
+
+/* A customer's own rules as a quote applies them: `rules` borrow their
+ * strings from `documents`. customer_rules_clear() frees both. */
+struct customer_rules {
+    struct discount_rule *rules;
+    size_t count;
+    json_t *documents;
+};
+
+/* The rules of `customer_id` into *out (none: count 0). */
+enum gq_code customer_rules_for_quote(struct store *store, const char *customer_id,
+                                      struct customer_rules *out, struct gq_error *err);
+void customer_rules_clear(struct customer_rules *rules);
+
 /* recommend.c: POST /recommend. */
 http_handler recommend_handle;
 

@@ -494,6 +494,7 @@ enum MHD_Result quote_handle_create(struct http_request *request)
     struct segment_choice choice;
     struct gq_error err;
     struct promotion_use promotion = {0};
+    struct customer_rules own = {0};
     enum MHD_Result reply;
     if (parsed == NULL || result == NULL) {
         reply = reply_queue(request, MHD_HTTP_INTERNAL_SERVER_ERROR, NULL);
@@ -518,6 +519,10 @@ enum MHD_Result quote_handle_create(struct http_request *request)
         code = promotion_codes_for_quote(request, parsed->promotion_code, now, &promotion, &err);
     if (code == GQ_OK && parsed->promotion_code != NULL)
         parsed->request.promotion = &promotion.rule;
+    if (code == GQ_OK && parsed->customer_id != NULL)
+        code = customer_rules_for_quote(request->app->store, parsed->customer_id, &own, &err);
+    parsed->request.customer_rules = own.rules;
+    parsed->request.n_customer_rules = own.count;
     if (code == GQ_OK)
         code = price_quote(catalog, parsed, &choice, &result, &scratch, &err);
     if (code == GQ_OK && parsed->promotion_code != NULL)
@@ -548,6 +553,7 @@ done:
     quote_result_free(result);
     quote_result_free(scratch);
     promotion_use_clear(&promotion);
+    customer_rules_clear(&own);
     return reply;
 }
 

@@ -178,8 +178,10 @@ static void write_discounts(struct jsonw *w, const struct discount_result *disco
         jsonw_object_begin(w);
         jsonw_key_string(w, "rule", applied->rule->id);
         jsonw_key_string(w, "name", applied->rule->name);
-        if (applied->rule->from_promotion_code)
-            jsonw_key_string(w, "source", "promotion_code");
+        jsonw_key_string(w, "source",
+                         applied->rule->from_promotion_code ? "promotion_code"
+                         : applied->rule->from_customer     ? "customer"
+                                                            : "price_list");
         jsonw_key_money(w, "amount", applied->amount);
         jsonw_object_end(w);
     }

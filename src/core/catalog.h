@@ -157,6 +157,7 @@ struct discount_rule {
     int32_t priority;      /* lower applies first */
     bool stackable;
     bool from_promotion_code; /* a promotion code's, not the price list's */
+    bool from_customer;       /* a customer's own, not the price list's */
 };
 
 struct bundle_item {

@@ -69,17 +69,33 @@ static void apply_chain(const struct discount_rule **chain, int length, gq_money
     }
 }
 
+/* True when one of the customer's own rules applies to `line`: then they
+ * replace the list's. */
+static bool own_rules_cover(const struct discount_line *line)
+{
+    for (size_t i = 0; i < line->n_own; i++)
+        if (rule_applies(&line->own[i], line))
+            return true;
+    return false;
+}
+
 void discounts_apply(const struct catalog *catalog, const struct discount_line *line,
                      struct discount_result *out)
 {
     memset(out, 0, sizeof *out);
+    const struct discount_rule *rules = catalog->rules;
+    size_t n_rules = catalog->n_rules;
+    if (own_rules_cover(line)) {
+        rules = line->own;
+        n_rules = line->n_own;
+    }
     const struct discount_rule *stackable[DISCOUNT_MAX_APPLIED];
     int n_stackable = 0;
     const struct discount_rule *best_exclusive = NULL;
     gq_money best_exclusive_amount = 0;
 
-    for (size_t i = 0; i <= catalog->n_rules; i++) {
-        const struct discount_rule *rule = i < catalog->n_rules ? &catalog->rules[i] : line->extra;
+    for (size_t i = 0; i <= n_rules; i++) {
+        const struct discount_rule *rule = i < n_rules ? &rules[i] : line->extra;
         if (rule == NULL)
             continue;
         if (!rule_applies(rule, line))

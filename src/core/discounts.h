@@ -8,10 +8,16 @@
  * what the previous left; the line gets
  * whichever of the two gives the larger discount. Percentages round half-up
  * once per rule (money_scale); a fixed amount never takes a line below zero.
+ *
+ * A customer's own rules (a negotiated contract) replace the price list's
+ * for a line they cover: when one of them applies to the line, the line's
+ * discounts are computed from the customer's rules alone, in the same way;
+ * otherwise from the list's. A promotion code's rule competes in either.
  */
 #ifndef GQ_CORE_DISCOUNTS_H
 #define GQ_CORE_DISCOUNTS_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include "core/catalog.h"
@@ -42,6 +48,9 @@ struct discount_line {
     /* A rule from outside the catalog (a promotion code's) that competes
      * with the catalog's rules as one of them; NULL: none. */
     const struct discount_rule *extra;
+    /* The customer's own rules (`n_own` of them; NULL: none). */
+    const struct discount_rule *own;
+    size_t n_own;
 };
 
 /* Fills `out` with the discounts the catalog's rules give `line`. Never

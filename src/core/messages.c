@@ -317,6 +317,7 @@ static const char *const names[MSG_COUNT] = {
     [MSG_NO_VERIFICATION] = "no_verification",
     [MSG_TIME_NOT_FUTURE] = "time_not_future",
     [MSG_TIME_TOO_FAR] = "time_too_far",
+    [MSG_NO_CUSTOMER_RULE] = "no_customer_rule",
 };
 
 static const char *const english[MSG_COUNT] = {
@@ -622,6 +623,7 @@ static const char *const english[MSG_COUNT] = {
     [MSG_NO_VERIFICATION] = "customer '{1}' has no verification '{2}'",
     [MSG_TIME_NOT_FUTURE] = "{1} must be in the future",
     [MSG_TIME_TOO_FAR] = "{1} must be at most {2} days ahead",
+    [MSG_NO_CUSTOMER_RULE] = "customer '{1}' has no discount rule '{2}'",
 };
 
 static const char *const chinese[MSG_COUNT] = {
@@ -918,6 +920,7 @@ static const char *const chinese[MSG_COUNT] = {
     [MSG_NO_VERIFICATION] = "客户 '{1}' 没有认证 '{2}'",
     [MSG_TIME_NOT_FUTURE] = "{1} 必须是将来的时间",
     [MSG_TIME_TOO_FAR] = "{1} 最多只能在 {2} 天之后",
+    [MSG_NO_CUSTOMER_RULE] = "客户 '{1}' 没有折扣规则 '{2}'",
 };
 /* clang-format on */
 

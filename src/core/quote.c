@@ -123,6 +123,8 @@ static enum gq_code price_option(const struct catalog *catalog, const struct quo
         .amount = option->amount,
         .now = request->now,
         .extra = request->promotion,
+        .own = request->customer_rules,
+        .n_own = request->n_customer_rules,
     };
     discounts_apply(catalog, &line, &option->discounts);
     option->total = option->amount - option->discounts.total;

@@ -43,6 +43,10 @@ struct quote_request {
     size_t n_bundles;                      /* 0 .. QUOTE_MAX_BUNDLES */
     int64_t now;                           /* unix seconds: discount and bundle validity */
     const struct discount_rule *promotion; /* a promotion code's rule, or NULL */
+    /* The customer's own rules, which replace the list's on the lines they
+     * cover (discounts.h); NULL: none. */
+    const struct discount_rule *customer_rules;
+    size_t n_customer_rules;
 };
 
 /* One way of paying for an item: a plan for one instance, scaled to the

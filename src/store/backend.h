@@ -24,6 +24,7 @@
 
 #include "core/error.h"
 #include "store/store.h"
+#include "store/customer_rules.h"
 #include "store/verifications.h"
 
 struct store_backend; /* a backend's own state */
@@ -530,6 +531,14 @@ struct store_backend_ops {
                                        struct verification_list *out, struct gq_error *err);
     enum gq_code (*expire_verifications)(struct store_backend *backend, int64_t now, int limit,
                                          int *count, struct gq_error *err);
+    /* A customer's own discount rules (customer_rules.h): those of a
+     * customer, and one put or delete with its audit line (*done false:
+     * nothing written). */
+    enum gq_code (*customer_rules_read)(struct store_backend *backend, const char *customer_id,
+                                        struct customer_rule_list *out, struct gq_error *err);
+    enum gq_code (*customer_rule_write)(struct store_backend *backend,
+                                        const struct customer_rule_write *write, bool *done,
+                                        struct gq_error *err);
 };
 
 extern const struct store_backend_ops sqlite_backend_ops;

@@ -611,6 +611,22 @@ const struct store_sql_text store_sql[STORE_SQL_COUNT] = {
                      " RETURNING " STORE_SQL_VERIFICATION_COLUMNS},
     [STORE_SQL_VERIFICATIONS_ERASE] = {.shared = "UPDATE customer_verifications SET evidence = NULL"
                                                  " WHERE customer_id = ?1"},
+    /* A customer's own discount rules (migration 0022): written only for a
+     * customer that is not erased. */
+    [STORE_SQL_CUSTOMER_RULES] = {.shared = "SELECT " STORE_SQL_CUSTOMER_RULE_COLUMNS
+                                            " FROM customer_discount_rules WHERE customer_id = ?1"
+                                            " ORDER BY rule_id"},
+    [STORE_SQL_CUSTOMER_RULE_PUT] = {.shared = "INSERT INTO customer_discount_rules (customer_id,"
+                                               " rule_id, document, created_at, updated_at)"
+                                               " SELECT CAST(?1 AS text), CAST(?2 AS text),"
+                                               " CAST(?3 AS text), CAST(?4 AS bigint),"
+                                               " CAST(?4 AS bigint) WHERE EXISTS (SELECT 1 FROM"
+                                               " customers WHERE id = ?1 AND deleted = 0)"
+                                               " ON CONFLICT (customer_id, rule_id) DO UPDATE"
+                                               " SET document = excluded.document,"
+                                               " updated_at = excluded.updated_at"},
+    [STORE_SQL_CUSTOMER_RULE_DELETE] = {.shared = "DELETE FROM customer_discount_rules"
+                                                  " WHERE customer_id = ?1 AND rule_id = ?2"},
 };
 
 /* A `?` followed by digits becomes `$`; inside '...' (where '' is a quote)

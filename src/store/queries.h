@@ -321,6 +321,15 @@ enum verification_column {
     VERIFICATION_COL_EXPIRED_AT,
 };
 
+/* A customer's own discount rule (customer_rules.h). */
+#define STORE_SQL_CUSTOMER_RULE_COLUMNS "rule_id, document, created_at, updated_at"
+enum customer_rule_column {
+    CUSTOMER_RULE_COL_ID,
+    CUSTOMER_RULE_COL_DOCUMENT,
+    CUSTOMER_RULE_COL_CREATED_AT,
+    CUSTOMER_RULE_COL_UPDATED_AT,
+};
+
 /* What a batch's INSERT returns for each quote it wrote (PostgreSQL). */
 enum quote_inserted_column { QUOTE_INSERTED_COL_ID, QUOTE_INSERTED_COL_DELIVERIES_DUE };
 
@@ -450,6 +459,9 @@ enum store_sql {
     STORE_SQL_VERIFICATIONS_DUE,
     STORE_SQL_VERIFICATION_EXPIRE,
     STORE_SQL_VERIFICATIONS_ERASE,
+    STORE_SQL_CUSTOMER_RULES,
+    STORE_SQL_CUSTOMER_RULE_PUT,
+    STORE_SQL_CUSTOMER_RULE_DELETE,
     STORE_SQL_COUNT
 };
 

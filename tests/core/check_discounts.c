@@ -243,6 +243,39 @@ START_TEST(at_most_eight_stack)
 }
 END_TEST
 
+/* A customer's own rule that covers the line replaces the list's: a
+ * stackable list rule of 10 % and a customer rule of 100.00 off give
+ * 100.00 (stacked: 16416 + 10000; the better of the two: 16416). One that
+ * does not cover the line (another SKU) leaves the list's 10 %. */
+START_TEST(own_rules_replace_the_list)
+{
+    add_rule("list-ten", DISCOUNT_PERCENT, 1000, true, 0);
+    struct discount_rule own = {.id = "deal",
+                                .name = "deal",
+                                .segment_mask = SEGMENT_MASK_ALL,
+                                .billing_mask = DISCOUNT_BILLING_ALL,
+                                .min_quantity = 1,
+                                .kind = DISCOUNT_FIXED,
+                                .fixed_amount = 10000,
+                                .stackable = true,
+                                .from_customer = true};
+    struct discount_line line = line_of(164160);
+    line.own = &own;
+    line.n_own = 1;
+    struct discount_result result;
+    discounts_apply(catalog, &line, &result);
+    ck_assert_int_eq(result.n_applied, 1);
+    ck_assert_str_eq(result.applied[0].rule->id, "deal");
+    ck_assert_int_eq(result.total, 10000);
+
+    own.sku_id = "t4-16g-x1";
+    discounts_apply(catalog, &line, &result);
+    ck_assert_int_eq(result.n_applied, 1);
+    ck_assert_str_eq(result.applied[0].rule->id, "list-ten");
+    ck_assert_int_eq(result.total, 16416);
+}
+END_TEST
+
 static Suite *discounts_suite(void)
 {
     Suite *suite = suite_create("discounts");
@@ -260,6 +293,7 @@ static Suite *discounts_suite(void)
     tcase_add_test(tc, filters_include_when_matching);
     tcase_add_test(tc, zero_amount_line_gets_nothing);
     tcase_add_test(tc, at_most_eight_stack);
+    tcase_add_test(tc, own_rules_replace_the_list);
     suite_add_tcase(suite, tc);
     return suite;
 }
