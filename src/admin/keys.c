@@ -4,6 +4,8 @@
  * (revoke). Every route needs a key with the scope keys:write (the route
  * table says so); every change writes its audit line in the same
  * transaction. A key is never shown with its secret again, nor its hash.
+ * A key made with `customer` acts for that customer alone, and holds no
+ * scope of the business's own (SCOPE_CUSTOMER_KEY).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -70,10 +72,46 @@ static enum gq_code parse_scopes(json_t *body, unsigned *scopes, struct gq_error
     return GQ_OK;
 }
 
-static enum gq_code parse_new_key(json_t *body, const char **name, unsigned *scopes,
-                                  struct gq_error *err)
+/* The scopes a bound key may hold, for a message. */
+static void customer_scope_list(char *out, size_t size)
 {
-    static const char *const allowed[] = {"name", "scopes", NULL};
+    size_t used = 0;
+    out[0] = '\0';
+    for (size_t i = 0; i < SCOPE_COUNT; i++) {
+        unsigned scope = api_scope_at(i);
+        if ((scope & SCOPE_CUSTOMER_KEY) == 0)
+            continue;
+        int n = snprintf(out + used, size - used, "%s%s", used ? ", " : "", api_scope_name(scope));
+        if (n < 0 || (size_t)n >= size - used)
+            break;
+        used += (size_t)n;
+    }
+}
+
+/* A key for `customer` holds none of the business's scopes; the customer
+ * exists and is not erased (404 naming the field otherwise). */
+static enum gq_code check_customer(struct http_request *request, const char *customer,
+                                   unsigned scopes, struct gq_error *err)
+{
+    if ((scopes & ~(unsigned)SCOPE_CUSTOMER_KEY) != 0) {
+        char names[80];
+        customer_scope_list(names, sizeof names);
+        return gq_fail_msg(err, GQ_ERR_INVALID_VALUE, "scopes", MSG_SCOPES_NOT_FOR_CUSTOMER,
+                           MSG_TEXT(names));
+    }
+    enum gq_code code = ids_is_well_formed("cus_", customer)
+                            ? store_customer_check_live(request->app->store, customer, err)
+                            : GQ_ERR_NOT_FOUND;
+    if (code == GQ_ERR_NOT_FOUND)
+        return gq_fail_msg(err, GQ_ERR_NOT_FOUND, "customer", MSG_NO_CUSTOMER,
+                           MSG_TEXT_CUT(customer, 64));
+    return code;
+}
+
+static enum gq_code parse_new_key(json_t *body, const char **name, unsigned *scopes,
+                                  const char **customer, struct gq_error *err)
+{
+    static const char *const allowed[] = {"name", "scopes", "customer", NULL};
     enum gq_code code = fields_only(body, allowed, "", err);
     if (code == GQ_OK)
         code = fields_string(body, "name", "", true, name, err);
@@ -82,6 +120,9 @@ static enum gq_code parse_new_key(json_t *body, const char **name, unsigned *sco
                            MSG_TEXT("name"), MSG_INT(1), MSG_INT(KEY_NAME_MAX));
     if (code == GQ_OK)
         code = parse_scopes(body, scopes, err);
+    *customer = NULL;
+    if (code == GQ_OK)
+        code = fields_string(body, "customer", "", false, customer, err);
     return code;
 }
 
@@ -89,15 +130,17 @@ static enum gq_code parse_new_key(json_t *body, const char **name, unsigned *sco
 
 enum MHD_Result keys_handle_create(struct http_request *request)
 {
-    const char *name;
+    const char *name, *customer;
     unsigned scopes;
     struct gq_error err;
-    if (parse_new_key(request->json, &name, &scopes, &err) != GQ_OK)
+    if (parse_new_key(request->json, &name, &scopes, &customer, &err) != GQ_OK ||
+        (customer != NULL && check_customer(request, customer, scopes, &err) != GQ_OK))
         return reply_error(request, &err);
     struct stored_key key;
     char secret[API_KEY_SIZE];
     if (store_key_new(name, scopes, clock_now_seconds(), &key, secret, &err) != GQ_OK)
         return reply_error(request, &err);
+    snprintf(key.customer_id, sizeof key.customer_id, "%s", customer ? customer : "");
     char *change = key_json_change(NULL, &key);
     struct audit_entry audit =
         auth_audit_entry(request, "key.create", key.id, change ? change : "{}");

@@ -34,6 +34,12 @@ http_handler quote_handle_cancel;
  * address>". No caller sees or collides with another's. */
 void quote_owner_of(const struct http_request *request, char *owner, size_t size);
 
+/* True when the request's key is bound to a customer and `customer_id` (a
+ * quote's or an event's; "" for none) is not that customer: the quote or
+ * event is answered as if it did not exist. False at once for any other
+ * caller. */
+bool quote_hidden_from(const struct http_request *request, const char *customer_id);
+
 /* POST /quote's rule on its body (the route's `authorize`): GQ_OK, or the
  * 401/403 in `err` for a body naming a customer without a key's
  * quotes:write. */

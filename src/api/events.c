@@ -2,7 +2,8 @@
  * GET /events and GET /events/{id}: the outbox for consumers that pull,
  * oldest first, a page at a time (type=, starting_after=, limit=), for keys
  * with the scope quotes:read. An event is returned as it was written, the
- * same JSON a webhook endpoint receives.
+ * same JSON a webhook endpoint receives. A key bound to a customer sees
+ * only the events that concern that customer.
  */
 #include <string.h>
 
@@ -82,7 +83,9 @@ enum MHD_Result events_handle_list(struct http_request *request)
     }
     const char *after = list_query_text(&query, PARAM_STARTING_AFTER);
     struct event_page page;
-    if (store_events_read(request->app->store, type, after, query.limit, &page, &err) != GQ_OK)
+    const char *customer = request->key_customer[0] != '\0' ? request->key_customer : NULL;
+    if (store_events_read(request->app->store, type, customer, after, query.limit, &page, &err) !=
+        GQ_OK)
         return reply_error(request, &err);
     json_t *data = render_each(page.items, page.count, sizeof *page.items, render_event);
     bool has_more = page.has_more;
@@ -103,6 +106,10 @@ enum MHD_Result events_handle_get(struct http_request *request)
     struct store_event event;
     struct gq_error err;
     enum gq_code code = store_event_get(request->app->store, request->path_id, &event, &err);
+    if (code == GQ_OK && quote_hidden_from(request, event.customer_id)) {
+        store_event_clear(&event);
+        code = GQ_ERR_NOT_FOUND;
+    }
     if (code == GQ_ERR_NOT_FOUND)
         return reply_no_event(request);
     if (code != GQ_OK)

@@ -339,6 +339,28 @@ void quote_owner_of(const struct http_request *request, char *owner, size_t size
         snprintf(owner, size, "anon:%s", request->client);
 }
 
+bool quote_hidden_from(const struct http_request *request, const char *customer_id)
+{
+    return request->key_customer[0] != '\0' && strcmp(request->key_customer, customer_id) != 0;
+}
+
+/* A key bound to a customer prices and saves for that customer alone: a
+ * body naming none is its customer's, one naming another is refused. */
+static enum gq_code apply_bound_customer(const struct http_request *request,
+                                         struct parsed_quote *parsed, struct gq_error *err)
+{
+    if (request->key_customer[0] == '\0')
+        return GQ_OK;
+    if (parsed->customer_id == NULL) {
+        parsed->customer_id = request->key_customer;
+        return GQ_OK;
+    }
+    if (strcmp(parsed->customer_id, request->key_customer) == 0)
+        return GQ_OK;
+    return gq_fail_msg(err, GQ_ERR_FORBIDDEN, "customer.id", MSG_KEY_OTHER_CUSTOMER,
+                       MSG_TEXT(request->key_customer), MSG_TEXT("customer.id"));
+}
+
 /* A keyless save writes to the database for anyone: it is kept small,
  * and what only an order system uses (its own reference, its metadata)
  * needs a key. */
@@ -377,13 +399,10 @@ enum gq_code quote_authorize_customer(const struct http_request *request, struct
 static enum gq_code held_segments(const struct http_request *request, const char *customer_id,
                                   int64_t now, unsigned *held, struct gq_error *err)
 {
-    struct stored_customer customer = {0};
     enum gq_code code = ids_is_well_formed(CUSTOMER_ID_PREFIX, customer_id)
-                            ? store_customer_get(request->app->store, customer_id, &customer, err)
+                            ? store_customer_check_live(request->app->store, customer_id, err)
                             : GQ_ERR_NOT_FOUND;
-    bool erased = code == GQ_OK && customer.deleted;
-    store_customer_clear(&customer);
-    if (code == GQ_ERR_NOT_FOUND || erased)
+    if (code == GQ_ERR_NOT_FOUND)
         return gq_fail_msg(err, GQ_ERR_NOT_FOUND, "customer.id", MSG_NO_CUSTOMER,
                            MSG_TEXT_CUT(customer_id, 64));
     if (code != GQ_OK)
@@ -511,6 +530,8 @@ enum MHD_Result quote_handle_create(struct http_request *request)
      * rate limit (rate_limit_keyless_saves_per_minute). */
     if (code == GQ_OK)
         code = check_keyless_save(request, parsed, &err);
+    if (code == GQ_OK)
+        code = apply_bound_customer(request, parsed, &err);
     if (code == GQ_OK && parsed->save)
         code = rate_limits_take(request, true, &err);
     if (code == GQ_OK)
@@ -573,6 +594,8 @@ enum MHD_Result quote_handle_get(struct http_request *request)
     if (store_quote_get(request->app->store, request->path_id, &quote, &err) != GQ_OK)
         result = err.code == GQ_ERR_NOT_FOUND ? reply_unknown_quote(request)
                                               : reply_error(request, &err);
+    else if (quote_hidden_from(request, quote.customer_id))
+        result = reply_unknown_quote(request);
     else
         result = reply_stored(request, &quote, MHD_HTTP_OK, false);
     stored_quote_clear(&quote);
@@ -629,6 +652,8 @@ enum MHD_Result quote_handle_accept(struct http_request *request)
     enum MHD_Result result;
     char promotion[STORE_PROMOTION_CODE_SIZE];
     enum gq_code code = store_quote_get(request->app->store, request->path_id, &quote, &err);
+    if (code == GQ_OK && quote_hidden_from(request, quote.customer_id))
+        code = GQ_ERR_NOT_FOUND;
     bool promoted = code == GQ_OK && promotion_codes_of_request(quote.request_json, promotion);
     stored_quote_clear(&quote);
     if (code == GQ_OK && promoted)
@@ -651,6 +676,20 @@ enum MHD_Result quote_handle_accept(struct http_request *request)
     return result;
 }
 
+/* GQ_OK when the quote `id` is the bound key's customer's; GQ_ERR_NOT_FOUND
+ * when it is another's or none (the store's error otherwise). A quote's
+ * customer never changes, so the read may come before the write. */
+static enum gq_code check_bound_owns(const struct http_request *request, const char *id,
+                                     struct gq_error *err)
+{
+    struct stored_quote quote = {0};
+    enum gq_code code = store_quote_get(request->app->store, id, &quote, err);
+    if (code == GQ_OK && quote_hidden_from(request, quote.customer_id))
+        code = GQ_ERR_NOT_FOUND;
+    stored_quote_clear(&quote);
+    return code;
+}
+
 enum MHD_Result quote_handle_cancel(struct http_request *request)
 {
     if (!ids_is_well_formed(QUOTE_ID_PREFIX, request->path_id))
@@ -661,8 +700,12 @@ enum MHD_Result quote_handle_cancel(struct http_request *request)
         return reply_error(request, &err);
     struct stored_quote quote = {0};
     enum MHD_Result result;
-    enum gq_code code = store_quote_cancel(request->app->store, request->path_id,
-                                           clock_now_seconds(), reason, &quote, &err);
+    enum gq_code code = request->key_customer[0] != '\0'
+                            ? check_bound_owns(request, request->path_id, &err)
+                            : GQ_OK;
+    if (code == GQ_OK)
+        code = store_quote_cancel(request->app->store, request->path_id, clock_now_seconds(),
+                                  reason, &quote, &err);
     if (code == GQ_ERR_NOT_FOUND)
         result = reply_unknown_quote(request);
     else if (code != GQ_OK)

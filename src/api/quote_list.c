@@ -4,7 +4,9 @@
  * ?status=&client_reference_id=&customer=&created_by=&created_gte=&created_lt=&limit=
  * &starting_after=
  * -> {"data": [quotes as GET /quote/{id} returns them], "has_more"}.
- * The next page starts after the last id of this one.
+ * The next page starts after the last id of this one. A key bound to a
+ * customer lists that customer's quotes alone (customer= naming another
+ * finds none).
  */
 #include <stdlib.h>
 #include <string.h>
@@ -76,6 +78,12 @@ enum MHD_Result quote_handle_list(struct http_request *request)
                               MSG_TEXT("status"), MSG_TEXT("open, accepted, canceled, expired"));
     char owner[STORE_OWNER_SIZE];
     quote_owner_of(request, owner, sizeof owner);
+    const char *customer = list_query_text(&query, PARAM_CUSTOMER);
+    if (request->key_customer[0] != '\0' && customer != NULL &&
+        strcmp(customer, request->key_customer) != 0)
+        return reply_page(request, json_array(), false);
+    if (request->key_customer[0] != '\0')
+        customer = request->key_customer;
     struct quote_filter filter = {
         .status = status,
         .client_reference_id = list_query_text(&query, PARAM_CLIENT_REFERENCE),
@@ -83,7 +91,7 @@ enum MHD_Result quote_handle_list(struct http_request *request)
         .created_gte = list_query_time(&query, PARAM_CREATED_GTE),
         .created_lt = list_query_time(&query, PARAM_CREATED_LT),
         .starting_after = list_query_text(&query, PARAM_STARTING_AFTER),
-        .customer_id = list_query_text(&query, PARAM_CUSTOMER),
+        .customer_id = customer,
         .created_by = list_query_text(&query, PARAM_CREATED_BY),
         .limit = query.limit,
         .now = clock_now_seconds(),

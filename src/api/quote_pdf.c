@@ -234,6 +234,11 @@ enum MHD_Result quote_pdf_handle(struct http_request *request)
                                   MSG_TEXT_CUT(request->path_id, 64));
         return reply_error(request, &err);
     }
+    if (quote_hidden_from(request, stored.customer_id)) {
+        stored_quote_clear(&stored);
+        return reply_fail_msg(request, GQ_ERR_NOT_FOUND, NULL, MSG_NO_QUOTE,
+                              MSG_TEXT_CUT(request->path_id, 64));
+    }
     json_t *json = codec_quote_json(&stored, clock_now_seconds());
     stored_quote_clear(&stored);
     if (json == NULL)

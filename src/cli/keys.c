@@ -151,18 +151,19 @@ static int run_list(struct store *store)
         log_error("%s", err.message);
         return 1;
     }
-    printf("%-36s %-12s %-20s %-20s %-20s %s\n", "ID", "PREFIX", "CREATED", "LAST USED", "REVOKED",
-           "NAME / SCOPES");
+    printf("%-36s %-12s %-20s %-20s %-20s %-36s %s\n", "ID", "PREFIX", "CREATED", "LAST USED",
+           "REVOKED", "CUSTOMER", "NAME / SCOPES");
     for (size_t i = 0; i < list.count; i++) {
         const struct stored_key *key = &list.items[i];
         char created[CLOCK_RFC3339_SIZE], used[CLOCK_RFC3339_SIZE], revoked[CLOCK_RFC3339_SIZE];
         char scopes[160], name[NAME_PRINT_SIZE];
         /* A name stored before names were checked may hold anything: it is
          * shown escaped, never obeyed by the terminal. */
-        printf("%-36s %-12s %-20s %-20s %-20s %s / %s\n", key->id, key->prefix,
+        printf("%-36s %-12s %-20s %-20s %-20s %-36s %s / %s\n", key->id, key->prefix,
                clock_format_rfc3339(key->created_at, created),
                key->last_used_at ? clock_format_rfc3339(key->last_used_at, used) : "-",
                key->revoked_at ? clock_format_rfc3339(key->revoked_at, revoked) : "-",
+               key->customer_id[0] != '\0' ? key->customer_id : "-",
                utf8_escape_controls(key->name, name, sizeof name),
                api_scopes_format(key->scopes, scopes, sizeof scopes));
     }

@@ -23,10 +23,12 @@ static json_t *scopes_json(unsigned scopes)
 
 json_t *key_json_render(const struct stored_key *key)
 {
-    return json_pack("{s:s, s:s, s:s, s:s, s:o, s:o, s:o, s:o}", "id", key->id, "object", "api_key",
-                     "name", key->name, "prefix", key->prefix, "scopes", scopes_json(key->scopes),
-                     "created_at", time_or_null(key->created_at), "last_used_at",
-                     time_or_null(key->last_used_at), "revoked_at", time_or_null(key->revoked_at));
+    json_t *customer = key->customer_id[0] != '\0' ? json_string(key->customer_id) : json_null();
+    return json_pack("{s:s, s:s, s:s, s:s, s:o, s:o, s:o, s:o, s:o}", "id", key->id, "object",
+                     "api_key", "name", key->name, "prefix", key->prefix, "scopes",
+                     scopes_json(key->scopes), "customer", customer, "created_at",
+                     time_or_null(key->created_at), "last_used_at", time_or_null(key->last_used_at),
+                     "revoked_at", time_or_null(key->revoked_at));
 }
 
 char *key_json_change(const struct stored_key *before, const struct stored_key *after)

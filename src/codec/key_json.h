@@ -11,7 +11,8 @@
 
 #include "store/store.h"
 
-/* {"id", "object": "api_key", "name", "prefix", "scopes", "created_at",
+/* {"id", "object": "api_key", "name", "prefix", "scopes", "customer"
+ * (its id, or null for a key of no customer), "created_at",
  * "last_used_at", "revoked_at"}. NULL when memory runs out. */
 json_t *key_json_render(const struct stored_key *key);
 

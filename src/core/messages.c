@@ -318,6 +318,8 @@ static const char *const names[MSG_COUNT] = {
     [MSG_TIME_NOT_FUTURE] = "time_not_future",
     [MSG_TIME_TOO_FAR] = "time_too_far",
     [MSG_NO_CUSTOMER_RULE] = "no_customer_rule",
+    [MSG_KEY_OTHER_CUSTOMER] = "key_other_customer",
+    [MSG_SCOPES_NOT_FOR_CUSTOMER] = "scopes_not_for_customer",
 };
 
 static const char *const english[MSG_COUNT] = {
@@ -624,6 +626,8 @@ static const char *const english[MSG_COUNT] = {
     [MSG_TIME_NOT_FUTURE] = "{1} must be in the future",
     [MSG_TIME_TOO_FAR] = "{1} must be at most {2} days ahead",
     [MSG_NO_CUSTOMER_RULE] = "customer '{1}' has no discount rule '{2}'",
+    [MSG_KEY_OTHER_CUSTOMER] = "this API key acts for customer '{1}' alone: {2} names another",
+    [MSG_SCOPES_NOT_FOR_CUSTOMER] = "a key bound to a customer may hold only {1}",
 };
 
 static const char *const chinese[MSG_COUNT] = {
@@ -921,6 +925,8 @@ static const char *const chinese[MSG_COUNT] = {
     [MSG_TIME_NOT_FUTURE] = "{1} 必须是将来的时间",
     [MSG_TIME_TOO_FAR] = "{1} 最多只能在 {2} 天之后",
     [MSG_NO_CUSTOMER_RULE] = "客户 '{1}' 没有折扣规则 '{2}'",
+    [MSG_KEY_OTHER_CUSTOMER] = "此 API 密钥只代表客户 '{1}'：{2} 指定了其他客户",
+    [MSG_SCOPES_NOT_FOR_CUSTOMER] = "绑定客户的密钥只能持有 {1}",
 };
 /* clang-format on */
 

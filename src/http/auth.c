@@ -314,6 +314,7 @@ enum gq_code auth_identify(struct http_request *request, struct gq_error *err)
         memcpy(request->key_id, entry->key.id, sizeof request->key_id);
         memcpy(request->key_name, entry->key.name, sizeof request->key_name);
         request->key_scopes = entry->key.scopes;
+        memcpy(request->key_customer, entry->key.customer_id, sizeof request->key_customer);
         int64_t now = clock_now_seconds();
         if (atomic_load_explicit(&entry->last_used, memory_order_relaxed) < now)
             atomic_store_explicit(&entry->last_used, now, memory_order_relaxed);

@@ -125,6 +125,7 @@ struct http_request {
     char key_id[40];
     char key_name[104];
     unsigned key_scopes;
+    char key_customer[40];        /* the customer a bound key acts for alone; "": none */
     bool key_refused;             /* it sent one that is not a key in force: 401 invalid_token */
     unsigned retry_after_seconds; /* for a 429 */
     bool vary_accept_encoding;    /* the body depends on Accept-Encoding (static.c) */

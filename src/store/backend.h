@@ -449,9 +449,9 @@ struct store_backend_ops {
      * the same. events_read with `id` reads that one event alone. */
     enum gq_code (*append_event)(struct store_backend *backend, const struct store_event *event,
                                  struct gq_error *err);
-    enum gq_code (*events_read)(struct store_backend *backend, const char *type, const char *id,
-                                const char *starting_after, size_t limit, struct event_page *out,
-                                struct gq_error *err);
+    enum gq_code (*events_read)(struct store_backend *backend, const char *type,
+                                const char *customer_id, const char *id, const char *starting_after,
+                                size_t limit, struct event_page *out, struct gq_error *err);
 
     /* Webhook endpoints and deliveries (store.h). A write and its audit
      * line share one transaction; *found false when there was no such

@@ -38,6 +38,16 @@ enum gq_code store_customers_read(struct store *store, const struct customer_fil
     return code;
 }
 
+enum gq_code store_customer_check_live(struct store *store, const char *id, struct gq_error *err)
+{
+    struct stored_customer customer = {0};
+    enum gq_code code = store_customer_get(store, id, &customer, err);
+    if (code == GQ_OK && customer.deleted)
+        code = no_customer(id, err);
+    store_customer_clear(&customer);
+    return code;
+}
+
 enum gq_code store_customer_get(struct store *store, const char *id, struct stored_customer *out,
                                 struct gq_error *err)
 {
@@ -63,6 +73,7 @@ enum gq_code store_customer_write(struct store *store, bool create,
     code = store_event_make(event_type, object, &event, err);
     if (code != GQ_OK)
         return code;
+    store_event_concerns(&event, customer->id);
     struct customer_write write = {create, customer, &event, object, &line};
     bool found = false;
     code = store_ops(store)->customer_write(store_backend(store), &write, &found, err);

@@ -10,6 +10,7 @@
  */
 #include <assert.h>
 #include <jansson.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/time.h>
@@ -137,6 +138,12 @@ enum gq_code store_event_remake(const char *id, const char *type, int64_t create
     return fill_body(object, out, err);
 }
 
+void store_event_concerns(struct store_event *event, const char *customer_id)
+{
+    snprintf(event->customer_id, sizeof event->customer_id, "%s",
+             customer_id != NULL ? customer_id : "");
+}
+
 enum gq_code store_event_for_save(struct quote_save *save, struct gq_error *err)
 {
     assert(save->event == NULL);
@@ -146,6 +153,8 @@ enum gq_code store_event_for_save(struct quote_save *save, struct gq_error *err)
     /* The quote as it was sent: its stored text, status "open". */
     enum gq_code code =
         store_event_make(STORE_EVENT_QUOTE_CREATED, save->quote.response_json, save->event, err);
+    if (code == GQ_OK)
+        store_event_concerns(save->event, save->customer_id);
     if (code != GQ_OK) {
         free(save->event);
         save->event = NULL;
@@ -172,7 +181,10 @@ enum gq_code store_event_of_quote(const char *type, const struct stored_quote *q
         memset(out, 0, sizeof *out);
         return gq_fail(err, GQ_ERR_INTERNAL, NULL, "stored quote %s is unreadable", quote->id);
     }
-    return store_event_of_text(type, object, out, err);
+    enum gq_code code = store_event_of_text(type, object, out, err);
+    if (code == GQ_OK)
+        store_event_concerns(out, quote->customer_id);
+    return code;
 }
 
 enum gq_code store_event_publish(struct store *store, const char *type, const char *object,
@@ -188,11 +200,12 @@ enum gq_code store_event_publish(struct store *store, const char *type, const ch
     return code;
 }
 
-enum gq_code store_events_read(struct store *store, const char *type, const char *starting_after,
-                               size_t limit, struct event_page *out, struct gq_error *err)
+enum gq_code store_events_read(struct store *store, const char *type, const char *customer_id,
+                               const char *starting_after, size_t limit, struct event_page *out,
+                               struct gq_error *err)
 {
     memset(out, 0, sizeof *out);
-    enum gq_code code = store_ops(store)->events_read(store_backend(store), type, NULL,
+    enum gq_code code = store_ops(store)->events_read(store_backend(store), type, customer_id, NULL,
                                                       starting_after, limit, out, err);
     STORE_PAGE_END(code, out, limit, store_event_clear);
     return code;
@@ -203,7 +216,7 @@ enum gq_code store_event_get(struct store *store, const char *id, struct store_e
 {
     struct event_page page = {0};
     enum gq_code code =
-        store_ops(store)->events_read(store_backend(store), NULL, id, NULL, 1, &page, err);
+        store_ops(store)->events_read(store_backend(store), NULL, NULL, id, NULL, 1, &page, err);
     if (code == GQ_OK && !store_items_take_first(page.items, page.count, sizeof *page.items, out))
         code = gq_fail_msg(err, GQ_ERR_NOT_FOUND, NULL, MSG_NO_EVENT, MSG_TEXT_CUT(id, 40));
     store_event_page_free(&page);

@@ -157,7 +157,8 @@ const struct store_sql_text store_sql[STORE_SQL_COUNT] = {
                                     " WHERE ($1::boolean OR revoked_at IS NULL)"
                                     " AND ($2::text IS NULL OR id = $2) ORDER BY created_at, id"},
     [STORE_SQL_KEY_INSERT] = {.shared = "INSERT INTO api_keys (id, name, prefix, hash, scopes,"
-                                        " created_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6)"},
+                                        " created_at, customer_id)"
+                                        " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)"},
     [STORE_SQL_KEY_REVOKE] = {.shared = "UPDATE api_keys SET revoked_at = ?2"
                                         " WHERE id = ?1 AND revoked_at IS NULL"},
     [STORE_SQL_KEY_TOUCH] = {.shared = "UPDATE api_keys SET last_used_at = ?2 WHERE id = ?1"
@@ -361,8 +362,9 @@ const struct store_sql_text store_sql[STORE_SQL_COUNT] = {
              " || w.id || i.event_id), w.id, i.event_id, i.event_ms, i.event_ms, i.event_ms"
              " FROM inserted i, webhook_endpoints w WHERE w.enabled"
              " AND " ENDPOINT_TAKES_QUOTE_CREATED " RETURNING event_id),"
-             " e AS (INSERT INTO events (id, type, created_at, body_lz4, body_size)"
-             " SELECT event_id, 'quote.created', event_at, event_lz4, event_size FROM inserted)"
+             " e AS (INSERT INTO events (id, type, created_at, body_lz4, body_size, customer_id)"
+             " SELECT event_id, 'quote.created', event_at, event_lz4, event_size,"
+             " nullif(customer_id, '') FROM inserted)"
              " SELECT i.id, EXISTS (SELECT 1 FROM d WHERE d.event_id = i.event_id) FROM inserted "
              "i"},
     [STORE_SQL_QUOTE_BY_ID] = {.shared =
@@ -473,10 +475,10 @@ const struct store_sql_text store_sql[STORE_SQL_COUNT] = {
      * the event, then fans it out with a statement of its own
      * (sqlite/events.c), inside the caller's write transaction. */
     [STORE_SQL_EVENT_APPEND] =
-        {.sqlite = "INSERT INTO events (id, type, created_at, body_lz4, body_size) VALUES (?1, ?2, "
-                   "?3, ?4, ?5)",
-         .postgres = "WITH e AS (INSERT INTO events (id, type, created_at, body_lz4, body_size)"
-                     " VALUES ($1, $2, $3, $4, $6) RETURNING id)"
+        {.sqlite = "INSERT INTO events (id, type, created_at, body_lz4, body_size, customer_id)"
+                   " VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+         .postgres = "WITH e AS (INSERT INTO events (id, type, created_at, body_lz4, body_size,"
+                     " customer_id) VALUES ($1, $2, $3, $4, $6, $7) RETURNING id)"
                      " INSERT INTO webhook_deliveries (id, endpoint_id, event_id, next_attempt_at,"
                      " created_at, updated_at) SELECT 'whd_' || md5(random()::text ||"
                      " clock_timestamp()::text || w.id), w.id, e.id, $5, $5, $5"
@@ -484,13 +486,16 @@ const struct store_sql_text store_sql[STORE_SQL_COUNT] = {
                      " AND " STORE_SQL_ENDPOINT_TAKES("strpos", "w.events", "$2")},
     /* PostgreSQL compares ids bytewise (COLLATE "C"), as SQLite does. */
     [STORE_SQL_EVENTS_PAGE] =
-        {.sqlite = "SELECT id, type, created_at, body, body_lz4, body_size FROM events"
+        {.sqlite = "SELECT id, type, created_at, body, body_lz4, body_size, customer_id FROM events"
                    " WHERE (?1 IS NULL OR type = ?1)"
-                   " AND (?2 IS NULL OR id = ?2) AND (?3 IS NULL OR id > ?3) ORDER BY id LIMIT ?4",
-         .postgres = "SELECT id, type, created_at, body, body_lz4, body_size FROM events"
-                     " WHERE ($1::text IS NULL OR type = $1) AND ($2::text IS NULL OR id = $2)"
-                     " AND ($3::text IS NULL OR id COLLATE \"C\" > $3)"
-                     " ORDER BY id COLLATE \"C\" LIMIT $4"},
+                   " AND (?2 IS NULL OR id = ?2) AND (?3 IS NULL OR id > ?3)"
+                   " AND (?5 IS NULL OR customer_id = ?5) ORDER BY id LIMIT ?4",
+         .postgres =
+             "SELECT id, type, created_at, body, body_lz4, body_size, customer_id FROM events"
+             " WHERE ($1::text IS NULL OR type = $1) AND ($2::text IS NULL OR id = $2)"
+             " AND ($3::text IS NULL OR id COLLATE \"C\" > $3)"
+             " AND ($5::text IS NULL OR customer_id = $5)"
+             " ORDER BY id COLLATE \"C\" LIMIT $4"},
     [STORE_SQL_ATTEMPTS] = {.shared =
                                 "SELECT attempt, at, status_code, error, duration_ms"
                                 " FROM webhook_attempts WHERE delivery_id = ?1 ORDER BY attempt"},

@@ -208,7 +208,7 @@ extern const char *const store_catalog_write_sql[CATALOG_WRITE_COUNT];
 #define STORE_SQL_QUOTE_COLUMNS                                                                    \
     "id, status, request_json, response_json, idempotency_key, price_list_version,"                \
     " created_at, expires_at, accepted_at, response_lz4, response_size, canceled_at,"              \
-    " expired_at, cancel_reason, acceptance"
+    " expired_at, cancel_reason, acceptance, customer_id"
 enum quote_column {
     QUOTE_COL_ID,
     QUOTE_COL_STATUS,
@@ -225,11 +225,13 @@ enum quote_column {
     QUOTE_COL_EXPIRED_AT,
     QUOTE_COL_CANCEL_REASON,
     QUOTE_COL_ACCEPTANCE,
+    QUOTE_COL_CUSTOMER_ID, /* NULL: for no customer */
     QUOTE_COL_COUNT
 };
 
 /* API keys (migration 0007), read by both backends with these columns. */
-#define STORE_SQL_KEY_COLUMNS "id, name, prefix, hash, scopes, created_at, last_used_at, revoked_at"
+#define STORE_SQL_KEY_COLUMNS                                                                      \
+    "id, name, prefix, hash, scopes, created_at, last_used_at, revoked_at, customer_id"
 enum key_column {
     KEY_COL_ID,
     KEY_COL_NAME,
@@ -239,6 +241,7 @@ enum key_column {
     KEY_COL_CREATED_AT,
     KEY_COL_LAST_USED_AT, /* NULL reads as 0 */
     KEY_COL_REVOKED_AT,
+    KEY_COL_CUSTOMER_ID, /* NULL: a key of no customer (0021) */
 };
 
 /* The audit log's page: the id, the time, then the texts (NULL allowed). */
@@ -358,7 +361,13 @@ enum quote_inserted_column { QUOTE_INSERTED_COL_ID, QUOTE_INSERTED_COL_DELIVERIE
 
 /* An event as the events' page reads it; the body is the three columns
  * from EVENT_COL_BODY on (its text, or its LZ4 block and size). */
-enum event_column { EVENT_COL_ID, EVENT_COL_TYPE, EVENT_COL_CREATED_AT, EVENT_COL_BODY };
+enum event_column {
+    EVENT_COL_ID,
+    EVENT_COL_TYPE,
+    EVENT_COL_CREATED_AT,
+    EVENT_COL_BODY,
+    EVENT_COL_CUSTOMER_ID = EVENT_COL_BODY + 3 /* after the body's three; NULL: none */
+};
 
 /* A delivery's attempts, oldest first. */
 enum attempt_column {

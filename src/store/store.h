@@ -150,11 +150,12 @@ struct stored_quote {
     int64_t price_list_version;
     int64_t created_at; /* unix seconds */
     int64_t expires_at;
-    int64_t accepted_at; /* 0 until accepted */
-    int64_t canceled_at; /* 0 unless canceled */
-    int64_t expired_at;  /* 0 until the sweeper marks it expired */
-    char *cancel_reason; /* the cancel's reason; NULL when none */
-    char *acceptance;    /* the accept's {"reference", "metadata"} as JSON text; NULL when none */
+    int64_t accepted_at;  /* 0 until accepted */
+    int64_t canceled_at;  /* 0 unless canceled */
+    int64_t expired_at;   /* 0 until the sweeper marks it expired */
+    char *cancel_reason;  /* the cancel's reason; NULL when none */
+    char *acceptance;     /* the accept's {"reference", "metadata"} as JSON text; NULL when none */
+    char customer_id[40]; /* whom it is for, as read back; "": no customer */
 };
 
 /* What a quote's status is at `now`: "accepted", "canceled", "expired"
@@ -326,6 +327,7 @@ struct stored_key {
     int64_t created_at;             /* unix seconds */
     int64_t last_used_at;           /* 0: never (or not yet recorded) */
     int64_t revoked_at;             /* 0: in force */
+    char customer_id[40];           /* the customer it acts for alone; "": none */
 };
 
 struct key_list {
@@ -432,6 +434,7 @@ struct store_event {
     int64_t created_ms; /* unix milliseconds: when its webhook deliveries are first due */
     char *body;
     struct packed_response packed; /* a new event's body as it is written; empty when read */
+    char customer_id[40];          /* the customer it concerns, as written; "": none */
 };
 
 void store_event_clear(struct store_event *event);
@@ -446,6 +449,10 @@ void store_event_clear(struct store_event *event);
  * store_event_publish(). */
 enum gq_code store_event_make(const char *type, const char *object, struct store_event *out,
                               struct gq_error *err);
+
+/* Records that `event` concerns the customer `customer_id` (NULL or "":
+ * none), for GET /events of a key bound to that customer. */
+void store_event_concerns(struct store_event *event, const char *customer_id);
 
 /* How the objects of the events the store makes inside its own
  * transactions (a quote accepted, canceled or expired, an endpoint
@@ -485,11 +492,12 @@ struct event_page {
 
 void store_event_page_free(struct event_page *page);
 
-/* Up to `limit` events of `type` (NULL: every type) after the event
- * `starting_after` (NULL: from the first), oldest first; has_more when more
- * follow. */
-enum gq_code store_events_read(struct store *store, const char *type, const char *starting_after,
-                               size_t limit, struct event_page *out, struct gq_error *err);
+/* Up to `limit` events of `type` (NULL: every type) concerning
+ * `customer_id` (NULL: any or none) after the event `starting_after`
+ * (NULL: from the first), oldest first; has_more when more follow. */
+enum gq_code store_events_read(struct store *store, const char *type, const char *customer_id,
+                               const char *starting_after, size_t limit, struct event_page *out,
+                               struct gq_error *err);
 
 /* One event by id; GQ_ERR_NOT_FOUND when there is none. */
 enum gq_code store_event_get(struct store *store, const char *id, struct store_event *out,
@@ -892,6 +900,10 @@ struct customer_filter {
 
 enum gq_code store_customers_read(struct store *store, const struct customer_filter *filter,
                                   struct customer_page *out, struct gq_error *err);
+
+/* GQ_OK when the customer `id` exists and is not erased; GQ_ERR_NOT_FOUND
+ * when it is unknown or erased (or the store's error). */
+enum gq_code store_customer_check_live(struct store *store, const char *id, struct gq_error *err);
 
 /* The customer `id` into *out (the caller clears it); GQ_ERR_NOT_FOUND
  * when there is none. */

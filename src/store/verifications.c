@@ -73,6 +73,8 @@ enum gq_code store_verification_event(const char *type,
         return gq_fail(err, GQ_ERR_NO_MEMORY, NULL, "out of memory making an event");
     enum gq_code code = store_event_make(type, text, out, err);
     free(text);
+    if (code == GQ_OK)
+        store_event_concerns(out, verification->customer_id);
     return code;
 }
 

@@ -42,6 +42,10 @@ enum api_scope {
 #define SCOPE_COUNT 10
 #define SCOPE_ALL ((1u << SCOPE_COUNT) - 1u)
 
+/* The scopes a key bound to one customer may hold: its own quotes and
+ * events, nothing of the business's. */
+#define SCOPE_CUSTOMER_KEY (SCOPE_QUOTES_WRITE | SCOPE_QUOTES_READ | SCOPE_QUOTES_ACCEPT)
+
 /* "quotes:write" for one scope bit; NULL for anything else. */
 const char *api_scope_name(unsigned scope);
 

@@ -620,7 +620,7 @@ START_TEST(test_event_body_is_stored_compressed)
     ck_assert_msg(store_event_publish(store, "price_list.published", object, &err) == GQ_OK, "%s",
                   err.message);
     struct event_page page = {0};
-    ck_assert_int_eq(store_events_read(store, NULL, NULL, 10, &page, &err), GQ_OK);
+    ck_assert_int_eq(store_events_read(store, NULL, NULL, NULL, 10, &page, &err), GQ_OK);
     ck_assert_uint_eq(page.count, 1);
     const char *body = page.items[0].body;
     ck_assert_ptr_nonnull(strstr(body, object));
@@ -659,7 +659,7 @@ START_TEST(test_damaged_event_is_an_error_naming_it)
     testdb_exec(database, "UPDATE events SET body_size = body_size + 1 WHERE type = ?1",
                 "price_list.published");
     struct event_page page = {0};
-    ck_assert_int_eq(store_events_read(store, NULL, NULL, 10, &page, &err), GQ_ERR_INTERNAL);
+    ck_assert_int_eq(store_events_read(store, NULL, NULL, NULL, 10, &page, &err), GQ_ERR_INTERNAL);
     ck_assert_ptr_nonnull(strstr(err.message, " is stored damaged"));
     ck_assert_int_eq(strncmp(err.message, "event evt_", 10), 0);
     store_event_page_free(&page);

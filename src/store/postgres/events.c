@@ -51,11 +51,12 @@ enum gq_code pg_event_append(struct pg_conn *conn, const struct store_event *eve
                                   pg_number_text(event->created_at, at),
                                   event->packed.block,
                                   pg_number_text(event->created_ms, ms),
-                                  pg_number_text(event->packed.size, size)};
+                                  pg_number_text(event->packed.size, size),
+                                  event->customer_id[0] != '\0' ? event->customer_id : NULL};
     /* The body's block goes as its bytes (binary), the rest as text. */
-    const int lengths[] = {0, 0, 0, (int)event->packed.block_size, 0, 0};
-    const int formats[] = {0, 0, 0, 1, 0, 0};
-    const struct pg_call call = {STORE_SQL_EVENT_APPEND, 6, values, lengths, formats,
+    const int lengths[] = {0, 0, 0, (int)event->packed.block_size, 0, 0, 0};
+    const int formats[] = {0, 0, 0, 1, 0, 0, 0};
+    const struct pg_call call = {STORE_SQL_EVENT_APPEND, 7, values, lengths, formats,
                                  "writing an event"};
     return pg_change(conn, &call, NULL, err);
 }
@@ -72,7 +73,7 @@ enum gq_code pg_append_event(struct store_backend *backend, const struct store_e
 }
 
 struct events_query {
-    const char *type, *id, *starting_after;
+    const char *type, *customer_id, *id, *starting_after;
     size_t limit;
     struct event_page *out;
 };
@@ -83,6 +84,8 @@ static enum gq_code read_event(const PGresult *result, int row, void *item, stru
     snprintf(event->id, sizeof event->id, "%s", PQgetvalue(result, row, EVENT_COL_ID));
     snprintf(event->type, sizeof event->type, "%s", PQgetvalue(result, row, EVENT_COL_TYPE));
     event->created_at = pg_integer_at(result, row, EVENT_COL_CREATED_AT);
+    snprintf(event->customer_id, sizeof event->customer_id, "%s",
+             PQgetvalue(result, row, EVENT_COL_CUSTOMER_ID));
     return read_body(result, row, EVENT_COL_BODY, event->id, &event->body, err);
 }
 
@@ -91,18 +94,19 @@ static enum gq_code read_events(struct pg_conn *conn, void *context, struct gq_e
     struct events_query *query = context;
     char limit[PG_NUMBER_SIZE]; /* one more tells has_more */
     const char *const values[] = {query->type, query->id, query->starting_after,
-                                  pg_number_text((int64_t)query->limit + 1, limit)};
-    const struct pg_call call = {STORE_SQL_EVENTS_PAGE, 4, values, NULL, NULL, "reading events"};
+                                  pg_number_text((int64_t)query->limit + 1, limit),
+                                  query->customer_id};
+    const struct pg_call call = {STORE_SQL_EVENTS_PAGE, 5, values, NULL, NULL, "reading events"};
     enum gq_code code;
     PG_READ_PAGE(conn, &call, read_event, query->out, store_event_page_free, code, err);
     return code;
 }
 
-enum gq_code pg_events_read(struct store_backend *backend, const char *type, const char *id,
-                            const char *starting_after, size_t limit, struct event_page *out,
-                            struct gq_error *err)
+enum gq_code pg_events_read(struct store_backend *backend, const char *type,
+                            const char *customer_id, const char *id, const char *starting_after,
+                            size_t limit, struct event_page *out, struct gq_error *err)
 {
-    struct events_query query = {type, id, starting_after, limit, out};
+    struct events_query query = {type, customer_id, id, starting_after, limit, out};
     return pg_run(pg_store_of(backend), read_events, &query, err);
 }
 

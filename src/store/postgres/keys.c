@@ -26,6 +26,8 @@ static enum gq_code read_key(const PGresult *result, int row, void *item, struct
     key->created_at = pg_integer_at(result, row, KEY_COL_CREATED_AT);
     key->last_used_at = pg_integer_at(result, row, KEY_COL_LAST_USED_AT);
     key->revoked_at = pg_integer_at(result, row, KEY_COL_REVOKED_AT);
+    snprintf(key->customer_id, sizeof key->customer_id, "%s",
+             PQgetvalue(result, row, KEY_COL_CUSTOMER_ID));
     return GQ_OK;
 }
 
@@ -99,10 +101,15 @@ static enum gq_code write_key(struct pg_conn *conn, void *context, struct gq_err
     const struct stored_key *key = insert->key;
     char scopes[160], created[PG_NUMBER_SIZE];
     store_scopes_text(key->scopes, scopes, sizeof scopes);
-    const char *const values[] = {key->id,   key->name, key->prefix,
-                                  key->hash, scopes,    pg_number_text(key->created_at, created)};
+    const char *const values[] = {key->id,
+                                  key->name,
+                                  key->prefix,
+                                  key->hash,
+                                  scopes,
+                                  pg_number_text(key->created_at, created),
+                                  key->customer_id[0] != '\0' ? key->customer_id : NULL};
     enum gq_code code =
-        pg_update(conn, STORE_SQL_KEY_INSERT, 6, values, NULL, "storing a key", err);
+        pg_update(conn, STORE_SQL_KEY_INSERT, 7, values, NULL, "storing a key", err);
     return code == GQ_OK ? pg_audit_append(conn, insert->audit, err) : code;
 }
 

@@ -83,6 +83,8 @@ static enum gq_code read_quote(const PGresult *result, int row, struct stored_qu
     quote.accepted_at = pg_binary_int64(result, row, QUOTE_COL_ACCEPTED_AT);
     quote.canceled_at = pg_binary_int64(result, row, QUOTE_COL_CANCELED_AT);
     quote.expired_at = pg_binary_int64(result, row, QUOTE_COL_EXPIRED_AT);
+    snprintf(quote.customer_id, sizeof quote.customer_id, "%s",
+             PQgetvalue(result, row, QUOTE_COL_CUSTOMER_ID));
     *out = quote;
     return GQ_OK;
 }

@@ -335,9 +335,9 @@ enum gq_code sqlite_event_append(struct sqlite_conn *conn, const struct store_ev
                                  struct gq_error *err);
 enum gq_code sqlite_append_event(struct store_backend *backend, const struct store_event *event,
                                  struct gq_error *err);
-enum gq_code sqlite_events_read(struct store_backend *backend, const char *type, const char *id,
-                                const char *starting_after, size_t limit, struct event_page *out,
-                                struct gq_error *err);
+enum gq_code sqlite_events_read(struct store_backend *backend, const char *type,
+                                const char *customer_id, const char *id, const char *starting_after,
+                                size_t limit, struct event_page *out, struct gq_error *err);
 /* customers.c */
 enum gq_code sqlite_customer_write(struct store_backend *backend,
                                    const struct customer_write *write, bool *found,

@@ -40,11 +40,13 @@ enum gq_code sqlite_event_append(struct sqlite_conn *conn, const struct store_ev
                                  struct gq_error *err)
 {
     const struct sqlite_db_param params[] = {
-        SQLITE_DB_TEXT_OF(event->id), SQLITE_DB_TEXT_OF(event->type),
+        SQLITE_DB_TEXT_OF(event->id),
+        SQLITE_DB_TEXT_OF(event->type),
         SQLITE_DB_INT64_OF(event->created_at),
         SQLITE_DB_BLOB_OF(event->packed.block, event->packed.block_size),
-        SQLITE_DB_INT64_OF(event->packed.size)};
-    const struct sqlite_db_call call = {sqlite_sql(STORE_SQL_EVENT_APPEND), params, 5,
+        SQLITE_DB_INT64_OF(event->packed.size),
+        SQLITE_DB_TEXT_OF(event->customer_id[0] != '\0' ? event->customer_id : NULL)};
+    const struct sqlite_db_call call = {sqlite_sql(STORE_SQL_EVENT_APPEND), params, 6,
                                         "writing an event"};
     const struct sqlite_db_param fan_out_params[] = {SQLITE_DB_TEXT_OF(event->id),
                                                      SQLITE_DB_INT64_OF(event->created_ms),
@@ -73,17 +75,20 @@ static enum gq_code read_event(sqlite3_stmt *stmt, void *item, struct gq_error *
     snprintf(event->id, sizeof event->id, "%s", sqlite_db_text(stmt, EVENT_COL_ID));
     snprintf(event->type, sizeof event->type, "%s", sqlite_db_text(stmt, EVENT_COL_TYPE));
     event->created_at = sqlite3_column_int64(stmt, EVENT_COL_CREATED_AT);
+    snprintf(event->customer_id, sizeof event->customer_id, "%s",
+             sqlite_db_text(stmt, EVENT_COL_CUSTOMER_ID));
     return read_body(stmt, EVENT_COL_BODY, event->id, &event->body, err);
 }
 
-enum gq_code sqlite_events_read(struct store_backend *backend, const char *type, const char *id,
-                                const char *starting_after, size_t limit, struct event_page *out,
-                                struct gq_error *err)
+enum gq_code sqlite_events_read(struct store_backend *backend, const char *type,
+                                const char *customer_id, const char *id, const char *starting_after,
+                                size_t limit, struct event_page *out, struct gq_error *err)
 {
     const struct sqlite_db_param params[] = {
         SQLITE_DB_TEXT_OF(type), SQLITE_DB_TEXT_OF(id), SQLITE_DB_TEXT_OF(starting_after),
-        SQLITE_DB_INT64_OF(limit + 1)}; /* one more tells has_more */
-    const struct sqlite_db_call call = {sqlite_sql(STORE_SQL_EVENTS_PAGE), params, 4,
+        SQLITE_DB_INT64_OF(limit + 1), /* one more tells has_more */
+        SQLITE_DB_TEXT_OF(customer_id)};
+    const struct sqlite_db_call call = {sqlite_sql(STORE_SQL_EVENTS_PAGE), params, 5,
                                         "reading events"};
     enum gq_code code;
     SQLITE_DB_READ_LIST(sqlite_db_read_pooled, backend, &call, read_event, out, code, err);

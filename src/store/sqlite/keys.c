@@ -25,6 +25,8 @@ static enum gq_code read_key(sqlite3_stmt *stmt, void *item, struct gq_error *er
     key->created_at = sqlite3_column_int64(stmt, KEY_COL_CREATED_AT);
     key->last_used_at = sqlite3_column_int64(stmt, KEY_COL_LAST_USED_AT);
     key->revoked_at = sqlite3_column_int64(stmt, KEY_COL_REVOKED_AT);
+    snprintf(key->customer_id, sizeof key->customer_id, "%s",
+             sqlite_db_text(stmt, KEY_COL_CUSTOMER_ID));
     return GQ_OK;
 }
 
@@ -86,10 +88,14 @@ static enum gq_code insert_key(struct sqlite_conn *conn, const struct stored_key
     char scopes[160];
     store_scopes_text(key->scopes, scopes, sizeof scopes);
     const struct sqlite_db_param params[] = {
-        SQLITE_DB_TEXT_OF(key->id),     SQLITE_DB_TEXT_OF(key->name),
-        SQLITE_DB_TEXT_OF(key->prefix), SQLITE_DB_TEXT_OF(key->hash),
-        SQLITE_DB_TEXT_OF(scopes),      SQLITE_DB_INT64_OF(key->created_at)};
-    const struct sqlite_db_call call = {sqlite_sql(STORE_SQL_KEY_INSERT), params, 6,
+        SQLITE_DB_TEXT_OF(key->id),
+        SQLITE_DB_TEXT_OF(key->name),
+        SQLITE_DB_TEXT_OF(key->prefix),
+        SQLITE_DB_TEXT_OF(key->hash),
+        SQLITE_DB_TEXT_OF(scopes),
+        SQLITE_DB_INT64_OF(key->created_at),
+        SQLITE_DB_TEXT_OF(key->customer_id[0] != '\0' ? key->customer_id : NULL)};
+    const struct sqlite_db_call call = {sqlite_sql(STORE_SQL_KEY_INSERT), params, 7,
                                         "storing a key"};
     return sqlite_db_change(conn, &call, NULL, err);
 }

@@ -66,6 +66,8 @@ static enum gq_code read_quote(sqlite3_stmt *stmt, struct stored_quote *out, str
     quote.accepted_at = sqlite3_column_int64(stmt, QUOTE_COL_ACCEPTED_AT);
     quote.canceled_at = sqlite3_column_int64(stmt, QUOTE_COL_CANCELED_AT);
     quote.expired_at = sqlite3_column_int64(stmt, QUOTE_COL_EXPIRED_AT);
+    snprintf(quote.customer_id, sizeof quote.customer_id, "%s",
+             sqlite_db_text(stmt, QUOTE_COL_CUSTOMER_ID));
     *out = quote;
     return GQ_OK;
 }
