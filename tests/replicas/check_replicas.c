@@ -19,6 +19,9 @@
  *   goes on serving;
  * - PostgreSQL stopped: 503 retry_later (and /readyz 503) while it is down;
  *   started again: right answers without restarting any replica;
+ * - a customer verified as a student through one replica is quoted the
+ *   student rate through another at once, and two replicas accepting that
+ *   quote at once give one 200 and one 409;
  * - twelve accepts at once on the three replicas of quotes with a promotion
  *   code that has five redemptions left: five accepted, seven refused 409;
  * - afterwards every quote acknowledged with a 201 is in the database.
@@ -503,6 +506,49 @@ static void two_accepts_at_once_one_wins(void)
     }
 }
 
+/* A customer's verification made through one replica applies through
+ * another at once (a quote reads the customer's verifications from the
+ * database, never from a replica's memory), and two replicas accepting
+ * that customer's quote at once give one 200. */
+static void customer_verified_here_quoted_there(void)
+{
+    const char *const headers[] = {"Content-Type: application/json", NULL};
+    struct http_response *made = http_once(replicas[0].port, "POST", "/customers", headers,
+                                           "{\"name\":\"Replica Student\"}");
+    expect_status(made, 201);
+    char id[64], path[128], body[256];
+    snprintf(id, sizeof id, "%s", json_str(made->json, "id"));
+    http_response_free(made);
+    snprintf(path, sizeof path, "/customers/%s/verifications", id);
+    char expires[32], verification[96];
+    time_t in_a_year = time(NULL) + 365 * 86400;
+    strftime(expires, sizeof expires, "%Y-%m-%dT%H:%M:%SZ", gmtime(&in_a_year));
+    snprintf(verification, sizeof verification, "{\"segment\":\"student\",\"expires_at\":\"%s\"}",
+             expires);
+    struct http_response *verified =
+        http_once(replicas[1].port, "POST", path, headers, verification);
+    expect_status(verified, 201);
+    http_response_free(verified);
+    snprintf(body, sizeof body,
+             "{\"customer\":{\"id\":\"%s\"},\"items\":[{\"sku\":\"v100-16g-x1\","
+             "\"billing\":\"cheapest\",\"hours_per_day\":8,\"days\":90}]}",
+             id);
+    struct http_response *saved = http_once(replicas[2].port, "POST", "/quote", headers, body);
+    expect_status(saved, 201);
+    expect_str(saved->json, "customer.segment", "student"); /* 1641.60 as an individual */
+    expect_str(saved->json, "total", "1080.00");
+    snprintf(path, sizeof path, "/quote/%s/accept", json_str(saved->json, "id"));
+    http_response_free(saved);
+    struct racer a = {.replica = 0, .method = "POST", .path = path};
+    struct racer b = {.replica = 1, .method = "POST", .path = path};
+    run_race(&a, &b);
+    long first = a.response->status, second = b.response->status;
+    ck_assert_msg((first == 200 && second == 409) || (first == 409 && second == 200),
+                  "customer's quote: %ld and %ld", first, second);
+    http_response_free(a.response);
+    http_response_free(b.response);
+}
+
 /* More accepts than redemptions left, at once on the three replicas: each
  * counts its redemption in the accept's transaction with a conditional
  * update, so exactly max_redemptions of them win and the rest are 409. */
@@ -814,6 +860,7 @@ START_TEST(test_three_replicas_behave_as_one_service)
     same_key_on_two_replicas_makes_one_quote();
     two_accepts_at_once_one_wins();
     promotion_code_race_on_three_replicas();
+    customer_verified_here_quoted_there();
     price_change_reaches_every_replica();
     scheduled_list_reaches_every_replica_at_the_instant();
     kill_one_replica_loses_nothing();
