@@ -15,10 +15,11 @@
 struct candidate {
     const struct sku *sku;
     int32_t instances;
-    double hours;       /* wall-clock hours of work or of use */
-    bool too_long;      /* would run past USAGE_MAX_DAYS */
-    struct usage usage; /* per instance; valid unless too_long */
-    struct plan plan;   /* per instance */
+    double hours;                      /* wall-clock hours of work or of use */
+    bool too_long;                     /* would run past USAGE_MAX_DAYS */
+    struct usage usage;                /* per instance; valid unless too_long */
+    struct sizing_placement placement; /* the strategy and memory per GPU */
+    struct plan plan;                  /* per instance */
     gq_money amount;
     gq_money discount;
     gq_money total;
