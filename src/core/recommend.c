@@ -372,6 +372,8 @@ static void reject_memory(struct scan *scan, const struct sku *sku,
         .sku = sku, .instances = instances, .reason = RECOMMEND_REJECT_INSUFFICIENT_MEMORY};
     m.needed = least->memory_gb * sku->gpu_count;
     m.available = sku_total_memory_gb(sku);
+    if (least->host_known && least->memory_gb <= sku->gpu->memory_gb)
+        m.host_gb = least->host_gb; /* the card holds its share; the host does not */
     m.shortfall = m.available > 0 ? m.needed / m.available : HUGE_VAL;
     if (scan->estimate->task == SIZING_TASK_INFERENCE) {
         sizing_serve(scan->estimate, sku, &m.serving);

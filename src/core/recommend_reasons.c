@@ -491,6 +491,12 @@ static void detail_memory(const struct scan *scan, const struct miss *m, char *b
     } else if (e->task == SIZING_TASK_INFERENCE)
         say_args(scan, tail, sizeof tail, MSG_REC_NO_CONTEXT, NULL, 0);
     one_decimal(tenths_up(m->needed), needed);
+    if (m->host_gb > 0.0) {
+        SAY(scan, buf, RECOMMEND_TEXT_SIZE, MSG_REC_NEEDS_HOST_GB,
+            MSG_TEXT(one_decimal(tenths_up(m->host_gb), needed)),
+            MSG_INT(m->sku->host->memory_gib));
+        return;
+    }
     if (e->task == SIZING_TASK_INFERENCE)
         SAY(scan, buf, RECOMMEND_TEXT_SIZE, MSG_REC_NEEDS_GB_REQUEST, MSG_TEXT(needed),
             MSG_INT(e->context_tokens), MSG_INT(llround(m->available)), MSG_CLAUSE(across),

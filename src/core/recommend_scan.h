@@ -34,6 +34,7 @@ struct miss {
     double needed;    /* GB, tok/s or days, by reason */
     double available; /* GB, tok/s per replica */
     double replicas;  /* needed, uncapped (sizing caps its count at INT32_MAX) */
+    double host_gb;   /* insufficient_memory: > 0 when the host, not the card, is short */
     gq_money total;
     enum gq_code code;
     enum gpu_feature feature;      /* unsupported_feature: what the card lacks */

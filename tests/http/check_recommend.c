@@ -692,6 +692,26 @@ END_TEST
 
 /* A strategy or offload the server does not know, an offload the strategy
  * cannot do, or a strategy for serving: 422 naming the field. */
+/* ZeRO-3 with the parameters offloaded keeps 4 × the largest layer and a
+ * micro-batch on the card (3.0 GB), and DeepSpeed's estimate on the host:
+ * 13B × 18 × 1.5 ÷ instances. One V100 16GB's host (32 GiB) cannot hold
+ * its share even over 8 instances (43.9 GB), and the detail says so. */
+START_TEST(test_recommend_offload_checks_host)
+{
+    struct http_response *response =
+        recommend("{\"workload\":{\"task\":\"finetune\",\"model_params_b\":13,\"tokens_b\":0.1,"
+                  "\"strategy\":\"zero3\",\"offload\":\"parameters\"}}");
+    json_t *r = response->json;
+    expect_str(r, "estimate.training.offload", "parameters");
+    expect_str(r, "recommendations[0].strategy", "zero3");
+    expect_text(r, "recommendations[0].memory_per_gpu_gb", "2.99");
+    expect_join(r, "rejected", "sku", "t4-16g-x1,v100-16g-x1");
+    expect_str(r, "rejected[1].detail",
+               "the offload needs 43.9 GB of host memory, the host has 32 GiB");
+    http_response_free(response);
+}
+END_TEST
+
 START_TEST(test_recommend_strategy_refused)
 {
     static const struct {
@@ -1042,6 +1062,7 @@ static Suite *make_suite(void)
     tcase_add_test(cases, test_recommend_zero3_is_per_gpu);
     tcase_add_test(cases, test_recommend_lora_names_fsdp);
     tcase_add_test(cases, test_recommend_strategy_refused);
+    tcase_add_test(cases, test_recommend_offload_checks_host);
     tcase_add_test(cases, test_recommend_unknown_model_lists_the_catalog);
     suite_add_tcase(suite, cases);
 
