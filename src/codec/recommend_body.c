@@ -66,6 +66,24 @@ static bool parse_checkpointing(const char *text, int *out)
     return true;
 }
 
+static bool parse_strategy(const char *text, int *out)
+{
+    enum sizing_strategy strategy;
+    if (!sizing_strategy_parse(text, &strategy))
+        return false;
+    *out = (int)strategy;
+    return true;
+}
+
+static bool parse_offload(const char *text, int *out)
+{
+    enum sizing_offload offload;
+    if (!sizing_offload_parse(text, &offload))
+        return false;
+    *out = (int)offload;
+    return true;
+}
+
 static bool parse_quant_method(const char *text, int *out)
 {
     enum sizing_quant_method method;
@@ -209,11 +227,13 @@ static enum gq_code parse_serving(json_t *object, struct sizing_workload *worklo
     return GQ_OK;
 }
 
-/* Training memory: sequences, micro-batch, checkpointing, LoRA's rank. */
+/* Training memory: sequences, micro-batch, checkpointing, LoRA's rank,
+ * the strategy and its offload. */
 static enum gq_code parse_training(json_t *object, struct sizing_workload *workload,
                                    struct gq_error *err)
 {
-    int checkpointing = (int)workload->checkpointing;
+    int checkpointing = (int)workload->checkpointing, strategy = (int)workload->strategy,
+        offload = (int)workload->offload;
     enum gq_code code;
     if ((code = parse_count(object, "sequence_length", 1, SIZING_MAX_CONTEXT_TOKENS,
                             &workload->sequence_length, err)) != GQ_OK ||
@@ -225,9 +245,17 @@ static enum gq_code parse_training(json_t *object, struct sizing_workload *workl
         (code = parse_count(object, "lora_rank", 1, SIZING_MAX_LORA_RANK, &workload->lora_rank,
                             err)) != GQ_OK ||
         (code = parse_count(object, "global_batch_tokens", 1, SIZING_MAX_GLOBAL_BATCH_TOKENS,
-                            &workload->global_batch_tokens, err)) != GQ_OK)
+                            &workload->global_batch_tokens, err)) != GQ_OK ||
+        (code = parse_enum_field(object, "strategy", "workload", false, parse_strategy,
+                                 "auto, ddp, zero1, zero2, zero3, fsdp, tensor_parallel, "
+                                 "pipeline_parallel",
+                                 &strategy, err)) != GQ_OK ||
+        (code = parse_enum_field(object, "offload", "workload", false, parse_offload,
+                                 "none, optimizer, parameters", &offload, err)) != GQ_OK)
         return code;
     workload->checkpointing = (enum sizing_checkpointing)checkpointing;
+    workload->strategy = (enum sizing_strategy)strategy;
+    workload->offload = (enum sizing_offload)offload;
     return GQ_OK;
 }
 
@@ -251,6 +279,8 @@ static enum gq_code parse_workload(json_t *body, struct sizing_workload *workloa
                                                   "lora_rank",
                                                   "global_batch_tokens",
                                                   "quantization",
+                                                  "strategy",
+                                                  "offload",
                                                   NULL};
     json_t *object;
     int task = (int)workload->task, precision = (int)workload->precision;
@@ -506,6 +536,9 @@ static void write_training_inputs(struct jsonw *w, const struct sizing_estimate 
         jsonw_integer(w, e->global_batch_tokens);
     else
         jsonw_null(w); /* learning: no training step */
+    jsonw_key_string(w, "strategy", sizing_strategy_id(e->strategy));
+    jsonw_key_string(w, "offload", sizing_offload_id(e->offload));
+    jsonw_key_real(w, "largest_layer_params", e->largest_layer_params);
     jsonw_object_end(w);
 }
 
@@ -567,6 +600,7 @@ static void write_scaling(struct jsonw *w, const struct sizing_scaling *s)
                                                  : "assumption");
     jsonw_key_real(w, "bandwidth_gb_per_second", s->bandwidth_gb_per_s);
     jsonw_key_real(w, "gradient_bytes", s->gradient_bytes);
+    jsonw_key_real(w, "traffic_factor", s->traffic_factor);
     jsonw_key_real(w, "bytes_per_step", s->bytes_per_step);
     jsonw_key_integer(w, "all_reduce_buckets", s->buckets);
     jsonw_key_real(w, "latency_seconds_per_step", s->latency_seconds);
@@ -617,6 +651,8 @@ static void write_recommendation(struct jsonw *w, const struct recommendation *r
     write_estimated_need(w, "estimated_days", r->estimated_days);
     write_estimated_need(w, "memory_gb_needed", r->memory_gb_needed);
     jsonw_key_integer(w, "memory_gb_available", r->memory_gb_available);
+    jsonw_key_string(w, "strategy", sizing_strategy_id(r->placement.strategy));
+    write_estimated_need(w, "memory_per_gpu_gb", r->placement.memory_gb);
     jsonw_key_integer(w, "cards", r->cards);
     if (r->scaling.gpus > 0) {
         jsonw_key(w, "scaling");

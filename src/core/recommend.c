@@ -215,7 +215,8 @@ static void offer_miss(struct scan *scan, const struct miss *m)
  * ⌈H / h⌉ days at ⌈H / days⌉ per day, so no day is billed beyond the work. */
 static void schedule_training(const struct scan *scan, struct candidate *c)
 {
-    c->hours = sizing_training_hours(scan->estimate, c->sku, c->instances);
+    c->hours =
+        sizing_training_hours_as(scan->estimate, c->placement.strategy, c->sku, c->instances);
     double max_hours =
         (double)USAGE_MAX_DAYS * scan->millihours_per_day / USAGE_MILLIHOURS_PER_HOUR;
     c->too_long = !(c->hours <= max_hours);
@@ -295,6 +296,8 @@ static void try_instances(struct scan *scan, const struct sku *sku, int32_t inst
                           struct sku_outcome *outcome)
 {
     struct candidate c = {.sku = sku, .instances = instances};
+    if (!sizing_place(scan->estimate, sku, instances, &c.placement))
+        return; /* the state is not yet sharded thinly enough */
     schedule(scan, &c);
     if (misses_deadline(scan, &c)) {
         if (!outcome->has_late || c.hours < outcome->fastest_late.hours)
@@ -360,11 +363,17 @@ static void reject_outcome(struct scan *scan, const struct sku *sku,
     offer_miss(scan, &m);
 }
 
-static void reject_memory(struct scan *scan, const struct sku *sku)
+/* `least` is the placement that needs least (the most instances tried):
+ * its per-GPU need over one instance's cards. */
+static void reject_memory(struct scan *scan, const struct sku *sku,
+                          const struct sizing_placement *least, int32_t instances)
 {
-    struct miss m = {.sku = sku, .instances = 1, .reason = RECOMMEND_REJECT_INSUFFICIENT_MEMORY};
-    m.needed = scan->estimate->memory_gb;
+    struct miss m = {
+        .sku = sku, .instances = instances, .reason = RECOMMEND_REJECT_INSUFFICIENT_MEMORY};
+    m.needed = least->memory_gb * sku->gpu_count;
     m.available = sku_total_memory_gb(sku);
+    if (least->host_known && least->memory_gb <= sku->gpu->memory_gb)
+        m.host_gb = least->host_gb; /* the card holds its share; the host does not */
     m.shortfall = m.available > 0 ? m.needed / m.available : HUGE_VAL;
     if (scan->estimate->task == SIZING_TASK_INFERENCE) {
         sizing_serve(scan->estimate, sku, &m.serving);
@@ -448,6 +457,19 @@ static bool instance_range(struct scan *scan, const struct sku *sku, int32_t *fi
     return true;
 }
 
+/* A training run may shard its state over more instances; anything else
+ * must fit one. Rejects the SKU when no instance count it may take fits. */
+static bool fits_some_instances(struct scan *scan, const struct sku *sku)
+{
+    int32_t most = recommend_is_training_run(scan) ? scan->max_instances : 1;
+    struct sizing_placement placement;
+    if (sizing_place(scan->estimate, sku, 1, &placement) ||
+        (most > 1 && sizing_place(scan->estimate, sku, most, &placement)))
+        return true;
+    reject_memory(scan, sku, &placement, most);
+    return false;
+}
+
 static void scan_sku(struct scan *scan, const struct sku *sku)
 {
     assert(sku->gpu != NULL && sku->gpu_count >= 1);
@@ -458,11 +480,9 @@ static void scan_sku(struct scan *scan, const struct sku *sku)
         reject_unsupported(scan, sku, missing);
         return;
     }
-    if (!sizing_fits(scan->estimate, sku)) {
-        reject_memory(scan, sku);
-        return;
-    }
     int32_t first, last;
+    if (!fits_some_instances(scan, sku))
+        return;
     if (!instance_range(scan, sku, &first, &last))
         return;
     struct sku_outcome outcome = {.price_code = GQ_OK};

@@ -6,7 +6,8 @@
  *
  * For each SKU of the catalog: its GPU must run what the workload needs
  * (sizing_gpu_lacks_feature: a quantisation kernel, an FP8 KV cache) and
- * the workload must fit the memory of one instance (sizing_fits). Training with tokens tries 1 …
+ * the workload must fit the memory of each GPU (sizing_place: under the
+ * request's strategy, or the first that fits). Training with tokens tries 1 …
  * max_instances instances running data-parallel; inference takes the replicas its concurrency or
  * tokens-per-second target needs (sizing_serve); any other workload (a rental) takes one instance,
  * since more would cost more and finish no sooner. Each try is scheduled at hours_per_day, checked
@@ -90,17 +91,20 @@ struct recommend_request {
 struct recommendation {
     int rank; /* 1-based */
     const struct sku *sku;
-    int32_t quantity;       /* instances */
-    struct usage usage;     /* per instance; POST /quote with it reproduces `total` */
-    struct plan plan;       /* per instance, as the quote priced it */
-    const char *billing;    /* billing_mode_id() of the plan, or "mixed"; static */
-    gq_money amount;        /* all instances, before discounts */
-    gq_money discount;      /* discounts the quote applied */
-    gq_money total;         /* amount - discount: what POST /quote bills */
-    double estimated_hours; /* wall-clock hours of work (training) or of use */
-    double estimated_days;  /* estimated_hours ÷ hours per day */
-    double memory_gb_needed;
-    int32_t memory_gb_available;   /* one instance, all its cards */
+    int32_t quantity;            /* instances */
+    struct usage usage;          /* per instance; POST /quote with it reproduces `total` */
+    struct plan plan;            /* per instance, as the quote priced it */
+    const char *billing;         /* billing_mode_id() of the plan, or "mixed"; static */
+    gq_money amount;             /* all instances, before discounts */
+    gq_money discount;           /* discounts the quote applied */
+    gq_money total;              /* amount - discount: what POST /quote bills */
+    double estimated_hours;      /* wall-clock hours of work (training) or of use */
+    double estimated_days;       /* estimated_hours ÷ hours per day */
+    double memory_gb_needed;     /* one instance: memory_per_gpu_gb × its cards */
+    int32_t memory_gb_available; /* one instance, all its cards */
+    /* The strategy (serving: tensor parallelism) and what one card needs,
+     * reserve included (serving: one replica at its batch ÷ its cards). */
+    struct sizing_placement placement;
     int32_t cards;                 /* quantity × gpu_count */
     double scaling_efficiency;     /* training: sizing_scaling_efficiency(); else 0 */
     struct sizing_scaling scaling; /* training: how that efficiency was computed; else zero */

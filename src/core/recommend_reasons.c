@@ -195,7 +195,7 @@ static const char *working_text(const struct scan *scan, const struct recommenda
             counted(r->serving.batch, MSG_REC_REQUEST, MSG_REC_REQUESTS));
     else
         SAY(scan, buf, size, MSG_REC_ACTIVATIONS,
-            MSG_TEXT(one_decimal(tenths_up(e->activation_gb), gb)),
+            MSG_TEXT(one_decimal(tenths_up(r->placement.activation_gb), gb)),
             MSG_TEXT(sizing_checkpointing_id(e->checkpointing)), MSG_INT(e->micro_batch_size),
             MSG_INT(e->sequence_length));
     return buf;
@@ -209,12 +209,30 @@ static enum gq_msg state_words(enum sizing_task task)
     return task == SIZING_TASK_LORA ? MSG_REC_STATE_ADAPTER : MSG_REC_STATE_OPTIMIZER;
 }
 
+/* "fits with fsdp: needs 17.9 GB per GPU, has 32 GB: 14.6 GB of weights and
+ * optimizer state per GPU (split 8 ways) + 1.6 GB of activations (…)". */
+static void reason_fit_per_gpu(const struct scan *scan, const struct recommendation *r, char *buf)
+{
+    const struct sizing_estimate *e = scan->estimate;
+    const struct sizing_placement *p = &r->placement;
+    char needed[DECIMAL_SIZE], state[DECIMAL_SIZE], working[160];
+    SAY(scan, buf, RECOMMEND_TEXT_SIZE, MSG_REC_FITS_PER_GPU,
+        MSG_TEXT(sizing_strategy_id(p->strategy)),
+        MSG_TEXT(one_decimal(tenths_up(p->memory_gb), needed)), MSG_INT(r->sku->gpu->memory_gb),
+        MSG_TEXT(one_decimal(tenths_up(p->model_state_gb), state)), MSG_SAY(state_words(e->task)),
+        MSG_INT(p->gpus), MSG_CLAUSE(working_text(scan, r, working, sizeof working)));
+}
+
 /* "fits: needs 21.3 GB, has 32 GB across 2 cards: 14.0 GB of weights + 5.4
  * GB of KV cache for 25 requests". */
 static void reason_fit(const struct scan *scan, const struct recommendation *r, char *buf)
 {
     const struct sizing_estimate *e = scan->estimate;
     char needed[DECIMAL_SIZE], state[DECIMAL_SIZE], cards[CARDS_TEXT_SIZE], working[160];
+    if (sizing_task_holds_activations(e->task)) {
+        reason_fit_per_gpu(scan, r, buf);
+        return;
+    }
     SAY(scan, buf, RECOMMEND_TEXT_SIZE, MSG_REC_FITS,
         MSG_TEXT(one_decimal(tenths_up(r->memory_gb_needed), needed)),
         MSG_INT(r->memory_gb_available), MSG_CLAUSE(cards_text(scan, r->sku, cards)),
@@ -437,16 +455,18 @@ void recommend_write_recommendation(const struct scan *scan, const struct candid
     r->total = c->total;
     r->estimated_hours = c->hours;
     r->estimated_days = recommend_days_of(scan, c);
-    r->memory_gb_needed = scan->estimate->memory_gb;
+    r->placement = c->placement;
+    r->memory_gb_needed = c->placement.memory_gb * c->sku->gpu_count;
     r->memory_gb_available = sku_total_memory_gb(c->sku);
     r->cards = recommend_cards_of(c);
     if (recommend_is_training_run(scan)) {
-        sizing_scale(scan->estimate, c->sku, c->instances, &r->scaling);
+        sizing_scale_as(scan->estimate, r->placement.strategy, c->sku, c->instances, &r->scaling);
         r->scaling_efficiency = r->scaling.efficiency;
     }
     if (scan->estimate->task == SIZING_TASK_INFERENCE) {
         sizing_serve(scan->estimate, c->sku, &r->serving);
         r->memory_gb_needed = r->serving.memory_gb;
+        r->placement.memory_gb = r->serving.memory_gb / c->sku->gpu_count;
     }
     write_reasons(scan, r);
 }
@@ -471,6 +491,12 @@ static void detail_memory(const struct scan *scan, const struct miss *m, char *b
     } else if (e->task == SIZING_TASK_INFERENCE)
         say_args(scan, tail, sizeof tail, MSG_REC_NO_CONTEXT, NULL, 0);
     one_decimal(tenths_up(m->needed), needed);
+    if (m->host_gb > 0.0) {
+        SAY(scan, buf, RECOMMEND_TEXT_SIZE, MSG_REC_NEEDS_HOST_GB,
+            MSG_TEXT(one_decimal(tenths_up(m->host_gb), needed)),
+            MSG_INT(m->sku->host->memory_gib));
+        return;
+    }
     if (e->task == SIZING_TASK_INFERENCE)
         SAY(scan, buf, RECOMMEND_TEXT_SIZE, MSG_REC_NEEDS_GB_REQUEST, MSG_TEXT(needed),
             MSG_INT(e->context_tokens), MSG_INT(llround(m->available)), MSG_CLAUSE(across),

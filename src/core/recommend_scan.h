@@ -15,10 +15,11 @@
 struct candidate {
     const struct sku *sku;
     int32_t instances;
-    double hours;       /* wall-clock hours of work or of use */
-    bool too_long;      /* would run past USAGE_MAX_DAYS */
-    struct usage usage; /* per instance; valid unless too_long */
-    struct plan plan;   /* per instance */
+    double hours;                      /* wall-clock hours of work or of use */
+    bool too_long;                     /* would run past USAGE_MAX_DAYS */
+    struct usage usage;                /* per instance; valid unless too_long */
+    struct sizing_placement placement; /* the strategy and memory per GPU */
+    struct plan plan;                  /* per instance */
     gq_money amount;
     gq_money discount;
     gq_money total;
@@ -33,6 +34,7 @@ struct miss {
     double needed;    /* GB, tok/s or days, by reason */
     double available; /* GB, tok/s per replica */
     double replicas;  /* needed, uncapped (sizing caps its count at INT32_MAX) */
+    double host_gb;   /* insufficient_memory: > 0 when the host, not the card, is short */
     gq_money total;
     enum gq_code code;
     enum gpu_feature feature;      /* unsupported_feature: what the card lacks */

@@ -544,6 +544,10 @@ static const char *training_field_given(const struct sizing_workload *w)
         return "sequence_length";
     if (w->micro_batch_size != 0)
         return "micro_batch_size";
+    if (w->strategy != SIZING_STRATEGY_AUTO)
+        return "strategy";
+    if (w->offload != SIZING_OFFLOAD_NONE)
+        return "offload";
     return w->checkpointing != SIZING_CHECKPOINTING_DEFAULT ? "activation_checkpointing" : NULL;
 }
 
@@ -569,6 +573,10 @@ static enum gq_code check_applicable(const struct sizing_workload *w,
         return not_for_task(training, MSG_REC_ACTIVATIONS_ONLY, err);
     if (w->lora_rank != 0 && w->task != SIZING_TASK_LORA)
         return not_for_task("lora_rank", MSG_REC_LORA_ONLY, err);
+    if (w->strategy != SIZING_STRATEGY_AUTO && !sizing_strategy_offloads(w->strategy, w->offload))
+        return gq_fail_msg(err, GQ_ERR_INVALID_VALUE, "workload.offload", MSG_REC_OFFLOAD_STRATEGY,
+                           MSG_TEXT(sizing_strategy_id(w->strategy)),
+                           MSG_TEXT(sizing_offload_id(w->offload)));
     if (w->global_batch_tokens != 0 && !sizing_task_trains(w->task))
         return not_for_task("global_batch_tokens", MSG_REC_TRAINS_ONLY, err);
     if (w->lora_rank != 0 && given != NULL && given->set[SIZING_LORA_TRAINABLE_FRACTION])
@@ -682,6 +690,14 @@ static enum gq_code check_workload(const struct sizing_workload *w,
     if ((unsigned)w->checkpointing >= SIZING_CHECKPOINTING_COUNT)
         return gq_fail_msg(err, GQ_ERR_INVALID_VALUE, "workload.activation_checkpointing",
                            MSG_REC_UNKNOWN_CHECKPOINTING);
+    if ((unsigned)w->strategy >= SIZING_STRATEGY_COUNT)
+        return gq_fail_msg(
+            err, GQ_ERR_INVALID_VALUE, "workload.strategy", MSG_FIELD_ONE_OF,
+            MSG_TEXT("workload.strategy"),
+            MSG_TEXT("auto, ddp, zero1, zero2, zero3, fsdp, tensor_parallel, pipeline_parallel"));
+    if ((unsigned)w->offload >= SIZING_OFFLOAD_COUNT)
+        return gq_fail_msg(err, GQ_ERR_INVALID_VALUE, "workload.offload", MSG_FIELD_ONE_OF,
+                           MSG_TEXT("workload.offload"), MSG_TEXT("none, optimizer, parameters"));
     enum gq_code code = check_numbers(w, err);
     if (code == GQ_OK)
         code = check_applicable(w, given, err);
@@ -781,6 +797,14 @@ static enum gq_code check_max_positions(const struct sizing_workload *w,
 
 /* ---- the estimate ---------------------------------------------------------- */
 
+/* The parameters of the largest single module, as DeepSpeed's estimator
+ * counts them: the embedding table, or an MLP projection if larger. */
+static double largest_layer_params(const struct sizing_shape *shape)
+{
+    double h = shape->hidden;
+    return fmax((double)shape->vocab * h, h * shape->intermediate);
+}
+
 /* Model size, shape and tokens: the model's, the request's, or the task's
  * preset. A size given without tokens is a rental (no compute estimate). */
 static void apply_model(const struct sizing_workload *w, const struct model_shape *model,
@@ -802,6 +826,7 @@ static void apply_model(const struct sizing_workload *w, const struct model_shap
         sizing_shape_of(model, &out->shape);
     else
         sizing_derive_shape(out->params_b, &out->shape);
+    out->largest_layer_params = largest_layer_params(&out->shape);
 }
 
 /* Tokens a request attends to at context c: all of them, or the window. */
@@ -1006,6 +1031,8 @@ enum gq_code sizing_estimate_workload(const struct sizing_workload *workload,
     out->tokens_per_second = workload->tokens_per_second;
     out->network_bandwidth_given =
         assumptions != NULL && assumptions->set[SIZING_NETWORK_BANDWIDTH_GBIT_S];
+    out->strategy = workload->strategy;
+    out->offload = workload->offload;
     apply_model(workload, model, out);
     if (sizing_task_holds_activations(out->task))
         compute_training_memory(workload, out);
@@ -1019,7 +1046,8 @@ enum gq_code sizing_estimate_workload(const struct sizing_workload *workload,
 
 bool sizing_fits(const struct sizing_estimate *estimate, const struct sku *sku)
 {
-    return estimate->memory_gb <= (double)sku_total_memory_gb(sku) + SIZING_EPSILON;
+    struct sizing_placement placement;
+    return sizing_place(estimate, sku, 1, &placement);
 }
 
 /* Scaling among the cards of one serving replica (tensor parallelism). */
@@ -1118,12 +1146,20 @@ double sizing_peak_tflops(const struct sizing_estimate *estimate, const struct g
 double sizing_training_hours(const struct sizing_estimate *estimate, const struct sku *sku,
                              int32_t instances)
 {
+    return sizing_training_hours_as(estimate, estimate->strategy, sku, instances);
+}
+
+double sizing_training_hours_as(const struct sizing_estimate *estimate,
+                                enum sizing_strategy strategy, const struct sku *sku,
+                                int32_t instances)
+{
     if (estimate->flops <= 0.0)
         return 0.0;
+    struct sizing_scaling scaling;
+    sizing_scale_as(estimate, strategy, sku, instances, &scaling);
     double cards = (double)instances * sku->gpu_count;
     double flops_per_second = cards * sizing_peak_tflops(estimate, sku->gpu) * TERA *
-                              estimate->assumptions[SIZING_MFU] *
-                              sizing_scaling_efficiency(estimate, sku, instances);
+                              estimate->assumptions[SIZING_MFU] * scaling.efficiency;
     if (!(flops_per_second > 0.0))
         return INFINITY;
     return estimate->flops / flops_per_second / SECONDS_PER_HOUR;

@@ -17,12 +17,14 @@
  * config.json's figures) or, from a parameter count alone, one derived by
  * a documented rule and reported as such (sizing_derive_shape()).
  *
- * Memory is compared against ONE instance of a SKU (all its cards):
- * training state is sharded across the cards of one instance (ZeRO-3/FSDP
- * style) and a micro-batch's activations split across them (tensor and
- * sequence parallelism); a serving replica is one instance, its weights and
- * KV cache split across its cards (tensor parallelism). Separate instances
- * only add data-parallel workers or replicas.
+ * Training memory is per GPU, by the strategy's own accounting
+ * (sizing_strategy.c): DDP keeps the whole state on every card, ZeRO and
+ * FSDP shard it over every card of every instance, tensor and pipeline
+ * parallelism split it over the cards of one instance; a micro-batch's
+ * activations stay whole on each card except under tensor (and sequence)
+ * parallelism. A serving replica is one instance, its weights and KV cache
+ * split across its cards (tensor parallelism); separate instances only add
+ * replicas.
  */
 #ifndef GQ_CORE_SIZING_H
 #define GQ_CORE_SIZING_H
@@ -67,6 +69,29 @@ enum sizing_checkpointing {
     SIZING_CHECKPOINTING_SELECTIVE, /* the attention core recomputed (Korthikanti et al.) */
     SIZING_CHECKPOINTING_FULL,      /* each layer's input kept, the layer recomputed */
     SIZING_CHECKPOINTING_COUNT
+};
+
+/* How a training run spreads its state over the GPUs; AUTO (not given):
+ * the first of DDP, ZeRO-1, ZeRO-2, FSDP, ZeRO-3, tensor and pipeline
+ * parallelism that fits, per SKU and instance count. */
+enum sizing_strategy {
+    SIZING_STRATEGY_AUTO,
+    SIZING_STRATEGY_DDP,
+    SIZING_STRATEGY_ZERO1,
+    SIZING_STRATEGY_ZERO2,
+    SIZING_STRATEGY_ZERO3,
+    SIZING_STRATEGY_FSDP,
+    SIZING_STRATEGY_TENSOR_PARALLEL,
+    SIZING_STRATEGY_PIPELINE_PARALLEL,
+    SIZING_STRATEGY_COUNT
+};
+
+/* What a ZeRO or FSDP run keeps in host memory instead of on the GPUs. */
+enum sizing_offload {
+    SIZING_OFFLOAD_NONE,
+    SIZING_OFFLOAD_OPTIMIZER,  /* optimizer state (and its step) on the CPU */
+    SIZING_OFFLOAD_PARAMETERS, /* parameters too: ZeRO-3 and FSDP only */
+    SIZING_OFFLOAD_COUNT
 };
 
 /* How int8 and int4 weights are stored; DEFAULT (not given): GPTQ when
@@ -171,6 +196,8 @@ struct sizing_workload {
     int32_t lora_rank;                       /* lora: adapters of this rank on every linear layer */
     struct sizing_quantization quantization; /* int8 and int4 weights */
     int32_t global_batch_tokens;             /* training: tokens per optimizer step, all GPUs */
+    enum sizing_strategy strategy;           /* training memory: AUTO = the first that fits */
+    enum sizing_offload offload;
 };
 
 /* The transformer a workload runs: a catalog shape, or one derived from the
@@ -238,6 +265,9 @@ struct sizing_estimate {
     int32_t lora_rank;                       /* 0: lora_trainable_fraction */
     int32_t global_batch_tokens;             /* training tasks: resolved; else 0 */
     bool network_bandwidth_given;            /* the assumption replaces every host's figure */
+    enum sizing_strategy strategy;           /* as asked: AUTO is resolved per configuration */
+    enum sizing_offload offload;
+    double largest_layer_params; /* the largest module ZeRO-3/FSDP gathers whole */
 
     /* Quantised weights (int8, int4; method DEFAULT elsewhere). */
     enum sizing_quant_method quant_method; /* resolved */
@@ -298,6 +328,7 @@ struct sizing_scaling {
     bool efficiency_assumed;      /* the caller's multi_instance_efficiency between instances */
     double bandwidth_gb_per_s;    /* of that link, one direction, 10^9 bytes/s */
     double gradient_bytes;        /* trainable params × bytes per gradient */
+    double traffic_factor;        /* the strategy's bytes ÷ DDP's: 1.5 for ZeRO-3/FSDP */
     double bytes_per_step;        /* each GPU sends 2(N−1)/N × gradient_bytes */
     int32_t buckets;              /* all-reduces per step (DDP buckets of 25 MiB) */
     double latency_seconds;       /* buckets × 2(N−1) steps × α */
@@ -305,6 +336,19 @@ struct sizing_scaling {
     double overlap_seconds;       /* the last micro-batch's backward, hiding communication */
     double compute_seconds;       /* one GPU's share of the step */
     double tokens_per_gpu;        /* per step: global batch ÷ GPUs, at least a micro-batch */
+};
+
+/* Where one configuration (SKU × instances) keeps a training run's state:
+ * the strategy (resolved, never AUTO) and what one GPU holds. */
+struct sizing_placement {
+    enum sizing_strategy strategy;
+    int32_t gpus;          /* GPUs the model state is divided over */
+    double model_state_gb; /* per GPU */
+    double activation_gb;  /* per GPU: one micro-batch (÷ cards under tensor parallelism) */
+    double memory_gb;      /* per GPU, reserve included */
+    double host_gb;        /* offload: host memory one instance needs; else 0 */
+    bool host_known;       /* the SKU's host memory is known (else host_gb is not checked) */
+    bool fits;             /* memory_gb on one card, host_gb in one host */
 };
 
 /* Stable ids: "learning", "inference", "lora", "finetune", "pretrain". */
@@ -334,6 +378,50 @@ double sizing_quant_bytes_per_weight(enum sizing_quant_method method, int32_t bi
 /* Parameters of the linear layers of `shape` (what quantisation packs):
  * layers × (2·h² + 2·h·kv_heads·head_dim + 3·h·intermediate). */
 double sizing_linear_params(const struct sizing_shape *shape);
+
+/* "auto", "ddp", "zero1", "zero2", "zero3", "fsdp", "tensor_parallel",
+ * "pipeline_parallel". */
+const char *sizing_strategy_id(enum sizing_strategy strategy);
+/* Returns false when `text` names no strategy (NULL included). */
+bool sizing_strategy_parse(const char *text, enum sizing_strategy *out);
+
+/* "none", "optimizer", "parameters". */
+const char *sizing_offload_id(enum sizing_offload offload);
+/* Returns false when `text` names no offload (NULL included). */
+bool sizing_offload_parse(const char *text, enum sizing_offload *out);
+
+/* Returns false when `strategy` (not AUTO) cannot keep `offload` on the host:
+ * DDP, tensor and pipeline parallelism offload nothing, only ZeRO-3 and
+ * FSDP offload parameters, FSDP offloads parameters or nothing. */
+bool sizing_strategy_offloads(enum sizing_strategy strategy, enum sizing_offload offload);
+
+/* Bytes of model state one GPU holds under `strategy` over `gpus` GPUs
+ * (docs/sizing.md, "Strategies"): `frozen_bytes` of weights that do not
+ * train, `trainable` parameters at 16 bytes of mixed-precision AdamW state,
+ * `largest_layer` the parameters ZeRO-3/FSDP gather whole. With frozen 0
+ * and trainable Ψ these are DeepSpeed's estimators: ZeRO-2 4Ψ + 16Ψ/N
+ * (offloaded 2Ψ), ZeRO-3 4·largest + 18Ψ/N (optimizer offloaded
+ * 4·largest + 2Ψ/N, parameters offloaded 4·largest); ZeRO-1 4Ψ + 12Ψ/N
+ * (the ZeRO paper), DDP 16Ψ, FSDP 4·largest + 16Ψ/N, tensor and pipeline
+ * parallelism 16Ψ/N. `strategy` is not AUTO; `gpus` >= 1. */
+double sizing_strategy_state_bytes(enum sizing_strategy strategy, enum sizing_offload offload,
+                                   double frozen_bytes, double trainable, double largest_layer,
+                                   int32_t gpus);
+
+/* Host memory one node needs to hold what `offload` moves off the GPUs,
+ * by DeepSpeed's estimators (zero_init, buffer factor 1.5) over `params`
+ * parameters: ZeRO-1/2 params × max(4 × all GPUs, 16) × 1.5, ZeRO-3 and
+ * FSDP params × 16 (optimizer) or 18 (parameters) ÷ nodes × 1.5; 0 for
+ * SIZING_OFFLOAD_NONE. */
+double sizing_offload_host_bytes(enum sizing_strategy strategy, enum sizing_offload offload,
+                                 double params, int32_t gpus_per_node, int32_t nodes);
+
+/* Where `instances` instances of `sku` keep the estimate: for a workload
+ * that holds activations, the estimate's strategy (AUTO: the first that
+ * fits, else the one that needs least) and its per-GPU memory; for
+ * serving, tensor parallelism over one instance's cards. Returns out->fits. */
+bool sizing_place(const struct sizing_estimate *estimate, const struct sku *sku, int32_t instances,
+                  struct sizing_placement *out);
 
 /* "fp16" (DEFAULT too), "int8". */
 const char *sizing_kv_precision_id(enum sizing_kv_precision precision);
@@ -435,9 +523,9 @@ enum gq_code sizing_estimate_workload(const struct sizing_workload *workload,
                                       const struct sizing_assumptions *assumptions,
                                       struct sizing_estimate *out, struct gq_error *err);
 
-/* True when the estimate's memory fits one instance of `sku`
- * (gpu_count × memory per card): for inference, the weights and one
- * request's KV cache. */
+/* True when the estimate fits one instance of `sku`: sizing_place()'s
+ * per-GPU need on one card (training), or the weights and one request's
+ * KV cache across the instance's cards (inference). */
 bool sizing_fits(const struct sizing_estimate *estimate, const struct sku *sku);
 
 /* "none", "nvlink", "pcie", "network". */
@@ -448,6 +536,11 @@ const char *sizing_link_id(enum sizing_link link);
  * zeroed first; efficiency 1 for one card or an estimate without compute. */
 void sizing_scale(const struct sizing_estimate *estimate, const struct sku *sku, int32_t instances,
                   struct sizing_scaling *out);
+
+/* sizing_scale() under `strategy`: ZeRO-3 and FSDP all-gather the
+ * parameters in the backward pass as well, 1.5 × DDP's bytes. */
+void sizing_scale_as(const struct sizing_estimate *estimate, enum sizing_strategy strategy,
+                     const struct sku *sku, int32_t instances, struct sizing_scaling *out);
 
 /* The scaling efficiency of `instances` instances of `sku` working as one:
  * training, sizing_scale()'s; serving (tensor parallelism inside one
@@ -492,6 +585,11 @@ bool sizing_gpu_lacks_feature(const struct sizing_estimate *estimate, const stru
  * no compute (no tokens). `instances` >= 1. */
 double sizing_training_hours(const struct sizing_estimate *estimate, const struct sku *sku,
                              int32_t instances);
+
+/* sizing_training_hours() under `strategy` (sizing_scale_as()). */
+double sizing_training_hours_as(const struct sizing_estimate *estimate,
+                                enum sizing_strategy strategy, const struct sku *sku,
+                                int32_t instances);
 
 /* How one instance of `sku` (one replica, tensor-parallel across its cards)
  * serves the inference estimate, and the replicas it takes (docs/sizing.md,

@@ -7,7 +7,9 @@
  * the step's global batch, then the ring all-reduce sends each GPU
  * 2·(N−1)/N of the gradients over the ring's slowest link — the hosts'
  * Ethernet between instances, NVLink or PCIe inside one — in DDP buckets of
- * 25 MiB, each paying 2·(N−1) steps of latency α. DDP overlaps the
+ * 25 MiB, each paying 2·(N−1) steps of latency α; ZeRO-3 and FSDP send
+ * 1.5 × those bytes (tensor and pipeline parallelism are costed as DDP:
+ * their activation traffic is not modelled). DDP overlaps the
  * all-reduce with the backward pass of the last micro-batch; the rest of
  * the communication is exposed, so the efficiency is
  * compute ÷ (compute + max(0, communication − that backward)).
@@ -23,6 +25,10 @@
 #define BYTES_PER_GB 1e9
 #define BITS_PER_BYTE 8.0
 #define MICROSECOND 1e-6
+/* ZeRO-3 and FSDP reduce-scatter the gradients and all-gather the
+ * parameters in the forward and again in the backward pass: 3Ψ against
+ * the all-reduce's 2Ψ (the ZeRO paper, section 7.2). */
+#define SHARDED_PARAMETER_TRAFFIC 1.5
 /* PyTorch DDP's default bucket_cap_mb: 25 MiB of gradients an all-reduce. */
 #define DDP_BUCKET_BYTES (25.0 * 1024.0 * 1024.0)
 /* The forward pass: 2 FLOPs per parameter and token, and the attention's
@@ -75,7 +81,7 @@ static void all_reduce(const struct sizing_estimate *e, struct sizing_scaling *o
 {
     double n = out->gpus;
     out->gradient_bytes = e->trainable_params_b * BILLION * bytes_per_gradient(e);
-    out->bytes_per_step = 2.0 * (n - 1.0) / n * out->gradient_bytes;
+    out->bytes_per_step = out->traffic_factor * 2.0 * (n - 1.0) / n * out->gradient_bytes;
     out->buckets = (int32_t)fmax(1.0, ceil(out->gradient_bytes / DDP_BUCKET_BYTES));
     out->latency_seconds = out->buckets * 2.0 * (n - 1.0) *
                            e->assumptions[SIZING_ALL_REDUCE_HOP_LATENCY_US] * MICROSECOND;
@@ -103,9 +109,17 @@ static void step_compute(const struct sizing_estimate *e, const struct sku *sku,
 void sizing_scale(const struct sizing_estimate *estimate, const struct sku *sku, int32_t instances,
                   struct sizing_scaling *out)
 {
+    sizing_scale_as(estimate, estimate->strategy, sku, instances, out);
+}
+
+void sizing_scale_as(const struct sizing_estimate *estimate, enum sizing_strategy strategy,
+                     const struct sku *sku, int32_t instances, struct sizing_scaling *out)
+{
     assert(instances >= 1);
     memset(out, 0, sizeof *out);
     out->efficiency = 1.0;
+    bool sharded = strategy == SIZING_STRATEGY_ZERO3 || strategy == SIZING_STRATEGY_FSDP;
+    out->traffic_factor = sharded ? SHARDED_PARAMETER_TRAFFIC : 1.0;
     out->gpus = instances * sku->gpu_count;
     if (out->gpus <= 1 || estimate->flops <= 0.0 || estimate->global_batch_tokens <= 0)
         return;
@@ -113,7 +127,7 @@ void sizing_scale(const struct sizing_estimate *estimate, const struct sku *sku,
     if (instances > 1 && !isnan(flat)) {
         /* The caller's flat figure between instances, on one instance's
          * model: the figures shown are that instance's. */
-        sizing_scale(estimate, sku, 1, out);
+        sizing_scale_as(estimate, strategy, sku, 1, out);
         out->gpus = instances * sku->gpu_count;
         out->efficiency *= flat;
         out->efficiency_assumed = true;

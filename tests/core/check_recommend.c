@@ -213,8 +213,9 @@ START_TEST(test_learning_student_gets_v100_at_student_rate)
     ck_assert_int_eq(first->plan.parts[0].mode, BILLING_STUDENT);
     ck_assert_int_eq(first->total, 240 * 150); /* 8 h × 30 days at ¥1.50 */
     ck_assert_str_eq(first->reasons[0],
-                     "fits: needs 9.5 GB, has 16 GB on 1 card: 8.0 GB of weights and optimizer "
-                     "state + 0.6 GB of activations (full checkpointing, 1 × 2048 tokens)");
+                     "fits with ddp: needs 9.5 GB per GPU, has 16 GB: 8.0 GB of weights and "
+                     "optimizer state per GPU (split 1 ways) + 0.6 GB of activations (full "
+                     "checkpointing, 1 × 2048 tokens)");
     ck_assert_str_eq(first->reasons[2], "cheapest plan: the student rate, ¥360.00 for 240.0 h");
 }
 END_TEST
@@ -231,9 +232,12 @@ START_TEST(test_learning_individual_pays_on_demand)
 }
 END_TEST
 
-/* 112 GB of state and 1.6 GB of activations (full checkpointing) fit the
- * 128 GB of V100 32GB × 4 with a tenth free; V100 32GB × 8 is faster at
- * the same rate per card, and cheaper by its rounding. */
+/* 112 GB of state and 1.6 GB of activations (full checkpointing), per GPU:
+ * DDP's 112 GB fit no card; FSDP over the 8 cards of V100 32GB × 8 holds
+ * 14.6 GB a card (14 GB sharded + the 0.5 GB gathered layer), faster at the
+ * same rate per card than V100 32GB × 4, where only tensor parallelism
+ * (28 GB + 0.4 GB a card) fits one instance. The 16 GB cards need 5
+ * instances of two to shard it thinly enough; one card never holds it. */
 START_TEST(test_7b_full_finetune_fits_the_32gb_machines)
 {
     struct recommend_request request =
@@ -241,18 +245,22 @@ START_TEST(test_7b_full_finetune_fits_the_32gb_machines)
     run_ok(&request);
     ck_assert_double_eq_tol(result->estimate.model_state_gb, 112.0, 1e-9);
     ck_assert_double_eq_tol(result->estimate.memory_gb, (112.0 + 1.55713536) / 0.9, 1e-9);
-    ck_assert_int_eq(result->n_recommendations, 2);
+    ck_assert_int_eq(result->n_recommendations, 3);
     const struct recommendation *first = &result->recommendations[0];
     ck_assert_str_eq(first->sku->id, "v100-32g-x8");
+    ck_assert_int_eq(first->placement.strategy, SIZING_STRATEGY_FSDP);
     ck_assert_str_eq(result->recommendations[1].sku->id, "v100-32g-x4");
+    ck_assert_int_eq(result->recommendations[1].placement.strategy,
+                     SIZING_STRATEGY_TENSOR_PARALLEL);
+    ck_assert_str_eq(result->recommendations[2].sku->id, "v100-16g-x2");
+    ck_assert_int_eq(result->recommendations[2].quantity, 5);
     ck_assert_int_eq(first->quantity, 1);
-    assert_rejected("t4-16g-x1", RECOMMEND_REJECT_INSUFFICIENT_MEMORY, "needs 126.2 GB, has 16 GB");
+    /* FSDP over 8 instances of one card: (0.52 + 112 ÷ 8 + 1.56) ÷ 0.9. */
+    assert_rejected("t4-16g-x1", RECOMMEND_REJECT_INSUFFICIENT_MEMORY, "needs 17.9 GB, has 16 GB");
     assert_rejected("v100-16g-x1", RECOMMEND_REJECT_INSUFFICIENT_MEMORY,
-                    "needs 126.2 GB, has 16 GB");
-    assert_rejected("v100-16g-x2", RECOMMEND_REJECT_INSUFFICIENT_MEMORY,
-                    "needs 126.2 GB, has 32 GB across 2 cards");
-    /* The 8 cards' all-reduce of 14 GB of fp16 gradients over NVLink
-     * (24.5 GB at 25 GB/s + 535 buckets × 14 hops × 50 µs = 1.35 s) hides
+                    "needs 17.9 GB, has 16 GB");
+    /* FSDP's 1.5 × the all-reduce of 14 GB of fp16 gradients over NVLink
+     * (36.8 GB at 25 GB/s + 535 buckets × 14 hops × 50 µs = 1.84 s) hides
      * behind the last micro-batch's 2.13 s backward pass: 100 % scaling
      * (a flat 85 % said 56.6 h). 6.0568e19 FLOPs ÷ (8 × 125e12 × 0.35) =
      * 48.07 h, on demand. */
@@ -262,15 +270,15 @@ START_TEST(test_7b_full_finetune_fits_the_32gb_machines)
     ck_assert_int_eq(first->usage.millihours_per_day, 16024);
     ck_assert_int_eq(first->total, 92683);
     ck_assert_str_eq(first->reasons[0],
-                     "fits: needs 126.2 GB, has 256 GB across 8 cards: 112.0 GB of weights and "
-                     "optimizer state + 1.6 GB of activations (full checkpointing, 1 × 2048 "
-                     "tokens)");
+                     "fits with fsdp: needs 17.9 GB per GPU, has 32 GB: 14.6 GB of weights and "
+                     "optimizer state per GPU (split 8 ways) + 1.6 GB of activations (full "
+                     "checkpointing, 1 × 2048 tokens)");
     ck_assert_str_eq(
         first->reasons[1],
         "48.1 h of training: 6.1e+19 FLOPs on 8 × 125 TFLOPS fp16 at 35% MFU × 100% scaling");
     ck_assert_str_eq(first->reasons[2],
-                     "100% scaling over 8 GPUs: each step all-reduces 24.5 GB of gradients per GPU "
-                     "over nvlink at 25 GB/s in 1.35 s, against 45.4 s of compute per GPU (1.35 s "
+                     "100% scaling over 8 GPUs: each step all-reduces 36.8 GB of gradients per GPU "
+                     "over nvlink at 25 GB/s in 1.84 s, against 45.4 s of compute per GPU (1.84 s "
                      "of it hidden behind the backward pass)");
     ck_assert_str_eq(first->reasons[3], "cheapest plan: the on-demand rate, ¥926.83 for 48.1 h");
     /* Without recomputation it still fits the 8-card machine (160.6 GB)
@@ -321,7 +329,7 @@ START_TEST(test_product_example)
     run_ok(&request);
     ck_assert_int_eq(result->millihours_per_day, 24000);
     ck_assert_int_eq(result->days, 0);
-    ck_assert_int_eq(result->n_recommendations, 2);
+    ck_assert_int_eq(result->n_recommendations, 3);
     const struct recommendation *first = &result->recommendations[0];
     ck_assert_str_eq(first->sku->id, "v100-32g-x8");
     ck_assert_str_eq(first->billing, "student");
@@ -332,8 +340,8 @@ START_TEST(test_product_example)
     ck_assert_int_eq(first->total, 121906);
     ck_assert_int_eq(first->n_reasons, 6);
     ck_assert_str_eq(first->reasons[2],
-                     "100% scaling over 8 GPUs: each step all-reduces 24.5 GB of gradients per GPU "
-                     "over nvlink at 25 GB/s in 1.35 s, against 45.4 s of compute per GPU (1.35 s "
+                     "100% scaling over 8 GPUs: each step all-reduces 36.8 GB of gradients per GPU "
+                     "over nvlink at 25 GB/s in 1.84 s, against 45.4 s of compute per GPU (1.84 s "
                      "of it hidden behind the backward pass)");
     ck_assert_str_eq(first->reasons[3], "cheapest plan: the student rate, ¥1219.06 for 96.1 h");
     ck_assert_str_eq(first->reasons[4], "finishes in 4.1 days at 24.0 h/day, deadline 10");
@@ -351,15 +359,16 @@ START_TEST(test_pretrain_preset_takes_two_machines)
     ck_assert(result->estimate.preset);
     /* (8 × 10e9 + 16 × 37 × 4736 × 2048) × 20e9 FLOPs. */
     ck_assert_double_eq_tol(result->estimate.flops, 1.71484004352e21, 1e6);
-    /* Two 8-card machines: 20 GB of gradients a 4M-token step cross 32
-     * Gbit/s in 10.5 s, against 514 s of compute: 98.6 %, two months. */
+    /* Two 8-card machines, FSDP (DDP's 160 GB a card fits none): 1.5 × 20 GB
+     * of gradients a 4M-token step cross 32 Gbit/s in 15.2 s, against 514 s
+     * of compute: 97.7 %, two months. */
     const struct recommendation *first = &result->recommendations[0];
     ck_assert_str_eq(first->sku->id, "v100-32g-x8");
     ck_assert_int_eq(first->quantity, 2);
     ck_assert_str_eq(first->billing, "monthly");
     ck_assert_str_eq(first->reasons[2],
-                     "98.6% scaling over 16 GPUs: each step all-reduces 37.5 GB of gradients per "
-                     "GPU over network at 4 GB/s in 10.5 s, against 514 s of compute per GPU (3.01 "
+                     "97.7% scaling over 16 GPUs: each step all-reduces 56.2 GB of gradients per "
+                     "GPU over network at 4 GB/s in 15.2 s, against 514 s of compute per GPU (3.01 "
                      "s of it hidden behind the backward pass)");
 }
 END_TEST
@@ -535,10 +544,11 @@ START_TEST(test_context_no_instance_holds)
 }
 END_TEST
 
-/* LoRA in bf16 on V100s: fp16 would be 8 times faster; int8 frozen weights
- * are cheaper still. The adapters' gradients are 125 MB, so seven
- * instances all-reduce them in a fraction of a step and cost no more
- * than one. */
+/* LoRA in bf16 on V100s: fp16 would be 8 times faster. The adapters'
+ * gradients are 125 MB, so several instances all-reduce them in a
+ * fraction of a step and cost no more than one. (Int8 frozen weights were
+ * cheaper still while DDP needed a 32 GB card; FSDP on 16 GB cards is
+ * cheaper than both.) */
 START_TEST(test_bf16_lora_hint_leads_with_fp16)
 {
     struct recommend_request request = request_for(SIZING_TASK_LORA, 0, SIZING_PRECISION_BF16, 0.1);
@@ -547,11 +557,13 @@ START_TEST(test_bf16_lora_hint_leads_with_fp16)
     run_ok(&request);
     /* 16 × 40 × (9 × 5120 + 2 × 5120 + 3 × 13824) = 62.6 M adapters. */
     ck_assert_double_eq_tol(result->estimate.trainable_params_b, 0.06258688, 1e-12);
-    ck_assert_str_eq(result->recommendations[0].sku->id, "v100-32g-x8");
+    /* FSDP shards the 26 GB of frozen bf16 weights: pairs of 16 GB cards
+     * hold them (DDP needed a 32 GB card); fp16 there is the cheapest. */
+    ck_assert_str_eq(result->recommendations[0].sku->id, "v100-16g-x2");
+    ck_assert_int_eq(result->recommendations[0].placement.strategy, SIZING_STRATEGY_FSDP);
     ck_assert_str_eq(result->hint,
                      "cheaper with fp16 instead of bf16 (V100 has no BF16 tensor cores): "
-                     "v100-32g-x8 × 7 for ¥130.34 in 1.0 h; cheaper still with int8 weights: "
-                     "v100-16g-x2 × 6 for ¥115.74 in 4.5 h (this answer: ¥1037.76 in 9.0 h)");
+                     "v100-16g-x2 × 6 for ¥115.74 in 4.5 h (this answer: ¥921.48 in 30.8 h)");
 }
 END_TEST
 
@@ -572,12 +584,13 @@ START_TEST(test_long_sequence_finetune)
                     "needs 235.6 GB, has 128 GB across 4 cards");
     gq_money none_total = result->recommendations[0].total;
     double none_hours = result->recommendations[0].estimated_hours;
-    /* Full recomputation: 4.3 GB, the 4-card machine too, a third more
-     * FLOPs; dearer on the 8-card machine, and the hint says by how much. */
+    /* Full recomputation: 4.3 GB, the 4-card machine too and, with FSDP
+     * over several, the 16 GB pairs; a third more FLOPs; dearer on the
+     * 8-card machine, and the hint says by how much. */
     request.workload.checkpointing = SIZING_CHECKPOINTING_FULL;
     run_ok(&request);
     ck_assert_double_lt(result->estimate.activation_gb, 4.4);
-    ck_assert_int_eq(result->n_recommendations, 2);
+    ck_assert_int_eq(result->n_recommendations, 3);
     const struct recommendation *x8 = find_recommendation("v100-32g-x8");
     ck_assert_ptr_nonnull(x8);
     ck_assert_double_gt(x8->estimated_hours, none_hours);
@@ -675,15 +688,16 @@ START_TEST(test_rejection_misses_deadline)
     request.deadline_days = 5;
     run_ok(&request);
     ck_assert_int_eq(result->n_recommendations, 0);
-    /* 64 cards at 41.1 % scaling (14 GB of gradients over 32 Gbit/s: 10.3 s
-     * of all-reduce a step against 5.67 s of compute): 14.63 h, i.e. 14.7
-     * days of one hour; a flat 51 % said 11.8. */
+    /* 64 cards under FSDP (DDP's 112 GB fit no card), which sends 1.5 × the
+     * all-reduce's bytes: 14 GB of gradients, 21 GB over 32 Gbit/s, against
+     * 5.67 s of compute a step: 18.3 days of one hour (DDP's bytes said
+     * 14.7, a flat 51 % 11.8). */
     assert_rejected("v100-32g-x8", RECOMMEND_REJECT_MISSES_DEADLINE,
-                    "takes 14.7 days with 8 instances, deadline 5");
+                    "takes 18.3 days with 8 instances, deadline 5");
     assert_rejected("v100-32g-x4", RECOMMEND_REJECT_MISSES_DEADLINE,
-                    "takes 25.9 days with 8 instances, deadline 5");
+                    "takes 33.1 days with 8 instances, deadline 5");
     ck_assert_int_eq(result->rejected[0].quantity, 8);
-    ck_assert_ptr_nonnull(strstr(result->hint, "v100-32g-x8 × 8, takes 14.7 days"));
+    ck_assert_ptr_nonnull(strstr(result->hint, "v100-32g-x8 × 8, takes 18.3 days"));
 }
 END_TEST
 
@@ -698,26 +712,26 @@ START_TEST(test_hint_advises_more_instances_below_the_limit)
     run_ok(&request);
     ck_assert_str_eq(
         result->hint,
-        "the fastest configuration, v100-32g-x8 × 8, takes 14.7 days: extend deadline_days, raise "
+        "the fastest configuration, v100-32g-x8 × 8, takes 18.3 days: extend deadline_days, raise "
         "assumptions.max_instances (now 8, at most 64) or train on fewer tokens");
     request.assumptions.value[SIZING_MAX_INSTANCES] = SIZING_MAX_INSTANCES_LIMIT;
     request.assumptions.set[SIZING_MAX_INSTANCES] = true;
     request.deadline_days = 1;
     run_ok(&request);
-    ck_assert_str_eq(result->hint, "the fastest configuration, v100-32g-x8 × 64, takes 9.3 days: "
+    ck_assert_str_eq(result->hint, "the fastest configuration, v100-32g-x8 × 64, takes 10.3 days: "
                                    "extend deadline_days or train on fewer tokens");
 
     request = request_for(SIZING_TASK_PRETRAIN, 10, SIZING_PRECISION_FP16, 20000);
     run_ok(&request);
     ck_assert_str_eq(
         result->hint,
-        "the fastest configuration, v100-32g-x8 × 8, takes 7730.9 days, past the 3650-day maximum "
+        "the fastest configuration, v100-32g-x8 × 8, takes 8002.6 days, past the 3650-day maximum "
         "rental: raise assumptions.max_instances (now 8, at most 64) or train on fewer tokens");
     request.assumptions.value[SIZING_MAX_INSTANCES] = SIZING_MAX_INSTANCES_LIMIT;
     request.assumptions.set[SIZING_MAX_INSTANCES] = true;
     request.workload.tokens_b = 200000;
     run_ok(&request);
-    ck_assert_str_eq(result->hint, "the fastest configuration, v100-32g-x8 × 41, takes 31441.8 "
+    ck_assert_str_eq(result->hint, "the fastest configuration, v100-32g-x8 × 41, takes 34192.8 "
                                    "days, past the 3650-day maximum rental: train on fewer tokens");
 
     /* More instances help a throughput only up to the limit; the
@@ -986,10 +1000,10 @@ START_TEST(test_run_past_max_rental)
     run_ok(&request);
     ck_assert_int_eq(result->n_recommendations, 0);
     /* (8 × 10e9 + 16 × 37 × 4736 × 2048) × 2e13 = 1.71e24 FLOPs ÷ (64 ×
-     * 125e12 × 0.35 × 0.9184 scaling: 20 GB of gradients over 32 Gbit/s
-     * against 4M-token steps) = 7730.9 days. */
+     * 125e12 × 0.35 × scaling: FSDP's 1.5 × 20 GB of gradients over 32
+     * Gbit/s against 4M-token steps) = 8002.6 days. */
     assert_rejected("v100-32g-x8", RECOMMEND_REJECT_EXCEEDS_MAX_RENTAL,
-                    "takes 7730.9 days with 8 instances, longer than the 3650-day maximum");
+                    "takes 8002.6 days with 8 instances, longer than the 3650-day maximum");
     ck_assert_ptr_nonnull(strstr(result->hint, "past the 3650-day maximum rental"));
 }
 END_TEST
@@ -998,11 +1012,15 @@ START_TEST(test_no_fit_answers_with_hint)
 {
     struct recommend_request request =
         request_for(SIZING_TASK_FINETUNE, 70, SIZING_PRECISION_FP16, 1);
+    /* FSDP over 7 × 8 cards holds it (28.9 GB a card): one instance each. */
+    request.assumptions.value[SIZING_MAX_INSTANCES] = 1;
+    request.assumptions.set[SIZING_MAX_INSTANCES] = true;
     run_ok(&request);
     ck_assert_int_eq(result->n_recommendations, 0);
     ck_assert_int_eq(result->n_rejected, 5);
     ck_assert_int_eq(result->rejected_by_reason[RECOMMEND_REJECT_INSUFFICIENT_MEMORY], 5);
-    /* 70 × 16 bytes and 4.8 GB of activations, a tenth free. */
+    /* Tensor parallelism over 8 cards, the least a card needs: (70 × 16 ÷ 8
+     * + 4.8 ÷ 8) ÷ 0.9 = 156.2 GB a card, 1249.8 across the 8. */
     ck_assert_str_eq(result->hint, "no instance holds 1249.8 GB (the largest has 256 GB): use "
                                    "lora instead of full training, or a smaller model");
 }
@@ -1022,6 +1040,9 @@ START_TEST(test_rejections_are_bounded_and_nearest_first)
     catalog = fixture_catalog_from(specs, N);
     struct recommend_request request =
         request_for(SIZING_TASK_FINETUNE, 7, SIZING_PRECISION_FP16, 1);
+    /* One instance each: FSDP over several would hold it. */
+    request.assumptions.value[SIZING_MAX_INSTANCES] = 1;
+    request.assumptions.set[SIZING_MAX_INSTANCES] = true;
     run_ok(&request);
     ck_assert_int_eq(result->n_recommendations, 0);
     ck_assert_int_eq(result->n_rejected, RECOMMEND_MAX_REJECTED);
@@ -1403,18 +1424,19 @@ START_TEST(test_chinese_7b_finetune)
     ck_assert_str_eq(first->sku->id, "v100-32g-x8");
     ck_assert_int_eq(first->n_reasons, 6);
     ck_assert_str_eq(first->reasons[0],
-                     "装得下：需要 126.2 GB，共有 256 GB（分布在 8 张卡上）：112.0 GB "
-                     "权重和优化器状态 + 1.6 GB 激活值（激活检查点 full，1 × 2048 个 token）");
+                     "用 fsdp 装得下：每张卡需要 17.9 GB，每张卡有 32 GB：每张卡 14.6 GB "
+                     "权重和优化器状态（分成 8 份）+ 1.6 GB 激活值（激活检查点 full，1 × 2048 个 "
+                     "token）");
     ck_assert_str_eq(
         first->reasons[1],
         "训练 96.1 小时：1.2e+20 FLOPs，在 8 × 125 TFLOPS fp16 上，MFU 35% × 扩展效率 100%");
     ck_assert_str_eq(first->reasons[2],
-                     "扩展效率 100%（8 块 GPU）：每步每卡经 nvlink（25 GB/s）all-reduce 24.5 GB "
-                     "梯度 1.35 秒，计算 45.4 秒（1.35 秒与反向传播重叠）");
+                     "扩展效率 100%（8 块 GPU）：每步每卡经 nvlink（25 GB/s）all-reduce 36.8 GB "
+                     "梯度 1.84 秒，计算 45.4 秒（1.84 秒与反向传播重叠）");
     ck_assert_str_eq(first->reasons[3], "最便宜的方案：全部学生优惠价，96.1 小时共 ¥1219.06");
     ck_assert_str_eq(first->reasons[4], "按每天 24.0 小时计，4.1 天完成，期限 10 天");
-    assert_rejected("v100-16g-x2", RECOMMEND_REJECT_INSUFFICIENT_MEMORY,
-                    "需要 126.2 GB，只有 32 GB（2 张卡）");
+    assert_rejected("v100-16g-x1", RECOMMEND_REJECT_INSUFFICIENT_MEMORY,
+                    "需要 17.9 GB，只有 16 GB");
     ck_assert_str_eq(result->hint,
                      "更便宜的做法：把 activation_checkpointing 设为 none：v100-32g-x8 × 1，费用 "
                      "¥914.33，用时 72.1 小时（当前答案：¥1219.06，用时 96.1 小时）");
@@ -1434,9 +1456,9 @@ START_TEST(test_chinese_7b_finetune)
     request.deadline_days = 5;
     run_in(GQ_LANG_ZH_CN, &request);
     assert_rejected("v100-32g-x8", RECOMMEND_REJECT_MISSES_DEADLINE,
-                    "用 8 台实例需要 14.7 天，期限 5 天");
+                    "用 8 台实例需要 18.3 天，期限 5 天");
     ck_assert_str_eq(result->hint,
-                     "最快的配置 v100-32g-x8 × 8 也需要 14.7 天：延长 deadline_days、调高 "
+                     "最快的配置 v100-32g-x8 × 8 也需要 18.3 天：延长 deadline_days、调高 "
                      "assumptions.max_instances（当前 8，最多 64），或减少训练的 token 数");
 }
 END_TEST

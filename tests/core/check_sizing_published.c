@@ -11,7 +11,9 @@
  * requests per GB than its multi-head twin; a larger batch raises the
  * tokens per second of a replica until decoding is compute-bound; full
  * checkpointing needs less memory and more time than selective, which
- * needs less memory and more time than none.
+ * needs less memory and more time than none. And DeepSpeed's memory
+ * estimators for ZeRO-2 and ZeRO-3 (model states per GPU, host memory with
+ * offload) to the byte, with the issue's two strategy checks.
  */
 #include <check.h>
 #include <math.h>
@@ -448,6 +450,152 @@ START_TEST(test_checkpointing_trades_memory_for_time)
 }
 END_TEST
 
+/* ---- strategies: DeepSpeed's estimators ---------------------------------- */
+
+/* Llama-2 7B as DeepSpeed's estimate_zero*_model_states_mem_needs_all_live
+ * sees it: 6,738,415,616 parameters, the largest module its 32000 × 4096
+ * embedding (131,072,000). Each figure is the estimator's formula, in
+ * bytes, with its int() truncation; 4 GPUs on one node. */
+#define LLAMA2_7B_PARAMS 6738415616.0
+#define LLAMA2_7B_LARGEST 131072000.0
+
+static const struct {
+    enum sizing_strategy strategy;
+    enum sizing_offload offload;
+    double bytes;
+} deepspeed_cases[] = {
+    /* ZeRO-3: 4 × largest + int(18 × Ψ ÷ 4): the 30.9 GB. */
+    {SIZING_STRATEGY_ZERO3, SIZING_OFFLOAD_NONE, 524288000.0 + 30322870272.0},
+    /* ZeRO-3, optimizer on the CPU: 4 × largest + int(2 × Ψ ÷ 4). */
+    {SIZING_STRATEGY_ZERO3, SIZING_OFFLOAD_OPTIMIZER, 524288000.0 + 3369207808.0},
+    /* ZeRO-3, parameters on the CPU too: 4 × largest. */
+    {SIZING_STRATEGY_ZERO3, SIZING_OFFLOAD_PARAMETERS, 524288000.0},
+    /* ZeRO-2: 4 × Ψ + int(16 × Ψ ÷ 4). */
+    {SIZING_STRATEGY_ZERO2, SIZING_OFFLOAD_NONE, 26953662464.0 + 26953662464.0},
+    /* ZeRO-2, optimizer on the CPU: 2 × Ψ. */
+    {SIZING_STRATEGY_ZERO2, SIZING_OFFLOAD_OPTIMIZER, 13476831232.0},
+    /* ZeRO-1 (the ZeRO paper's P_os): 4 × Ψ + 12 × Ψ ÷ 4. */
+    {SIZING_STRATEGY_ZERO1, SIZING_OFFLOAD_NONE, 26953662464.0 + 20215246848.0},
+    /* DDP: 16 × Ψ on every GPU. */
+    {SIZING_STRATEGY_DDP, SIZING_OFFLOAD_NONE, 107814649856.0},
+    /* FSDP: 4 × largest + 16 × Ψ ÷ 4. */
+    {SIZING_STRATEGY_FSDP, SIZING_OFFLOAD_NONE, 524288000.0 + 26953662464.0},
+};
+
+START_TEST(test_deepspeed_model_states_per_gpu)
+{
+    double bytes =
+        sizing_strategy_state_bytes(deepspeed_cases[_i].strategy, deepspeed_cases[_i].offload, 0.0,
+                                    LLAMA2_7B_PARAMS, LLAMA2_7B_LARGEST, 4);
+    ck_assert_msg(bytes == deepspeed_cases[_i].bytes, "%s/%s: %.0f",
+                  sizing_strategy_id(deepspeed_cases[_i].strategy),
+                  sizing_offload_id(deepspeed_cases[_i].offload), bytes);
+}
+END_TEST
+
+/* The estimators' host memory (zero_init, buffer factor 1.5), one node of
+ * 4 GPUs: ZeRO-2 offload Ψ × max(4 × 4, 16) × 1.5; ZeRO-3 Ψ × 16 × 1.5
+ * (optimizer) and Ψ × 18 × 1.5 (parameters); over 2 nodes, halved. */
+START_TEST(test_deepspeed_host_memory)
+{
+    ck_assert_double_eq(sizing_offload_host_bytes(SIZING_STRATEGY_ZERO2, SIZING_OFFLOAD_OPTIMIZER,
+                                                  LLAMA2_7B_PARAMS, 4, 1),
+                        LLAMA2_7B_PARAMS * 24.0);
+    ck_assert_double_eq(sizing_offload_host_bytes(SIZING_STRATEGY_ZERO2, SIZING_OFFLOAD_OPTIMIZER,
+                                                  LLAMA2_7B_PARAMS, 4, 2),
+                        LLAMA2_7B_PARAMS * 32.0 * 1.5);
+    ck_assert_double_eq(sizing_offload_host_bytes(SIZING_STRATEGY_ZERO3, SIZING_OFFLOAD_OPTIMIZER,
+                                                  LLAMA2_7B_PARAMS, 4, 1),
+                        LLAMA2_7B_PARAMS * 24.0);
+    ck_assert_double_eq(sizing_offload_host_bytes(SIZING_STRATEGY_ZERO3, SIZING_OFFLOAD_PARAMETERS,
+                                                  LLAMA2_7B_PARAMS, 4, 2),
+                        LLAMA2_7B_PARAMS * 18.0 / 2.0 * 1.5);
+    ck_assert_double_eq(sizing_offload_host_bytes(SIZING_STRATEGY_ZERO3, SIZING_OFFLOAD_NONE,
+                                                  LLAMA2_7B_PARAMS, 4, 1),
+                        0.0);
+}
+END_TEST
+
+/* The issue's check: Llama-2 7B fully fine-tuned at 4096 tokens on V100
+ * 32GB × 4 under ZeRO-3 holds 30.85 GB of model state and 4.33 GB of
+ * activations a GPU: over the card (39.1 GB with a tenth free), where
+ * the instance's 128 GB in all once said it fitted. Two instances (8 GPUs)
+ * halve the sharded part: 15.7 + 4.3 → 24.8 GB, which fits. */
+START_TEST(test_llama2_7b_zero3_on_four_32gb_cards)
+{
+    struct sizing_workload workload = {.task = SIZING_TASK_FINETUNE,
+                                       .model = "llama-2-7b",
+                                       .precision = SIZING_PRECISION_FP16,
+                                       .tokens_b = 1,
+                                       .sequence_length = 4096,
+                                       .strategy = SIZING_STRATEGY_ZERO3};
+    struct sizing_estimate e = estimate_with(&workload);
+    ck_assert_double_eq(e.largest_layer_params, LLAMA2_7B_LARGEST);
+    struct sizing_placement p;
+    ck_assert(!sizing_place(&e, sku("v100-32g-x4"), 1, &p));
+    ck_assert(!sizing_fits(&e, sku("v100-32g-x4")));
+    ck_assert_int_eq(p.strategy, SIZING_STRATEGY_ZERO3);
+    ck_assert_int_eq(p.gpus, 4);
+    ck_assert_double_eq_tol(p.model_state_gb, 30.847158272, TOLERANCE);
+    /* 32 layers × 2·s·h kept + one layer recomputed, 34·s·h + 5·a·s². */
+    ck_assert_double_eq_tol(p.activation_gb, 4.328521728, TOLERANCE);
+    ck_assert_double_eq_tol(p.memory_gb, (30.847158272 + p.activation_gb) / 0.9, TOLERANCE);
+    ck_assert_double_gt(p.memory_gb, 32.0 * MIB * 1024.0 / 1e9); /* over 32 GiB */
+    ck_assert(sizing_place(&e, sku("v100-32g-x4"), 2, &p));
+    ck_assert_double_eq_tol(p.model_state_gb, 0.524288 + 15.161435136, TOLERANCE);
+}
+END_TEST
+
+/* The issue's other check: LoRA on Llama-2 7B (fp16 base, 13.5 GB) over
+ * V100 16GB × 2 fits only when FSDP shards the frozen weights; the answer
+ * (auto) names FSDP. DDP and ZeRO-1/2 keep the whole base on each card. */
+START_TEST(test_llama2_7b_lora_on_two_16gb_cards_needs_fsdp)
+{
+    static const enum sizing_strategy whole[] = {SIZING_STRATEGY_DDP, SIZING_STRATEGY_ZERO1,
+                                                 SIZING_STRATEGY_ZERO2};
+    struct sizing_workload workload = {.task = SIZING_TASK_LORA,
+                                       .model = "llama-2-7b",
+                                       .precision = SIZING_PRECISION_FP16,
+                                       .tokens_b = 0.1};
+    struct sizing_estimate e = estimate_with(&workload);
+    struct sizing_placement p;
+    ck_assert(sizing_place(&e, sku("v100-16g-x2"), 1, &p));
+    ck_assert_int_eq(p.strategy, SIZING_STRATEGY_FSDP);
+    /* 4 × 131 M gathered + (13.48 GB frozen + 16 × 67.4 M) ÷ 2. */
+    double trainable = e.trainable_params_b * 1e9;
+    ck_assert_double_eq_tol(
+        p.model_state_gb,
+        (4.0 * LLAMA2_7B_LARGEST + (e.weights_gb * 1e9 + 16.0 * trainable) / 2) / 1e9, TOLERANCE);
+    for (size_t i = 0; i < sizeof whole / sizeof whole[0]; i++) {
+        workload.strategy = whole[i];
+        e = estimate_with(&workload);
+        ck_assert_msg(!sizing_place(&e, sku("v100-16g-x2"), 1, &p), "%s fits",
+                      sizing_strategy_id(whole[i]));
+    }
+}
+END_TEST
+
+/* ZeRO-3 and FSDP move 1.5 × DDP's bytes a step (reduce-scatter of the
+ * gradients, all-gather of the parameters forward and backward). */
+START_TEST(test_sharded_strategies_send_more)
+{
+    struct sizing_workload workload = {.task = SIZING_TASK_FINETUNE,
+                                       .model = "llama-2-7b",
+                                       .precision = SIZING_PRECISION_FP16,
+                                       .tokens_b = 1};
+    struct sizing_estimate e = estimate_with(&workload);
+    struct sizing_scaling ddp, zero3, fsdp;
+    sizing_scale_as(&e, SIZING_STRATEGY_DDP, sku("v100-32g-x8"), 2, &ddp);
+    sizing_scale_as(&e, SIZING_STRATEGY_ZERO3, sku("v100-32g-x8"), 2, &zero3);
+    sizing_scale_as(&e, SIZING_STRATEGY_FSDP, sku("v100-32g-x8"), 2, &fsdp);
+    ck_assert_double_eq_tol(zero3.bytes_per_step, 1.5 * ddp.bytes_per_step, 1.0);
+    ck_assert_double_eq_tol(fsdp.bytes_per_step, 1.5 * ddp.bytes_per_step, 1.0);
+    ck_assert_double_gt(ddp.efficiency, zero3.efficiency);
+    ck_assert_double_gt(sizing_training_hours_as(&e, SIZING_STRATEGY_ZERO3, sku("v100-32g-x8"), 2),
+                        sizing_training_hours_as(&e, SIZING_STRATEGY_DDP, sku("v100-32g-x8"), 2));
+}
+END_TEST
+
 #define TABLE_SIZE(table) ((int)(sizeof(table) / sizeof((table)[0])))
 
 static Suite *published_suite(void)
@@ -479,6 +627,16 @@ static Suite *published_suite(void)
     tcase_add_test(properties, test_batch_raises_throughput_until_compute_bound);
     tcase_add_test(properties, test_checkpointing_trades_memory_for_time);
     suite_add_tcase(suite, properties);
+
+    TCase *strategies = tcase_create("strategies");
+    tcase_add_checked_fixture(strategies, setup, teardown);
+    tcase_add_loop_test(strategies, test_deepspeed_model_states_per_gpu, 0,
+                        TABLE_SIZE(deepspeed_cases));
+    tcase_add_test(strategies, test_deepspeed_host_memory);
+    tcase_add_test(strategies, test_llama2_7b_zero3_on_four_32gb_cards);
+    tcase_add_test(strategies, test_llama2_7b_lora_on_two_16gb_cards_needs_fsdp);
+    tcase_add_test(strategies, test_sharded_strategies_send_more);
+    suite_add_tcase(suite, strategies);
     return suite;
 }
 

@@ -543,7 +543,10 @@ static inline void fuzz_check_recommendation(const struct catalog *catalog,
     FUZZ_CHECK(r->discount >= 0 && r->discount <= r->amount && r->amount <= MONEY_MAX);
     FUZZ_CHECK(request->budget == 0 || r->total <= request->budget);
     FUZZ_CHECK(request->deadline_days == 0 || r->usage.days <= request->deadline_days);
-    FUZZ_CHECK(sizing_fits(&result->estimate, r->sku));
+    struct sizing_placement placement;
+    FUZZ_CHECK(sizing_place(&result->estimate, r->sku, r->quantity, &placement));
+    FUZZ_CHECK(placement.strategy == r->placement.strategy);
+    FUZZ_CHECK(r->placement.memory_gb <= r->sku->gpu->memory_gb + 1e-9);
     FUZZ_CHECK(r->memory_gb_needed <= r->memory_gb_available + 1e-9);
     if (result->estimate.task == SIZING_TASK_INFERENCE)
         fuzz_check_serving(&result->estimate, r);
@@ -609,7 +612,10 @@ static inline bool fuzz_choice_schedule(const struct recommend_result *result,
         c->hours = (double)usage_millihours(&c->usage) / USAGE_MILLIHOURS_PER_HOUR;
         return true;
     }
-    c->hours = sizing_training_hours(&result->estimate, c->sku, c->instances);
+    struct sizing_placement placement;
+    sizing_place(&result->estimate, c->sku, c->instances, &placement);
+    c->hours =
+        sizing_training_hours_as(&result->estimate, placement.strategy, c->sku, c->instances);
     if (!(c->hours <= (double)USAGE_MAX_DAYS * per_day / USAGE_MILLIHOURS_PER_HOUR))
         return false;
     int64_t millihours = (int64_t)ceil(c->hours * USAGE_MILLIHOURS_PER_HOUR - 1e-6);
@@ -642,9 +648,11 @@ static inline void fuzz_check_choice(const struct catalog *catalog,
     const size_t limit = (size_t)result->limit;
     for (size_t s = 0; s < catalog->n_skus; s++) {
         const struct sku *sku = &catalog->skus[s];
-        if (!sizing_fits(estimate, sku))
-            continue;
         int32_t first = 1, last = max_instances;
+        struct sizing_placement placement;
+        if (!sizing_place(estimate, sku, 1, &placement) &&
+            !(training && sizing_place(estimate, sku, max_instances, &placement)))
+            continue;
         if (!training)
             first = last = sizing_replicas_needed(estimate, sku);
         if (first > max_instances)
@@ -653,7 +661,7 @@ static inline void fuzz_check_choice(const struct catalog *catalog,
         bool has_best = false;
         for (int32_t n = first; n <= last; n++) {
             struct fuzz_choice c = {.sku = sku, .instances = n};
-            if (!fuzz_choice_schedule(result, &c) ||
+            if (!sizing_place(estimate, sku, n, &placement) || !fuzz_choice_schedule(result, &c) ||
                 (request->deadline_days > 0 && c.usage.days > request->deadline_days))
                 continue;
             struct quote_item_request item = {

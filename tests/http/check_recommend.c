@@ -363,16 +363,23 @@ START_TEST(test_recommend_7b_finetune)
     expect_text(r, "estimate.attention_flops_per_token", "4567597056.0");
     expect_text(r, "estimate.flops", "1.21135194112e20");
     expect_absent(r, "days");
-    expect_join(r, "rejected", "sku", "v100-16g-x2,t4-16g-x1,v100-16g-x1");
-    expect_str(r, "rejected[0].detail", "needs 126.2 GB, has 32 GB across 2 cards");
-    expect_str(r, "rejected[1].detail", "needs 126.2 GB, has 16 GB");
-    expect_join(r, "recommendations", "sku", "v100-32g-x8,v100-32g-x4");
-    expect_join(r, "recommendations", "quantity", "1,1");
+    /* Per GPU: DDP's 112 GB fit no card. FSDP over the 8 cards (14.6 GB a
+     * card with the gathered layer), tensor parallelism over the 4 (28.4 GB),
+     * FSDP over 5 pairs of 16 GB cards; one 16 GB card, even 8 of them,
+     * cannot hold its share (17.9 GB). */
+    expect_join(r, "rejected", "sku", "t4-16g-x1,v100-16g-x1");
+    expect_str(r, "rejected[0].detail", "needs 17.9 GB, has 16 GB");
+    expect_join(r, "recommendations", "sku", "v100-32g-x8,v100-32g-x4,v100-16g-x2");
+    expect_join(r, "recommendations", "quantity", "1,1,5");
+    expect_join(r, "recommendations", "strategy", "fsdp,tensor_parallel,fsdp");
+    expect_text(r, "recommendations[0].memory_per_gpu_gb", "17.89");
+    expect_text(r, "recommendations[1].memory_per_gpu_gb", "31.55");
+    expect_text(r, "recommendations[2].memory_per_gpu_gb", "14.78");
     expect_absent(r, "recommendations[0].serving");
     /* 1.211e20 FLOPs ÷ (8 × 125 TFLOPS × 35 % MFU) = 96.14 h: the NVLink
      * all-reduce hides behind the backward pass (a flat 85 % said 113.1). */
     expect_text(r, "recommendations[0].estimated_hours", "96.14");
-    expect_join(r, "recommendations", "total", "1853.58,1861.32");
+    expect_join(r, "recommendations", "total", "1853.58,1861.32,4314.25");
     expect_str(r, "hint",
                "cheaper with activation_checkpointing none: v100-32g-x8 \xc3\x97 1 for \xc2\xa5"
                "1390.24 in 72.1 h (this answer: \xc2\xa5"
@@ -391,10 +398,12 @@ START_TEST(test_recommend_time_buys_more_cards)
     expect_text(cost->json, "recommendations[0].cards", "8");
     expect_text(time->json, "recommendations[0].quantity", "8");
     expect_text(time->json, "recommendations[0].cards", "64");
-    /* Eight machines whose 64 cards all-reduce 14 GB of gradients over the
-     * hosts' 32 Gbit/s at 41 %: 29.26 h, not 96.1 (a flat 60 % said 23.56). */
-    expect_text(time->json, "recommendations[0].estimated_hours", "29.26");
-    expect_str(time->json, "recommendations[0].total", "4512.72");
+    /* Eight machines whose 64 cards send FSDP's 1.5 × the all-reduce of
+     * 14 GB of gradients over the hosts' 32 Gbit/s at 33 %: 36.56 h, not
+     * 96.1 (DDP's bytes said 29.26, a flat 60 % 23.56). */
+    expect_text(time->json, "recommendations[0].estimated_hours", "36.56");
+    expect_str(time->json, "recommendations[0].strategy", "fsdp");
+    expect_str(time->json, "recommendations[0].total", "5639.04");
     json_t *fast = json_at(time->json, "recommendations[0].estimated_hours");
     json_t *slow = json_at(cost->json, "recommendations[0].estimated_hours");
     ck_assert(json_number_value(fast) < json_number_value(slow));
@@ -415,7 +424,7 @@ START_TEST(test_recommend_over_budget)
         expect_join(r, "rejected", "sku",
                     "v100-32g-x8,v100-32g-x4,v100-16g-x2,t4-16g-x1,v100-16g-x1");
         expect_join(r, "rejected", "reason",
-                    "over_budget,over_budget,insufficient_memory,insufficient_memory,"
+                    "over_budget,over_budget,over_budget,insufficient_memory,"
                     "insufficient_memory");
         expect_str(r, "rejected[0].detail",
                    "costs \xc2\xa5"
@@ -537,18 +546,22 @@ START_TEST(test_recommend_long_sequences)
     r = response->json;
     expect_str(r, "estimate.training.activation_checkpointing", "full");
     expect_text(r, "estimate.training.activation_gb", "9.0");
-    expect_join(r, "recommendations", "sku", "v100-32g-x8");
-    expect_str(r, "recommendations[0].total", "996.68");
+    /* Each card keeps the whole micro-batch's 9.0 GB of activations: FSDP
+     * over 8 cards holds it, over 4 only with two instances; the 16 GB pairs
+     * never do (18.4 GB a card). */
+    expect_join(r, "recommendations", "sku", "v100-32g-x8,v100-32g-x4");
+    expect_join(r, "recommendations", "quantity", "1,2");
+    expect_str(r, "recommendations[0].total", "996.70");
     expect_str(r, "recommendations[0].reasons[0]",
-               "fits: needs 134.5 GB, has 256 GB across 8 cards: 112.0 GB of weights and "
-               "optimizer state + 9.0 GB of activations (full checkpointing, 2 \xc3\x97 4096 "
-               "tokens)");
-    expect_str(r, "rejected[0].detail", "needs 134.5 GB, has 128 GB across 4 cards");
+               "fits with fsdp: needs 26.2 GB per GPU, has 32 GB: 14.6 GB of weights and "
+               "optimizer state per GPU (split 8 ways) + 9.0 GB of activations (full "
+               "checkpointing, 2 \xc3\x97 4096 tokens)");
+    expect_str(r, "rejected[0].detail", "needs 36.8 GB, has 32 GB across 2 cards");
     expect_str(
         r, "hint",
         "cheaper with activation_checkpointing selective: v100-32g-x8 \xc3\x97 1 for \xc2\xa5"
         "782.46 in 40.6 h (this answer: \xc2\xa5"
-        "996.68 in 12.9 h)");
+        "996.70 in 51.7 h)");
     http_response_free(response);
 }
 END_TEST
@@ -627,6 +640,110 @@ END_TEST
 
 /* A named model's fine-tune at 4096 tokens a sample: Llama-2 7B's own
  * count (6.74B, 107.8 GB of state) and 32 layers of 4096. */
+/* Memory per GPU by strategy. Llama-2 7B fully fine-tuned at 4096 tokens
+ * under ZeRO-3 on one V100 32GB × 4: DeepSpeed's estimator gives 30.85 GB
+ * of model state a GPU, with 4.33 GB of activations and a tenth free 39.1
+ * GB, over the 32 GB card (156.4 GB over its 4): only the 8-card machine
+ * holds it. Once, 128 GB in all said it fitted. */
+START_TEST(test_recommend_zero3_is_per_gpu)
+{
+    struct http_response *response =
+        recommend("{\"workload\":{\"task\":\"finetune\",\"model\":\"llama-2-7b\",\"tokens_b\":0.1,"
+                  "\"sequence_length\":4096,\"strategy\":\"zero3\"},"
+                  "\"assumptions\":{\"max_instances\":1}}");
+    json_t *r = response->json;
+    expect_str(r, "estimate.training.strategy", "zero3");
+    expect_str(r, "estimate.training.offload", "none");
+    expect_text(r, "estimate.training.largest_layer_params", "131072000.0");
+    expect_join(r, "recommendations", "sku", "v100-32g-x8");
+    expect_str(r, "recommendations[0].strategy", "zero3");
+    expect_text(r, "recommendations[0].memory_per_gpu_gb", "22.24");
+    expect_join(r, "rejected", "sku", "v100-32g-x4,v100-16g-x2,t4-16g-x1,v100-16g-x1");
+    expect_str(r, "rejected[0].detail", "needs 156.4 GB, has 128 GB across 4 cards");
+    http_response_free(response);
+}
+END_TEST
+
+/* LoRA on 7B over V100 16GB × 2 fits only because FSDP shards the frozen
+ * fp16 weights over the two cards, and the answer says so. */
+START_TEST(test_recommend_lora_names_fsdp)
+{
+    struct http_response *response =
+        recommend("{\"workload\":{\"task\":\"lora\",\"model\":\"llama-2-7b\",\"tokens_b\":0.1},"
+                  "\"assumptions\":{\"max_instances\":1}}");
+    json_t *r = response->json;
+    expect_str(r, "estimate.training.strategy", "auto");
+    expect_str(r, "recommendations[0].sku", "v100-16g-x2");
+    expect_str(r, "recommendations[0].strategy", "fsdp");
+    expect_text(r, "recommendations[0].memory_per_gpu_gb", "10.33");
+    expect_join(r, "recommendations", "strategy", "fsdp,ddp,ddp");
+    http_response_free(response);
+    response = recommend("{\"workload\":{\"task\":\"lora\",\"model\":\"llama-2-7b\","
+                         "\"tokens_b\":0.1,\"strategy\":\"ddp\"},"
+                         "\"assumptions\":{\"max_instances\":1}}");
+    r = response->json;
+    expect_join(r, "recommendations", "sku", "v100-32g-x8,v100-32g-x4");
+    /* DDP keeps the whole 13.5 GB base on each card: 17.9 GB a card. */
+    expect_join(r, "rejected", "sku", "t4-16g-x1,v100-16g-x1,v100-16g-x2");
+    expect_str(r, "rejected[2].detail", "needs 35.7 GB, has 32 GB across 2 cards");
+    http_response_free(response);
+}
+END_TEST
+
+/* A strategy or offload the server does not know, an offload the strategy
+ * cannot do, or a strategy for serving: 422 naming the field. */
+/* ZeRO-3 with the parameters offloaded keeps 4 × the largest layer and a
+ * micro-batch on the card (3.0 GB), and DeepSpeed's estimate on the host:
+ * 13B × 18 × 1.5 ÷ instances. One V100 16GB's host (32 GiB) cannot hold
+ * its share even over 8 instances (43.9 GB), and the detail says so. */
+START_TEST(test_recommend_offload_checks_host)
+{
+    struct http_response *response =
+        recommend("{\"workload\":{\"task\":\"finetune\",\"model_params_b\":13,\"tokens_b\":0.1,"
+                  "\"strategy\":\"zero3\",\"offload\":\"parameters\"}}");
+    json_t *r = response->json;
+    expect_str(r, "estimate.training.offload", "parameters");
+    expect_str(r, "recommendations[0].strategy", "zero3");
+    expect_text(r, "recommendations[0].memory_per_gpu_gb", "2.99");
+    expect_join(r, "rejected", "sku", "t4-16g-x1,v100-16g-x1");
+    expect_str(r, "rejected[1].detail",
+               "the offload needs 43.9 GB of host memory, the host has 32 GiB");
+    http_response_free(response);
+}
+END_TEST
+
+START_TEST(test_recommend_strategy_refused)
+{
+    static const struct {
+        const char *workload;
+        const char *field;
+    } cases[] = {
+        {"{\"task\":\"finetune\",\"model_params_b\":1,\"tokens_b\":0.1,\"strategy\":\"zero4\"}",
+         "workload.strategy"},
+        {"{\"task\":\"finetune\",\"model_params_b\":1,\"tokens_b\":0.1,\"strategy\":3}",
+         "workload.strategy"},
+        {"{\"task\":\"finetune\",\"model_params_b\":1,\"tokens_b\":0.1,\"offload\":\"gpu\"}",
+         "workload.offload"},
+        {"{\"task\":\"finetune\",\"model_params_b\":1,\"tokens_b\":0.1,\"strategy\":\"ddp\","
+         "\"offload\":\"optimizer\"}",
+         "workload.offload"},
+        {"{\"task\":\"finetune\",\"model_params_b\":1,\"tokens_b\":0.1,\"strategy\":\"zero2\","
+         "\"offload\":\"parameters\"}",
+         "workload.offload"},
+        {"{\"task\":\"inference\",\"model_params_b\":1,\"strategy\":\"zero3\"}",
+         "workload.strategy"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        char body[512];
+        snprintf(body, sizeof body, "{\"workload\":%s}", cases[i].workload);
+        struct http_response *response = http_post_json(client, "/recommend", body);
+        ck_assert_msg(response->status == 422, "%s: %ld", body, (long)response->status);
+        expect_str(response->json, "error.field", cases[i].field);
+        http_response_free(response);
+    }
+}
+END_TEST
+
 START_TEST(test_recommend_named_model_finetune)
 {
     struct http_response *response =
@@ -635,8 +752,9 @@ START_TEST(test_recommend_named_model_finetune)
     json_t *r = response->json;
     expect_text(r, "estimate.model_state_gb", "107.81");
     expect_text(r, "estimate.training.activation_gb", "4.33");
-    expect_join(r, "recommendations", "sku", "v100-32g-x8,v100-32g-x4");
-    expect_join(r, "recommendations", "total", "956.33,960.30");
+    expect_join(r, "recommendations", "sku", "v100-32g-x8,v100-32g-x4,v100-16g-x2");
+    expect_join(r, "recommendations", "strategy", "fsdp,tensor_parallel,fsdp");
+    expect_join(r, "recommendations", "total", "956.33,960.30,2358.84");
     expect_str(r, "hint",
                "cheaper with activation_checkpointing none: v100-32g-x8 \xc3\x97 1 for \xc2\xa5"
                "717.25 in 37.2 h (this answer: \xc2\xa5"
@@ -697,8 +815,10 @@ static const char *const workloads[] = {
     "\"context_tokens\":16384,\"kv_precision\":\"int8\"},\"hours_per_day\":12,\"limit\":5}",
 };
 
-/* How many recommendations each workload gets (all that fit, up to limit). */
-static const int workload_counts[] = {3, 3, 3, 5, 2, 2, 2, 4, 3, 2, 3, 1, 2, 3, 3};
+/* How many recommendations each workload gets (all that fit, up to limit):
+ * sharding the training state per GPU (FSDP) lets the 16 GB cards train
+ * 7B and 13B models over several instances. */
+static const int workload_counts[] = {3, 3, 3, 5, 3, 3, 5, 4, 3, 2, 3, 2, 5, 3, 3};
 
 /* POST /quote for one recommendation, billed at the cheapest plan. */
 static struct http_response *quote_recommendation(json_t *recommendation, const char *segment)
@@ -939,6 +1059,10 @@ static Suite *make_suite(void)
     tcase_add_test(cases, test_recommend_named_model_chats);
     tcase_add_test(cases, test_recommend_named_model_long_context);
     tcase_add_test(cases, test_recommend_named_model_finetune);
+    tcase_add_test(cases, test_recommend_zero3_is_per_gpu);
+    tcase_add_test(cases, test_recommend_lora_names_fsdp);
+    tcase_add_test(cases, test_recommend_strategy_refused);
+    tcase_add_test(cases, test_recommend_offload_checks_host);
     tcase_add_test(cases, test_recommend_unknown_model_lists_the_catalog);
     suite_add_tcase(suite, cases);
 
