@@ -118,6 +118,15 @@ struct migration_history {
     size_t count;
 };
 
+/* GQ_OK when `recorded`, the checksum schema_migrations holds for
+ * `migration`, is its file's; else the failure that says the applied file
+ * was changed. */
+enum gq_code store_migration_check_recorded(const struct migration *migration, const char *recorded,
+                                            struct gq_error *err);
+
+/* Frees the items of `history` and empties it. */
+void store_migration_history_free(struct migration_history *history);
+
 /* ---- Quotes (quote_pack.c) ---- */
 
 /* A stored response (or event body) as a backend reads it back: either the
