@@ -541,12 +541,12 @@ struct store_backend_ops {
     enum gq_code (*expire_verifications)(struct store_backend *backend, int64_t now, int limit,
                                          int *count, struct gq_error *err);
     /* A customer's own discount rules (customer_rules.h): those of a
-     * customer, and one put or delete with its audit line (*done false:
-     * nothing written). */
+     * customer, and one put or delete with its audit line (*write->done
+     * false: nothing written). */
     enum gq_code (*customer_rules_read)(struct store_backend *backend, const char *customer_id,
                                         struct customer_rule_list *out, struct gq_error *err);
     enum gq_code (*customer_rule_write)(struct store_backend *backend,
-                                        const struct customer_rule_write *write, bool *done,
+                                        const struct customer_rule_write *write,
                                         struct gq_error *err);
 };
 

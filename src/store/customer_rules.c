@@ -41,6 +41,6 @@ enum gq_code store_customer_rule_write(struct store *store, const char *customer
     enum gq_code code = store_audit_line(audit, &line, err);
     if (code != GQ_OK)
         return code;
-    struct customer_rule_write write = {customer_id, rule_id, document, now, &line};
-    return store_ops(store)->customer_rule_write(store_backend(store), &write, done, err);
+    struct customer_rule_write write = {customer_id, rule_id, document, now, &line, done};
+    return store_ops(store)->customer_rule_write(store_backend(store), &write, err);
 }

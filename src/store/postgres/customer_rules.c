@@ -46,15 +46,9 @@ enum gq_code pg_customer_rules_read(struct store_backend *backend, const char *c
     return pg_run(pg_store_of(backend), select_rules, &query, err);
 }
 
-struct rule_write {
-    const struct customer_rule_write *write;
-    bool *done;
-};
-
 static enum gq_code write_rule(struct pg_conn *conn, void *context, struct gq_error *err)
 {
-    struct rule_write *run = context;
-    const struct customer_rule_write *write = run->write;
+    const struct customer_rule_write *write = context;
     char now[PG_NUMBER_SIZE];
     const char *const values[] = {write->customer_id, write->rule_id, write->document,
                                   pg_number_text(write->now, now)};
@@ -62,17 +56,15 @@ static enum gq_code write_rule(struct pg_conn *conn, void *context, struct gq_er
                                 "storing a customer rule"};
     const struct pg_call delete = {STORE_SQL_CUSTOMER_RULE_DELETE, 2, values, NULL, NULL,
                                    "deleting a customer rule"};
-    *run->done = false;
-    enum gq_code code = pg_change(conn, write->document != NULL ? &put : &delete, run->done, err);
-    if (code != GQ_OK || !*run->done)
+    *write->done = false;
+    enum gq_code code = pg_change(conn, write->document != NULL ? &put : &delete, write->done, err);
+    if (code != GQ_OK || !*write->done)
         return code;
     return pg_audit_append(conn, write->audit, err);
 }
 
 enum gq_code pg_customer_rule_write(struct store_backend *backend,
-                                    const struct customer_rule_write *write, bool *done,
-                                    struct gq_error *err)
+                                    const struct customer_rule_write *write, struct gq_error *err)
 {
-    struct rule_write run = {write, done};
-    return pg_run_write(backend, write_rule, &run, err);
+    return pg_run_write(backend, write_rule, (void *)write, err);
 }

@@ -399,8 +399,7 @@ enum gq_code pg_price_list_write(struct store_backend *backend,
 enum gq_code pg_customer_rules_read(struct store_backend *backend, const char *customer_id,
                                     struct customer_rule_list *out, struct gq_error *err);
 enum gq_code pg_customer_rule_write(struct store_backend *backend,
-                                    const struct customer_rule_write *write, bool *done,
-                                    struct gq_error *err);
+                                    const struct customer_rule_write *write, struct gq_error *err);
 
 /* promotion_codes.c */
 enum gq_code pg_promotion_codes_read(struct store_backend *backend, const char *name,
