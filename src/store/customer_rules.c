@@ -8,16 +8,16 @@
 #include <string.h>
 
 #include "store/backend.h"
+#include "store/page.h"
+
+static void clear_rule(struct stored_customer_rule *rule)
+{
+    free(rule->document);
+}
 
 void store_customer_rule_list_free(struct customer_rule_list *list)
 {
-    if (list == NULL)
-        return;
-    for (size_t i = 0; i < list->count; i++)
-        free(list->items[i].document);
-    free(list->items);
-    list->items = NULL;
-    list->count = 0;
+    STORE_LIST_FREE(list, clear_rule);
 }
 
 enum gq_code store_customer_rules_read(struct store *store, const char *customer_id,
