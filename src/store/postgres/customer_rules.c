@@ -22,28 +22,19 @@ static enum gq_code read_row(const PGresult *result, int row, void *item, struct
                : gq_fail(err, GQ_ERR_NO_MEMORY, NULL, "out of memory reading customer rules");
 }
 
-struct rules_query {
-    const char *customer_id;
-    struct customer_rule_list *out;
-};
-
-static enum gq_code select_rules(struct pg_conn *conn, void *context, struct gq_error *err)
+static void clear_row(void *item)
 {
-    struct rules_query *query = context;
-    const char *const values[] = {query->customer_id};
-    const struct pg_call call = {STORE_SQL_CUSTOMER_RULES, 1, values, NULL, NULL,
-                                 "reading customer rules"};
-    enum gq_code code;
-    store_customer_rule_list_free(query->out);
-    PG_READ_LIST(conn, &call, read_row, query->out, code, err);
-    return code;
+    struct stored_customer_rule *rule = item;
+    free(rule->document);
 }
 
 enum gq_code pg_customer_rules_read(struct store_backend *backend, const char *customer_id,
                                     struct customer_rule_list *out, struct gq_error *err)
 {
-    struct rules_query query = {customer_id, out};
-    return pg_run(pg_store_of(backend), select_rules, &query, err);
+    enum gq_code code;
+    PG_RUN_READ_LIST_BY_TEXT(backend, STORE_SQL_CUSTOMER_RULES, customer_id,
+                             "reading customer rules", read_row, clear_row, out, code, err);
+    return code;
 }
 
 static enum gq_code write_rule(struct pg_conn *conn, void *context, struct gq_error *err)
