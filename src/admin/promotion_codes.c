@@ -26,60 +26,7 @@
 #include "store/store.h"
 #include "util/clock.h"
 
-enum { NAME_MAX = 500, BASIS_POINTS_MAX = 9999, QUANTITY_MAX = 10000, PRIORITY_LIMIT = 1000000 };
-#define SEGMENTS "individual, student, startup, enterprise"
-#define RULE_BILLINGS "on_demand, monthly, quarterly, student, mixed"
-
 /* ---- The discount, as a rule of the discount engine. ---- */
-
-static enum gq_code read_segment(json_t *discount, uint32_t *mask, struct gq_error *err)
-{
-    const char *text = NULL;
-    enum customer_segment segment;
-    enum gq_code code = fields_string(discount, "segment", "discount", false, &text, err);
-    *mask = SEGMENT_MASK_ALL;
-    if (code == GQ_OK && text != NULL && !segment_parse(text, &segment))
-        return gq_fail_msg(err, GQ_ERR_INVALID_VALUE, "discount.segment", MSG_FIELD_ONE_OF,
-                           MSG_TEXT("discount.segment"), MSG_TEXT(SEGMENTS));
-    if (code == GQ_OK && text != NULL)
-        *mask = SEGMENT_BIT(segment);
-    return code;
-}
-
-static enum gq_code read_billing(json_t *discount, uint32_t *mask, struct gq_error *err)
-{
-    const char *text = NULL;
-    enum billing_mode mode;
-    enum gq_code code = fields_string(discount, "billing", "discount", false, &text, err);
-    *mask = DISCOUNT_BILLING_ALL;
-    if (code != GQ_OK || text == NULL)
-        return code;
-    if (strcmp(text, "mixed") == 0)
-        *mask = DISCOUNT_BILLING_MIXED;
-    else if (billing_mode_parse(text, &mode))
-        *mask = BILLING_MODE_BIT(mode);
-    else
-        return gq_fail_msg(err, GQ_ERR_INVALID_VALUE, "discount.billing", MSG_FIELD_ONE_OF,
-                           MSG_TEXT("discount.billing"), MSG_TEXT(RULE_BILLINGS));
-    return GQ_OK;
-}
-
-static enum gq_code read_amount(json_t *discount, struct discount_rule *rule, struct gq_error *err)
-{
-    bool percent = json_object_get(discount, "basis_points") != NULL,
-         fixed = json_object_get(discount, "amount_off") != NULL;
-    if (percent == fixed)
-        return gq_fail_msg(err, GQ_ERR_INVALID_VALUE, "discount.basis_points", MSG_FIELD_ONE_OF,
-                           MSG_TEXT("the discount"), MSG_TEXT("basis_points, amount_off"));
-    int64_t basis_points = 0;
-    rule->kind = percent ? DISCOUNT_PERCENT : DISCOUNT_FIXED;
-    if (fixed)
-        return fields_price(discount, "amount_off", "discount", &rule->fixed_amount, err);
-    enum gq_code code = fields_integer(discount, "basis_points", "discount", true, 1,
-                                       BASIS_POINTS_MAX, &basis_points, err);
-    rule->basis_points = (int32_t)basis_points;
-    return code;
-}
 
 /* `discount` (a price list's discount rule's fields, without an id or a
  * validity window) as the rule of promotion code `code`; the rule borrows
@@ -87,39 +34,8 @@ static enum gq_code read_amount(json_t *discount, struct discount_rule *rule, st
 static enum gq_code read_discount(json_t *discount, const char *code_name,
                                   struct discount_rule *rule, struct gq_error *err)
 {
-    static const char *const allowed[] = {
-        "name",         "segment",    "billing",  "sku",       "min_quantity",
-        "basis_points", "amount_off", "priority", "stackable", NULL};
-    memset(rule, 0, sizeof *rule);
-    int64_t min_quantity = 1, priority = 100;
-    const char *name = NULL, *sku = NULL;
-    enum gq_code code = fields_only(discount, allowed, "discount", err);
-    if (code == GQ_OK)
-        code = fields_string(discount, "name", "discount", true, &name, err);
-    if (code == GQ_OK && (name[0] == '\0' || strlen(name) > NAME_MAX))
-        code = gq_fail_msg(err, GQ_ERR_OUT_OF_RANGE, "discount.name", MSG_FIELD_TEXT_LENGTH,
-                           MSG_TEXT("discount.name"), MSG_INT(1), MSG_INT(NAME_MAX));
-    if (code == GQ_OK)
-        code = read_segment(discount, &rule->segment_mask, err);
-    if (code == GQ_OK)
-        code = read_billing(discount, &rule->billing_mask, err);
-    if (code == GQ_OK)
-        code = fields_string(discount, "sku", "discount", false, &sku, err);
-    if (code == GQ_OK)
-        code = fields_integer(discount, "min_quantity", "discount", false, 1, QUANTITY_MAX,
-                              &min_quantity, err);
-    if (code == GQ_OK)
-        code = read_amount(discount, rule, err);
-    if (code == GQ_OK)
-        code = fields_integer(discount, "priority", "discount", false, -PRIORITY_LIMIT,
-                              PRIORITY_LIMIT, &priority, err);
-    if (code == GQ_OK)
-        code = fields_boolean(discount, "stackable", "discount", false, &rule->stackable, err);
+    enum gq_code code = discount_rule_body_read(discount, "discount", false, rule, err);
     rule->id = (char *)code_name;
-    rule->name = (char *)name;
-    rule->sku_id = (char *)sku;
-    rule->min_quantity = (int32_t)min_quantity;
-    rule->priority = (int32_t)priority;
     rule->from_promotion_code = true;
     return code;
 }

@@ -32,10 +32,7 @@
 #include "util/ids.h"
 
 #define CUSTOMER_ID_PREFIX "cus_"
-#define RULE_SEGMENTS "individual, student, startup, enterprise"
-#define RULE_BILLINGS "on_demand, monthly, quarterly, student, mixed"
-enum { RULE_ID_MAX = 64, RULE_NAME_MAX = 500, RULE_BASIS_POINTS_MAX = 9999 };
-enum { RULE_QUANTITY_MAX = 10000, RULE_PRIORITY_LIMIT = 1000000 };
+enum { RULE_ID_MAX = 64 };
 
 /* A rule id in a path: 1..64 of [a-z0-9._-], as a price list's. */
 static bool rule_id_ok(const char *id)
@@ -43,101 +40,6 @@ static bool rule_id_ok(const char *id)
     size_t length = strlen(id);
     return length > 0 && length <= RULE_ID_MAX &&
            strspn(id, "abcdefghijklmnopqrstuvwxyz0123456789._-") == length;
-}
-
-static enum gq_code read_masks(json_t *body, struct discount_rule *rule, struct gq_error *err)
-{
-    const char *segment = NULL, *billing = NULL;
-    enum customer_segment parsed_segment;
-    enum billing_mode mode;
-    rule->segment_mask = SEGMENT_MASK_ALL;
-    rule->billing_mask = DISCOUNT_BILLING_ALL;
-    enum gq_code code = fields_string(body, "segment", "", false, &segment, err);
-    if (code == GQ_OK && segment != NULL && !segment_parse(segment, &parsed_segment))
-        return gq_fail_msg(err, GQ_ERR_INVALID_VALUE, "segment", MSG_FIELD_ONE_OF,
-                           MSG_TEXT("segment"), MSG_TEXT(RULE_SEGMENTS));
-    if (code == GQ_OK && segment != NULL)
-        rule->segment_mask = SEGMENT_BIT(parsed_segment);
-    if (code == GQ_OK)
-        code = fields_string(body, "billing", "", false, &billing, err);
-    if (code != GQ_OK || billing == NULL)
-        return code;
-    if (strcmp(billing, "mixed") == 0)
-        rule->billing_mask = DISCOUNT_BILLING_MIXED;
-    else if (billing_mode_parse(billing, &mode))
-        rule->billing_mask = BILLING_MODE_BIT(mode);
-    else
-        return gq_fail_msg(err, GQ_ERR_INVALID_VALUE, "billing", MSG_FIELD_ONE_OF,
-                           MSG_TEXT("billing"), MSG_TEXT(RULE_BILLINGS));
-    return GQ_OK;
-}
-
-static enum gq_code read_amount_off(json_t *body, struct discount_rule *rule, struct gq_error *err)
-{
-    bool percent = json_object_get(body, "basis_points") != NULL,
-         fixed = json_object_get(body, "amount_off") != NULL;
-    if (percent == fixed)
-        return gq_fail_msg(err, GQ_ERR_INVALID_VALUE, "basis_points", MSG_FIELD_ONE_OF,
-                           MSG_TEXT("the discount"), MSG_TEXT("basis_points, amount_off"));
-    rule->kind = percent ? DISCOUNT_PERCENT : DISCOUNT_FIXED;
-    if (fixed)
-        return fields_price(body, "amount_off", "", &rule->fixed_amount, err);
-    int64_t basis_points = 0;
-    enum gq_code code = fields_integer(body, "basis_points", "", true, 1, RULE_BASIS_POINTS_MAX,
-                                       &basis_points, err);
-    rule->basis_points = (int32_t)basis_points;
-    return code;
-}
-
-static enum gq_code read_window(json_t *body, struct discount_rule *rule, struct gq_error *err)
-{
-    enum gq_code code = fields_time(body, "valid_from", "", false, &rule->valid_from, err);
-    if (code == GQ_OK)
-        code = fields_time(body, "valid_until", "", false, &rule->valid_until, err);
-    if (code == GQ_OK && rule->valid_until != 0 && rule->valid_until <= rule->valid_from)
-        return gq_fail_msg(err, GQ_ERR_INVALID_VALIDITY, "valid_until", MSG_INVALID_VALIDITY,
-                           MSG_TEXT("valid_until"), MSG_TEXT("valid_from"));
-    return code;
-}
-
-/* `body` (nulls already taken out: absent) as rule `id`, strings borrowed
- * from `body`. */
-static enum gq_code read_fields(json_t *body, const char *id, struct discount_rule *rule,
-                                struct gq_error *err)
-{
-    static const char *const allowed[] = {
-        "name",       "segment",    "billing",     "sku",      "min_quantity", "basis_points",
-        "amount_off", "valid_from", "valid_until", "priority", "stackable",    NULL};
-    int64_t min_quantity = 1, priority = 100;
-    const char *name = NULL, *sku = NULL;
-    *rule = (struct discount_rule){.id = (char *)id, .from_customer = true};
-    enum gq_code code = fields_only(body, allowed, "", err);
-    if (code == GQ_OK)
-        code = fields_string(body, "name", "", true, &name, err);
-    if (code == GQ_OK && (name[0] == '\0' || strlen(name) > RULE_NAME_MAX))
-        code = gq_fail_msg(err, GQ_ERR_OUT_OF_RANGE, "name", MSG_FIELD_TEXT_LENGTH,
-                           MSG_TEXT("name"), MSG_INT(1), MSG_INT(RULE_NAME_MAX));
-    if (code == GQ_OK)
-        code = read_masks(body, rule, err);
-    if (code == GQ_OK)
-        code = fields_string(body, "sku", "", false, &sku, err);
-    if (code == GQ_OK)
-        code = fields_integer(body, "min_quantity", "", false, 1, RULE_QUANTITY_MAX, &min_quantity,
-                              err);
-    if (code == GQ_OK)
-        code = read_amount_off(body, rule, err);
-    if (code == GQ_OK)
-        code = read_window(body, rule, err);
-    if (code == GQ_OK)
-        code = fields_integer(body, "priority", "", false, -RULE_PRIORITY_LIMIT,
-                              RULE_PRIORITY_LIMIT, &priority, err);
-    if (code == GQ_OK)
-        code = fields_boolean(body, "stackable", "", false, &rule->stackable, err);
-    rule->name = (char *)name;
-    rule->sku_id = (char *)sku;
-    rule->min_quantity = (int32_t)min_quantity;
-    rule->priority = (int32_t)priority;
-    return code;
 }
 
 /* `body` as rule `id` (null members read as absent); the rule borrows
@@ -158,7 +60,9 @@ static enum gq_code read_rule(json_t *body, const char *id, struct discount_rule
         if (json_is_null(value))
             json_object_del(present, key);
     }
-    enum gq_code code = read_fields(present, id, rule, err);
+    enum gq_code code = discount_rule_body_read(present, "", true, rule, err);
+    rule->id = (char *)id;
+    rule->from_customer = true;
     json_decref(present);
     return code;
 }

@@ -121,6 +121,16 @@ void fields_path(char *buf, size_t size, const char *parent, const char *key);
 /* Writes "parent[index]" into buf. */
 void fields_index_path(char *buf, size_t size, const char *parent, size_t index);
 
+/* ---- A discount rule's body (discount_rule_body.c) ------------------- */
+
+/* The discount rule in `body`, an object at `path` ("" at the root): name,
+ * segment, billing ("mixed" too), sku, min_quantity, basis_points |
+ * amount_off, priority, stackable and, when `windowed`, valid_from and
+ * valid_until; any other key is unknown_field. *rule is zeroed first and
+ * borrows strings from `body`; its id and source are the caller's to set. */
+enum gq_code discount_rule_body_read(json_t *body, const char *path, bool windowed,
+                                     struct discount_rule *rule, struct gq_error *err);
+
 /* ---- Accept-Language (language.c) ------------------------------------- */
 
 /* What the Accept-Language lines of a request say so far: each language's

@@ -384,16 +384,6 @@ static void api_entry(json_t *entry, int64_t version)
     json_object_set_new(entry, "version", json_integer(version));
 }
 
-/* The document of list `version` (the active one's from the tables). */
-static enum gq_code document_of(struct store *store, int64_t version, json_t **document,
-                                struct gq_error *err)
-{
-    struct price_list_info info;
-    enum gq_code code = store_price_list_document(store, version, &info, document, err);
-    store_price_list_info_clear(&info);
-    return code;
-}
-
 /* Appends to *all what `list` (its document `content`) would undo of
  * `active` when it takes effect, judged against its base. */
 static enum gq_code add_reverts(struct store *store, const struct price_list_info *list,
@@ -402,7 +392,7 @@ static enum gq_code add_reverts(struct store *store, const struct price_list_inf
     json_t *base = NULL;
     if (list->based_on == 0)
         return GQ_OK; /* drafted before lists knew their base */
-    enum gq_code code = document_of(store, list->based_on, &base, err);
+    enum gq_code code = store_price_list_document_only(store, list->based_on, &base, err);
     json_t *found = code == GQ_OK ? price_list_merge_reverts(base, content, active) : NULL;
     if (code == GQ_OK && found == NULL)
         code = no_memory(err);
@@ -443,7 +433,7 @@ static enum gq_code check_reverts(struct store *store, const struct price_list_i
             continue;
         json_t *later = NULL;
         if (code == GQ_OK)
-            code = document_of(store, other->version, &later, err);
+            code = store_price_list_document_only(store, other->version, &later, err);
         if (code == GQ_OK)
             code = add_reverts(store, other, later, content, all, err);
         json_decref(later);
@@ -527,7 +517,7 @@ enum gq_code price_list_document_diff_list(struct store *store, int64_t version,
 {
     json_t *document = NULL, *live = NULL;
     *out = NULL;
-    enum gq_code code = document_of(store, version, &document, err);
+    enum gq_code code = store_price_list_document_only(store, version, &document, err);
     if (code == GQ_OK)
         code = store_price_list_live_document(store, &live, err);
     if (code == GQ_OK) {

@@ -118,6 +118,15 @@ struct migration_history {
     size_t count;
 };
 
+/* GQ_OK when `recorded`, the checksum schema_migrations holds for
+ * `migration`, is its file's; else the failure that says the applied file
+ * was changed. */
+enum gq_code store_migration_check_recorded(const struct migration *migration, const char *recorded,
+                                            struct gq_error *err);
+
+/* Frees the items of `history` and empties it. */
+void store_migration_history_free(struct migration_history *history);
+
 /* ---- Quotes (quote_pack.c) ---- */
 
 /* A stored response (or event body) as a backend reads it back: either the
@@ -532,12 +541,12 @@ struct store_backend_ops {
     enum gq_code (*expire_verifications)(struct store_backend *backend, int64_t now, int limit,
                                          int *count, struct gq_error *err);
     /* A customer's own discount rules (customer_rules.h): those of a
-     * customer, and one put or delete with its audit line (*done false:
-     * nothing written). */
+     * customer, and one put or delete with its audit line (*write->done
+     * false: nothing written). */
     enum gq_code (*customer_rules_read)(struct store_backend *backend, const char *customer_id,
                                         struct customer_rule_list *out, struct gq_error *err);
     enum gq_code (*customer_rule_write)(struct store_backend *backend,
-                                        const struct customer_rule_write *write, bool *done,
+                                        const struct customer_rule_write *write,
                                         struct gq_error *err);
 };
 

@@ -8,16 +8,16 @@
 #include <string.h>
 
 #include "store/backend.h"
+#include "store/page.h"
+
+static void clear_rule(struct stored_customer_rule *rule)
+{
+    free(rule->document);
+}
 
 void store_customer_rule_list_free(struct customer_rule_list *list)
 {
-    if (list == NULL)
-        return;
-    for (size_t i = 0; i < list->count; i++)
-        free(list->items[i].document);
-    free(list->items);
-    list->items = NULL;
-    list->count = 0;
+    STORE_LIST_FREE(list, clear_rule);
 }
 
 enum gq_code store_customer_rules_read(struct store *store, const char *customer_id,
@@ -41,6 +41,6 @@ enum gq_code store_customer_rule_write(struct store *store, const char *customer
     enum gq_code code = store_audit_line(audit, &line, err);
     if (code != GQ_OK)
         return code;
-    struct customer_rule_write write = {customer_id, rule_id, document, now, &line};
-    return store_ops(store)->customer_rule_write(store_backend(store), &write, done, err);
+    struct customer_rule_write write = {customer_id, rule_id, document, now, &line, done};
+    return store_ops(store)->customer_rule_write(store_backend(store), &write, err);
 }

@@ -50,6 +50,7 @@ struct customer_rule_write {
     const char *document; /* NULL: delete */
     int64_t now;
     const struct audit_line *audit;
+    bool *done; /* set true when a row was written */
 };
 
 #endif

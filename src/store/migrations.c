@@ -231,25 +231,35 @@ static const struct recorded_migration *find_recorded(const struct migration_his
     return NULL;
 }
 
-static enum gq_code report_changed(const struct migration *migration, const char *recorded,
-                                   struct gq_error *err)
+enum gq_code store_migration_check_recorded(const struct migration *migration, const char *recorded,
+                                            struct gq_error *err)
 {
+    if (strcmp(recorded, migration->checksum) == 0)
+        return GQ_OK;
     return gq_fail(err, GQ_ERR_INVALID_VALUE, NULL,
                    "migration %s was changed after it was applied (checksum %.16s..., "
                    "recorded %.16s...); add a new migration instead",
                    migration->name, migration->checksum, recorded);
 }
 
+void store_migration_history_free(struct migration_history *history)
+{
+    free(history->items);
+    history->items = NULL;
+    history->count = 0;
+}
+
 /* Fails when a recorded migration's file was changed. */
 static enum gq_code verify_recorded(const struct migration_list *list,
                                     const struct migration_history *history, struct gq_error *err)
 {
-    for (size_t i = 0; i < list->count; i++) {
+    enum gq_code code = GQ_OK;
+    for (size_t i = 0; code == GQ_OK && i < list->count; i++) {
         const struct recorded_migration *recorded = find_recorded(history, list->items[i].version);
-        if (recorded != NULL && strcmp(recorded->checksum, list->items[i].checksum) != 0)
-            return report_changed(&list->items[i], recorded->checksum, err);
+        if (recorded != NULL)
+            code = store_migration_check_recorded(&list->items[i], recorded->checksum, err);
     }
-    return GQ_OK;
+    return code;
 }
 
 static enum gq_code apply_pending(struct store *store, const struct migration_list *list,
@@ -291,7 +301,7 @@ static enum gq_code load_state(struct store *store, const char *root, bool read,
 
 static void free_state(struct migration_state *state)
 {
-    free(state->history.items);
+    store_migration_history_free(&state->history);
     free_migrations(&state->files);
 }
 

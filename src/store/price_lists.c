@@ -670,9 +670,8 @@ static enum gq_code activate(struct store *store, int64_t version, int64_t now,
     return code;
 }
 
-/* The document of list `version` (the active one's from the tables). */
-static enum gq_code document_of(struct store *store, int64_t version, json_t **document,
-                                struct gq_error *err)
+enum gq_code store_price_list_document_only(struct store *store, int64_t version, json_t **document,
+                                            struct gq_error *err)
 {
     struct price_list_info info;
     enum gq_code code = store_price_list_document(store, version, &info, document, err);
@@ -842,7 +841,8 @@ enum gq_code store_price_list_rebase(struct store *store, int64_t version,
         return code;
     code = active_version(store, &active, err);
     if (code == GQ_OK)
-        code = document_of(store, info.based_on ? info.based_on : active, &base, err);
+        code = store_price_list_document_only(store, info.based_on ? info.based_on : active, &base,
+                                              err);
     if (code == GQ_OK)
         code = store_price_list_live_document(store, &live, err);
     if (code == GQ_OK)

@@ -712,6 +712,10 @@ enum gq_code store_price_list_document(struct store *store, int64_t version,
                                        struct price_list_info *info, json_t **document,
                                        struct gq_error *err);
 
+/* store_price_list_document() without the list's info. */
+enum gq_code store_price_list_document_only(struct store *store, int64_t version, json_t **document,
+                                            struct gq_error *err);
+
 /* The catalog tables' content, the active list's document, as a new
  * JSON object. */
 enum gq_code store_price_list_live_document(struct store *store, json_t **document,

@@ -221,6 +221,41 @@ START_TEST(test_accept_counts_then_exhausted_writes_nothing)
 }
 END_TEST
 
+/* A bad discount is 422 naming the field under "discount", and writes
+ * nothing; a promotion code's discount has no validity window. */
+START_TEST(test_bad_discount_names_its_field)
+{
+    static const struct {
+        const char *discount, *code, *field;
+    } bad[] = {
+        {"{\"name\":\"\",\"basis_points\":100}", "out_of_range", "discount.name"},
+        {"{\"name\":\"D\",\"basis_points\":100,\"segment\":\"vip\"}", "invalid_value",
+         "discount.segment"},
+        {"{\"name\":\"D\",\"basis_points\":100,\"billing\":\"weekly\"}", "invalid_value",
+         "discount.billing"},
+        {"{\"name\":\"D\"}", "invalid_value", "discount.basis_points"},
+        {"{\"name\":\"D\",\"basis_points\":10000}", "out_of_range", "discount.basis_points"},
+        {"{\"name\":\"D\",\"amount_off\":\"0.00\"}", "price_not_positive", "discount.amount_off"},
+        {"{\"name\":\"D\",\"basis_points\":100,\"priority\":2000000}", "out_of_range",
+         "discount.priority"},
+        {"{\"name\":\"D\",\"basis_points\":100,\"valid_from\":0}", "unknown_field",
+         "discount.valid_from"},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        char body[512];
+        snprintf(body, sizeof body, "{\"code\":\"BAD\",\"discount\":%s}", bad[i].discount);
+        struct http_response *r = call("POST", "/admin/promotion-codes", body);
+        expect_error(r, 422, bad[i].code, bad[i].field);
+        if (strcmp(bad[i].field, "discount.billing") == 0)
+            expect_str(r->json, "error.message",
+                       "discount.billing must be one of on_demand, monthly, quarterly, student, "
+                       "mixed");
+        http_response_free(r);
+    }
+    ck_assert_int_eq(db_count("SELECT COUNT(*) FROM promotion_codes", NULL), 0);
+}
+END_TEST
+
 static Suite *make_suite(void)
 {
     Suite *suite = suite_create("http_promotion_codes");
@@ -228,6 +263,7 @@ static Suite *make_suite(void)
     tcase_add_checked_fixture(codes, start, finish);
     tcase_add_test(codes, test_create_list_get_deactivate);
     tcase_add_test(codes, test_each_refusal);
+    tcase_add_test(codes, test_bad_discount_names_its_field);
     tcase_add_test(codes, test_quote_exact_to_the_fen);
     tcase_add_test(codes, test_accept_counts_then_exhausted_writes_nothing);
     tcase_set_timeout(codes, 60);

@@ -22,39 +22,24 @@ static enum gq_code read_row(const PGresult *result, int row, void *item, struct
                : gq_fail(err, GQ_ERR_NO_MEMORY, NULL, "out of memory reading customer rules");
 }
 
-struct rules_query {
-    const char *customer_id;
-    struct customer_rule_list *out;
-};
-
-static enum gq_code select_rules(struct pg_conn *conn, void *context, struct gq_error *err)
+static void clear_row(void *item)
 {
-    struct rules_query *query = context;
-    const char *const values[] = {query->customer_id};
-    const struct pg_call call = {STORE_SQL_CUSTOMER_RULES, 1, values, NULL, NULL,
-                                 "reading customer rules"};
-    enum gq_code code;
-    store_customer_rule_list_free(query->out);
-    PG_READ_LIST(conn, &call, read_row, query->out, code, err);
-    return code;
+    struct stored_customer_rule *rule = item;
+    free(rule->document);
 }
 
 enum gq_code pg_customer_rules_read(struct store_backend *backend, const char *customer_id,
                                     struct customer_rule_list *out, struct gq_error *err)
 {
-    struct rules_query query = {customer_id, out};
-    return pg_run(pg_store_of(backend), select_rules, &query, err);
+    enum gq_code code;
+    PG_RUN_READ_LIST_BY_TEXT(backend, STORE_SQL_CUSTOMER_RULES, customer_id,
+                             "reading customer rules", read_row, clear_row, out, code, err);
+    return code;
 }
-
-struct rule_write {
-    const struct customer_rule_write *write;
-    bool *done;
-};
 
 static enum gq_code write_rule(struct pg_conn *conn, void *context, struct gq_error *err)
 {
-    struct rule_write *run = context;
-    const struct customer_rule_write *write = run->write;
+    const struct customer_rule_write *write = context;
     char now[PG_NUMBER_SIZE];
     const char *const values[] = {write->customer_id, write->rule_id, write->document,
                                   pg_number_text(write->now, now)};
@@ -62,17 +47,15 @@ static enum gq_code write_rule(struct pg_conn *conn, void *context, struct gq_er
                                 "storing a customer rule"};
     const struct pg_call delete = {STORE_SQL_CUSTOMER_RULE_DELETE, 2, values, NULL, NULL,
                                    "deleting a customer rule"};
-    *run->done = false;
-    enum gq_code code = pg_change(conn, write->document != NULL ? &put : &delete, run->done, err);
-    if (code != GQ_OK || !*run->done)
+    *write->done = false;
+    enum gq_code code = pg_change(conn, write->document != NULL ? &put : &delete, write->done, err);
+    if (code != GQ_OK || !*write->done)
         return code;
     return pg_audit_append(conn, write->audit, err);
 }
 
 enum gq_code pg_customer_rule_write(struct store_backend *backend,
-                                    const struct customer_rule_write *write, bool *done,
-                                    struct gq_error *err)
+                                    const struct customer_rule_write *write, struct gq_error *err)
 {
-    struct rule_write run = {write, done};
-    return pg_run_write(backend, write_rule, &run, err);
+    return pg_run_write(backend, write_rule, (void *)write, err);
 }

@@ -130,3 +130,39 @@ enum gq_code pg_run_write(struct store_backend *backend, pg_operation write, voi
     struct transaction transaction = {write, context};
     return pg_run(pg_store_of(backend), run_transaction, &transaction, err);
 }
+
+struct rows_run {
+    const struct pg_call *call;
+    size_t size;
+    pg_row_reader read;
+    pg_item_clear clear;
+    struct pg_rows *out;
+};
+
+static void rows_free(const struct rows_run *run)
+{
+    for (size_t i = 0; i < run->out->count; i++)
+        run->clear((char *)run->out->items + run->size * i);
+    free(run->out->items);
+    run->out->items = NULL;
+    run->out->count = 0;
+}
+
+static enum gq_code read_rows_once(struct pg_conn *conn, void *context, struct gq_error *err)
+{
+    const struct rows_run *run = context;
+    enum gq_code code = pg_read_rows(conn, run->call, run->size, run->read, run->out, err);
+    if (code != GQ_OK)
+        rows_free(run);
+    return code;
+}
+
+enum gq_code pg_run_read_rows(struct store_backend *backend, const struct pg_call *call,
+                              size_t size, pg_row_reader read, pg_item_clear clear,
+                              struct pg_rows *out, struct gq_error *err)
+{
+    struct rows_run run = {call, size, read, clear, out};
+    out->items = NULL;
+    out->count = 0;
+    return pg_run(pg_store_of(backend), read_rows_once, &run, err);
+}

@@ -54,11 +54,8 @@ enum gq_code pg_read_history(struct store_backend *backend, struct migration_his
             code = append_recorded(out, result, row, err);
     PQclear(result);
     pg_checkin(store, conn);
-    if (code != GQ_OK) {
-        free(out->items);
-        out->items = NULL;
-        out->count = 0;
-    }
+    if (code != GQ_OK)
+        store_migration_history_free(out);
     return code;
 }
 
@@ -125,14 +122,8 @@ static enum gq_code apply_locked(struct pg_conn *conn, const struct migration *m
         code = find_recorded(conn, migration->version, recorded, err);
     if (code != GQ_OK)
         return code;
-    if (recorded[0] != '\0') {
-        if (strcmp(recorded, migration->checksum) == 0)
-            return GQ_OK;
-        return gq_fail(err, GQ_ERR_INVALID_VALUE, NULL,
-                       "migration %s was changed after it was applied (checksum %.16s..., "
-                       "recorded %.16s...); add a new migration instead",
-                       migration->name, migration->checksum, recorded);
-    }
+    if (recorded[0] != '\0')
+        return store_migration_check_recorded(migration, recorded, err);
     code = execute_migration(conn, migration, err);
     if (code == GQ_OK)
         code = record_migration(conn, migration, err);

@@ -239,6 +239,30 @@ enum gq_code pg_read_rows(struct pg_conn *conn, const struct pg_call *call, size
         (list)->count = rows_.count;                                                               \
     } while (0)
 
+/* Frees what a row reader copied into `item` (of a zeroed array). */
+typedef void (*pg_item_clear)(void *item);
+
+/* pg_run() of pg_read_rows(): the rows of a failed attempt are cleared
+ * with `clear` and freed, so that a retry starts again and a failure
+ * leaves *out empty. */
+enum gq_code pg_run_read_rows(struct store_backend *backend, const struct pg_call *call,
+                              size_t size, pg_row_reader read, pg_item_clear clear,
+                              struct pg_rows *out, struct gq_error *err);
+
+/* pg_run_read_rows() of statement `sql` whose one parameter is the text
+ * `text` into `list`, a struct with `items` and `count`; `what` names the
+ * read in a failure's message. */
+#define PG_RUN_READ_LIST_BY_TEXT(backend, sql, text, what, read, clear, list, code, err)           \
+    do {                                                                                           \
+        const char *const by_text_[] = {(text)};                                                   \
+        const struct pg_call by_text_call_ = {(sql), 1, by_text_, NULL, NULL, (what)};             \
+        struct pg_rows rows_ = {0};                                                                \
+        (code) = pg_run_read_rows((backend), &by_text_call_, sizeof *(list)->items, (read),        \
+                                  (clear), &rows_, (err));                                         \
+        (list)->items = rows_.items;                                                               \
+        (list)->count = rows_.count;                                                               \
+    } while (0)
+
 /* PG_READ_LIST() into a page that `page_free` empties first: a retried
  * read starts again. */
 #define PG_READ_PAGE(conn, call, read, page, page_free, code, err)                                 \
@@ -399,8 +423,7 @@ enum gq_code pg_price_list_write(struct store_backend *backend,
 enum gq_code pg_customer_rules_read(struct store_backend *backend, const char *customer_id,
                                     struct customer_rule_list *out, struct gq_error *err);
 enum gq_code pg_customer_rule_write(struct store_backend *backend,
-                                    const struct customer_rule_write *write, bool *done,
-                                    struct gq_error *err);
+                                    const struct customer_rule_write *write, struct gq_error *err);
 
 /* promotion_codes.c */
 enum gq_code pg_promotion_codes_read(struct store_backend *backend, const char *name,

@@ -31,29 +31,30 @@ static enum gq_code read_row(const PGresult *result, int row, void *item, struct
                : gq_fail(err, GQ_ERR_NO_MEMORY, NULL, "out of memory reading promotion codes");
 }
 
-struct codes_query {
-    const char *name;
-    struct promotion_code_list *out;
-};
-
-static enum gq_code select_codes(struct pg_conn *conn, void *context, struct gq_error *err)
+/* The codes named `name` (NULL: all) on `conn`, inside a transaction. */
+static enum gq_code select_codes(struct pg_conn *conn, const char *name,
+                                 struct promotion_code_list *out, struct gq_error *err)
 {
-    struct codes_query *query = context;
-    const char *const values[] = {query->name};
+    const char *const values[] = {name};
     const struct pg_call call = {STORE_SQL_PROMOTION_CODES, 1, values, NULL, NULL,
                                  "reading promotion codes"};
     enum gq_code code;
-    PG_READ_LIST(conn, &call, read_row, query->out, code, err);
-    if (code != GQ_OK)
-        store_promotion_code_list_free(query->out);
+    PG_READ_LIST(conn, &call, read_row, out, code, err);
     return code;
+}
+
+static void clear_row(void *item)
+{
+    store_promotion_code_clear(item);
 }
 
 enum gq_code pg_promotion_codes_read(struct store_backend *backend, const char *name,
                                      struct promotion_code_list *out, struct gq_error *err)
 {
-    struct codes_query query = {name, out};
-    return pg_run(pg_store_of(backend), select_codes, &query, err);
+    enum gq_code code;
+    PG_RUN_READ_LIST_BY_TEXT(backend, STORE_SQL_PROMOTION_CODES, name, "reading promotion codes",
+                             read_row, clear_row, out, code, err);
+    return code;
 }
 
 /* A limit of 0 (none) as NULL, else its decimal text in `buffer`. */
@@ -119,12 +120,11 @@ static enum gq_code write_deactivate(struct pg_conn *conn, void *context, struct
     struct store_code_deactivate *deactivate = context;
     bool changed = false;
     struct promotion_code_list list = {0};
-    struct codes_query query = {deactivate->name, &list};
     enum gq_code code =
         update_code(conn, STORE_SQL_PROMOTION_CODE_DEACTIVATE, deactivate->name, deactivate->now,
                     &changed, "deactivating a promotion code", err);
     if (code == GQ_OK)
-        code = select_codes(conn, &query, err);
+        code = select_codes(conn, deactivate->name, &list, err);
     if (code != GQ_OK) {
         store_promotion_code_list_free(&list);
         return code;

@@ -21,23 +21,15 @@ static enum gq_code read_rule(sqlite3_stmt *stmt, void *item, struct gq_error *e
 enum gq_code sqlite_customer_rules_read(struct store_backend *backend, const char *customer_id,
                                         struct customer_rule_list *out, struct gq_error *err)
 {
-    const struct sqlite_db_param params[] = {SQLITE_DB_TEXT_OF(customer_id)};
-    const struct sqlite_db_call call = {sqlite_sql(STORE_SQL_CUSTOMER_RULES), params, 1,
-                                        "reading customer rules"};
     enum gq_code code;
-    SQLITE_DB_READ_LIST(sqlite_db_read_pooled, backend, &call, read_rule, out, code, err);
+    SQLITE_DB_READ_LIST_BY_TEXT(sqlite_db_read_pooled, backend, STORE_SQL_CUSTOMER_RULES,
+                                customer_id, "reading customer rules", read_rule, out, code, err);
     return code;
 }
 
-struct rule_write {
-    const struct customer_rule_write *write;
-    bool *done;
-};
-
 static enum gq_code write_rule(struct sqlite_conn *conn, void *context, struct gq_error *err)
 {
-    struct rule_write *run = context;
-    const struct customer_rule_write *write = run->write;
+    const struct customer_rule_write *write = context;
     const struct sqlite_db_param params[] = {
         SQLITE_DB_TEXT_OF(write->customer_id), SQLITE_DB_TEXT_OF(write->rule_id),
         SQLITE_DB_TEXT_OF(write->document), SQLITE_DB_INT64_OF(write->now)};
@@ -46,17 +38,16 @@ static enum gq_code write_rule(struct sqlite_conn *conn, void *context, struct g
     const struct sqlite_db_call delete = {sqlite_sql(STORE_SQL_CUSTOMER_RULE_DELETE), params, 2,
                                           "deleting a customer rule"};
     enum gq_code code =
-        sqlite_db_change(conn, write->document != NULL ? &put : &delete, run->done, err);
-    if (code != GQ_OK || !*run->done)
+        sqlite_db_change(conn, write->document != NULL ? &put : &delete, write->done, err);
+    if (code != GQ_OK || !*write->done)
         return code;
     return sqlite_audit_append(conn, write->audit, err);
 }
 
 enum gq_code sqlite_customer_rule_write(struct store_backend *backend,
-                                        const struct customer_rule_write *write, bool *done,
+                                        const struct customer_rule_write *write,
                                         struct gq_error *err)
 {
-    struct rule_write run = {write, done};
-    *done = false;
-    return sqlite_db_in_write_transaction(sqlite_store_of(backend), write_rule, &run, err);
+    *write->done = false;
+    return sqlite_db_in_write_transaction(sqlite_store_of(backend), write_rule, (void *)write, err);
 }

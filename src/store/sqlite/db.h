@@ -239,6 +239,15 @@ enum gq_code sqlite_db_read_int64(struct store_backend *backend, const struct sq
         (list)->count = rows_.count;                                                               \
     } while (0)
 
+/* SQLITE_DB_READ_LIST() of statement `sql` whose one parameter is the
+ * text `text`; `what` names the read in a failure's message. */
+#define SQLITE_DB_READ_LIST_BY_TEXT(reader, source, sql, text, what, read, list, code, err)        \
+    do {                                                                                           \
+        const struct sqlite_db_param by_text_[] = {SQLITE_DB_TEXT_OF(text)};                       \
+        const struct sqlite_db_call by_text_call_ = {sqlite_sql(sql), by_text_, 1, (what)};        \
+        SQLITE_DB_READ_LIST(reader, source, &by_text_call_, read, list, code, err);                \
+    } while (0)
+
 /* ---- Background WAL checkpoints (checkpoint.c) ---- */
 
 /* Opens its own connection to `path` and starts the checkpoint thread,
@@ -399,7 +408,7 @@ enum gq_code sqlite_price_list_write(struct store_backend *backend,
 enum gq_code sqlite_customer_rules_read(struct store_backend *backend, const char *customer_id,
                                         struct customer_rule_list *out, struct gq_error *err);
 enum gq_code sqlite_customer_rule_write(struct store_backend *backend,
-                                        const struct customer_rule_write *write, bool *done,
+                                        const struct customer_rule_write *write,
                                         struct gq_error *err);
 
 /* promotion_codes.c */

@@ -157,11 +157,9 @@ static enum gq_code read_endpoint(sqlite3_stmt *stmt, void *item, struct gq_erro
 enum gq_code sqlite_endpoints_read(struct store_backend *backend, const char *id,
                                    struct endpoint_list *out, struct gq_error *err)
 {
-    const struct sqlite_db_param params[] = {SQLITE_DB_TEXT_OF(id)};
-    const struct sqlite_db_call call = {sqlite_sql(STORE_SQL_ENDPOINTS), params, 1,
-                                        "reading webhook endpoints"};
     enum gq_code code;
-    SQLITE_DB_READ_LIST(sqlite_db_read_pooled, backend, &call, read_endpoint, out, code, err);
+    SQLITE_DB_READ_LIST_BY_TEXT(sqlite_db_read_pooled, backend, STORE_SQL_ENDPOINTS, id,
+                                "reading webhook endpoints", read_endpoint, out, code, err);
     return code;
 }
 

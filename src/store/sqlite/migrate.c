@@ -57,11 +57,8 @@ enum gq_code sqlite_read_history(struct store_backend *backend, struct migration
         code = sqlite_db_fail(conn, rc, "reading schema_migrations", err);
     sqlite3_finalize(stmt);
     sqlite_db_checkin(store, conn);
-    if (code != GQ_OK) {
-        free(out->items);
-        out->items = NULL;
-        out->count = 0;
-    }
+    if (code != GQ_OK)
+        store_migration_history_free(out);
     return code;
 }
 
@@ -122,15 +119,6 @@ static enum gq_code execute(struct sqlite_conn *conn, const char *sql, const cha
     return code;
 }
 
-static enum gq_code report_changed(const struct migration *migration, const char *recorded,
-                                   struct gq_error *err)
-{
-    return gq_fail(err, GQ_ERR_INVALID_VALUE, NULL,
-                   "migration %s was changed after it was applied (checksum %.16s..., "
-                   "recorded %.16s...); add a new migration instead",
-                   migration->name, migration->checksum, recorded);
-}
-
 /* Inside the write transaction: applies and records, unless another
  * process recorded it meanwhile. */
 static enum gq_code apply_locked(struct sqlite_conn *conn, const struct migration *migration,
@@ -146,9 +134,7 @@ static enum gq_code apply_locked(struct sqlite_conn *conn, const struct migratio
     if (code != GQ_OK)
         return code;
     if (recorded[0] != '\0')
-        return strcmp(recorded, migration->checksum) == 0
-                   ? GQ_OK
-                   : report_changed(migration, recorded, err);
+        return store_migration_check_recorded(migration, recorded, err);
     code = execute(conn, migration->sql, name, err);
     if (code == GQ_OK)
         code = record_migration(conn, migration, err);

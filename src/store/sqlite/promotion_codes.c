@@ -31,11 +31,9 @@ static enum gq_code read_code(sqlite3_stmt *stmt, void *item, struct gq_error *e
 static enum gq_code select_codes(struct sqlite_conn *conn, const char *name,
                                  struct promotion_code_list *out, struct gq_error *err)
 {
-    const struct sqlite_db_param params[] = {SQLITE_DB_TEXT_OF(name)};
-    const struct sqlite_db_call call = {sqlite_sql(STORE_SQL_PROMOTION_CODES), params, 1,
-                                        "reading promotion codes"};
     enum gq_code code;
-    SQLITE_DB_READ_LIST(sqlite_db_read_rows, conn, &call, read_code, out, code, err);
+    SQLITE_DB_READ_LIST_BY_TEXT(sqlite_db_read_rows, conn, STORE_SQL_PROMOTION_CODES, name,
+                                "reading promotion codes", read_code, out, code, err);
     if (code != GQ_OK)
         store_promotion_code_list_free(out);
     return code;
