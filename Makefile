@@ -281,7 +281,8 @@ asan:
 
 # The integration tests with the server under valgrind (on SQLite, and the
 # quote and operations suites again on PostgreSQL); the test programs
-# themselves are plain builds.
+# themselves are plain builds. Two at a time: a server under valgrind runs
+# on one core, and their timeouts are stretched (GPUQUOTE_SLOW).
 VALGRIND = valgrind --quiet --leak-check=full --show-leak-kinds=definite,indirect \
 	--errors-for-leak-kinds=definite,indirect --error-exitcode=99
 valgrind:
@@ -289,7 +290,7 @@ valgrind:
 	@$(MAKE) --no-print-directory BUILD=build/valgrind OPT="-O1 -g" ALLOCATOR= build/valgrind/gpuquote \
 		$(patsubst $(BUILD)/%,build/valgrind/%,$(TEST_HTTP))
 	@GPUQUOTE_BIN=$(abspath build/valgrind/gpuquote) GPUQUOTE_SOURCE_DIR=$(CURDIR) \
-		GPUQUOTE_WRAPPER="$(VALGRIND)" GPUQUOTE_SLOW=1 \
+		GPUQUOTE_WRAPPER="$(VALGRIND)" GPUQUOTE_SLOW=1 GPUQUOTE_TEST_JOBS=2 \
 		GPUQUOTE_POSTGRES_TESTS="build/valgrind/http/check_quote build/valgrind/http/check_operations" \
 		scripts/postgres.sh run build/valgrind/postgres \
 		scripts/run-tests.sh $(patsubst $(BUILD)/%,build/valgrind/%,$(TEST_HTTP))
