@@ -15,7 +15,10 @@
  * a second replica, at the same moment: one quote per key), accept a quote
  * once (of two stores accepting at once, one wins), refuse an expired one
  * and leave it open, fail a refused quote alone in its batch, read a quote
- * stored as text before compression, and call a damaged row damaged.
+ * stored as text before compression, and call a damaged row damaged. And
+ * the customers': their own discount rules kept per customer as given (and
+ * seen by a second replica at once), a quote's customer and creator kept
+ * and filtered on, a key's customer, and events read for one customer.
  */
 #include <check.h>
 #include <pthread.h>
@@ -30,10 +33,12 @@
 #include "codec/price_list_document.h"
 #include "codec/store_json.h"
 #include "store/backend.h"
+#include "store/customer_rules.h"
 #include "store/store.h"
 #include "store/verifications.h"
 #include "store_fixture.h"
 #include "support/testdb.h"
+#include "util/api_key.h"
 
 enum backend { BACKEND_SQLITE, BACKEND_POSTGRES, BACKEND_COUNT };
 
@@ -1647,6 +1652,328 @@ START_TEST(test_a_direct_edit_skips_a_drafts_number)
 }
 END_TEST
 
+/* ---- Customers' own rules, quotes, keys and events (0019, 0021, 0022). ---- */
+
+static const char *const cus_a = "cus_000000000000000000000000000000a1";
+static const char *const cus_b = "cus_000000000000000000000000000000b2";
+
+/* Customers A and B, live. */
+static void two_customers(void)
+{
+    struct stored_customer a = test_customer(cus_a, NULL, "{}");
+    struct stored_customer b = test_customer(cus_b, NULL, "{}");
+    write_customer_ok(true, &a, STORE_EVENT_CUSTOMER_CREATED);
+    write_customer_ok(true, &b, STORE_EVENT_CUSTOMER_CREATED);
+}
+
+/* Puts (document) or deletes (NULL) rule `rule` of `customer` through
+ * `into` at `now`: whether a row was written. */
+static bool write_rule(struct store *into, const char *customer, const char *rule,
+                       const char *document, int64_t now)
+{
+    struct audit_entry audit = test_audit("customer.rule.write");
+    audit.target = customer;
+    audit.change = "{}";
+    bool done = true;
+    struct gq_error err;
+    ck_assert_msg(store_customer_rule_write(into, customer, rule, document, now, &audit, &done,
+                                            &err) == GQ_OK,
+                  "%s", err.message);
+    return done;
+}
+
+/* A rule as it should read back. */
+struct expected_rule {
+    const char *id, *document;
+    int64_t created_at, updated_at;
+};
+
+/* Reads the rules of `customer` through `from`: `count` of them, the one
+ * at `at` (when any) as `expected`. */
+static void expect_rules(struct store *from, const char *customer, size_t count, size_t at,
+                         struct expected_rule expected)
+{
+    struct customer_rule_list list;
+    struct gq_error err;
+    ck_assert_msg(store_customer_rules_read(from, customer, &list, &err) == GQ_OK, "%s",
+                  err.message);
+    ck_assert_uint_eq(list.count, count);
+    if (count > 0) {
+        ck_assert_str_eq(list.items[at].id, expected.id);
+        ck_assert_str_eq(list.items[at].document, expected.document);
+        ck_assert_int_eq(list.items[at].created_at, expected.created_at);
+        ck_assert_int_eq(list.items[at].updated_at, expected.updated_at);
+    }
+    store_customer_rule_list_free(&list);
+}
+
+/* Documents with their window as the API took it: spacing, key order and
+ * the zone offset are the caller's, and come back byte for byte. */
+static const char *const rule_v1 =
+    "{\"id\":\"r1\", \"valid_until\":\"2027-01-01T00:00:00+08:00\","
+    "\"valid_from\":\"2026-01-01T00:00:00+08:00\",\"percent_off\":12}";
+static const char *const rule_v2 =
+    "{\"id\":\"r1\",\"valid_from\":\"2026-06-01T00:00:00Z\",\"percent_off\":15}";
+static const char *const rule_of_b = "{\"id\":\"r1\",\"percent_off\":40}";
+
+/* Put, read in rule-id order, replaced (its creation time kept), deleted
+ * once, per customer: the other customer's rule of the same id is left as
+ * it was; an unknown or erased customer gets none, and nothing is audited
+ * that was not written. */
+START_TEST(test_customer_rules_put_replaced_and_deleted_per_customer)
+{
+    two_customers();
+    ck_assert(write_rule(store, cus_a, "r1", rule_v1, 1000));
+    ck_assert(write_rule(store, cus_a, "r0", "{\"id\":\"r0\"}", 1001));
+    ck_assert(write_rule(store, cus_b, "r1", rule_of_b, 1002));
+
+    expect_rules(store, cus_a, 2, 0, (struct expected_rule){"r0", "{\"id\":\"r0\"}", 1001, 1001});
+    expect_rules(store, cus_a, 2, 1, (struct expected_rule){"r1", rule_v1, 1000, 1000});
+
+    ck_assert(write_rule(store, cus_a, "r1", rule_v2, 2000));
+    expect_rules(store, cus_a, 2, 1, (struct expected_rule){"r1", rule_v2, 1000, 2000});
+
+    ck_assert(write_rule(store, cus_a, "r1", NULL, 3000));
+    ck_assert(!write_rule(store, cus_a, "r1", NULL, 3001));
+    ck_assert(!write_rule(store, cus_b, "r0", NULL, 3002));
+    expect_rules(store, cus_a, 1, 0, (struct expected_rule){"r0", "{\"id\":\"r0\"}", 1001, 1001});
+    expect_rules(store, cus_b, 1, 0, (struct expected_rule){"r1", rule_of_b, 1002, 1002});
+
+    const char *unknown = "cus_000000000000000000000000000000c3";
+    ck_assert(!write_rule(store, unknown, "r1", rule_v1, 4000));
+    expect_rules(store, unknown, 0, 0, (struct expected_rule){0});
+    struct stored_customer erased = test_customer(cus_b, NULL, "{}");
+    erased.deleted = true;
+    write_customer_ok(false, &erased, STORE_EVENT_CUSTOMER_DELETED);
+    ck_assert(!write_rule(store, cus_b, "r2", rule_v1, 4001));
+    ck_assert_int_eq(query_integer("SELECT count(*) FROM customer_discount_rules", NULL), 2);
+    ck_assert_uint_eq(audit_count("customer.rule.write"), 5);
+}
+END_TEST
+
+/* Two replicas on one database: a rule written through one is read
+ * through the other at once, replaced and deleted the same way. */
+START_TEST(test_two_replicas_see_each_others_rules_at_once)
+{
+    two_customers();
+    struct store *other = open_store(4);
+    expect_rules(other, cus_a, 0, 0, (struct expected_rule){0});
+    ck_assert(write_rule(store, cus_a, "r1", rule_v1, 1000));
+    expect_rules(other, cus_a, 1, 0, (struct expected_rule){"r1", rule_v1, 1000, 1000});
+    ck_assert(write_rule(other, cus_a, "r1", rule_v2, 2000));
+    expect_rules(store, cus_a, 1, 0, (struct expected_rule){"r1", rule_v2, 1000, 2000});
+    ck_assert(write_rule(other, cus_a, "r1", NULL, 3000));
+    expect_rules(store, cus_a, 0, 0, (struct expected_rule){0});
+    store_close(other);
+}
+END_TEST
+
+/* The ids of the quotes `filter` lists at 150, newest first, joined by
+ * spaces into `out`. */
+static const char *listed(struct quote_filter filter, char *out, size_t size)
+{
+    filter.limit = 10;
+    filter.now = 150;
+    struct quote_page page;
+    struct gq_error err;
+    ck_assert_msg(store_quotes_list(store, &filter, &page, &err) == GQ_OK, "%s", err.message);
+    out[0] = '\0';
+    for (size_t i = 0; i < page.count; i++)
+        snprintf(out + strlen(out), size - strlen(out), "%s%s", i > 0 ? " " : "", page.items[i].id);
+    store_quote_page_free(&page);
+    return out;
+}
+
+/* A quote keeps whom it is for and who saved it: read back with its
+ * customer, found by each filter (and both at once), never by another
+ * customer's or another key's; its events concern its customer. */
+START_TEST(test_quotes_by_customer_and_creator)
+{
+    static const char *const ids[] = {"q_for_a", "q_for_b", "q_for_none"};
+    static const char *const customers[] = {"cus_000000000000000000000000000000a1",
+                                            "cus_000000000000000000000000000000b2", ""};
+    static const char *const creators[] = {"key_1", "anonymous", "key_1"};
+    struct quote_save saves[3];
+    memset(saves, 0, sizeof saves);
+    for (int i = 0; i < 3; i++) {
+        saves[i].quote = make_quote(ids[i], NULL, 100 + i, 200);
+        snprintf(saves[i].customer_id, sizeof saves[i].customer_id, "%s", customers[i]);
+        snprintf(saves[i].created_by, sizeof saves[i].created_by, "%s", creators[i]);
+    }
+    save_batch(saves, 3);
+    for (int i = 0; i < 3; i++)
+        ck_assert_int_eq(saves[i].code, GQ_OK);
+    free_batch(saves, 3);
+
+    struct stored_quote out;
+    struct gq_error err;
+    ck_assert_int_eq(store_quote_get(store, "q_for_a", &out, &err), GQ_OK);
+    ck_assert_str_eq(out.customer_id, cus_a);
+    stored_quote_clear(&out);
+    ck_assert_int_eq(store_quote_get(store, "q_for_none", &out, &err), GQ_OK);
+    ck_assert_str_eq(out.customer_id, "");
+    stored_quote_clear(&out);
+    ck_assert_int_eq(query_integer("SELECT count(*) FROM quotes WHERE customer_id IS NULL", NULL),
+                     1);
+    ck_assert_int_eq(
+        query_integer("SELECT count(*) FROM quotes WHERE id = 'q_for_b' AND created_by = ?1",
+                      "anonymous"),
+        1);
+
+    char ids_listed[200];
+    ck_assert_str_eq(
+        listed((struct quote_filter){.customer_id = cus_a}, ids_listed, sizeof ids_listed),
+        "q_for_a");
+    ck_assert_str_eq(
+        listed((struct quote_filter){.customer_id = cus_b}, ids_listed, sizeof ids_listed),
+        "q_for_b");
+    ck_assert_str_eq(
+        listed((struct quote_filter){.customer_id = "cus_000000000000000000000000000000c3"},
+               ids_listed, sizeof ids_listed),
+        "");
+    ck_assert_str_eq(
+        listed((struct quote_filter){.created_by = "key_1"}, ids_listed, sizeof ids_listed),
+        "q_for_none q_for_a");
+    ck_assert_str_eq(
+        listed((struct quote_filter){.created_by = "anonymous"}, ids_listed, sizeof ids_listed),
+        "q_for_b");
+    ck_assert_str_eq(listed((struct quote_filter){.customer_id = cus_a, .created_by = "key_1"},
+                            ids_listed, sizeof ids_listed),
+                     "q_for_a");
+    ck_assert_str_eq(listed((struct quote_filter){.customer_id = cus_b, .created_by = "key_1"},
+                            ids_listed, sizeof ids_listed),
+                     "");
+
+    /* Accepted, read back from the store: its event concerns its customer too. */
+    ck_assert_int_eq(store_quote_accept(store, "q_for_a", 150, NULL, &out, &err), GQ_OK);
+    ck_assert_str_eq(out.customer_id, cus_a);
+    stored_quote_clear(&out);
+    ck_assert_int_eq(query_integer("SELECT count(*) FROM events WHERE customer_id = ?1", cus_a), 2);
+    ck_assert_int_eq(query_integer("SELECT count(*) FROM events WHERE customer_id IS NULL", NULL),
+                     1);
+}
+END_TEST
+
+static struct stored_key new_key(const char *name, const char *customer)
+{
+    struct stored_key key;
+    char secret[API_KEY_SIZE];
+    struct gq_error err;
+    ck_assert_int_eq(store_key_new(name, 1u, 1000, &key, secret, &err), GQ_OK);
+    snprintf(key.customer_id, sizeof key.customer_id, "%s", customer);
+    struct audit_entry audit = test_audit("key.create");
+    audit.target = key.id;
+    audit.change = "{}";
+    ck_assert_msg(store_key_create(store, &key, &audit, &err) == GQ_OK, "%s", err.message);
+    return key;
+}
+
+/* A key bound to a customer reads back bound, by id, in the list and once
+ * revoked; a key of the business itself reads back with none. */
+START_TEST(test_a_bound_keys_customer_reads_back)
+{
+    two_customers();
+    struct stored_key bound = new_key("bound", cus_a);
+    struct stored_key free_key = new_key("business", "");
+    struct stored_key out;
+    struct gq_error err;
+    ck_assert_int_eq(store_key_get(store, bound.id, &out, &err), GQ_OK);
+    ck_assert_str_eq(out.customer_id, cus_a);
+    ck_assert_int_eq(store_key_get(store, free_key.id, &out, &err), GQ_OK);
+    ck_assert_str_eq(out.customer_id, "");
+    ck_assert_int_eq(query_integer("SELECT count(*) FROM api_keys WHERE customer_id IS NULL", NULL),
+                     1);
+
+    struct key_list list;
+    ck_assert_int_eq(store_keys_read(store, false, &list, &err), GQ_OK);
+    ck_assert_uint_eq(list.count, 2);
+    for (size_t i = 0; i < list.count; i++)
+        ck_assert_str_eq(list.items[i].customer_id,
+                         strcmp(list.items[i].id, bound.id) == 0 ? cus_a : "");
+    store_key_list_free(&list);
+
+    struct audit_entry audit = test_audit("key.revoke");
+    audit.target = bound.id;
+    audit.change = "{}";
+    bool was_revoked = true;
+    ck_assert_int_eq(store_key_revoke(store, bound.id, 2000, &audit, &out, &was_revoked, &err),
+                     GQ_OK);
+    ck_assert(!was_revoked);
+    ck_assert_str_eq(out.customer_id, cus_a);
+}
+END_TEST
+
+/* The events read for `customer` (NULL: any) of `type` (NULL: any),
+ * oldest first, `limit` a page, into `out` (at most `size`, bodies left
+ * out): how many. */
+static size_t events_for(const char *type, const char *customer, size_t limit,
+                         struct store_event *out, size_t size)
+{
+    size_t count = 0;
+    char after[STORE_ID_SIZE] = "";
+    for (;;) {
+        struct event_page page;
+        struct gq_error err;
+        ck_assert_msg(store_events_read(store, type, customer, after[0] ? after : NULL, limit,
+                                        &page, &err) == GQ_OK,
+                      "%s", err.message);
+        for (size_t i = 0; i < page.count; i++, count++) {
+            ck_assert_uint_lt(count, size);
+            out[count] = (struct store_event){.created_at = page.items[i].created_at};
+            snprintf(out[count].id, sizeof out[count].id, "%s", page.items[i].id);
+            snprintf(out[count].type, sizeof out[count].type, "%s", page.items[i].type);
+            snprintf(out[count].customer_id, sizeof out[count].customer_id, "%s",
+                     page.items[i].customer_id);
+        }
+        bool more = page.has_more;
+        if (page.count > 0)
+            snprintf(after, sizeof after, "%s", page.items[page.count - 1].id);
+        store_event_page_free(&page);
+        if (!more)
+            return count;
+    }
+}
+
+/* Events read for one customer are that customer's alone, page after page
+ * (its own, its quotes'), never another's, never one of no customer, nor
+ * one written before events said whom they concern. */
+START_TEST(test_events_read_for_one_customer_are_its_own)
+{
+    insert_event("evt_0000_before_0021", "50"); /* customer_id NULL, as migrated */
+    two_customers();
+    struct gq_error err;
+    ck_assert_int_eq(
+        store_event_publish(store, STORE_EVENT_PRICE_LIST_PUBLISHED, "{\"n\":1}", &err), GQ_OK);
+    struct quote_save saves[3];
+    memset(saves, 0, sizeof saves);
+    static const char *const ids[] = {"q_a_1", "q_b_1", "q_a_2"};
+    static const char *const customers[] = {"cus_000000000000000000000000000000a1",
+                                            "cus_000000000000000000000000000000b2",
+                                            "cus_000000000000000000000000000000a1"};
+    for (int i = 0; i < 3; i++) {
+        saves[i].quote = make_quote(ids[i], NULL, 100 + i, 200);
+        snprintf(saves[i].customer_id, sizeof saves[i].customer_id, "%s", customers[i]);
+    }
+    save_batch(saves, 3);
+    free_batch(saves, 3);
+
+    struct store_event read[10];
+    ck_assert_uint_eq(events_for(NULL, NULL, 2, read, 10), 7);
+    ck_assert_str_eq(read[0].id, "evt_0000_before_0021");
+    ck_assert_uint_eq(events_for(NULL, cus_a, 1, read, 10), 3);
+    ck_assert_str_eq(read[0].type, STORE_EVENT_CUSTOMER_CREATED);
+    ck_assert_str_eq(read[1].type, STORE_EVENT_QUOTE_CREATED);
+    ck_assert_str_eq(read[2].type, STORE_EVENT_QUOTE_CREATED);
+    for (size_t i = 0; i < 3; i++)
+        ck_assert_str_eq(read[i].customer_id, cus_a);
+    ck_assert_uint_eq(events_for(NULL, cus_b, 1, read, 10), 2);
+    ck_assert_str_eq(read[0].customer_id, cus_b);
+    ck_assert_str_eq(read[1].customer_id, cus_b);
+    ck_assert_uint_eq(events_for(STORE_EVENT_QUOTE_CREATED, cus_b, 10, read, 10), 1);
+    ck_assert_uint_eq(events_for(NULL, "cus_000000000000000000000000000000c3", 10, read, 10), 0);
+}
+END_TEST
+
 /* ---- The suite. ---- */
 
 static void add_tests(TCase *tcase)
@@ -1688,6 +2015,11 @@ static void add_tests(TCase *tcase)
     tcase_add_test(tcase, test_retention_deletes_old_events_with_their_deliveries);
     tcase_add_test(tcase, test_retention_deletes_ended_anonymous_quotes);
     tcase_add_test(tcase, test_two_replicas_delete_each_old_event_once);
+    tcase_add_test(tcase, test_customer_rules_put_replaced_and_deleted_per_customer);
+    tcase_add_test(tcase, test_two_replicas_see_each_others_rules_at_once);
+    tcase_add_test(tcase, test_quotes_by_customer_and_creator);
+    tcase_add_test(tcase, test_a_bound_keys_customer_reads_back);
+    tcase_add_test(tcase, test_events_read_for_one_customer_are_its_own);
     tcase_set_timeout(tcase, 30);
 }
 
