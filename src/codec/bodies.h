@@ -265,6 +265,16 @@ char *quote_body_render(const struct catalog *catalog, const struct parsed_quote
                         const struct quote_result *result, const struct quote_meta *meta,
                         size_t *length);
 
+/* ---- workload.model as a config.json (model_config_body.c) ------------- */
+
+/* `workload.model` of `workload_object` is {"config": {…}}: fills
+ * workload->model_config (model_config_given set, model NULL) and, from its
+ * quantization_config, the workload's quantization and (unless given) its
+ * precision. Unknown keys of the config are ignored. Returns GQ_OK or a 422
+ * code with the field's path. */
+enum gq_code model_config_body_parse(json_t *workload_object, struct sizing_workload *workload,
+                                     struct gq_error *err);
+
 /* ---- POST /recommend (recommend_body.c) ------------------------------- */
 
 /* Reads a POST /recommend body into `out`, defaults filled in. Returns

@@ -259,6 +259,16 @@ static enum gq_code parse_training(json_t *object, struct sizing_workload *workl
     return GQ_OK;
 }
 
+/* workload.model: a shipped or Hugging Face id; an object (a config.json)
+ * is read by model_config_body_parse() once the rest is parsed. */
+static enum gq_code parse_model_name(json_t *object, struct sizing_workload *workload,
+                                     struct gq_error *err)
+{
+    if (json_is_object(json_object_get(object, "model")))
+        return GQ_OK;
+    return fields_string(object, "model", "workload", false, &workload->model, err);
+}
+
 static enum gq_code parse_workload(json_t *body, struct sizing_workload *workload,
                                    struct gq_error *err)
 {
@@ -290,8 +300,7 @@ static enum gq_code parse_workload(json_t *body, struct sizing_workload *workloa
         (code = parse_enum_field(object, "task", "workload", true, parse_task,
                                  "learning, inference, lora, finetune, pretrain", &task, err)) !=
             GQ_OK ||
-        (code = fields_string(object, "model", "workload", false, &workload->model, err)) !=
-            GQ_OK ||
+        (code = parse_model_name(object, workload, err)) != GQ_OK ||
         (code = fields_real(object, "model_params_b", "workload", false, 0.001, SIZING_MAX_PARAMS_B,
                             &workload->model_params_b, err)) != GQ_OK ||
         (code = parse_enum_field(object, "precision", "workload", false, parse_precision,
@@ -308,6 +317,8 @@ static enum gq_code parse_workload(json_t *body, struct sizing_workload *workloa
     workload->task = (enum sizing_task)task;
     workload->precision = (enum sizing_precision)precision;
     precision_from_quantization(object, workload);
+    if (json_is_object(json_object_get(object, "model")))
+        return model_config_body_parse(object, workload, err);
     return GQ_OK;
 }
 
@@ -454,6 +465,24 @@ static void write_optional_string(struct jsonw *w, const char *key, const char *
         jsonw_null(w);
 }
 
+/* What a config.json's figures make: parameters held and run per token. */
+static void write_config_counts(struct jsonw *w, const struct sizing_estimate *estimate)
+{
+    const struct sizing_shape *shape = &estimate->shape;
+    jsonw_object_begin(w);
+    jsonw_key_real(w, "params_b", estimate->params_b);
+    jsonw_key_real(w, "active_params_b", estimate->active_params_b);
+    jsonw_key_integer(w, "experts", shape->experts > 1 ? shape->experts : 1);
+    jsonw_key_integer(w, "experts_per_token", shape->experts > 1 ? shape->experts_per_token : 1);
+    jsonw_key_boolean(w, "tie_word_embeddings", shape->tied_embeddings);
+    jsonw_key(w, "max_position_embeddings");
+    if (estimate->max_position_embeddings > 0)
+        jsonw_integer(w, estimate->max_position_embeddings);
+    else
+        jsonw_null(w);
+    jsonw_object_end(w);
+}
+
 /* The transformer sized: the catalog's shape, or the one derived from the
  * parameter count. */
 static void write_shape(struct jsonw *w, const struct sizing_estimate *estimate)
@@ -472,6 +501,10 @@ static void write_shape(struct jsonw *w, const struct sizing_estimate *estimate)
     jsonw_key_integer(w, "intermediate", shape->intermediate);
     jsonw_key_integer(w, "vocab", shape->vocab);
     jsonw_key_integer(w, "sliding_window", shape->sliding_window);
+    if (estimate->shape_from_config) {
+        jsonw_key(w, "config");
+        write_config_counts(w, estimate);
+    }
     jsonw_object_end(w);
 }
 

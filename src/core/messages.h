@@ -338,6 +338,10 @@ enum gq_msg {
     MSG_REC_SERVED_AS_FP16,
     MSG_REC_LACKS_FEATURE,
     MSG_REC_HINT_LACKS_FEATURE,
+    MSG_REC_CONFIG_DIVIDES,
+    MSG_REC_CONFIG_EXPERTS,
+    MSG_REC_CONFIG_CONFLICT,
+    MSG_REC_CONFIG_TOO_LARGE,
 
     /* ---- promotion codes ---------------------------------------------------- */
     MSG_PROMO_FORM,

@@ -411,7 +411,9 @@ double sizing_shape_param_count(const struct sizing_shape *shape)
 double sizing_linear_params(const struct sizing_shape *shape)
 {
     double h = shape->hidden, kv = (double)shape->kv_heads * shape->head_dim;
-    return (double)shape->layers * (2.0 * h * h + 2.0 * h * kv + 3.0 * h * shape->intermediate);
+    double experts = shape->experts > 1 ? shape->experts : 1.0;
+    return (double)shape->layers *
+           (2.0 * h * h + 2.0 * h * kv + experts * 3.0 * h * shape->intermediate);
 }
 
 double sizing_kv_bytes_per_token(const struct sizing_shape *shape, double bytes_per_element)
@@ -582,7 +584,7 @@ static enum gq_code check_applicable(const struct sizing_workload *w,
     if (w->lora_rank != 0 && given != NULL && given->set[SIZING_LORA_TRAINABLE_FRACTION])
         return gq_fail_msg(err, GQ_ERR_INVALID_VALUE, "workload.lora_rank",
                            MSG_REC_RANK_OR_FRACTION);
-    if (w->model != NULL && w->model_params_b > 0.0)
+    if ((w->model != NULL || w->model_config_given) && w->model_params_b > 0.0)
         return gq_fail_msg(err, GQ_ERR_INVALID_VALUE, "workload.model_params_b",
                            MSG_REC_MODEL_OR_PARAMS);
     if (task_trains_all_params(w->task) && sizing_bytes_per_param(w->precision) < 2.0)
@@ -705,6 +707,8 @@ static enum gq_code check_workload(const struct sizing_workload *w,
         code = check_prompt(w, err);
     if (code == GQ_OK)
         code = check_quantization(w, err);
+    if (code == GQ_OK && w->model_config_given)
+        code = sizing_model_config_check(&w->model_config, err);
     return code;
 }
 
@@ -760,6 +764,10 @@ static enum gq_code find_model(const struct sizing_workload *w, const struct cat
                                const struct model_shape **out, struct gq_error *err)
 {
     *out = NULL;
+    if (w->model_config_given) {
+        *out = &w->model_config.shape;
+        return GQ_OK;
+    }
     if (w->model == NULL)
         return GQ_OK;
     *out = catalog != NULL ? find_shape_by_name(catalog, w->model) : NULL;
@@ -805,6 +813,22 @@ static double largest_layer_params(const struct sizing_shape *shape)
     return fmax((double)shape->vocab * h, h * shape->intermediate);
 }
 
+/* A config's counts (total and active) and its experts, over the shape
+ * sizing_shape_of() took from it. */
+static void apply_config(const struct sizing_model_config *config, struct sizing_estimate *out)
+{
+    double total, active;
+    sizing_model_config_params(config, &total, &active);
+    out->params_b = total / BILLION;
+    out->active_params_b = active / BILLION;
+    out->shape_from_config = true;
+    out->shape.model = NULL;
+    out->shape.source = NULL;
+    out->shape.experts = config->experts;
+    out->shape.experts_per_token = config->experts > 1 ? config->experts_per_token : 0;
+    out->shape.tied_embeddings = config->tie_word_embeddings;
+}
+
 /* Model size, shape and tokens: the model's, the request's, or the task's
  * preset. A size given without tokens is a rental (no compute estimate). */
 static void apply_model(const struct sizing_workload *w, const struct model_shape *model,
@@ -821,11 +845,15 @@ static void apply_model(const struct sizing_workload *w, const struct model_shap
         out->tokens_b = preset->tokens_b;
     if (!sizing_task_trains(w->task))
         out->tokens_b = 0.0;
+    out->active_params_b = out->params_b;
     out->shape_derived = model == NULL;
     if (model != NULL)
         sizing_shape_of(model, &out->shape);
     else
         sizing_derive_shape(out->params_b, &out->shape);
+    if (w->model_config_given)
+        apply_config(&w->model_config, out);
+    out->max_position_embeddings = model != NULL ? model->max_position_embeddings : 0;
     out->largest_layer_params = largest_layer_params(&out->shape);
 }
 
@@ -859,7 +887,7 @@ static double prompt_attention_sum(const struct sizing_shape *shape, double p)
 static void compute_serving(const struct sizing_workload *w, struct sizing_estimate *out)
 {
     const struct sizing_shape *shape = &out->shape;
-    double n = out->params_b * BILLION, lh = (double)shape->layers * shape->hidden;
+    double n = out->active_params_b * BILLION, lh = (double)shape->layers * shape->hidden;
     out->concurrent_requests = w->concurrent_requests;
     if (out->concurrent_requests == 0 && out->tokens_per_second == 0.0)
         out->concurrent_requests = 1;
@@ -1003,9 +1031,9 @@ static void compute_flops(struct sizing_estimate *out)
         attention += ATTENTION_FORWARD_FLOPS; /* the attention core runs forward again */
     out->attention_flops_per_token =
         attention * out->shape.layers * out->shape.hidden * (double)out->sequence_length;
-    out->flops =
-        (out->flops_per_param_token * out->params_b * BILLION + out->attention_flops_per_token) *
-        out->tokens_b * BILLION;
+    out->flops = (out->flops_per_param_token * out->active_params_b * BILLION +
+                  out->attention_flops_per_token) *
+                 out->tokens_b * BILLION;
 }
 
 enum gq_code sizing_estimate_workload(const struct sizing_workload *workload,

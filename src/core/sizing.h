@@ -173,6 +173,19 @@ struct sizing_assumptions {
 #define SIZING_DEFAULT_GLOBAL_BATCH_TOKENS 262144
 #define SIZING_DEFAULT_PRETRAIN_GLOBAL_BATCH_TOKENS 4194304
 
+/* A model given as its config.json's own figures (`workload.model.config`):
+ * a decoder with grouped-query attention and a gated MLP, dense or a
+ * mixture of experts. `shape` holds the figures (id NULL, name
+ * "config.json", params unused: sizing_model_config_params() counts them);
+ * experts 0 or 1 is dense. */
+#define SIZING_MAX_EXPERTS 4096
+struct sizing_model_config {
+    struct model_shape shape;
+    int32_t experts;           /* num_local_experts / num_experts */
+    int32_t experts_per_token; /* num_experts_per_tok */
+    bool tie_word_embeddings;  /* the output layer shares the embedding table */
+};
+
 /* A workload as asked. Every figure 0 (an enum's DEFAULT) means "not given":
  * the default applies, and a figure given for a task it does not apply to
  * is refused. */
@@ -198,6 +211,8 @@ struct sizing_workload {
     int32_t global_batch_tokens;             /* training: tokens per optimizer step, all GPUs */
     enum sizing_strategy strategy;           /* training memory: AUTO = the first that fits */
     enum sizing_offload offload;
+    bool model_config_given; /* the model is model_config, not `model` */
+    struct sizing_model_config model_config;
 };
 
 /* The transformer a workload runs: a catalog shape, or one derived from the
@@ -214,6 +229,9 @@ struct sizing_shape {
     int32_t intermediate;
     int32_t vocab;
     int32_t sliding_window; /* 0 = the whole context */
+    int32_t experts;        /* MLPs per layer: 0 or 1 dense, more a mixture of experts */
+    int32_t experts_per_token;
+    bool tied_embeddings; /* a config's tie_word_embeddings */
 };
 
 /* The formula's inputs and outputs, for the response's "estimate". */
@@ -222,6 +240,7 @@ struct sizing_estimate {
     enum sizing_precision precision;
     bool preset;                            /* model size taken from the task's preset */
     double params_b;                        /* parameters used, billions */
+    double active_params_b;                 /* per token (FLOPs): params_b unless MoE */
     double tokens_b;                        /* training tokens used; 0 = no compute estimate */
     double tokens_per_second;               /* inference target; 0 = none */
     double bytes_per_param;                 /* of the weights at `precision` */
@@ -239,7 +258,9 @@ struct sizing_estimate {
     double decode_gb_per_token;       /* inference: weights read per decode step, GB */
 
     struct sizing_shape shape;
-    bool shape_derived; /* from the parameter count, not the catalog */
+    bool shape_derived;              /* from the parameter count, not the catalog */
+    bool shape_from_config;          /* from the request's config.json figures */
+    int32_t max_position_embeddings; /* the shape's; 0 = not known */
 
     /* Serving (inference only; 0 elsewhere). */
     int32_t concurrent_requests; /* 0: as many as tokens_per_second needs */
@@ -376,7 +397,8 @@ double sizing_quant_bytes_per_weight(enum sizing_quant_method method, int32_t bi
                                      int32_t group_size, double in_features);
 
 /* Parameters of the linear layers of `shape` (what quantisation packs):
- * layers × (2·h² + 2·h·kv_heads·head_dim + 3·h·intermediate). */
+ * layers × (2·h² + 2·h·kv_heads·head_dim + experts × 3·h·intermediate),
+ * experts 1 for a dense model. */
 double sizing_linear_params(const struct sizing_shape *shape);
 
 /* "auto", "ddp", "zero1", "zero2", "zero3", "fsdp", "tensor_parallel",
@@ -476,6 +498,24 @@ void sizing_shape_of(const struct model_shape *model, struct sizing_shape *out);
  * and output 2·V·h, per layer 2·h² + 2·h·kv_heads·head_dim (attention) +
  * 3·h·intermediate (MLP) + 2·h (norms), a final norm h. */
 double sizing_shape_param_count(const struct sizing_shape *shape);
+
+/* Parameters of a model given as its config (docs/sizing.md, "Models as
+ * their configs"), into *total (held in memory) and *active (run per
+ * token): embeddings V·h, the output layer V·h unless tied, a final norm
+ * h, and per layer attention 2·h² + 2·h·kv_heads·head_dim, two norms 2·h,
+ * and E experts' gated MLPs of 3·h·intermediate each (with a router of
+ * E·h when E > 1), of which experts_per_token run per token. The config
+ * passed sizing_model_config_check(). */
+void sizing_model_config_params(const struct sizing_model_config *config, double *total,
+                                double *active);
+
+/* Checks what a config's fields must agree on: every dimension in range
+ * (out_of_range), heads dividing hidden_size and key/value heads dividing
+ * heads, experts per token from 1 to the experts, a parameter count at
+ * most SIZING_MAX_PARAMS_B (invalid_value or out_of_range). Returns GQ_OK,
+ * or the error with err->field "workload.model.config.<key>". */
+enum gq_code sizing_model_config_check(const struct sizing_model_config *config,
+                                       struct gq_error *err);
 
 /* Bytes of KV cache one token takes: 2 (K and V) × layers × kv_heads ×
  * head_dim × bytes per element. */

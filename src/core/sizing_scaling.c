@@ -96,9 +96,9 @@ static void step_compute(const struct sizing_estimate *e, const struct sku *sku,
 {
     double flops_per_second = sizing_peak_tflops(e, sku->gpu) * TERA * e->assumptions[SIZING_MFU];
     double per_token =
-        e->flops_per_param_token * e->params_b * BILLION + e->attention_flops_per_token;
+        e->flops_per_param_token * e->active_params_b * BILLION + e->attention_flops_per_token;
     double forward =
-        FORWARD_FLOPS_PER_PARAM * e->params_b * BILLION +
+        FORWARD_FLOPS_PER_PARAM * e->active_params_b * BILLION +
         FORWARD_ATTENTION_FLOPS * e->shape.layers * e->shape.hidden * (double)e->sequence_length;
     double micro_batch = (double)e->micro_batch_size * e->sequence_length;
     out->tokens_per_gpu = fmax((double)e->global_batch_tokens / out->gpus, micro_batch);
