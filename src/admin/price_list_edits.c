@@ -98,8 +98,7 @@ static enum gq_code read_choice(json_t *body, const char *key, bool nullable,
     const char *text = NULL;
     enum gq_code code = fields_string(body, key, "", true, &text, err);
     if (code == GQ_OK && !known(text))
-        return gq_fail_msg(err, GQ_ERR_INVALID_VALUE, key, MSG_FIELD_ONE_OF, MSG_TEXT(key),
-                           MSG_TEXT(choices));
+        return fields_fail_one_of("", key, choices, err);
     if (code == GQ_OK)
         *out = json_string(text);
     return code;

@@ -95,10 +95,7 @@ static enum gq_code read_choice(json_t *object, const char *key, const char *pat
     for (size_t i = 0; choices[i] != NULL; i++)
         if (strcmp(*out, choices[i]) == 0)
             return GQ_OK;
-    char field[64];
-    fields_path(field, sizeof field, path, key);
-    return gq_fail_msg(err, GQ_ERR_INVALID_VALUE, field, MSG_FIELD_ONE_OF, MSG_TEXT(field),
-                       MSG_TEXT(names));
+    return fields_fail_one_of(path, key, names, err);
 }
 
 /* A special VAT invoice (专票) names the buyer's full details. */

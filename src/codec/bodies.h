@@ -118,6 +118,11 @@ json_t *body_load(const char *body, size_t length, struct gq_error *err);
 /* Writes "parent.key" (or "key" at the root) into buf. */
 void fields_path(char *buf, size_t size, const char *parent, const char *key);
 
+/* Fails with invalid_value at `path`.`key` (`key` alone at the root),
+ * which must be one of `choices` (the names as the message lists them). */
+enum gq_code fields_fail_one_of(const char *path, const char *key, const char *choices,
+                                struct gq_error *err);
+
 /* Writes "parent[index]" into buf. */
 void fields_index_path(char *buf, size_t size, const char *parent, size_t index);
 

@@ -14,16 +14,6 @@
 enum { RULE_NAME_MAX = 500, RULE_BASIS_POINTS_MAX = 9999, RULE_QUANTITY_MAX = 10000 };
 enum { RULE_PRIORITY_LIMIT = 1000000, RULE_FIELD_SIZE = 96 };
 
-/* Fails with invalid_value at `path`.`key`, which must be one of `choices`. */
-static enum gq_code fail_one_of(const char *path, const char *key, const char *choices,
-                                struct gq_error *err)
-{
-    char field[RULE_FIELD_SIZE];
-    fields_path(field, sizeof field, path, key);
-    return gq_fail_msg(err, GQ_ERR_INVALID_VALUE, field, MSG_FIELD_ONE_OF, MSG_TEXT(field),
-                       MSG_TEXT(choices));
-}
-
 static enum gq_code read_name(json_t *body, const char *path, const char **name,
                               struct gq_error *err)
 {
@@ -44,7 +34,7 @@ static enum gq_code read_segment(json_t *body, const char *path, uint32_t *mask,
     enum gq_code code = fields_string(body, "segment", path, false, &text, err);
     *mask = SEGMENT_MASK_ALL;
     if (code == GQ_OK && text != NULL && !segment_parse(text, &segment))
-        return fail_one_of(path, "segment", RULE_SEGMENTS, err);
+        return fields_fail_one_of(path, "segment", RULE_SEGMENTS, err);
     if (code == GQ_OK && text != NULL)
         *mask = SEGMENT_BIT(segment);
     return code;
@@ -64,7 +54,7 @@ static enum gq_code read_billing(json_t *body, const char *path, uint32_t *mask,
     else if (billing_mode_parse(text, &mode))
         *mask = BILLING_MODE_BIT(mode);
     else
-        return fail_one_of(path, "billing", RULE_BILLINGS, err);
+        return fields_fail_one_of(path, "billing", RULE_BILLINGS, err);
     return GQ_OK;
 }
 

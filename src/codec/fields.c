@@ -93,6 +93,13 @@ static enum gq_code fail_at(struct gq_error *err, enum gq_code code, const char 
 /* No second or third argument. */
 #define NO_ARG MSG_TEXT(NULL)
 
+enum gq_code fields_fail_one_of(const char *path, const char *key, const char *choices,
+                                struct gq_error *err)
+{
+    return fail_at(err, GQ_ERR_INVALID_VALUE, path, key, MSG_FIELD_ONE_OF, MSG_TEXT(choices),
+                   NO_ARG);
+}
+
 /* Fails for the field `path`.`key` when `text` holds a control character,
  * naming it and its byte offset. */
 static enum gq_code refuse_control(const char *text, const char *path, const char *key,

@@ -50,10 +50,8 @@ static enum gq_code parse_billing(const char *name, const char *path,
     }
     if (billing_mode_parse(name, &item->billing))
         return GQ_OK;
-    char field[96];
-    fields_path(field, sizeof field, path, "billing");
-    return gq_fail_msg(err, GQ_ERR_INVALID_VALUE, field, MSG_FIELD_ONE_OF, MSG_TEXT(field),
-                       MSG_TEXT("on_demand, monthly, quarterly, student, cheapest"));
+    return fields_fail_one_of(path, "billing", "on_demand, monthly, quarterly, student, cheapest",
+                              err);
 }
 
 static enum gq_code find_sku(const struct catalog *catalog, const char *sku_id, const char *path,

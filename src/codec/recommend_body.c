@@ -14,83 +14,16 @@
 /* ---- parse ------------------------------------------------------------ */
 
 static enum gq_code parse_enum_field(json_t *object, const char *key, const char *path,
-                                     bool required, bool (*parse)(const char *, int *),
+                                     bool required, const struct names_table *names,
                                      const char *choices, int *out, struct gq_error *err)
 {
     const char *text;
     enum gq_code code = fields_string(object, key, path, required, &text, err);
     if (code != GQ_OK || text == NULL)
         return code;
-    if (parse(text, out))
+    if (names_parse(names, text, out))
         return GQ_OK;
-    char field[96];
-    fields_path(field, sizeof field, path, key);
-    return gq_fail_msg(err, GQ_ERR_INVALID_VALUE, field, MSG_FIELD_ONE_OF, MSG_TEXT(field),
-                       MSG_TEXT(choices));
-}
-
-/* Adapters from the typed parsers to parse_enum_field's int. */
-static bool parse_task(const char *text, int *out)
-{
-    enum sizing_task task;
-    if (!sizing_task_parse(text, &task))
-        return false;
-    *out = (int)task;
-    return true;
-}
-
-static bool parse_precision(const char *text, int *out)
-{
-    enum sizing_precision precision;
-    if (!sizing_precision_parse(text, &precision))
-        return false;
-    *out = (int)precision;
-    return true;
-}
-
-static bool parse_kv_precision(const char *text, int *out)
-{
-    enum sizing_kv_precision precision;
-    if (!sizing_kv_precision_parse(text, &precision))
-        return false;
-    *out = (int)precision;
-    return true;
-}
-
-static bool parse_checkpointing(const char *text, int *out)
-{
-    enum sizing_checkpointing checkpointing;
-    if (!sizing_checkpointing_parse(text, &checkpointing))
-        return false;
-    *out = (int)checkpointing;
-    return true;
-}
-
-static bool parse_strategy(const char *text, int *out)
-{
-    enum sizing_strategy strategy;
-    if (!sizing_strategy_parse(text, &strategy))
-        return false;
-    *out = (int)strategy;
-    return true;
-}
-
-static bool parse_offload(const char *text, int *out)
-{
-    enum sizing_offload offload;
-    if (!sizing_offload_parse(text, &offload))
-        return false;
-    *out = (int)offload;
-    return true;
-}
-
-static bool parse_quant_method(const char *text, int *out)
-{
-    enum sizing_quant_method method;
-    if (!sizing_quant_method_parse(text, &method))
-        return false;
-    *out = (int)method;
-    return true;
+    return fields_fail_one_of(path, key, choices, err);
 }
 
 /* modules_not_quantized: a list of "embeddings" and "output". */
@@ -140,7 +73,7 @@ static enum gq_code parse_quantization(json_t *workload, struct sizing_quantizat
         object == NULL)
         return code;
     if ((code = fields_only(object, fields, path, err)) != GQ_OK ||
-        (code = parse_enum_field(object, "method", path, false, parse_quant_method,
+        (code = parse_enum_field(object, "method", path, false, &sizing_quant_method_names,
                                  "gptq, awq, bitsandbytes_nf4, bitsandbytes_int8, w8a8", &method,
                                  err)) != GQ_OK ||
         (code = fields_integer(object, "bits", path, false, 4, 8, &bits, err)) != GQ_OK ||
@@ -175,24 +108,6 @@ static void precision_from_quantization(json_t *object, struct sizing_workload *
     workload->precision = eight ? SIZING_PRECISION_INT8 : SIZING_PRECISION_INT4;
 }
 
-static bool parse_objective(const char *text, int *out)
-{
-    enum recommend_objective objective;
-    if (!recommend_objective_parse(text, &objective))
-        return false;
-    *out = (int)objective;
-    return true;
-}
-
-static bool parse_segment_name(const char *text, int *out)
-{
-    enum customer_segment segment;
-    if (!segment_parse(text, &segment))
-        return false;
-    *out = (int)segment;
-    return true;
-}
-
 /* A whole-number workload field into an int32_t; absent leaves 0. */
 static enum gq_code parse_count(json_t *object, const char *key, int64_t min, int64_t max,
                                 int32_t *out, struct gq_error *err)
@@ -220,8 +135,8 @@ static enum gq_code parse_serving(json_t *object, struct sizing_workload *worklo
         (code = fields_real(object, "min_tokens_per_second_per_request", "workload", false, 0.01,
                             SIZING_MAX_TOKENS_PER_SECOND_PER_REQUEST,
                             &workload->min_tokens_per_second_per_request, err)) != GQ_OK ||
-        (code = parse_enum_field(object, "kv_precision", "workload", false, parse_kv_precision,
-                                 "fp16, int8", &kv, err)) != GQ_OK)
+        (code = parse_enum_field(object, "kv_precision", "workload", false,
+                                 &sizing_kv_precision_names, "fp16, int8", &kv, err)) != GQ_OK)
         return code;
     workload->kv_precision = (enum sizing_kv_precision)kv;
     return GQ_OK;
@@ -240,17 +155,17 @@ static enum gq_code parse_training(json_t *object, struct sizing_workload *workl
         (code = parse_count(object, "micro_batch_size", 1, SIZING_MAX_MICRO_BATCH_SIZE,
                             &workload->micro_batch_size, err)) != GQ_OK ||
         (code = parse_enum_field(object, "activation_checkpointing", "workload", false,
-                                 parse_checkpointing, "none, selective, full", &checkpointing,
-                                 err)) != GQ_OK ||
+                                 &sizing_checkpointing_names, "none, selective, full",
+                                 &checkpointing, err)) != GQ_OK ||
         (code = parse_count(object, "lora_rank", 1, SIZING_MAX_LORA_RANK, &workload->lora_rank,
                             err)) != GQ_OK ||
         (code = parse_count(object, "global_batch_tokens", 1, SIZING_MAX_GLOBAL_BATCH_TOKENS,
                             &workload->global_batch_tokens, err)) != GQ_OK ||
-        (code = parse_enum_field(object, "strategy", "workload", false, parse_strategy,
+        (code = parse_enum_field(object, "strategy", "workload", false, &sizing_strategy_names,
                                  "auto, ddp, zero1, zero2, zero3, fsdp, tensor_parallel, "
                                  "pipeline_parallel",
                                  &strategy, err)) != GQ_OK ||
-        (code = parse_enum_field(object, "offload", "workload", false, parse_offload,
+        (code = parse_enum_field(object, "offload", "workload", false, &sizing_offload_names,
                                  "none, optimizer, parameters", &offload, err)) != GQ_OK)
         return code;
     workload->checkpointing = (enum sizing_checkpointing)checkpointing;
@@ -297,13 +212,13 @@ static enum gq_code parse_workload(json_t *body, struct sizing_workload *workloa
     enum gq_code code;
     if ((code = fields_object(body, "workload", "", true, &object, err)) != GQ_OK ||
         (code = fields_only(object, workload_fields, "workload", err)) != GQ_OK ||
-        (code = parse_enum_field(object, "task", "workload", true, parse_task,
+        (code = parse_enum_field(object, "task", "workload", true, &sizing_task_names,
                                  "learning, inference, lora, finetune, pretrain", &task, err)) !=
             GQ_OK ||
         (code = parse_model_name(object, workload, err)) != GQ_OK ||
         (code = fields_real(object, "model_params_b", "workload", false, 0.001, SIZING_MAX_PARAMS_B,
                             &workload->model_params_b, err)) != GQ_OK ||
-        (code = parse_enum_field(object, "precision", "workload", false, parse_precision,
+        (code = parse_enum_field(object, "precision", "workload", false, &sizing_precision_names,
                                  "fp32, bf16, fp16, int8, int4", &precision, err)) != GQ_OK ||
         (code = fields_real(object, "tokens_b", "workload", false, 0, SIZING_MAX_TOKENS_B,
                             &workload->tokens_b, err)) != GQ_OK ||
@@ -362,7 +277,7 @@ static enum gq_code parse_customer(json_t *body, enum customer_segment *segment,
     if (code != GQ_OK || customer == NULL)
         return code;
     if ((code = fields_only(customer, customer_fields, "customer", err)) != GQ_OK ||
-        (code = parse_enum_field(customer, "segment", "customer", false, parse_segment_name,
+        (code = parse_enum_field(customer, "segment", "customer", false, &segment_names,
                                  "individual, student, startup, enterprise", &value, err)) != GQ_OK)
         return code;
     *segment = (enum customer_segment)value;
@@ -388,8 +303,8 @@ enum gq_code recommend_body_parse(json_t *body, struct recommend_request *reques
                                err)) != GQ_OK ||
         (code = parse_customer(body, &request->segment, err)) != GQ_OK ||
         (code = fields_money(body, "budget", "", false, &request->budget, err)) != GQ_OK ||
-        (code = parse_enum_field(body, "objective", "", false, parse_objective, "cost, time",
-                                 &objective, err)) != GQ_OK ||
+        (code = parse_enum_field(body, "objective", "", false, &recommend_objective_names,
+                                 "cost, time", &objective, err)) != GQ_OK ||
         (code = fields_integer(body, "limit", "", false, 1, RECOMMEND_MAX_LIMIT, &limit, err)) !=
             GQ_OK ||
         (code = parse_assumptions(body, &request->assumptions, err)) != GQ_OK)

@@ -38,12 +38,12 @@ static const char *const interconnect_ids[] = {
 
 const char *billing_mode_id(enum billing_mode mode)
 {
-    return (unsigned)mode < BILLING_MODE_COUNT ? billing_mode_ids[mode] : "unknown";
+    return names_id(billing_mode_ids, BILLING_MODE_COUNT, mode);
 }
 
 const char *billing_mode_unit(enum billing_mode mode)
 {
-    return (unsigned)mode < BILLING_MODE_COUNT ? billing_mode_units[mode] : "unknown";
+    return names_id(billing_mode_units, BILLING_MODE_COUNT, mode);
 }
 
 bool billing_mode_is_hourly(enum billing_mode mode)
@@ -62,8 +62,10 @@ bool billing_mode_parse(const char *text, enum billing_mode *out)
 
 const char *segment_id(enum customer_segment segment)
 {
-    return (unsigned)segment < SEGMENT_COUNT ? segment_ids[segment] : "unknown";
+    return names_id(segment_ids, SEGMENT_COUNT, segment);
 }
+
+const struct names_table segment_names = {segment_ids, SEGMENT_COUNT, 0};
 
 bool segment_parse(const char *text, enum customer_segment *out)
 {
@@ -76,8 +78,7 @@ bool segment_parse(const char *text, enum customer_segment *out)
 
 const char *interconnect_id(enum interconnect interconnect)
 {
-    return (unsigned)interconnect < COUNT_OF(interconnect_ids) ? interconnect_ids[interconnect]
-                                                               : "unknown";
+    return names_id(interconnect_ids, COUNT_OF(interconnect_ids), interconnect);
 }
 
 bool interconnect_parse(const char *text, enum interconnect *out)

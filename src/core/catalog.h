@@ -23,6 +23,7 @@
 #include "core/error.h"
 #include "core/messages.h"
 #include "core/money.h"
+#include "core/names.h"
 
 enum billing_mode {
     BILLING_ON_DEMAND, /* per hour, list price */
@@ -245,6 +246,8 @@ bool billing_mode_parse(const char *text, enum billing_mode *out);
 /* "individual", "student", "startup", "enterprise". */
 const char *segment_id(enum customer_segment segment);
 bool segment_parse(const char *text, enum customer_segment *out);
+/* The names a request may write for a segment. */
+extern const struct names_table segment_names;
 
 /* "none", "pcie", "nvlink". */
 const char *interconnect_id(enum interconnect interconnect);

@@ -39,23 +39,16 @@ static const char *const reject_reason_ids[RECOMMEND_REJECT_REASON_COUNT] = {
     [RECOMMEND_REJECT_NOT_PRICED] = "not_priced",
 };
 
+const struct names_table recommend_objective_names = {objective_ids, RECOMMEND_OBJECTIVE_COUNT, 0};
+
 const char *recommend_objective_id(enum recommend_objective objective)
 {
-    return (unsigned)objective < RECOMMEND_OBJECTIVE_COUNT ? objective_ids[objective] : "unknown";
-}
-
-bool recommend_objective_parse(const char *text, enum recommend_objective *out)
-{
-    int index = names_find(objective_ids, RECOMMEND_OBJECTIVE_COUNT, text);
-    if (index < 0)
-        return false;
-    *out = (enum recommend_objective)index;
-    return true;
+    return names_id(objective_ids, RECOMMEND_OBJECTIVE_COUNT, objective);
 }
 
 const char *recommend_reject_reason_id(enum recommend_reject_reason reason)
 {
-    return (unsigned)reason < RECOMMEND_REJECT_REASON_COUNT ? reject_reason_ids[reason] : "unknown";
+    return names_id(reject_reason_ids, RECOMMEND_REJECT_REASON_COUNT, reason);
 }
 
 void recommend_request_init(struct recommend_request *request)

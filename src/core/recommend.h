@@ -142,8 +142,8 @@ struct recommend_result {
 
 /* "cost", "time". */
 const char *recommend_objective_id(enum recommend_objective objective);
-/* Returns false when `text` names no objective (NULL included). */
-bool recommend_objective_parse(const char *text, enum recommend_objective *out);
+/* The names a request may write for an objective. */
+extern const struct names_table recommend_objective_names;
 
 /* "over_budget", "misses_deadline", "exceeds_max_rental",
  * "insufficient_throughput", "insufficient_memory", "unsupported_feature",

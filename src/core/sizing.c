@@ -98,6 +98,16 @@ static const char *const quant_method_ids[SIZING_QUANT_METHOD_COUNT] = {
     [SIZING_QUANT_W8A8] = "w8a8",
 };
 
+const struct names_table sizing_task_names = {task_ids, SIZING_TASK_COUNT, 0};
+const struct names_table sizing_precision_names = {precision_ids, SIZING_PRECISION_COUNT, 0};
+/* From 1: DEFAULT shares fp16's, full's or no name and is never parsed. */
+const struct names_table sizing_kv_precision_names = {kv_precision_ids + 1,
+                                                      SIZING_KV_PRECISION_COUNT - 1, 1};
+const struct names_table sizing_checkpointing_names = {checkpointing_ids + 1,
+                                                       SIZING_CHECKPOINTING_COUNT - 1, 1};
+const struct names_table sizing_quant_method_names = {quant_method_ids + 1,
+                                                      SIZING_QUANT_METHOD_COUNT - 1, 1};
+
 /* Quantisation's side data (docs/sizing.md, "Quantised weights"): GPTQ and
  * AWQ keep an fp16 scale per group; bitsandbytes nf4 an fp32 absmax per
  * block of 64 weights; LLM.int8() and W8A8 an fp32 scale per output row. */
@@ -185,44 +195,17 @@ static const struct assumption_spec assumption_specs[SIZING_ASSUMPTION_COUNT] = 
 
 const char *sizing_task_id(enum sizing_task task)
 {
-    return (unsigned)task < SIZING_TASK_COUNT ? task_ids[task] : "unknown";
-}
-
-bool sizing_task_parse(const char *text, enum sizing_task *out)
-{
-    int index = names_find(task_ids, SIZING_TASK_COUNT, text);
-    if (index < 0)
-        return false;
-    *out = (enum sizing_task)index;
-    return true;
+    return names_id(task_ids, SIZING_TASK_COUNT, task);
 }
 
 const char *sizing_precision_id(enum sizing_precision precision)
 {
-    return (unsigned)precision < SIZING_PRECISION_COUNT ? precision_ids[precision] : "unknown";
-}
-
-bool sizing_precision_parse(const char *text, enum sizing_precision *out)
-{
-    int index = names_find(precision_ids, SIZING_PRECISION_COUNT, text);
-    if (index < 0)
-        return false;
-    *out = (enum sizing_precision)index;
-    return true;
+    return names_id(precision_ids, SIZING_PRECISION_COUNT, precision);
 }
 
 const char *sizing_quant_method_id(enum sizing_quant_method method)
 {
-    return (unsigned)method < SIZING_QUANT_METHOD_COUNT ? quant_method_ids[method] : "unknown";
-}
-
-bool sizing_quant_method_parse(const char *text, enum sizing_quant_method *out)
-{
-    int index = names_find(quant_method_ids + 1, SIZING_QUANT_METHOD_COUNT - 1, text);
-    if (index < 0)
-        return false;
-    *out = (enum sizing_quant_method)(index + 1);
-    return true;
+    return names_id(quant_method_ids, SIZING_QUANT_METHOD_COUNT, method);
 }
 
 double sizing_quant_bytes_per_weight(enum sizing_quant_method method, int32_t bits,
@@ -247,33 +230,12 @@ double sizing_quant_bytes_per_weight(enum sizing_quant_method method, int32_t bi
 
 const char *sizing_kv_precision_id(enum sizing_kv_precision precision)
 {
-    return (unsigned)precision < SIZING_KV_PRECISION_COUNT ? kv_precision_ids[precision]
-                                                           : "unknown";
-}
-
-bool sizing_kv_precision_parse(const char *text, enum sizing_kv_precision *out)
-{
-    /* From 1: DEFAULT shares fp16's name but is never a parse result. */
-    int index = names_find(kv_precision_ids + 1, SIZING_KV_PRECISION_COUNT - 1, text);
-    if (index < 0)
-        return false;
-    *out = (enum sizing_kv_precision)(index + 1);
-    return true;
+    return names_id(kv_precision_ids, SIZING_KV_PRECISION_COUNT, precision);
 }
 
 const char *sizing_checkpointing_id(enum sizing_checkpointing checkpointing)
 {
-    return (unsigned)checkpointing < SIZING_CHECKPOINTING_COUNT ? checkpointing_ids[checkpointing]
-                                                                : "unknown";
-}
-
-bool sizing_checkpointing_parse(const char *text, enum sizing_checkpointing *out)
-{
-    int index = names_find(checkpointing_ids + 1, SIZING_CHECKPOINTING_COUNT - 1, text);
-    if (index < 0)
-        return false;
-    *out = (enum sizing_checkpointing)(index + 1);
-    return true;
+    return names_id(checkpointing_ids, SIZING_CHECKPOINTING_COUNT, checkpointing);
 }
 
 const char *sizing_assumption_id(enum sizing_assumption assumption)

@@ -34,6 +34,7 @@
 
 #include "core/catalog.h"
 #include "core/error.h"
+#include "core/names.h"
 
 enum sizing_task {
     SIZING_TASK_LEARNING,  /* coursework, experiments: a rental, no compute estimate */
@@ -374,19 +375,19 @@ struct sizing_placement {
 
 /* Stable ids: "learning", "inference", "lora", "finetune", "pretrain". */
 const char *sizing_task_id(enum sizing_task task);
-/* Returns false when `text` names no task (NULL included). */
-bool sizing_task_parse(const char *text, enum sizing_task *out);
+/* The names a request may write for a task. */
+extern const struct names_table sizing_task_names;
 
 /* "fp32", "bf16", "fp16", "int8", "int4". */
 const char *sizing_precision_id(enum sizing_precision precision);
-/* Returns false when `text` names no precision (NULL included). */
-bool sizing_precision_parse(const char *text, enum sizing_precision *out);
+/* The names a request may write for a precision. */
+extern const struct names_table sizing_precision_names;
 
 /* "gptq", "awq", "bitsandbytes_nf4", "bitsandbytes_int8", "w8a8"; "default"
  * for DEFAULT. */
 const char *sizing_quant_method_id(enum sizing_quant_method method);
-/* Returns false when `text` names no method; never yields DEFAULT. */
-bool sizing_quant_method_parse(const char *text, enum sizing_quant_method *out);
+/* The names a request may write for a method; never DEFAULT. */
+extern const struct names_table sizing_quant_method_names;
 
 /* Bytes one quantised weight takes, its share of the scales and zeros
  * included (docs/sizing.md, "Quantised weights"): GPTQ/AWQ bits/8 +
@@ -404,13 +405,13 @@ double sizing_linear_params(const struct sizing_shape *shape);
 /* "auto", "ddp", "zero1", "zero2", "zero3", "fsdp", "tensor_parallel",
  * "pipeline_parallel". */
 const char *sizing_strategy_id(enum sizing_strategy strategy);
-/* Returns false when `text` names no strategy (NULL included). */
-bool sizing_strategy_parse(const char *text, enum sizing_strategy *out);
+/* The names a request may write for a strategy. */
+extern const struct names_table sizing_strategy_names;
 
 /* "none", "optimizer", "parameters". */
 const char *sizing_offload_id(enum sizing_offload offload);
-/* Returns false when `text` names no offload (NULL included). */
-bool sizing_offload_parse(const char *text, enum sizing_offload *out);
+/* The names a request may write for an offload. */
+extern const struct names_table sizing_offload_names;
 
 /* Returns false when `strategy` (not AUTO) cannot keep `offload` on the host:
  * DDP, tensor and pipeline parallelism offload nothing, only ZeRO-3 and
@@ -447,13 +448,13 @@ bool sizing_place(const struct sizing_estimate *estimate, const struct sku *sku,
 
 /* "fp16" (DEFAULT too), "int8". */
 const char *sizing_kv_precision_id(enum sizing_kv_precision precision);
-/* Returns false when `text` names no KV precision; never yields DEFAULT. */
-bool sizing_kv_precision_parse(const char *text, enum sizing_kv_precision *out);
+/* The names a request may write for a KV precision; never DEFAULT. */
+extern const struct names_table sizing_kv_precision_names;
 
 /* "none", "selective", "full" (DEFAULT too). */
 const char *sizing_checkpointing_id(enum sizing_checkpointing checkpointing);
-/* Returns false when `text` names no checkpointing; never yields DEFAULT. */
-bool sizing_checkpointing_parse(const char *text, enum sizing_checkpointing *out);
+/* The names a request may write for checkpointing; never DEFAULT. */
+extern const struct names_table sizing_checkpointing_names;
 
 /* "mfu", "multi_card_efficiency_nvlink", … (see sizing.c); "unknown" when
  * out of range. */

@@ -59,6 +59,9 @@ static const char *const offload_ids[SIZING_OFFLOAD_COUNT] = {
     [SIZING_OFFLOAD_PARAMETERS] = "parameters",
 };
 
+const struct names_table sizing_strategy_names = {strategy_ids, SIZING_STRATEGY_COUNT, 0};
+const struct names_table sizing_offload_names = {offload_ids, SIZING_OFFLOAD_COUNT, 0};
+
 /* AUTO's order: the least communication and the simplest setup first;
  * tensor and pipeline parallelism last, as their activation traffic is
  * not costed. */
@@ -74,30 +77,12 @@ static const enum sizing_strategy auto_order[] = {
 
 const char *sizing_strategy_id(enum sizing_strategy strategy)
 {
-    return (unsigned)strategy < SIZING_STRATEGY_COUNT ? strategy_ids[strategy] : "unknown";
-}
-
-bool sizing_strategy_parse(const char *text, enum sizing_strategy *out)
-{
-    int index = names_find(strategy_ids, SIZING_STRATEGY_COUNT, text);
-    if (index < 0)
-        return false;
-    *out = (enum sizing_strategy)index;
-    return true;
+    return names_id(strategy_ids, SIZING_STRATEGY_COUNT, strategy);
 }
 
 const char *sizing_offload_id(enum sizing_offload offload)
 {
-    return (unsigned)offload < SIZING_OFFLOAD_COUNT ? offload_ids[offload] : "unknown";
-}
-
-bool sizing_offload_parse(const char *text, enum sizing_offload *out)
-{
-    int index = names_find(offload_ids, SIZING_OFFLOAD_COUNT, text);
-    if (index < 0)
-        return false;
-    *out = (enum sizing_offload)index;
-    return true;
+    return names_id(offload_ids, SIZING_OFFLOAD_COUNT, offload);
 }
 
 bool sizing_strategy_offloads(enum sizing_strategy strategy, enum sizing_offload offload)

@@ -19,6 +19,7 @@
 #include <time.h>
 
 #include "core/money_words.h"
+#include "util/buffer.h"
 
 #define PAGE_WIDTH 595.28 /* A4, in points */
 #define PAGE_HEIGHT 841.89
@@ -486,7 +487,7 @@ static void draw_document(struct page *page, const struct document_quote *quote)
 /* ---- the file ----------------------------------------------------------- */
 
 struct buffer {
-    unsigned char *bytes;
+    char *bytes;
     size_t length, capacity;
     bool failed;
 };
@@ -494,17 +495,9 @@ struct buffer {
 static cairo_status_t append(void *closure, const unsigned char *data, unsigned int length)
 {
     struct buffer *buffer = closure;
-    if (buffer->length + length > buffer->capacity) {
-        size_t capacity = buffer->capacity ? buffer->capacity : 65536;
-        while (capacity < buffer->length + length)
-            capacity *= 2;
-        unsigned char *grown = realloc(buffer->bytes, capacity);
-        if (grown == NULL) {
-            buffer->failed = true;
-            return CAIRO_STATUS_WRITE_ERROR;
-        }
-        buffer->bytes = grown;
-        buffer->capacity = capacity;
+    if (!buffer_grow(&buffer->bytes, &buffer->capacity, buffer->length + length, 65536)) {
+        buffer->failed = true;
+        return CAIRO_STATUS_WRITE_ERROR;
     }
     memcpy(buffer->bytes + buffer->length, data, length);
     buffer->length += length;
@@ -547,7 +540,7 @@ bool document_quote_pdf(const struct document_quote *quote, unsigned char **pdf,
         buffer.bytes = NULL;
         buffer.length = 0;
     }
-    *pdf = buffer.bytes;
+    *pdf = (unsigned char *)buffer.bytes;
     *length = buffer.length;
     return ok;
 }

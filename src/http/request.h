@@ -92,7 +92,7 @@ struct http_request {
     struct snapshot *snapshot; /* referenced for the whole request */
     char *body;
     size_t body_length;
-    size_t body_capacity;
+    size_t body_capacity;   /* bytes allocated, the NUL after the body included */
     uint64_t body_received; /* every body byte, kept or not */
     bool body_overflow;     /* more arrived than the cap: answered 413 */
     json_t *json;           /* the parsed body, for routes that take JSON */

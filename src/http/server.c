@@ -40,6 +40,7 @@
 #include "http/slow_clients.h"
 #include "http/snapshot.h"
 #include "util/address.h"
+#include "util/buffer.h"
 #include "util/clock.h"
 #include "util/config.h"
 #include "util/ids.h"
@@ -495,16 +496,9 @@ static bool framing_is_sound(struct http_request *request, const struct headers_
 static bool append_body(struct http_request *request, const char *data, size_t size)
 {
     size_t needed = request->body_length + size;
-    if (needed > request->body_capacity) {
-        size_t capacity = request->body_capacity ? request->body_capacity : BODY_INITIAL_CAPACITY;
-        while (capacity < needed)
-            capacity *= 2;
-        char *grown = realloc(request->body, capacity + 1);
-        if (grown == NULL)
-            return false;
-        request->body = grown;
-        request->body_capacity = capacity;
-    }
+    /* One byte more for the NUL after the body. */
+    if (!buffer_grow(&request->body, &request->body_capacity, needed + 1, BODY_INITIAL_CAPACITY))
+        return false;
     memcpy(request->body + request->body_length, data, size);
     request->body_length = needed;
     request->body[needed] = '\0';

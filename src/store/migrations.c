@@ -21,8 +21,6 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <nettle/base16.h>
-#include <nettle/sha2.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -31,6 +29,7 @@
 
 #include "store/backend.h"
 #include "store/store.h"
+#include "util/digest.h"
 
 struct migration_list {
     struct migration *items;
@@ -62,17 +61,6 @@ static bool is_migration_name(const char *name)
         if (!is_name_char(name[i]))
             return false;
     return true;
-}
-
-static void compute_checksum(const char *bytes, size_t size, char out[65])
-{
-    struct sha256_ctx context;
-    uint8_t digest[SHA256_DIGEST_SIZE];
-    sha256_init(&context);
-    sha256_update(&context, size, (const uint8_t *)bytes);
-    sha256_digest(&context, sizeof digest, digest);
-    base16_encode_update(out, sizeof digest, digest);
-    out[BASE16_ENCODE_LENGTH(SHA256_DIGEST_SIZE)] = '\0';
 }
 
 /* The dialect directory: root/sqlite, root/postgres. */
@@ -202,7 +190,7 @@ static enum gq_code read_migrations(const char *directory, struct migration_list
         if (memchr(migration->sql, '\0', migration->size) != NULL)
             return gq_fail(err, GQ_ERR_INVALID_VALUE, NULL, "migration %s contains a NUL byte",
                            migration->name);
-        compute_checksum(migration->sql, migration->size, migration->checksum);
+        digest_sha256_hex(migration->sql, migration->size, migration->checksum);
     }
     return GQ_OK;
 }
@@ -335,14 +323,24 @@ enum gq_code store_migrate(struct store *store, const char *root, int *applied,
     return code;
 }
 
+/* The start of a count of migrations: none yet, the name it reports
+ * empty, and the files and the history read (free_state() after, on
+ * failure too). */
+static enum gq_code load_to_count(struct store *store, const char *root, int *count, char *name,
+                                  size_t name_size, struct migration_state *state,
+                                  struct gq_error *err)
+{
+    *count = 0;
+    if (name_size > 0)
+        name[0] = '\0';
+    return load_state(store, root, false, state, err);
+}
+
 enum gq_code store_unknown_migrations(struct store *store, const char *root, int *count,
                                       char *newest, size_t newest_size, struct gq_error *err)
 {
-    *count = 0;
-    if (newest_size > 0)
-        newest[0] = '\0';
     struct migration_state state;
-    enum gq_code code = load_state(store, root, false, &state, err);
+    enum gq_code code = load_to_count(store, root, count, newest, newest_size, &state, err);
     /* Versions above the newest file; a gap below it is a migration since
      * deleted from the directory, not one of a newer version. */
     int newest_file = state.files.count > 0 ? state.files.items[state.files.count - 1].version : 0;
@@ -359,11 +357,8 @@ enum gq_code store_unknown_migrations(struct store *store, const char *root, int
 enum gq_code store_pending_migrations(struct store *store, const char *root, int *count,
                                       char *oldest, size_t oldest_size, struct gq_error *err)
 {
-    *count = 0;
-    if (oldest_size > 0)
-        oldest[0] = '\0';
     struct migration_state state;
-    enum gq_code code = load_state(store, root, false, &state, err);
+    enum gq_code code = load_to_count(store, root, count, oldest, oldest_size, &state, err);
     for (size_t i = 0; code == GQ_OK && i < state.files.count; i++) {
         if (find_recorded(&state.history, state.files.items[i].version) != NULL)
             continue;

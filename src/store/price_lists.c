@@ -20,6 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/names.h"
 #include "store/backend.h"
 #include "store/page.h"
 #include "store/queries.h"
@@ -53,12 +54,11 @@ const char *price_list_state_name(enum price_list_state state)
 
 bool price_list_state_parse(const char *text, enum price_list_state *out)
 {
-    for (unsigned i = 0; text != NULL && i < STATE_COUNT; i++)
-        if (strcmp(text, state_names[i]) == 0) {
-            *out = (enum price_list_state)i;
-            return true;
-        }
-    return false;
+    int index = names_find(state_names, STATE_COUNT, text);
+    if (index < 0)
+        return false;
+    *out = (enum price_list_state)index;
+    return true;
 }
 
 void store_price_list_info_clear(struct price_list_info *info)

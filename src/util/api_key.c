@@ -1,15 +1,15 @@
 /*
  * API keys (api_key.h): scopes by name, secret keys made from getrandom(2)
- * and encoded with nettle's base64url, hashed with nettle's SHA-256.
+ * and encoded with nettle's base64url, hashed as SHA-256 in hex (util/digest.h).
  */
 #include "util/api_key.h"
 
-#include <nettle/base16.h>
 #include <nettle/base64.h>
-#include <nettle/sha2.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/random.h>
+
+#include "util/digest.h"
 
 static const char *const scope_names[SCOPE_COUNT] = {
     "quotes:write", "quotes:read",    "quotes:accept",   "catalog:write",  "keys:write",
@@ -109,15 +109,11 @@ bool api_key_is_well_formed(const char *text, size_t length)
     return true;
 }
 
+_Static_assert(API_KEY_HASH_SIZE == DIGEST_SHA256_HEX_SIZE, "a key's hash is its SHA-256 in hex");
+
 void api_key_hash(const char *key, size_t length, char hash[API_KEY_HASH_SIZE])
 {
-    struct sha256_ctx context;
-    uint8_t digest[SHA256_DIGEST_SIZE];
-    sha256_init(&context);
-    sha256_update(&context, length, (const uint8_t *)key);
-    sha256_digest(&context, sizeof digest, digest);
-    base16_encode_update(hash, sizeof digest, digest);
-    hash[API_KEY_HASH_SIZE - 1] = '\0';
+    digest_sha256_hex(key, length, hash);
 }
 
 bool api_key_hash_equal(const char *a, const char *b)

@@ -12,28 +12,18 @@
 #include <string.h>
 
 #include "core/money.h"
+#include "util/buffer.h"
 #include "util/decimal.h"
 #include "util/utf8.h"
 
 /* Makes room for `extra` more bytes plus a final NUL. */
 static bool reserve(struct jsonw *writer, size_t extra)
 {
-    if (writer->failed)
-        return false;
     size_t needed = writer->length + extra + 1;
-    if (needed <= writer->capacity)
-        return true;
-    size_t capacity = writer->capacity > 0 ? writer->capacity : 64; /* 0: finished */
-    while (capacity < needed)
-        capacity *= 2;
-    char *grown = realloc(writer->buffer, capacity);
-    if (grown == NULL) {
+    /* From 64 bytes when the writer has none (finished, its buffer taken). */
+    if (!writer->failed && !buffer_grow(&writer->buffer, &writer->capacity, needed, 64))
         writer->failed = true;
-        return false;
-    }
-    writer->buffer = grown;
-    writer->capacity = capacity;
-    return true;
+    return !writer->failed;
 }
 
 /* The common case, room already there, stays inline; reserve() grows the

@@ -1164,10 +1164,10 @@ START_TEST(test_limit_and_names)
     request.limit = 1;
     run_ok(&request);
     ck_assert_int_eq(result->n_recommendations, 1);
-    enum recommend_objective objective;
-    ck_assert(recommend_objective_parse("time", &objective));
+    int objective;
+    ck_assert(names_parse(&recommend_objective_names, "time", &objective));
     ck_assert_int_eq(objective, RECOMMEND_OBJECTIVE_TIME);
-    ck_assert(!recommend_objective_parse("speed", &objective));
+    ck_assert(!names_parse(&recommend_objective_names, "speed", &objective));
     ck_assert_str_eq(recommend_objective_id(RECOMMEND_OBJECTIVE_COST), "cost");
     ck_assert_str_eq(recommend_reject_reason_id(RECOMMEND_REJECT_INSUFFICIENT_MEMORY),
                      "insufficient_memory");

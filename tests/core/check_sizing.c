@@ -1012,36 +1012,36 @@ END_TEST
 START_TEST(test_names_round_trip)
 {
     for (int i = 0; i < SIZING_TASK_COUNT; i++) {
-        enum sizing_task task;
-        ck_assert(sizing_task_parse(sizing_task_id((enum sizing_task)i), &task));
+        int task;
+        ck_assert(names_parse(&sizing_task_names, sizing_task_id((enum sizing_task)i), &task));
         ck_assert_int_eq(task, i);
     }
     for (int i = 0; i < SIZING_PRECISION_COUNT; i++) {
-        enum sizing_precision precision;
-        ck_assert(
-            sizing_precision_parse(sizing_precision_id((enum sizing_precision)i), &precision));
+        int precision;
+        ck_assert(names_parse(&sizing_precision_names,
+                              sizing_precision_id((enum sizing_precision)i), &precision));
         ck_assert_int_eq(precision, i);
     }
-    enum sizing_task task;
-    ck_assert(!sizing_task_parse("training", &task));
-    ck_assert(!sizing_task_parse(NULL, &task));
+    int task;
+    ck_assert(!names_parse(&sizing_task_names, "training", &task));
+    ck_assert(!names_parse(&sizing_task_names, NULL, &task));
     ck_assert_str_eq(sizing_task_id(SIZING_TASK_COUNT), "unknown");
     ck_assert_double_eq(sizing_bytes_per_param(SIZING_PRECISION_INT4), 0.5);
     ck_assert_double_eq(sizing_bytes_per_param(SIZING_PRECISION_COUNT), 0.0);
     /* The defaults read as what they resolve to, and never parse back. */
-    enum sizing_kv_precision kv;
-    ck_assert(sizing_kv_precision_parse("fp16", &kv));
+    int kv;
+    ck_assert(names_parse(&sizing_kv_precision_names, "fp16", &kv));
     ck_assert_int_eq(kv, SIZING_KV_FP16);
-    ck_assert(sizing_kv_precision_parse("int8", &kv));
+    ck_assert(names_parse(&sizing_kv_precision_names, "int8", &kv));
     ck_assert_int_eq(kv, SIZING_KV_INT8);
-    ck_assert(!sizing_kv_precision_parse("int4", &kv));
+    ck_assert(!names_parse(&sizing_kv_precision_names, "int4", &kv));
     ck_assert_str_eq(sizing_kv_precision_id(SIZING_KV_DEFAULT), "fp16");
-    enum sizing_checkpointing checkpointing;
-    ck_assert(sizing_checkpointing_parse("selective", &checkpointing));
+    int checkpointing;
+    ck_assert(names_parse(&sizing_checkpointing_names, "selective", &checkpointing));
     ck_assert_int_eq(checkpointing, SIZING_CHECKPOINTING_SELECTIVE);
-    ck_assert(sizing_checkpointing_parse("full", &checkpointing));
+    ck_assert(names_parse(&sizing_checkpointing_names, "full", &checkpointing));
     ck_assert_int_eq(checkpointing, SIZING_CHECKPOINTING_FULL);
-    ck_assert(!sizing_checkpointing_parse("partial", &checkpointing));
+    ck_assert(!names_parse(&sizing_checkpointing_names, "partial", &checkpointing));
     ck_assert_str_eq(sizing_checkpointing_id(SIZING_CHECKPOINTING_DEFAULT), "full");
     ck_assert_str_eq(sizing_checkpointing_id(SIZING_CHECKPOINTING_COUNT), "unknown");
 }

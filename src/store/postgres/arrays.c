@@ -15,27 +15,16 @@
 #include <string.h>
 
 #include "store/postgres/pg.h"
+#include "util/buffer.h"
 
 #define HEADER_SIZE 20 /* five int32s */
 #define COUNT_OFFSET 12
 
 static bool reserve(struct pg_array *array, size_t more)
 {
-    if (array->failed)
-        return false;
-    if (array->size + more <= array->capacity)
-        return true;
-    size_t capacity = array->capacity > 0 ? array->capacity : 256;
-    while (capacity < array->size + more)
-        capacity *= 2;
-    char *data = realloc(array->data, capacity);
-    if (data == NULL) {
+    if (!array->failed && !buffer_grow(&array->data, &array->capacity, array->size + more, 256))
         array->failed = true;
-        return false;
-    }
-    array->data = data;
-    array->capacity = capacity;
-    return true;
+    return !array->failed;
 }
 
 static void put_int32(struct pg_array *array, uint32_t value)

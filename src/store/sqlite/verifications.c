@@ -14,20 +14,14 @@
 #include "store/queries.h"
 #include "store/sqlite/db.h"
 
-static enum gq_code not_prepared(const struct gq_error *err)
-{
-    return err != NULL ? err->code : GQ_ERR_INTERNAL;
-}
-
 static void copy_text(sqlite3_stmt *stmt, int column, char *out, size_t size)
 {
-    const unsigned char *text = sqlite3_column_text(stmt, column);
-    snprintf(out, size, "%s", text ? (const char *)text : "");
+    snprintf(out, size, "%s", sqlite_db_text(stmt, column));
 }
 
-/* The current row of `stmt` into *row. */
-static bool copy_row(sqlite3_stmt *stmt, struct stored_verification *row)
+static enum gq_code read_verification(sqlite3_stmt *stmt, void *item, struct gq_error *err)
 {
+    struct stored_verification *row = item;
     *row = (struct stored_verification){
         .created_at = sqlite3_column_int64(stmt, VERIFICATION_COL_CREATED_AT),
         .expires_at = sqlite3_column_int64(stmt, VERIFICATION_COL_EXPIRES_AT),
@@ -37,92 +31,41 @@ static bool copy_row(sqlite3_stmt *stmt, struct stored_verification *row)
     copy_text(stmt, VERIFICATION_COL_ID, row->id, sizeof row->id);
     copy_text(stmt, VERIFICATION_COL_CUSTOMER_ID, row->customer_id, sizeof row->customer_id);
     copy_text(stmt, VERIFICATION_COL_SEGMENT, row->segment, sizeof row->segment);
-    return sqlite_db_column_strdup(stmt, VERIFICATION_COL_EVIDENCE, &row->evidence);
-}
-
-/* The current row appended to `list`. */
-static enum gq_code append_row(struct verification_list *list, sqlite3_stmt *stmt,
-                               struct gq_error *err)
-{
-    size_t grown = list->count + 1;
-    struct stored_verification *items = realloc(list->items, grown * sizeof *items);
-    if (items != NULL) {
-        list->items = items;
-        if (copy_row(stmt, &items[list->count]))
-            list->count = grown;
-        else
-            items = NULL;
-    }
-    return items != NULL
-               ? GQ_OK
-               : gq_fail(err, GQ_ERR_NO_MEMORY, NULL, "out of memory reading verifications");
-}
-
-/* Every row of `stmt` (bound) into `list`; the statement is done after. */
-static enum gq_code read_rows(struct sqlite_conn *conn, sqlite3_stmt *stmt,
-                              struct verification_list *list, struct gq_error *err)
-{
-    enum gq_code code = GQ_OK;
-    int rc = SQLITE_DONE;
-    while (code == GQ_OK && (rc = sqlite3_step(stmt)) == SQLITE_ROW)
-        code = append_row(list, stmt, err);
-    if (code == GQ_OK && rc != SQLITE_DONE)
-        code = sqlite_db_fail(conn, rc, "reading verifications", err);
-    sqlite_db_done(stmt);
-    return code;
+    if (!sqlite_db_column_strdup(stmt, VERIFICATION_COL_EVIDENCE, &row->evidence))
+        return gq_fail(err, GQ_ERR_NO_MEMORY, NULL, "out of memory reading verifications");
+    return GQ_OK;
 }
 
 enum gq_code sqlite_verifications_read(struct store_backend *backend, const char *customer_id,
                                        const char *id, int64_t live_at,
                                        struct verification_list *out, struct gq_error *err)
 {
-    struct sqlite_store *store = sqlite_store_of(backend);
-    struct sqlite_conn *conn = sqlite_db_checkout(store);
-    sqlite3_stmt *stmt = sqlite_db_cached(conn, sqlite_sql(STORE_SQL_VERIFICATIONS), err);
-    enum gq_code code = stmt != NULL ? GQ_OK : not_prepared(err);
-    if (stmt != NULL) {
-        sqlite3_bind_text(stmt, 1, customer_id, -1, SQLITE_STATIC);
-        if (id != NULL)
-            sqlite3_bind_text(stmt, 2, id, -1, SQLITE_STATIC);
-        sqlite3_bind_int64(stmt, 3, (sqlite3_int64)live_at);
-        code = read_rows(conn, stmt, out, err);
-    }
-    sqlite_db_checkin(store, conn);
+    const struct sqlite_db_param params[] = {SQLITE_DB_TEXT_OF(customer_id), SQLITE_DB_TEXT_OF(id),
+                                             SQLITE_DB_INT64_OF(live_at)};
+    const struct sqlite_db_call call = {sqlite_sql(STORE_SQL_VERIFICATIONS), params, 3,
+                                        "reading verifications"};
+    enum gq_code code;
+    SQLITE_DB_READ_LIST(sqlite_db_read_pooled, backend, &call, read_verification, out, code, err);
     return code;
-}
-
-/* Runs the bound `stmt`; *changed when it changed one row. */
-static enum gq_code step_change(struct sqlite_conn *conn, sqlite3_stmt *stmt, const char *what,
-                                bool *changed, struct gq_error *err)
-{
-    int rc = sqlite3_step(stmt);
-    sqlite_db_done(stmt);
-    if (rc != SQLITE_DONE)
-        return sqlite_db_fail(conn, rc, what, err);
-    *changed = sqlite3_changes(conn->db) == 1;
-    return GQ_OK;
 }
 
 static enum gq_code insert_or_revoke(struct sqlite_conn *conn,
                                      const struct stored_verification *verification, bool create,
                                      bool *done, struct gq_error *err)
 {
-    enum store_sql sql = create ? STORE_SQL_VERIFICATION_INSERT : STORE_SQL_VERIFICATION_REVOKE;
-    sqlite3_stmt *stmt = sqlite_db_cached(conn, sqlite_sql(sql), err);
-    if (stmt == NULL)
-        return not_prepared(err);
-    sqlite3_bind_text(stmt, 1, verification->id, -1, SQLITE_STATIC);
-    sqlite3_bind_text(stmt, 2, verification->customer_id, -1, SQLITE_STATIC);
-    if (create) {
-        sqlite3_bind_text(stmt, 3, verification->segment, -1, SQLITE_STATIC);
-        if (verification->evidence != NULL)
-            sqlite3_bind_text(stmt, 4, verification->evidence, -1, SQLITE_STATIC);
-        sqlite3_bind_int64(stmt, 5, (sqlite3_int64)verification->created_at);
-        sqlite3_bind_int64(stmt, 6, (sqlite3_int64)verification->expires_at);
-    } else {
-        sqlite3_bind_int64(stmt, 3, (sqlite3_int64)verification->revoked_at);
-    }
-    return step_change(conn, stmt, "storing a verification", done, err);
+    const struct sqlite_db_param inserted[] = {
+        SQLITE_DB_TEXT_OF(verification->id),          SQLITE_DB_TEXT_OF(verification->customer_id),
+        SQLITE_DB_TEXT_OF(verification->segment),     SQLITE_DB_TEXT_OF(verification->evidence),
+        SQLITE_DB_INT64_OF(verification->created_at), SQLITE_DB_INT64_OF(verification->expires_at)};
+    const struct sqlite_db_param revoked[] = {SQLITE_DB_TEXT_OF(verification->id),
+                                              SQLITE_DB_TEXT_OF(verification->customer_id),
+                                              SQLITE_DB_INT64_OF(verification->revoked_at)};
+    const struct sqlite_db_call call =
+        create ? (struct sqlite_db_call){sqlite_sql(STORE_SQL_VERIFICATION_INSERT), inserted, 6,
+                                         "storing a verification"}
+               : (struct sqlite_db_call){sqlite_sql(STORE_SQL_VERIFICATION_REVOKE), revoked, 3,
+                                         "storing a verification"};
+    return sqlite_db_change(conn, &call, done, err);
 }
 
 struct write_context {
@@ -158,12 +101,11 @@ enum gq_code sqlite_verification_write(struct store_backend *backend,
 static enum gq_code expire_one(struct sqlite_conn *conn, struct stored_verification *verification,
                                int64_t now, bool *marked, struct gq_error *err)
 {
-    sqlite3_stmt *stmt = sqlite_db_cached(conn, sqlite_sql(STORE_SQL_VERIFICATION_EXPIRE), err);
-    if (stmt == NULL)
-        return not_prepared(err);
-    sqlite3_bind_text(stmt, 1, verification->id, -1, SQLITE_STATIC);
-    sqlite3_bind_int64(stmt, 2, (sqlite3_int64)now);
-    enum gq_code code = step_change(conn, stmt, "expiring a verification", marked, err);
+    const struct sqlite_db_param params[] = {SQLITE_DB_TEXT_OF(verification->id),
+                                             SQLITE_DB_INT64_OF(now)};
+    const struct sqlite_db_call call = {sqlite_sql(STORE_SQL_VERIFICATION_EXPIRE), params, 2,
+                                        "expiring a verification"};
+    enum gq_code code = sqlite_db_change(conn, &call, marked, err);
     if (code != GQ_OK || !*marked)
         return code;
     verification->expired_at = now;
@@ -179,12 +121,12 @@ static enum gq_code expire_one(struct sqlite_conn *conn, struct stored_verificat
 static enum gq_code read_due(struct sqlite_conn *conn, int64_t now, int limit,
                              struct verification_list *due, struct gq_error *err)
 {
-    sqlite3_stmt *stmt = sqlite_db_cached(conn, sqlite_sql(STORE_SQL_VERIFICATIONS_DUE), err);
-    if (stmt == NULL)
-        return not_prepared(err);
-    sqlite3_bind_int64(stmt, 1, (sqlite3_int64)now);
-    sqlite3_bind_int(stmt, 2, limit);
-    return read_rows(conn, stmt, due, err);
+    const struct sqlite_db_param params[] = {SQLITE_DB_INT64_OF(now), SQLITE_DB_INT64_OF(limit)};
+    const struct sqlite_db_call call = {sqlite_sql(STORE_SQL_VERIFICATIONS_DUE), params, 2,
+                                        "reading verifications"};
+    enum gq_code code;
+    SQLITE_DB_READ_LIST(sqlite_db_read_rows, conn, &call, read_verification, due, code, err);
+    return code;
 }
 
 enum gq_code sqlite_expire_verifications(struct store_backend *backend, int64_t now, int limit,
@@ -214,10 +156,8 @@ enum gq_code sqlite_expire_verifications(struct store_backend *backend, int64_t 
 enum gq_code sqlite_verifications_erase(struct sqlite_conn *conn, const char *customer_id,
                                         struct gq_error *err)
 {
-    sqlite3_stmt *stmt = sqlite_db_cached(conn, sqlite_sql(STORE_SQL_VERIFICATIONS_ERASE), err);
-    if (stmt == NULL)
-        return not_prepared(err);
-    sqlite3_bind_text(stmt, 1, customer_id, -1, SQLITE_STATIC);
-    bool changed;
-    return step_change(conn, stmt, "erasing a customer's evidence", &changed, err);
+    const struct sqlite_db_param params[] = {SQLITE_DB_TEXT_OF(customer_id)};
+    const struct sqlite_db_call call = {sqlite_sql(STORE_SQL_VERIFICATIONS_ERASE), params, 1,
+                                        "erasing a customer's evidence"};
+    return sqlite_db_change(conn, &call, NULL, err);
 }
