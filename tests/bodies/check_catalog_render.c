@@ -23,7 +23,8 @@ static void setup(void)
     struct sku *sku = &catalog->skus[0];
     sku->text[GQ_LANG_ZH_CN].name = strdup("V100 16GB 单卡");
     sku->text[GQ_LANG_ZH_CN].description = strdup("单张 NVIDIA V100");
-    sku->host = calloc(1, sizeof *sku->host);
+    if (sku->host == NULL) /* the fixture gives it one with its network's bandwidth */
+        sku->host = calloc(1, sizeof *sku->host);
     ck_assert_ptr_nonnull(sku->host);
     sku->host->instance_type = strdup("ecs.gn6v-c8g1.2xlarge");
     sku->host->region_id = strdup("cn-hangzhou");
