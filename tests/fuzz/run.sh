@@ -34,8 +34,9 @@ sources() {
     catalog_query) echo src/core/catalog_query.c src/core/catalog.c src/core/names.c src/core/money.c \
         src/core/messages.c src/core/error.c ;;
     quote_body | recommend_body) echo src/core/*.c src/codec/body_load.c src/codec/fields.c \
-        src/codec/render.c src/codec/quote_body.c src/codec/recommend_body.c src/util/clock.c \
-        src/util/json_writer.c src/util/utf8.c ;;
+        src/codec/render.c src/codec/quote_body.c src/codec/recommend_body.c \
+        src/codec/model_config_body.c src/util/clock.c src/util/json_writer.c src/util/buffer.c \
+        src/util/utf8.c ;;
     request_front) echo src/core/*.c src/util/*.c src/store/*.c src/store/sqlite/*.c \
         src/store/postgres/*.c src/http/*.c src/api/*.c src/admin/*.c src/codec/*.c \
         src/document/*.c src/http/*.S "$OUT/gen/web_assets.S" ;;
